@@ -1,0 +1,17 @@
+//! Almanac's core: everything that is not the desktop shell.
+//!
+//! Nothing here depends on a GUI toolkit, so the whole crate is testable
+//! headless. The desktop shell (`src-tauri`) only wires these parts to the OS.
+//!
+//! Layout, one module per concept:
+//!
+//! - [`paths`]: where config and data live (XDG dirs, overridable per instance).
+//! - [`fsutil`]: crash-safe file writes (temp file, fsync, rename).
+//! - [`settings`]: the one settings object, its JSON file and change notifications.
+//!
+//! Later modules (calendar engine, tokens, in-process API, REST server) follow the
+//! same pattern: a small public surface, storage behind small traits.
+
+pub mod fsutil;
+pub mod paths;
+pub mod settings;

@@ -1,0 +1,72 @@
+//! Where an Almanac instance keeps its files.
+//!
+//! Everything is derived from two directories so a test (or a second profile)
+//! can isolate a whole instance by pointing `XDG_CONFIG_HOME` / `XDG_DATA_HOME`
+//! somewhere else, or by building [`Paths`] by hand.
+
+use std::path::{Path, PathBuf};
+
+/// The application's directory name under the platform config and data dirs.
+const APP_DIR: &str = "almanac";
+
+/// The config and data directories of one Almanac instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    config_dir: PathBuf,
+    data_dir: PathBuf,
+}
+
+impl Paths {
+    /// Paths under explicit directories (used by tests and `--config-dir`).
+    pub fn new(config_dir: impl Into<PathBuf>, data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            config_dir: config_dir.into(),
+            data_dir: data_dir.into(),
+        }
+    }
+
+    /// The platform's standard dirs; on Linux these honour `XDG_CONFIG_HOME` and
+    /// `XDG_DATA_HOME`. Falls back to `./.almanac` when no home can be found.
+    pub fn platform() -> Self {
+        let fallback = || PathBuf::from(".almanac");
+        Self::new(
+            dirs::config_dir().unwrap_or_else(fallback).join(APP_DIR),
+            dirs::data_dir().unwrap_or_else(fallback).join(APP_DIR),
+        )
+    }
+
+    pub fn config_dir(&self) -> &Path {
+        &self.config_dir
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The settings JSON file.
+    pub fn settings_file(&self) -> PathBuf {
+        self.config_dir.join("settings.json")
+    }
+
+    /// Token metadata (never secrets: those live in the OS keyring).
+    pub fn tokens_file(&self) -> PathBuf {
+        self.data_dir.join("tokens.json")
+    }
+
+    /// The reminder daemon's sled database.
+    pub fn reminders_db(&self) -> PathBuf {
+        self.data_dir.join("reminders.sled")
+    }
+
+    /// Cached copies of remote (ICS) calendars.
+    pub fn ical_cache_dir(&self) -> PathBuf {
+        self.data_dir.join("ical-cache")
+    }
+
+    /// The vault used when settings name none: `~/Almanac`.
+    pub fn default_vault() -> PathBuf {
+        dirs::home_dir()
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join("Almanac")
+    }
+}

@@ -1,0 +1,434 @@
+//! The settings object, its JSON file, and change notifications.
+//!
+//! Settings are one JSON file with camelCase keys, written atomically. Readers
+//! get an `Arc<Settings>` snapshot; components that must react to changes (the
+//! REST listener, the tray) hold a [`tokio::sync::watch::Receiver`] and wake on
+//! change instead of polling. Secrets never live here: PATs are in the keyring.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::sync::watch;
+
+use crate::fsutil::atomic_write;
+use crate::paths::Paths;
+
+/// Ports below this need privileges; the REST server never asks for them.
+pub const MIN_PORT: u16 = 1024;
+
+/// Every setting Almanac knows. Unknown keys in a patch are refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// The calendar REST server runs only while this is true (spec A, rule 1).
+    pub rest_server_enabled: bool,
+    /// The REST server's loopback port.
+    pub local_server_port: u16,
+    /// The folder of Markdown notes. Relative source directories hang off it.
+    pub vault_path: PathBuf,
+    /// IANA zone used for events that carry no `timezone` of their own.
+    pub display_timezone: String,
+    /// The calendar view the calendar window opens with.
+    pub initial_view: String,
+    /// First day of the week in the calendar view, 0 = Sunday.
+    pub first_day: u8,
+    /// Configured calendar sources.
+    pub calendar_sources: Vec<CalendarSource>,
+    /// Reminder daemon options.
+    pub reminders: ReminderSettings,
+}
+
+/// One configured calendar source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CalendarSource {
+    /// Stable identifier used as `calendarId` in the API.
+    pub id: String,
+    /// Display name (`calendarName` on events).
+    pub name: String,
+    /// CSS colour for the calendar view.
+    #[serde(default = "default_color")]
+    pub color: String,
+    #[serde(flatten)]
+    pub kind: SourceKind,
+}
+
+/// What a calendar source reads from. Serialized as `"type": "local" | ...`,
+/// like Obsidian Full Calendar's own settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum SourceKind {
+    /// One note per event in `directory` (relative to the vault, or absolute
+    /// inside it).
+    Local { directory: String },
+    /// Events are list items under `heading` in the daily notes of `directory`.
+    Dailynote {
+        #[serde(default)]
+        directory: String,
+        heading: String,
+    },
+    /// A remote ICS feed, read-only and cached on disk.
+    Ical { url: String },
+}
+
+/// Reminder daemon options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ReminderSettings {
+    /// The daemon's loopback port (45677 by contract; configurable for tests).
+    pub daemon_port: u16,
+    /// Reminders missed while the app was closed fire on start if they are at
+    /// most this old; older ones are dropped (and recorded).
+    pub grace_window_hours: u32,
+    /// `action_url` schemes a reminder may carry.
+    pub allowed_schemes: Vec<String>,
+    /// Release feed checked in the background when `check_updates` is on.
+    pub update_feed_url: Option<String>,
+    /// Opt-in release awareness; off by default (no network unless asked).
+    pub check_updates: bool,
+}
+
+impl Default for ReminderSettings {
+    fn default() -> Self {
+        Self {
+            daemon_port: 45677,
+            grace_window_hours: 24,
+            allowed_schemes: ["obsidian", "http", "https", "mailto"]
+                .map(String::from)
+                .to_vec(),
+            update_feed_url: None,
+            check_updates: false,
+        }
+    }
+}
+
+fn default_color() -> String {
+    "#3788d8".to_string()
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            rest_server_enabled: false,
+            local_server_port: 8540,
+            vault_path: Paths::default_vault(),
+            display_timezone: system_timezone(),
+            initial_view: "dayGridMonth".to_string(),
+            first_day: 0,
+            calendar_sources: vec![CalendarSource {
+                id: "local".to_string(),
+                name: "Events".to_string(),
+                color: default_color(),
+                kind: SourceKind::Local {
+                    directory: "events".to_string(),
+                },
+            }],
+            reminders: ReminderSettings::default(),
+        }
+    }
+}
+
+/// The machine's IANA zone, or UTC when it cannot be told.
+fn system_timezone() -> String {
+    std::env::var("TZ")
+        .ok()
+        .filter(|tz| tz.parse::<chrono_tz::Tz>().is_ok())
+        .or_else(|| {
+            std::fs::read_to_string("/etc/timezone")
+                .ok()
+                .map(|s| s.trim().to_string())
+                .filter(|tz| tz.parse::<chrono_tz::Tz>().is_ok())
+        })
+        .unwrap_or_else(|| "UTC".to_string())
+}
+
+/// Why a settings change or load was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("settings must be a JSON object")]
+    NotAnObject,
+    #[error("unknown setting `{0}`")]
+    UnknownKey(String),
+    #[error("invalid value for `{key}`: {reason}")]
+    Invalid { key: String, reason: String },
+    #[error("could not write settings to {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl Settings {
+    /// Checks the invariants serde cannot express. The first problem wins.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let invalid = |key: &str, reason: String| SettingsError::Invalid {
+            key: key.to_string(),
+            reason,
+        };
+        if self.local_server_port < MIN_PORT {
+            return Err(invalid(
+                "localServerPort",
+                format!(
+                    "{} is outside {MIN_PORT}-65535",
+                    self.local_server_port
+                ),
+            ));
+        }
+        if self.reminders.daemon_port < MIN_PORT {
+            return Err(invalid(
+                "reminders.daemonPort",
+                format!("{} is outside {MIN_PORT}-65535", self.reminders.daemon_port),
+            ));
+        }
+        if self.display_timezone.parse::<chrono_tz::Tz>().is_err() {
+            return Err(invalid(
+                "displayTimezone",
+                format!("`{}` is not an IANA time zone", self.display_timezone),
+            ));
+        }
+        if self.first_day > 6 {
+            return Err(invalid("firstDay", "must be 0 (Sunday) to 6".to_string()));
+        }
+        if self.vault_path.as_os_str().is_empty() {
+            return Err(invalid("vaultPath", "must not be empty".to_string()));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for source in &self.calendar_sources {
+            if source.id.trim().is_empty() {
+                return Err(invalid("calendarSources", "a source has an empty id".into()));
+            }
+            if !seen.insert(source.id.as_str()) {
+                return Err(invalid(
+                    "calendarSources",
+                    format!("duplicate source id `{}`", source.id),
+                ));
+            }
+            if let SourceKind::Ical { url } = &source.kind
+                && !(url.starts_with("http://") || url.starts_with("https://"))
+            {
+                return Err(invalid(
+                    "calendarSources",
+                    format!("source `{}`: ICS url must be http(s)", source.id),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns these settings with `patch` applied. The patch is a partial
+    /// settings object: top-level keys replace whole values, except nested
+    /// objects (`reminders`), which merge one level. Unknown keys, wrong types
+    /// and invalid values reject the whole patch.
+    pub fn patched(&self, patch: &Value) -> Result<Settings, SettingsError> {
+        let Value::Object(patch) = patch else {
+            return Err(SettingsError::NotAnObject);
+        };
+        let Value::Object(mut merged) =
+            serde_json::to_value(self).expect("settings always serialize")
+        else {
+            unreachable!("settings serialize to an object")
+        };
+        for (key, value) in patch {
+            let Some(current) = merged.get_mut(key) else {
+                return Err(SettingsError::UnknownKey(key.clone()));
+            };
+            match (current, value) {
+                (Value::Object(current), Value::Object(update)) => {
+                    merge_known(current, update, key)?
+                }
+                (current, value) => *current = value.clone(),
+            }
+        }
+        let settings: Settings =
+            serde_json::from_value(Value::Object(merged)).map_err(|e| SettingsError::Invalid {
+                key: patch.keys().cloned().collect::<Vec<_>>().join(", "),
+                reason: e.to_string(),
+            })?;
+        settings.validate()?;
+        Ok(settings)
+    }
+}
+
+fn merge_known(
+    current: &mut Map<String, Value>,
+    update: &Map<String, Value>,
+    parent: &str,
+) -> Result<(), SettingsError> {
+    for (key, value) in update {
+        let Some(slot) = current.get_mut(key) else {
+            return Err(SettingsError::UnknownKey(format!("{parent}.{key}")));
+        };
+        *slot = value.clone();
+    }
+    Ok(())
+}
+
+/// The settings of one instance: loaded from, and saved to, its JSON file.
+#[derive(Debug)]
+pub struct SettingsStore {
+    path: PathBuf,
+    current: watch::Sender<Arc<Settings>>,
+    /// Serializes writers so two updates cannot interleave load-modify-save.
+    write_lock: std::sync::Mutex<()>,
+}
+
+impl SettingsStore {
+    /// Loads the settings file, or creates it with defaults on first start.
+    /// A file that cannot be parsed is kept aside (`settings.json.corrupt-…`)
+    /// rather than overwritten, and defaults are used.
+    pub fn open(path: &Path) -> Result<Self, SettingsError> {
+        let settings = match std::fs::read(path) {
+            Ok(bytes) => match serde_json::from_slice::<Settings>(&bytes) {
+                Ok(settings) if settings.validate().is_ok() => settings,
+                outcome => {
+                    let reason = match outcome {
+                        Err(e) => e.to_string(),
+                        Ok(s) => s.validate().unwrap_err().to_string(),
+                    };
+                    let aside = path.with_extension(format!(
+                        "json.corrupt-{}",
+                        chrono::Utc::now().format("%Y%m%dT%H%M%S")
+                    ));
+                    tracing::error!(
+                        file = %path.display(), kept_as = %aside.display(), %reason,
+                        "settings file unreadable; starting from defaults"
+                    );
+                    let _ = std::fs::rename(path, &aside);
+                    Self::write(path, &Settings::default())?;
+                    Settings::default()
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let settings = Settings::default();
+                Self::write(path, &settings)?;
+                settings
+            }
+            Err(source) => {
+                return Err(SettingsError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            current: watch::Sender::new(Arc::new(settings)),
+            write_lock: std::sync::Mutex::new(()),
+        })
+    }
+
+    /// The current settings.
+    pub fn get(&self) -> Arc<Settings> {
+        self.current.borrow().clone()
+    }
+
+    /// A receiver that wakes whenever the settings change.
+    pub fn subscribe(&self) -> watch::Receiver<Arc<Settings>> {
+        self.current.subscribe()
+    }
+
+    /// Applies a partial update (see [`Settings::patched`]), persists it, then
+    /// notifies subscribers. Nothing changes if any part is invalid.
+    pub fn update(&self, patch: &Value) -> Result<Arc<Settings>, SettingsError> {
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let next = self.get().patched(patch)?;
+        self.replace_locked(next)
+    }
+
+    /// Replaces the settings wholesale (validated), persists, and notifies.
+    pub fn replace(&self, next: Settings) -> Result<Arc<Settings>, SettingsError> {
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        next.validate()?;
+        self.replace_locked(next)
+    }
+
+    fn replace_locked(&self, next: Settings) -> Result<Arc<Settings>, SettingsError> {
+        Self::write(&self.path, &next)?;
+        let next = Arc::new(next);
+        self.current.send_replace(next.clone());
+        Ok(next)
+    }
+
+    fn write(path: &Path, settings: &Settings) -> Result<(), SettingsError> {
+        let mut json = serde_json::to_vec_pretty(settings).expect("settings always serialize");
+        json.push(b'\n');
+        atomic_write(path, &json).map_err(|source| SettingsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn store() -> (tempfile::TempDir, SettingsStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SettingsStore::open(&dir.path().join("settings.json")).unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn first_start_writes_defaults_with_camel_case_keys() {
+        let (dir, store) = store();
+        assert!(!store.get().rest_server_enabled);
+        assert_eq!(store.get().local_server_port, 8540);
+        let raw: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("settings.json")).unwrap())
+                .unwrap();
+        assert_eq!(raw["localServerPort"], 8540);
+        assert_eq!(raw["restServerEnabled"], false);
+        assert_eq!(raw["calendarSources"][0]["type"], "local");
+    }
+
+    #[test]
+    fn patch_persists_and_notifies() {
+        let (dir, store) = store();
+        let mut rx = store.subscribe();
+        store
+            .update(&json!({"localServerPort": 9000, "reminders": {"graceWindowHours": 2}}))
+            .unwrap();
+        assert!(rx.has_changed().unwrap());
+        assert_eq!(rx.borrow_and_update().local_server_port, 9000);
+        let reopened = SettingsStore::open(&dir.path().join("settings.json")).unwrap();
+        assert_eq!(reopened.get().local_server_port, 9000);
+        assert_eq!(reopened.get().reminders.grace_window_hours, 2);
+        assert_eq!(reopened.get().reminders.daemon_port, 45677);
+    }
+
+    #[test]
+    fn bad_patches_change_nothing() {
+        let (_dir, store) = store();
+        let before = store.get();
+        for patch in [
+            json!({"localServerPort": 80}),
+            json!({"localServerPort": 70000}),
+            json!({"localServerPort": "9000"}),
+            json!({"nope": 1}),
+            json!({"reminders": {"nope": 1}}),
+            json!({"displayTimezone": "Mars/Olympus"}),
+            json!([1, 2]),
+        ] {
+            assert!(store.update(&patch).is_err(), "accepted {patch}");
+            assert_eq!(store.get(), before);
+        }
+    }
+
+    #[test]
+    fn corrupt_file_is_kept_aside_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, b"{ not json").unwrap();
+        let store = SettingsStore::open(&path).unwrap();
+        assert_eq!(*store.get(), Settings::default());
+        let kept = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| e.file_name().to_string_lossy().contains("corrupt"));
+        assert!(kept);
+    }
+}

@@ -1,0 +1,1 @@
+//! Almanac's reminder daemon (spec section B). Filled in by the reminder-daemon issue.

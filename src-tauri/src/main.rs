@@ -1,0 +1,49 @@
+//! The `almanac` binary: the desktop shell around `almanac-core`.
+//!
+//! `almanac` runs the tray app; `almanac --headless` (or any start without a
+//! display) runs both servers with no windows. The shell only wires: every
+//! decision lives in the core crates.
+
+mod cli;
+mod desktop;
+mod headless;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = match cli::Args::parse(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("almanac: {message}\n\n{}", cli::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    if args.help {
+        println!("{}", cli::USAGE);
+        return ExitCode::SUCCESS;
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ALMANAC_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+
+    let headless = args.headless || !cli::display_available();
+    if headless && !args.headless {
+        eprintln!("almanac: no display found (DISPLAY / WAYLAND_DISPLAY unset); running headless");
+    }
+    let result = if headless {
+        headless::run(&args)
+    } else {
+        desktop::run(&args)
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("almanac: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
