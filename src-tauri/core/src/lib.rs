@@ -14,4 +14,5 @@
 
 pub mod fsutil;
 pub mod paths;
+pub mod rest;
 pub mod settings;
