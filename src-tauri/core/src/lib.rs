@@ -15,7 +15,9 @@
 //! same pattern: a small public surface, storage behind small traits.
 
 pub mod calendar;
+pub mod clock;
 pub mod fsutil;
 pub mod paths;
 pub mod rest;
 pub mod settings;
+pub mod tokens;
