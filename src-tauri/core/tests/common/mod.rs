@@ -1,0 +1,150 @@
+//! Shared helpers of the calendar tests: temp vaults and awaiting changes.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use almanac_core::calendar::{Calendar, Event, EventQuery};
+use almanac_core::paths::Paths;
+use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+
+/// Generous: the watcher answers in milliseconds, CI machines can be slow.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+pub struct TestVault {
+    pub dir: tempfile::TempDir,
+    pub settings: Settings,
+}
+
+impl TestVault {
+    /// A vault with one Full Note source `local` in `events/`, display zone
+    /// UTC.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = Settings {
+            vault_path: dir.path().join("vault"),
+            display_timezone: "UTC".into(),
+            calendar_sources: vec![source(
+                "local",
+                SourceKind::Local {
+                    directory: "events".into(),
+                },
+            )],
+            ..Settings::default()
+        };
+        Self { dir, settings }
+    }
+
+    pub fn with_source(mut self, id: &str, kind: SourceKind) -> Self {
+        self.settings.calendar_sources.push(source(id, kind));
+        self
+    }
+
+    pub fn with_timezone(mut self, tz: &str) -> Self {
+        self.settings.display_timezone = tz.into();
+        self
+    }
+
+    pub fn paths(&self) -> Paths {
+        Paths::new(self.dir.path().join("config"), self.dir.path().join("data"))
+    }
+
+    pub fn vault(&self) -> PathBuf {
+        self.settings.vault_path.clone()
+    }
+
+    /// Writes a file in the vault (creating folders), as an external editor.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.vault().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.vault().join(rel)).unwrap()
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.vault().join(rel).exists()
+    }
+
+    pub fn open(&self) -> Calendar {
+        Calendar::open(&self.settings, &self.paths()).unwrap()
+    }
+}
+
+pub fn source(id: &str, kind: SourceKind) -> CalendarSource {
+    CalendarSource {
+        id: id.into(),
+        name: format!("{id} calendar"),
+        color: "#123456".into(),
+        kind,
+    }
+}
+
+/// Waits until `ready` holds, re-checking on every cache change. Panics
+/// after [`WAIT`].
+pub fn wait_until(calendar: &Calendar, what: &str, mut ready: impl FnMut(&Calendar) -> bool) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let mut changes = calendar.subscribe();
+    let outcome = runtime.block_on(tokio::time::timeout(WAIT, async {
+        loop {
+            changes.borrow_and_update();
+            if ready(calendar) {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    }));
+    assert!(
+        outcome.is_ok() && ready(calendar),
+        "timed out waiting for: {what}"
+    );
+}
+
+/// Every cached event in a wide window (2000–2100).
+pub fn all(calendar: &Calendar) -> Vec<Event> {
+    calendar.query(&range_ms(946_684_800_000, 4_102_444_800_000))
+}
+
+pub fn range_ms(start: i64, end: i64) -> EventQuery {
+    EventQuery {
+        start_millis: Some(start),
+        end_millis: Some(end),
+        ..EventQuery::default()
+    }
+}
+
+/// A query over an RFC 3339 range.
+pub fn range(start: &str, end: &str) -> EventQuery {
+    range_ms(ms(start), ms(end))
+}
+
+pub fn ms(rfc3339: &str) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(rfc3339)
+        .unwrap()
+        .timestamp_millis()
+}
+
+pub fn titles(events: &[Event]) -> Vec<String> {
+    events.iter().map(|e| e.title.clone()).collect()
+}
+
+pub fn fields(json: serde_json::Value) -> almanac_core::calendar::EventFields {
+    serde_json::from_value(json).unwrap()
+}
+
+pub fn note_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
