@@ -5,3 +5,6 @@
 mod support;
 
 mod auth;
+mod hostile;
+mod routes;
+mod scopes;
