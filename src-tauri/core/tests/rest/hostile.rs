@@ -33,7 +33,7 @@ pub fn snapshot(instance: &Instance) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut files = BTreeMap::new();
     walk(
         instance.dir.path(),
-        &instance.core.paths.data_dir().to_path_buf(),
+        instance.core.paths.data_dir(),
         &mut files,
     );
     files

@@ -6,5 +6,7 @@ mod support;
 
 mod auth;
 mod hostile;
+mod lifecycle;
+mod openapi;
 mod routes;
 mod scopes;

@@ -44,7 +44,7 @@ async fn get_events_filters_by_range_calendar_and_flags() {
     // 2026-01-05T09:00Z and 09:14Z in epoch milliseconds.
     assert_eq!(count("?start=1767603600000&end=1767604440000").await, 1);
     assert_eq!(count("?calendar=local").await, 1);
-    assert_eq!(count(&"?calendar=holidays,nope").await, 0);
+    assert_eq!(count("?calendar=holidays,nope").await, 0);
     assert_eq!(count("?query=standup").await, 1);
     assert_eq!(count("?query=retro").await, 0);
     assert_eq!(count("?isTask=false").await, 1);
