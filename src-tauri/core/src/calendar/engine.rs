@@ -52,10 +52,16 @@ pub(crate) struct Inner {
     watcher: Mutex<Option<VaultWatcher>>,
     watcher_alive: Arc<AtomicBool>,
     feeds: ical::FeedStore,
-    /// 0 idle, 1 a revalidation is running, 2 running and another (forced)
-    /// one was asked for meanwhile.
+    /// Feed revalidation state: [`RUNNING`], [`AGAIN`], [`AGAIN_FORCED`].
     revalidating: AtomicU8,
 }
+
+/// A revalidation thread is running.
+const RUNNING: u8 = 1;
+/// Another run was asked for while one was running.
+const AGAIN: u8 = 2;
+/// … and it was forced.
+const AGAIN_FORCED: u8 = 4;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
@@ -680,39 +686,47 @@ impl Calendar {
         if self.inner.feed_sources().is_empty() {
             return;
         }
-        let wanted = if force { 2 } else { 1 };
-        if let Err(running) =
-            self.inner
+        loop {
+            let current = self.inner.revalidating.load(Ordering::SeqCst);
+            if current & RUNNING != 0 {
+                // One is running: ask it to go once more (forced wins).
+                let again = current | AGAIN | if force { AGAIN_FORCED } else { 0 };
+                if self
+                    .inner
+                    .revalidating
+                    .compare_exchange(current, again, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    return;
+                }
+            } else if self
+                .inner
                 .revalidating
-                .compare_exchange(0, wanted, Ordering::SeqCst, Ordering::SeqCst)
-        {
-            // One is running: ask it to go again (forced wins).
-            let _ = self.inner.revalidating.compare_exchange(
-                running,
-                running.max(wanted) | 4,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            );
-            return;
+                .compare_exchange(current, RUNNING, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                break;
+            }
         }
         let inner = self.inner.clone();
         let spawned = std::thread::Builder::new()
             .name("almanac-ics-refresh".into())
             .spawn(move || {
-                let mut force = wanted == 2;
+                let mut force = force;
                 loop {
                     inner.revalidate_feeds(force);
-                    let state = inner.revalidating.load(Ordering::SeqCst);
-                    if state & 4 == 0
-                        && inner
-                            .revalidating
-                            .compare_exchange(state, 0, Ordering::SeqCst, Ordering::SeqCst)
-                            .is_ok()
+                    let current = inner.revalidating.load(Ordering::SeqCst);
+                    let next = if current & AGAIN == 0 { 0 } else { RUNNING };
+                    if inner
+                        .revalidating
+                        .compare_exchange(current, next, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
                     {
-                        break;
+                        if next == 0 {
+                            break;
+                        }
+                        force = current & AGAIN_FORCED != 0;
                     }
-                    let again = inner.revalidating.swap(1, Ordering::SeqCst);
-                    force = again & 3 == 2;
                 }
             });
         if let Err(error) = spawned {
