@@ -181,11 +181,8 @@ fn main() {
     let mut changes = calendar.subscribe();
     let mut samples = Vec::new();
     for i in 0..200 {
-        let rel = format!(
-            "events/{:03}/note {}.md",
-            i % 100,
-            i * 37 % (notes * 11 / 12)
-        );
+        let note = i * 37 % (notes - notes / 12);
+        let rel = format!("events/{:03}/note {note}.md", note % 100);
         let path = dir.join(&rel);
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;

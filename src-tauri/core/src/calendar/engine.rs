@@ -148,13 +148,33 @@ impl Inner {
                     continue;
                 }
                 for rel in rels {
-                    let present = scan::note_paths(&vault, source, rel);
-                    for cached in state.cache.paths_under(index, rel) {
-                        if !present.contains(&cached) {
-                            gone.push((index, cached));
+                    match std::fs::symlink_metadata(vault.root().join(rel)) {
+                        Ok(meta) if meta.is_file() => {
+                            if source.owns(rel) {
+                                reads.push((index, rel.clone()));
+                            }
                         }
+                        Ok(meta) if meta.is_dir() => {
+                            // A folder appeared or moved here: read what is in
+                            // it, forget what no longer is.
+                            let present = scan::note_paths(&vault, source, rel);
+                            for cached in state.cache.paths_under(index, rel) {
+                                if !present.contains(&cached) {
+                                    gone.push((index, cached));
+                                }
+                            }
+                            reads.extend(present.into_iter().map(|p| (index, p)));
+                        }
+                        _ if state.cache.has_note(index, rel) => gone.push((index, rel.clone())),
+                        // Gone and not a note: maybe a folder of notes.
+                        _ => gone.extend(
+                            state
+                                .cache
+                                .paths_under(index, rel)
+                                .into_iter()
+                                .map(|p| (index, p)),
+                        ),
                     }
-                    reads.extend(present.into_iter().map(|p| (index, p)));
                 }
             }
         }
@@ -321,8 +341,15 @@ impl Inner {
     }
 }
 
+/// A batch of changed paths larger than this is handled by a full rescan,
+/// which is cheaper than many single re-reads.
+const RESCAN_BATCH: usize = 2_000;
+
 impl ChangeSink for Inner {
     fn paths_changed(&self, paths: &[PathBuf]) {
+        if paths.len() > RESCAN_BATCH {
+            return self.rescan_notes();
+        }
         let rels: Vec<String> = {
             let state = self.read();
             paths
