@@ -21,7 +21,11 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
     // A dot-prefixed temp name keeps the file watcher and vault scans from
     // mistaking it for a note.
-    let tmp = dir.join(format!(".{}.{}.tmp", file_name.to_string_lossy(), uuid_like()));
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        file_name.to_string_lossy(),
+        uuid_like()
+    ));
     let result = (|| {
         let mut file = OpenOptions::new()
             .write(true)
@@ -59,7 +63,11 @@ pub fn atomic_create_new(path: &Path, contents: &[u8]) -> io::Result<()> {
 fn uuid_like() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Fsyncs a directory so that renames and creations inside it are durable.

@@ -170,10 +170,7 @@ impl Settings {
         if self.local_server_port < MIN_PORT {
             return Err(invalid(
                 "localServerPort",
-                format!(
-                    "{} is outside {MIN_PORT}-65535",
-                    self.local_server_port
-                ),
+                format!("{} is outside {MIN_PORT}-65535", self.local_server_port),
             ));
         }
         if self.reminders.daemon_port < MIN_PORT {
@@ -197,7 +194,10 @@ impl Settings {
         let mut seen = std::collections::HashSet::new();
         for source in &self.calendar_sources {
             if source.id.trim().is_empty() {
-                return Err(invalid("calendarSources", "a source has an empty id".into()));
+                return Err(invalid(
+                    "calendarSources",
+                    "a source has an empty id".into(),
+                ));
             }
             if !seen.insert(source.id.as_str()) {
                 return Err(invalid(
