@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Almanac needs on Debian 12:
+# the WebKitGTK / appindicator stack Tauri links against, and the desktop
+# services the tests use for real (D-Bus, gnome-keyring, Xvfb, dunst, the WebKit
+# WebDriver), plus wrk for the benchmarks. Idempotent: installs only what's missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential pkg-config libssl-dev libdbus-1-dev
+  libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
+  dbus dbus-x11 gnome-keyring libsecret-tools xvfb dunst libnotify-bin
+  xdg-utils webkit2gtk-driver wrk
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || missing+=("$pkg")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: system packages present"
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "setup: cargo not found; install Rust (https://rustup.rs) and rerun" >&2
+  exit 1
+fi
+
+# The WebDriver bridge the window tests drive the real app through.
+if ! command -v tauri-driver >/dev/null; then
+  echo "setup: installing tauri-driver"
+  cargo install tauri-driver --locked --version '^2'
+fi
