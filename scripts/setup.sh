@@ -32,3 +32,9 @@ if ! command -v cargo >/dev/null; then
   echo "setup: cargo not found; install Rust (https://rustup.rs) and rerun" >&2
   exit 1
 fi
+
+# The WebDriver bridge the window tests drive the real app through.
+if ! command -v tauri-driver >/dev/null; then
+  echo "setup: installing tauri-driver"
+  cargo install tauri-driver --locked --version '^2'
+fi
