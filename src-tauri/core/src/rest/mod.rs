@@ -18,6 +18,7 @@
 //! [`server`] binds the listener and follows the settings; [`openapi`]
 //! describes the whole API from these handlers.
 
+mod answers;
 mod auth;
 mod calendars;
 mod cors;
@@ -48,19 +49,27 @@ use utoipa::ToSchema;
 use crate::api::CalendarPlugin;
 use crate::app::Core;
 use crate::calendar::Calendar;
+use answers::AnswerCache;
 
 /// What the handlers share: the plugin whose token check and API they use,
-/// and the calendar, whose display time zone reads range bounds.
+/// the calendar, whose display time zone reads range bounds, and the cache of
+/// event-list answers.
 #[derive(Clone)]
 pub struct RestState {
     plugin: Arc<CalendarPlugin>,
     calendar: Calendar,
+    answers: Arc<AnswerCache>,
 }
 
 impl RestState {
     /// Serves `plugin`; `calendar` must be the one the plugin was built on.
     pub fn new(plugin: Arc<CalendarPlugin>, calendar: Calendar) -> Self {
-        Self { plugin, calendar }
+        let answers = Arc::new(AnswerCache::new(calendar.subscribe()));
+        Self {
+            plugin,
+            calendar,
+            answers,
+        }
     }
 }
 
@@ -73,6 +82,12 @@ impl From<&Core> for RestState {
 impl FromRef<RestState> for Arc<CalendarPlugin> {
     fn from_ref(state: &RestState) -> Self {
         state.plugin.clone()
+    }
+}
+
+impl FromRef<RestState> for Arc<AnswerCache> {
+    fn from_ref(state: &RestState) -> Self {
+        state.answers.clone()
     }
 }
 

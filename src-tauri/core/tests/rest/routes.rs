@@ -493,3 +493,35 @@ async fn settings_read_and_update() {
     }
     assert_eq!(instance.core.settings.get(), before);
 }
+
+#[tokio::test]
+async fn repeated_queries_follow_every_change() {
+    let instance = Instance::start().await;
+    let token = admin(&instance).await;
+    let day = "/api/v1/events?start=2026-01-05&end=2026-01-05";
+    let count = || async {
+        let reply = instance.send(Method::GET, day, Some(&token), None).await;
+        assert_eq!(reply.status, StatusCode::OK);
+        reply.body["count"].as_u64().unwrap()
+    };
+    assert_eq!(count().await, 1);
+    assert_eq!(count().await, 1);
+
+    // An edit made outside Almanac, picked up by the engine's watcher.
+    let mut changes = instance.core.calendar.subscribe();
+    changes.mark_unchanged();
+    std::fs::write(
+        instance.vault().join("events/2026-01-05 Lunch.md"),
+        "---\ntitle: Lunch\nallDay: false\ndate: 2026-01-05\nstartTime: \"12:00\"\nendTime: \"13:00\"\n---\n",
+    )
+    .unwrap();
+    changes.changed().await.unwrap();
+    assert_eq!(count().await, 2);
+
+    // A write through the API.
+    let reply = instance
+        .send(Method::DELETE, STANDUP_PATH, Some(&token), None)
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(count().await, 1);
+}

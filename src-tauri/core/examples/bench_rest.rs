@@ -1,0 +1,80 @@
+//! The REST server over a generated vault, for the load benchmark
+//! (`scripts/bench-rest.sh`; run it inside `scripts/session.sh`, tokens live in
+//! the OS keyring).
+//!
+//! `bench_rest VAULT PORT` opens an instance whose config and data live in a
+//! temp dir, with the `gen_vault` layout as its calendars (`events` full
+//! notes, `journal` daily notes), creates an `events:read` token, enables the
+//! REST server on `PORT`, prints `TOKEN <secret>` once it listens, and serves
+//! until its standard input closes.
+
+use std::io::Read;
+use std::sync::Arc;
+
+use almanac_core::api::{DeclineAll, HeadlessUi};
+use almanac_core::app::Core;
+use almanac_core::paths::Paths;
+use almanac_core::rest::{RestServer, ServerState};
+use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
+use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope};
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let (Some(vault), Some(port)) = (args.next(), args.next().and_then(|p| p.parse().ok())) else {
+        eprintln!("usage: bench_rest VAULT PORT");
+        std::process::exit(2);
+    };
+    let home = tempfile::tempdir()?;
+    let paths = Paths::new(home.path().join("config"), home.path().join("data"));
+    let mut settings = Settings {
+        vault_path: vault.into(),
+        display_timezone: "UTC".into(),
+        rest_server_enabled: true,
+        local_server_port: port,
+        ..Settings::default()
+    };
+    settings.calendar_sources.push(CalendarSource {
+        id: "journal".into(),
+        name: "Journal".into(),
+        color: "#888888".into(),
+        kind: SourceKind::Dailynote {
+            directory: "journal".into(),
+            heading: "Events".into(),
+        },
+    });
+    SettingsStore::open(&paths.settings_file())?.replace(settings)?;
+    let core = Core::open(
+        paths,
+        Arc::new(KeyringSecretStore::new()),
+        Arc::new(HeadlessUi),
+        Arc::new(DeclineAll),
+    )
+    .await?;
+    let tokens = core.tokens.clone();
+    let secret = tokio::task::spawn_blocking(move || {
+        tokens.create(NewToken {
+            name: "bench".into(),
+            scopes: [Scope::EventsRead].into_iter().collect(),
+            expiry: Expiry::Never,
+        })
+    })
+    .await??
+    .secret;
+
+    let server = RestServer::start(&core);
+    let state = server
+        .subscribe()
+        .wait_for(|s| !matches!(s, ServerState::Disabled))
+        .await?
+        .clone();
+    if let ServerState::Failed(reason) = state {
+        eprintln!("bench_rest: {reason}");
+        std::process::exit(1);
+    }
+    // The secret goes to the pipe the bench script reads, never to a file.
+    println!("TOKEN {}", secret.expose());
+    tokio::task::spawn_blocking(|| std::io::stdin().read_to_end(&mut Vec::new())).await??;
+    server.shutdown().await;
+    Ok(())
+}
