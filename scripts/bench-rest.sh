@@ -5,6 +5,8 @@
 #
 #   scripts/bench-rest.sh [DURATION (default 20s)] [NOTES (default 10000)]
 #
+# WRK_THREADS (default 2) sets wrk's threads: on a 2-core machine the load
+# generator competes with the server for the same cores.
 # Runs itself inside scripts/session.sh (tokens live in the OS keyring).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,10 +15,11 @@ if [ -z "${ALMANAC_IN_SESSION:-}" ]; then
 fi
 duration="${1:-20s}"
 notes="${2:-10000}"
+threads="${WRK_THREADS:-2}"
 target="${CARGO_TARGET_DIR:-target}"
 
 cargo build -q -p almanac-core --release \
-  --example gen_vault --example bench_hello --example bench_rest
+  --example gen_vault --example bench_hello --example rest_instance
 work="$(mktemp -d)"
 pids=()
 cleanup() {
@@ -32,17 +35,17 @@ rest_port=18540
 "$target/release/examples/bench_hello" "$hello_port" >/dev/null &
 pids+=($!)
 # The token arrives through a pipe (a coprocess), never through a file.
-coproc REST { exec "$target/release/examples/bench_rest" "$work/vault" "$rest_port"; }
+coproc REST { exec "$target/release/examples/rest_instance" "$work/vault" "$rest_port"; }
 pids+=("$REST_PID")
 read -r word token <&"${REST[0]}"
-[ "$word" = TOKEN ] || { echo "bench_rest did not start" >&2; exit 1; }
+[ "$word" = TOKEN ] || { echo "rest_instance did not start" >&2; exit 1; }
 until exec 3<>/dev/tcp/127.0.0.1/$hello_port 2>/dev/null; do sleep 0.05; done
 exec 3>&-
 
 # One wrk run; prints: requests/s, p50, p99, errors (socket errors + non-2xx).
 measure() {
   local out
-  out="$(wrk -t2 -c64 -d"$duration" --latency "$@")"
+  out="$(wrk -t"$threads" -c64 -d"$duration" --latency "$@")"
   echo "$out" >&2
   local rps p50 p99 non2xx sockets
   rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")"
@@ -80,7 +83,7 @@ read -r e_rps e_p50 e_p99 e_err < <(measure -H "$auth" "http://127.0.0.1:$rest_p
 ratio() { awk -v a="$1" -v b="$h_rps" 'BEGIN {printf "%.2f×", a / b}'; }
 cat <<TABLE
 
-| case (wrk -t2 -c64 -d$duration, $notes notes) | requests/s | vs hello | p50 | p99 | errors |
+| case (wrk -t$threads -c64 -d$duration, $notes notes) | requests/s | vs hello | p50 | p99 | errors |
 |---|---|---|---|---|---|
 | baseline: bare hyper "hello" | $h_rps | 1.00× | $h_p50 | $h_p99 | $h_err |
 | GET /events, one day ($day_count events) | $d_rps | $(ratio "$d_rps") | $d_p50 | $d_p99 | $d_err |

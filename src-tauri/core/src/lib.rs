@@ -17,6 +17,10 @@
 //! - [`api`]: the in-process API (spec C) — the plugin registry, the
 //!   `full-calendar` plugin's `with_token` / `request_access`, and
 //!   `AuthorizedApi` with one scope-checked method per REST route.
+//! - [`rest`]: the calendar REST server (spec A) — a thin axum layer over
+//!   `AuthorizedApi`: bearer auth, CORS, the `Host` check, JSON errors, the
+//!   listener that follows `restServerEnabled` / `localServerPort`, and the
+//!   OpenAPI document (`docs/openapi.json`).
 //! - [`app`]: [`app::Core`], the wired instance. Start here:
 //!
 //! ```no_run
@@ -33,12 +37,11 @@
 //!     )
 //!     .await?,
 //! );
-//! // The REST server: `core.plugin().authorize(bearer)` → `AuthorizedApi`.
+//! // The REST server, listening while the settings say so.
+//! let rest = almanac_core::rest::RestServer::start(&core);
+//! let _state = rest.subscribe(); // Disabled | Listening(addr) | Failed(reason)
 //! # Ok(()) }
 //! ```
-//!
-//! Later modules (REST server) follow the same pattern: a small public
-//! surface, storage behind small traits.
 
 pub mod api;
 pub mod app;

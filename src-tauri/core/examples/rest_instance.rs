@@ -1,12 +1,14 @@
-//! The REST server over a generated vault, for the load benchmark
-//! (`scripts/bench-rest.sh`; run it inside `scripts/session.sh`, tokens live in
-//! the OS keyring).
+//! A throw-away Almanac instance serving REST over a given vault, for the load
+//! benchmark (`scripts/bench-rest.sh`) and the schemathesis run
+//! (`scripts/schemathesis-rest.sh`). Run it inside `scripts/session.sh`:
+//! tokens live in the OS keyring.
 //!
-//! `bench_rest VAULT PORT` opens an instance whose config and data live in a
-//! temp dir, with the `gen_vault` layout as its calendars (`events` full
-//! notes, `journal` daily notes), creates an `events:read` token, enables the
-//! REST server on `PORT`, prints `TOKEN <secret>` once it listens, and serves
-//! until its standard input closes.
+//! `rest_instance VAULT PORT [SCOPE…]` opens an instance whose config and data
+//! live in a temp dir, with the `gen_vault` layout as its calendars (`events`
+//! full notes, `journal` daily notes), creates a token with the scopes given
+//! (default `events:read`), enables the REST server on `PORT`, prints
+//! `TOKEN <secret>` once it listens, and serves until its standard input
+//! closes.
 
 use std::io::Read;
 use std::sync::Arc;
@@ -16,15 +18,21 @@ use almanac_core::app::Core;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
-use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope};
+use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope, ScopeSet};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let (Some(vault), Some(port)) = (args.next(), args.next().and_then(|p| p.parse().ok())) else {
-        eprintln!("usage: bench_rest VAULT PORT");
+        eprintln!("usage: rest_instance VAULT PORT [SCOPE...]");
         std::process::exit(2);
     };
+    let mut scopes: ScopeSet = args
+        .map(|scope| serde_json::from_value::<Scope>(serde_json::Value::String(scope)))
+        .collect::<Result<_, _>>()?;
+    if scopes.is_empty() {
+        scopes = [Scope::EventsRead].into_iter().collect();
+    }
     let home = tempfile::tempdir()?;
     let paths = Paths::new(home.path().join("config"), home.path().join("data"));
     let mut settings = Settings {
@@ -54,8 +62,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tokens = core.tokens.clone();
     let secret = tokio::task::spawn_blocking(move || {
         tokens.create(NewToken {
-            name: "bench".into(),
-            scopes: [Scope::EventsRead].into_iter().collect(),
+            name: "rest_instance".into(),
+            scopes,
             expiry: Expiry::Never,
         })
     })
@@ -69,7 +77,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?
         .clone();
     if let ServerState::Failed(reason) = state {
-        eprintln!("bench_rest: {reason}");
+        eprintln!("rest_instance: {reason}");
         std::process::exit(1);
     }
     // The secret goes to the pipe the bench script reads, never to a file.
