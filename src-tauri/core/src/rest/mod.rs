@@ -170,3 +170,19 @@ fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::respo
     tracing::error!(panic = what, "REST handler panicked");
     axum::response::IntoResponse::into_response(RestError::Internal)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::to_bytes;
+
+    #[tokio::test]
+    async fn a_panic_becomes_the_json_500() {
+        let response = panic_response(Box::new("boom"));
+        assert_eq!(response.status(), 500);
+        let body = to_bytes(response.into_body(), 1024).await.unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["error"], "Internal Server Error");
+        assert!(!body["message"].as_str().unwrap().contains("boom"));
+    }
+}
