@@ -278,6 +278,29 @@ pub fn render_line(
     line
 }
 
+/// [`render_line`], checked to read back as exactly `spec` (on `date`) with
+/// the same user fields: a title that looks like a checkbox or an inline
+/// field would silently change meaning, so it is refused instead.
+pub fn render_checked(
+    spec: &EventSpec,
+    indent: &str,
+    marker: char,
+    extra: &[(String, String)],
+    date: NaiveDate,
+) -> Result<String, CalendarError> {
+    let line = render_line(spec, indent, marker, extra);
+    let same = parse_line(&line, 0).is_some_and(|item| {
+        item_spec(&item, date).ok().as_ref() == Some(spec) && extra_fields(&item) == extra
+    });
+    if !same {
+        return Err(CalendarError::invalid(
+            "title",
+            "cannot be written as a daily-note item unchanged (it looks like a checkbox or an inline [key:: value] field)",
+        ));
+    }
+    Ok(line)
+}
+
 /// The user's own inline fields of an item (kept on rewrite).
 pub fn extra_fields(item: &Item) -> Vec<(String, String)> {
     item.fields

@@ -295,12 +295,30 @@ pub fn updates(old: Option<&EventSpec>, new: &EventSpec) -> Vec<Update> {
 pub fn render_new(spec: &EventSpec) -> Result<String, CalendarError> {
     let yaml = frontmatter::rewrite("", &updates(None, spec))
         .map_err(|reason| CalendarError::invalid("event", reason))?;
-    Ok(format!("---\n{yaml}---\n"))
+    checked(&fallback_path(spec), format!("---\n{yaml}---\n"), spec)
 }
 
-/// `text` with its frontmatter changed from `old` to `new`, the body kept
-/// byte-for-byte.
+/// A path whose file-name title is the spec's, for read-back checks.
+fn fallback_path(spec: &EventSpec) -> String {
+    format!("{}.md", spec.title)
+}
+
+/// `text`, if it reads back as exactly `expected` (the write is refused
+/// otherwise, rather than storing something else than was asked for).
+fn checked(path: &str, text: String, expected: &EventSpec) -> Result<String, CalendarError> {
+    match spec_of(path, &text) {
+        Ok(read_back) if read_back == *expected => Ok(text),
+        _ => Err(CalendarError::invalid(
+            "event",
+            "the event cannot be stored in the note's frontmatter unchanged",
+        )),
+    }
+}
+
+/// `text` (the note at `path`) with its frontmatter changed from `old` to
+/// `new`, the body kept byte-for-byte.
 pub fn render_update(
+    path: &str,
     text: &str,
     old: &EventSpec,
     new: &EventSpec,
@@ -309,10 +327,11 @@ pub fn render_update(
         .ok_or_else(|| CalendarError::invalid("event", "the note has no frontmatter"))?;
     let yaml = frontmatter::rewrite(split.yaml, &updates(Some(old), new))
         .map_err(|reason| CalendarError::invalid("event", reason))?;
-    Ok(format!(
-        "{}{}{}{}",
-        split.head, yaml, split.close, split.body
-    ))
+    checked(
+        path,
+        format!("{}{}{}{}", split.head, yaml, split.close, split.body),
+        new,
+    )
 }
 
 /// Reads the spec of an existing note (for updates).
