@@ -3,18 +3,11 @@
 #![no_main]
 
 use almanac_core::calendar::sources::dailynote;
-use almanac_core::calendar::sources::{SourceConfig, SourceType};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let source = SourceConfig {
-        id: "daily".into(),
-        name: "Journal".into(),
-        color: "#fff".into(),
-        kind: SourceType::DailyNote { dir: "journal".into(), heading: "Events".into() },
-    };
-    let _ = dailynote::parse(&source, "Events", "journal/2024-03-31.md", text, chrono_tz::Tz::Europe__Berlin);
+    let _ = dailynote::parse("Events", "journal/2024-03-31.md", text, chrono_tz::Tz::Europe__Berlin);
     let date = chrono::NaiveDate::from_ymd_opt(2024, 3, 31).unwrap();
     for (number, line) in text.lines().enumerate() {
         let Some(item) = dailynote::parse_line(line, number) else { continue };

@@ -7,18 +7,11 @@
 use almanac_core::calendar::EventFields;
 use almanac_core::calendar::frontmatter;
 use almanac_core::calendar::sources::fullnote;
-use almanac_core::calendar::sources::{SourceConfig, SourceType};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let source = SourceConfig {
-        id: "local".into(),
-        name: "Events".into(),
-        color: "#fff".into(),
-        kind: SourceType::FullNote { dir: "events".into() },
-    };
-    let _ = fullnote::parse(&source, "events/2024-01-01 Fuzz.md", text, chrono_tz::Tz::Europe__Berlin);
+    let _ = fullnote::parse("events/2024-01-01 Fuzz.md", text, chrono_tz::Tz::Europe__Berlin);
 
     let Some(split) = frontmatter::split(text) else { return };
     assert_eq!(format!("{}{}{}{}", split.head, split.yaml, split.close, split.body), text);

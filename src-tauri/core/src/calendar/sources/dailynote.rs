@@ -20,7 +20,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
-use super::{ParsedNote, SourceConfig};
+use super::ParsedNote;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::event::{Completion, EventType};
@@ -338,13 +338,7 @@ pub fn item_ids(path: &str, titles: impl IntoIterator<Item = impl AsRef<str>>) -
 }
 
 /// Reads every item of one daily note.
-pub fn parse(
-    source: &SourceConfig,
-    heading: &str,
-    path: &str,
-    text: &str,
-    display_tz: Tz,
-) -> ParsedNote {
+pub fn parse(heading: &str, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
     let mut parsed = ParsedNote::default();
     let Some(date) = note_date(path) else {
         return parsed;
@@ -358,11 +352,9 @@ pub fn parse(
         });
         match outcome {
             Ok((spec, timing)) => {
-                let mut event = spec.to_event(id, &source.id, &source.name);
-                event.file_path = Some(path.to_string());
                 parsed
                     .entries
-                    .push(Indexed::new(event, timing, "", item.line));
+                    .push(Indexed::new(id, spec, timing, "", item.line));
             }
             Err(e) => parsed.skipped.push(SkippedNote {
                 path: format!("{path}:{}", item.line),

@@ -11,7 +11,6 @@
 use chrono_tz::Tz;
 use serde_norway::{Mapping, Value};
 
-use super::SourceConfig;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::event::{Completion, DayOfWeek, EventType};
@@ -49,25 +48,18 @@ pub fn event_id(path: &str) -> String {
 }
 
 /// Reads one note into its cache entry, or says why it is not an event.
-pub fn parse(
-    source: &SourceConfig,
-    path: &str,
-    text: &str,
-    display_tz: Tz,
-) -> Result<Indexed, String> {
+pub fn parse(path: &str, text: &str, display_tz: Tz) -> Result<Indexed, String> {
     let split = frontmatter::split(text).ok_or("no frontmatter")?;
     let mapping = frontmatter::parse(split.yaml)?;
     let spec = spec_from_mapping(&mapping, file_title(path)).map_err(|e| e.to_string())?;
     let timing = Timing::compile(&spec, display_tz).map_err(|e| e.to_string())?;
-    let mut event = spec.to_event(event_id(path), &source.id, &source.name);
-    event.file_path = Some(path.to_string());
     let mut contents = String::with_capacity(split.body.len() + 64);
     contents.push_str(split.body);
     if let Some(description) = &spec.description {
         contents.push('\n');
         contents.push_str(description);
     }
-    Ok(Indexed::new(event, timing, &contents, 0))
+    Ok(Indexed::new(event_id(path), spec, timing, &contents, 0))
 }
 
 /// The title a note without a `title` key gets: its file name without the
