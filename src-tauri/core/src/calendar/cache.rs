@@ -14,7 +14,7 @@ use super::event::Event;
 use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
 use super::recurrence::{Occurrence, Timing, Window};
 use super::sources::{ParsedNote, SourceConfig};
-use super::spec::{EventSpec, format_date};
+use super::spec::{EventSpec, format_date, format_time};
 use super::status::{CacheStats, RECENT_SKIPS, SkippedNote};
 
 /// One cached event (a series counts once), kept compact: the client-facing
@@ -90,7 +90,7 @@ impl Indexed {
             event.end_date =
                 (days > 0).then(|| format_date(occurrence.date + chrono::Duration::days(days)));
             if event.start_time.is_some() {
-                event.start_time = Some(occurrence.start.format("%H:%M").to_string());
+                event.start_time = Some(format_time(occurrence.start.time()));
             }
             event.start_millis = occurrence.span.start_millis;
             event.end_millis = occurrence.span.end_millis;
