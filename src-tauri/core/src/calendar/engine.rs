@@ -52,10 +52,16 @@ pub(crate) struct Inner {
     watcher: Mutex<Option<VaultWatcher>>,
     watcher_alive: Arc<AtomicBool>,
     feeds: ical::FeedStore,
-    /// 0 idle, 1 a revalidation is running, 2 running and another (forced)
-    /// one was asked for meanwhile.
+    /// Feed revalidation state: [`RUNNING`], [`AGAIN`], [`AGAIN_FORCED`].
     revalidating: AtomicU8,
 }
+
+/// A revalidation thread is running.
+const RUNNING: u8 = 1;
+/// Another run was asked for while one was running.
+const AGAIN: u8 = 2;
+/// … and it was forced.
+const AGAIN_FORCED: u8 = 4;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
@@ -142,13 +148,33 @@ impl Inner {
                     continue;
                 }
                 for rel in rels {
-                    let present = scan::note_paths(&vault, source, rel);
-                    for cached in state.cache.paths_under(index, rel) {
-                        if !present.contains(&cached) {
-                            gone.push((index, cached));
+                    match std::fs::symlink_metadata(vault.root().join(rel)) {
+                        Ok(meta) if meta.is_file() => {
+                            if source.owns(rel) {
+                                reads.push((index, rel.clone()));
+                            }
                         }
+                        Ok(meta) if meta.is_dir() => {
+                            // A folder appeared or moved here: read what is in
+                            // it, forget what no longer is.
+                            let present = scan::note_paths(&vault, source, rel);
+                            for cached in state.cache.paths_under(index, rel) {
+                                if !present.contains(&cached) {
+                                    gone.push((index, cached));
+                                }
+                            }
+                            reads.extend(present.into_iter().map(|p| (index, p)));
+                        }
+                        _ if state.cache.has_note(index, rel) => gone.push((index, rel.clone())),
+                        // Gone and not a note: maybe a folder of notes.
+                        _ => gone.extend(
+                            state
+                                .cache
+                                .paths_under(index, rel)
+                                .into_iter()
+                                .map(|p| (index, p)),
+                        ),
                     }
-                    reads.extend(present.into_iter().map(|p| (index, p)));
                 }
             }
         }
@@ -315,8 +341,15 @@ impl Inner {
     }
 }
 
+/// A batch of changed paths larger than this is handled by a full rescan,
+/// which is cheaper than many single re-reads.
+const RESCAN_BATCH: usize = 2_000;
+
 impl ChangeSink for Inner {
     fn paths_changed(&self, paths: &[PathBuf]) {
+        if paths.len() > RESCAN_BATCH {
+            return self.rescan_notes();
+        }
         let rels: Vec<String> = {
             let state = self.read();
             paths
@@ -460,7 +493,7 @@ impl Calendar {
         let source = &state.cache.sources[index].config;
         Ok(EventDetails {
             calendar_id: source.id.clone(),
-            event: entry.event.clone(),
+            event: entry.event(source, path),
             location: (!matches!(target, Target::Ical { .. })).then(|| Location {
                 file: FileRef {
                     path: path.to_string(),
@@ -502,12 +535,12 @@ impl Calendar {
                 self.inner.refresh(std::slice::from_ref(&path));
                 // The new item is the last one of its note.
                 let state = self.inner.read();
-                state
-                    .cache
-                    .source(&source.id)
+                let cached = state.cache.source(&source.id);
+                cached
                     .and_then(|s| s.notes.get(&path))
                     .and_then(|entries| entries.iter().max_by_key(|e| e.line_number))
-                    .map(|e| e.event.clone())
+                    .zip(cached)
+                    .map(|(e, s)| e.event(&s.config, &path))
                     .ok_or_else(|| CalendarError::NotFound(path.clone()))
             }
             SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
@@ -534,25 +567,23 @@ impl Calendar {
                 self.inner.refresh(&[path.clone(), new_path.clone()]);
                 let title = fields.title.as_deref().map(str::trim);
                 let state = self.inner.read();
-                let entries = state
-                    .cache
-                    .sources
-                    .get(index)
-                    .and_then(|s| s.notes.get(&new_path));
+                let cached = state.cache.sources.get(index);
+                let entries = cached.and_then(|s| s.notes.get(&new_path));
                 let entries = entries.map(Vec::as_slice).unwrap_or_default();
                 // Same note and title: the id is unchanged. Otherwise the
                 // item is the one with the new title (the last, if several).
                 entries
                     .iter()
-                    .find(|e| e.event.id == id)
+                    .find(|e| &*e.id == id)
                     .or_else(|| {
                         entries
                             .iter()
                             .rev()
-                            .find(|e| title.is_some_and(|t| e.event.title == t))
+                            .find(|e| title.is_some_and(|t| e.spec.title == t))
                     })
                     .or_else(|| entries.iter().max_by_key(|e| e.line_number))
-                    .map(|e| e.event.clone())
+                    .zip(cached)
+                    .map(|(e, s)| e.event(&s.config, &new_path))
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
             SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
@@ -607,11 +638,11 @@ impl Calendar {
 
     /// The cached event `id` of note `path`.
     fn cached(&self, path: &str, id: &str) -> Result<Event, CalendarError> {
-        self.inner
-            .read()
+        let state = self.inner.read();
+        state
             .cache
             .find_in_note(path, id)
-            .map(|(_, e)| e.event.clone())
+            .map(|(index, e)| e.event(&state.cache.sources[index].config, path))
             .ok_or_else(|| CalendarError::NotFound(id.to_string()))
     }
 
@@ -680,39 +711,47 @@ impl Calendar {
         if self.inner.feed_sources().is_empty() {
             return;
         }
-        let wanted = if force { 2 } else { 1 };
-        if let Err(running) =
-            self.inner
+        loop {
+            let current = self.inner.revalidating.load(Ordering::SeqCst);
+            if current & RUNNING != 0 {
+                // One is running: ask it to go once more (forced wins).
+                let again = current | AGAIN | if force { AGAIN_FORCED } else { 0 };
+                if self
+                    .inner
+                    .revalidating
+                    .compare_exchange(current, again, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    return;
+                }
+            } else if self
+                .inner
                 .revalidating
-                .compare_exchange(0, wanted, Ordering::SeqCst, Ordering::SeqCst)
-        {
-            // One is running: ask it to go again (forced wins).
-            let _ = self.inner.revalidating.compare_exchange(
-                running,
-                running.max(wanted) | 4,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            );
-            return;
+                .compare_exchange(current, RUNNING, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                break;
+            }
         }
         let inner = self.inner.clone();
         let spawned = std::thread::Builder::new()
             .name("almanac-ics-refresh".into())
             .spawn(move || {
-                let mut force = wanted == 2;
+                let mut force = force;
                 loop {
                     inner.revalidate_feeds(force);
-                    let state = inner.revalidating.load(Ordering::SeqCst);
-                    if state & 4 == 0
-                        && inner
-                            .revalidating
-                            .compare_exchange(state, 0, Ordering::SeqCst, Ordering::SeqCst)
-                            .is_ok()
+                    let current = inner.revalidating.load(Ordering::SeqCst);
+                    let next = if current & AGAIN == 0 { 0 } else { RUNNING };
+                    if inner
+                        .revalidating
+                        .compare_exchange(current, next, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
                     {
-                        break;
+                        if next == 0 {
+                            break;
+                        }
+                        force = current & AGAIN_FORCED != 0;
                     }
-                    let again = inner.revalidating.swap(1, Ordering::SeqCst);
-                    force = again & 3 == 2;
                 }
             });
         if let Err(error) = spawned {

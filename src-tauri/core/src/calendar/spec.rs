@@ -5,7 +5,7 @@
 //! [`EventFields`] before anything touches the disk, so reads and writes share
 //! one set of rules.
 
-use chrono::{NaiveDate, NaiveTime, Timelike};
+use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
 use chrono_tz::Tz;
 
 use super::error::CalendarError;
@@ -63,12 +63,15 @@ pub fn parse_time(field: &str, value: &str) -> Result<NaiveTime, CalendarError> 
         .ok_or_else(|| CalendarError::invalid(field, format!("`{value}` is not an HH:mm time")))
 }
 
+/// `YYYY-MM-DD` (hand-formatted: this runs for every date of every query
+/// result, and chrono's `format` re-reads its pattern each time).
 pub fn format_date(date: NaiveDate) -> String {
-    date.format("%Y-%m-%d").to_string()
+    format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day())
 }
 
+/// `HH:mm`.
 pub fn format_time(time: NaiveTime) -> String {
-    time.format("%H:%M").to_string()
+    format!("{:02}:{:02}", time.hour(), time.minute())
 }
 
 /// Parses an IANA time zone name.
