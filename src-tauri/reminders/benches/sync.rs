@@ -14,7 +14,7 @@ use almanac_reminders::clock::now_epoch;
 
 const RUNS: usize = 5;
 
-fn median(mut samples: Vec<Duration>) -> (Duration, Duration) {
+fn median_max(mut samples: Vec<Duration>) -> (Duration, Duration) {
     samples.sort();
     (samples[samples.len() / 2], *samples.last().unwrap())
 }
@@ -31,7 +31,9 @@ async fn main() {
     for count in [10_000, 100_000] {
         let first = now_epoch() + 86_400;
         let bodies: Vec<Vec<u8>> = (0..=RUNS)
-            .map(|run| serde_json::to_vec(&support::payload(count, &format!("s{run}"), first)).unwrap())
+            .map(|run| {
+                serde_json::to_vec(&support::payload(count, &format!("s{run}"), first)).unwrap()
+            })
             .collect();
         let mut initial = Vec::new();
         let mut replace = Vec::new();
@@ -65,8 +67,12 @@ async fn main() {
             ("replacing a disjoint set of the same size", replace),
             ("re-sending the same set", identical),
         ] {
-            let (median, max) = median(samples);
-            println!("| {count} | {scenario} | {} | {} | {RUNS} |", ms(median), ms(max));
+            let (median, max) = median_max(samples);
+            println!(
+                "| {count} | {scenario} | {} | {} | {RUNS} |",
+                ms(median),
+                ms(max)
+            );
         }
 
         // Baselines.
@@ -78,24 +84,39 @@ async fn main() {
                 started.elapsed()
             })
             .collect();
-        let (median, max) = median(parse);
-        println!("| {count} | baseline: typed serde_json parse only | {} | {} | {RUNS} |", ms(median), ms(max));
+        let (median, max) = median_max(parse);
+        println!(
+            "| {count} | baseline: typed serde_json parse only | {} | {} | {RUNS} |",
+            ms(median),
+            ms(max)
+        );
         let reminders: Vec<Reminder> = serde_json::from_slice(&bodies[0]).unwrap();
         let storage: Vec<Duration> = (0..RUNS)
             .map(|_| {
                 let dir = tempfile::tempdir().unwrap();
-                let db = sled::Config::new().path(dir.path()).flush_every_ms(None).open().unwrap();
+                let db = sled::Config::new()
+                    .path(dir.path())
+                    .flush_every_ms(None)
+                    .open()
+                    .unwrap();
                 let started = Instant::now();
                 let mut batch = sled::Batch::default();
                 for reminder in &reminders {
-                    batch.insert(reminder.id.as_bytes(), serde_json::to_vec(reminder).unwrap());
+                    batch.insert(
+                        reminder.id.as_bytes(),
+                        serde_json::to_vec(reminder).unwrap(),
+                    );
                 }
                 db.apply_batch(batch).unwrap();
                 db.flush().unwrap();
                 started.elapsed()
             })
             .collect();
-        let (median, max) = median(storage);
-        println!("| {count} | baseline: bare sled batch + flush only | {} | {} | {RUNS} |", ms(median), ms(max));
+        let (median, max) = median_max(storage);
+        println!(
+            "| {count} | baseline: bare sled batch + flush only | {} | {} | {RUNS} |",
+            ms(median),
+            ms(max)
+        );
     }
 }
