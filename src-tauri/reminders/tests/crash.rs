@@ -140,7 +140,7 @@ async fn drive(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigkill_during_syncs_and_snoozes_keeps_last_acknowledged_state() {
+async fn sigkill_100_times_during_1000_syncs_and_snoozes_keeps_the_acknowledged_state() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("reminders.sled");
     let started = Instant::now();
