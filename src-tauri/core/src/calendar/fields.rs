@@ -25,6 +25,7 @@ pub struct EventFields {
     pub start_time: Option<Option<String>>,
     pub end_time: Option<Option<String>>,
     pub all_day: Option<bool>,
+    /// `type` on the wire.
     pub kind: Option<EventType>,
     pub days_of_week: Option<Option<Vec<DayOfWeek>>>,
     pub start_recur: Option<Option<String>>,

@@ -289,7 +289,7 @@ impl Timing {
         }
     }
 
-    /// The series' first day (single events: their date).
+    /// True for recurring and rrule series.
     pub fn is_series(&self) -> bool {
         !matches!(self, Timing::Once(_))
     }
