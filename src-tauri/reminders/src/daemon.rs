@@ -32,6 +32,7 @@ pub enum StartError {
     Store(#[from] StoreError),
 }
 
+/// Entry point: see [`Daemon::start`].
 pub struct Daemon;
 
 impl Daemon {

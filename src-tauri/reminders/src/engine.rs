@@ -64,6 +64,9 @@ pub struct Scheduled {
     pub origin: Origin,
 }
 
+/// The schedule, the history and the store, with the one writer lock that
+/// orders every change. Shared by the routes, the scheduler, the handle and
+/// (weakly) the notification actions.
 pub struct Engine {
     config: DaemonConfig,
     store: Arc<dyn ReminderStore>,
