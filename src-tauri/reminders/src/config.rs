@@ -12,6 +12,11 @@ use std::time::Duration;
 pub const DEFAULT_PORT: u16 = 45677;
 
 /// Everything [`crate::Daemon::start`] needs to know.
+///
+/// From Almanac's settings (`settings.reminders`): `daemonPort` → `port`,
+/// `graceWindowHours` → `grace_window`, `allowedSchemes` →
+/// `allowed_schemes`, `checkUpdates` / `updateFeedUrl` → `updates`; the
+/// database is `Paths::reminders_db()`.
 #[derive(Debug, Clone)]
 pub struct DaemonConfig {
     /// Loopback port; `0` picks a free one (tests), the handle reports it.

@@ -17,6 +17,7 @@ use crate::reminder::Reminder;
 use crate::routes::{self, AppState, DiagnosticsProvider, Instance};
 use crate::store::{SledStore, StoreError};
 use crate::updates::{UpdateState, Updates};
+use crate::view::StorageView;
 use crate::{scheduler, server};
 
 /// Why the daemon did not start. The app keeps running either way; the
@@ -31,6 +32,7 @@ pub enum StartError {
     Store(#[from] StoreError),
 }
 
+/// Entry point: see [`Daemon::start`].
 pub struct Daemon;
 
 impl Daemon {
@@ -70,6 +72,7 @@ impl Daemon {
 
         let (shutdown, stop) = watch::channel(false);
         let state = Arc::new(AppState {
+            storage: StorageView::of(engine.store().path()),
             engine: engine.clone(),
             updates: updates.clone(),
             instance: Instance {

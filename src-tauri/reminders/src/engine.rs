@@ -64,6 +64,9 @@ pub struct Scheduled {
     pub origin: Origin,
 }
 
+/// The schedule, the history and the store, with the one writer lock that
+/// orders every change. Shared by the routes, the scheduler, the handle and
+/// (weakly) the notification actions.
 pub struct Engine {
     config: DaemonConfig,
     store: Arc<dyn ReminderStore>,
@@ -192,15 +195,18 @@ impl Engine {
             me.with_schedule(|schedule| schedule.plan_sync(reminders, clock::now_epoch()))
         })
         .await;
-        let (_, committed) = self.commit(plan.changes).await;
-        committed?;
-        let previous = std::mem::replace(
-            &mut *self.schedule.write().expect("schedule lock poisoned"),
-            plan.next,
-        );
-        // Freeing a large old schedule takes a while; do it outside the lock.
-        drop(previous);
-        self.wake.notify_one();
+        if let Some(next) = plan.next {
+            let (_, committed) = self.commit(plan.changes).await;
+            committed?;
+            let previous = std::mem::replace(
+                &mut *self.schedule.write().expect("schedule lock poisoned"),
+                next,
+            );
+            // Freeing a large old schedule takes a while: not on the
+            // request's path, and not under the lock.
+            tokio::task::spawn_blocking(move || drop(previous));
+            self.wake.notify_one();
+        }
         Ok(plan.summary)
     }
 
@@ -380,5 +386,97 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
     match tokio::task::spawn_blocking(work).await {
         Ok(value) => value,
         Err(error) => std::panic::resume_unwind(error.into_panic()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex as StdMutex;
+
+    use super::*;
+    use crate::notifier::NotifierInfo;
+    use crate::opener::SystemOpener;
+    use crate::store::SledStore;
+
+    #[derive(Default)]
+    struct Recorder(StdMutex<Vec<Notification>>);
+
+    impl Notifier for Recorder {
+        fn notify(&self, notification: Notification) {
+            self.0.lock().unwrap().push(notification);
+        }
+
+        fn info(&self) -> NotifierInfo {
+            NotifierInfo::default()
+        }
+    }
+
+    /// After a suspend (or a wall-clock jump forward) the scheduler finds
+    /// several reminders due at once: the slightly late one is shown on its
+    /// own, the long-overdue ones in one summary, the ancient one dropped.
+    #[tokio::test]
+    async fn reminders_found_late_after_a_suspend_are_summarized_not_spammed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
+        let now = clock::now_epoch();
+        let put = |id: &str, trigger: i64| {
+            (
+                Origin::Synced,
+                Arc::new(Reminder {
+                    id: id.into(),
+                    title: id.into(),
+                    body: String::new(),
+                    trigger_at_epoch: trigger,
+                    action_url: String::new(),
+                }),
+            )
+        };
+        store
+            .commit(&Changes {
+                put: vec![
+                    put("just-now", now - 1),
+                    put("during-sleep-1", now - 600),
+                    put("during-sleep-2", now - 3000),
+                    put("last-week", now - 7 * 86_400),
+                    put("tomorrow", now + 86_400),
+                ],
+                ..Changes::default()
+            })
+            .unwrap();
+        let recorder = Arc::new(Recorder::default());
+        let engine = Engine::load(
+            DaemonConfig::new(dir.path()),
+            Arc::new(store),
+            recorder.clone(),
+            Arc::new(SystemOpener),
+        )
+        .unwrap();
+
+        let settled = engine.settle_due(Some(ON_TIME_LIMIT_MS)).await;
+        assert_eq!(
+            settled,
+            Settled {
+                fired: 1,
+                missed: 2,
+                dropped: 1
+            }
+        );
+        let shown = std::mem::take(&mut *recorder.0.lock().unwrap());
+        assert_eq!(shown.len(), 2);
+        assert!(
+            matches!(&shown[0], Notification::Reminder { reminder, .. } if reminder.id == "just-now")
+        );
+        match &shown[1] {
+            Notification::MissedSummary { missed } => {
+                let ids: Vec<&str> = missed.iter().map(|r| r.id.as_str()).collect();
+                assert_eq!(ids, ["during-sleep-1", "during-sleep-2"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(engine.upcoming(10).len(), 1);
+        assert_eq!(
+            engine.settle_due(Some(ON_TIME_LIMIT_MS)).await,
+            Settled::default()
+        );
     }
 }

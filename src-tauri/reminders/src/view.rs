@@ -91,8 +91,9 @@ impl From<&HistoryEntry> for HistoryView {
     }
 }
 
-/// Where the data lives.
-#[derive(Debug, Serialize)]
+/// Where the data lives. Built once at start; [`Self::refreshed`] re-checks
+/// only whether the database is still there.
+#[derive(Debug, Clone, Serialize)]
 pub struct StorageView {
     pub app_dir: String,
     pub app_dir_url: String,
@@ -111,6 +112,13 @@ impl StorageView {
             storage_url: file_url(&db_path),
             storage_path: db_path.display().to_string(),
             storage_exists: db_path.exists(),
+        }
+    }
+
+    pub fn refreshed(&self) -> Self {
+        Self {
+            storage_exists: Path::new(&self.storage_path).exists(),
+            ..self.clone()
         }
     }
 }

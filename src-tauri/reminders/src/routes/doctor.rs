@@ -58,7 +58,7 @@ struct HistoryCounts {
 pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
     let now = clock::now_epoch();
     let engine = &state.engine;
-    let storage = StorageView::of(engine.store().path());
+    let storage = state.storage.refreshed();
     let size = engine.store().size_on_disk();
     let notifications = engine.notifier().info();
     let storage_error = engine.storage_error();

@@ -21,6 +21,7 @@ use crate::engine::{Engine, Settled};
 use crate::error::ApiError;
 use crate::guard::{self, Guard};
 use crate::updates::Updates;
+use crate::view::StorageView;
 
 /// Extra `/doctor` diagnostics supplied by the host app (keyring state,
 /// REST server state, …); called on each `/doctor` request, so keep it cheap.
@@ -40,6 +41,8 @@ pub(crate) struct AppState {
     pub engine: Arc<Engine>,
     pub updates: Arc<Updates>,
     pub instance: Instance,
+    /// Where the database lives (paths and file URLs, computed once).
+    pub storage: StorageView,
     pub diagnostics: Option<DiagnosticsProvider>,
     /// What start-up did with reminders missed while the app was closed.
     pub at_start: Settled,

@@ -28,7 +28,7 @@ pub async fn status(state: Shared) -> Json<StatusAnswer> {
     Json(StatusAnswer {
         checked: Checked::now(now),
         active_reminders,
-        storage: StorageView::of(state.engine.store().path()),
+        storage: state.storage.refreshed(),
         next_event,
     })
 }
@@ -55,7 +55,7 @@ pub async fn events(state: Shared) -> Json<EventsAnswer> {
     let recent: Vec<HistoryEntry> = state.engine.recently_fired();
     Json(EventsAnswer {
         checked: Checked::now(now),
-        storage: StorageView::of(state.engine.store().path()),
+        storage: state.storage.refreshed(),
         events,
         recently_fired: recent.iter().map(HistoryView::from).collect(),
     })
@@ -97,7 +97,7 @@ pub async fn storage(state: Shared) -> Json<StorageAnswer> {
         .with_schedule(|s| (s.len(), s.snoozed_count(), s.fired_count()));
     Json(StorageAnswer {
         checked: Checked::now(clock::now_epoch()),
-        storage: StorageView::of(state.engine.store().path()),
+        storage: state.storage.refreshed(),
         stored_reminders,
         snoozed_reminders,
         fired_keys,
