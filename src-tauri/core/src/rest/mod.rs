@@ -3,19 +3,20 @@
 //! A thin HTTP layer over the in-process API. Layers, outermost first — the
 //! order is the spec's validation order:
 //!
-//! 1. [`cors`] headers on every response (errors and panics included);
+//! 1. `cors` headers on every response (errors and panics included);
 //! 2. a panic becomes a JSON `500` (last resort: no client input should panic);
-//! 3. [`host`]: `Host` must be a loopback name with our port (DNS rebinding);
-//! 4. [`cors::preflight`]: `OPTIONS` → `204`, no token needed;
-//! 5. [`auth`]: `401` without a Bearer header, `403` for an unknown, expired or
+//! 3. `host`: `Host` must be a loopback name with our port (DNS rebinding);
+//! 4. `cors::preflight`: `OPTIONS` → `204`, no token needed;
+//! 5. `auth`: `401` without a Bearer header, `403` for an unknown, expired or
 //!    revoked token;
-//! 6. [`limit`]: `413` over 1 MiB;
-//! 7. routing: the feature routers ([`events`], [`calendars`], [`ui`],
-//!    [`settings`]), `404` for unknown paths, `405` + `Allow` for wrong methods.
-//!    Each handler's first extractor, [`auth::Authorized`], answers `403` for
+//! 6. `limit`: `413` over 1 MiB;
+//! 7. routing: the feature routers (`events`, `calendars`, `ui`,
+//!    `settings`), `404` for unknown paths, `405` + `Allow` for wrong methods.
+//!    Each handler's first extractor, `auth::Authorized`, answers `403` for
 //!    a missing scope before the query or body is looked at.
 //!
-//! [`server`] binds the listener and follows the settings; [`openapi`]
+//! `server` binds the listener and follows the settings; `answers` keeps
+//! serialized `GET /events` answers until the calendar changes; [`openapi`]
 //! describes the whole API from these handlers.
 
 mod answers;
