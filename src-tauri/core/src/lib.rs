@@ -12,6 +12,8 @@
 //! Later modules (calendar engine, tokens, in-process API, REST server) follow the
 //! same pattern: a small public surface, storage behind small traits.
 
+pub mod clock;
 pub mod fsutil;
 pub mod paths;
 pub mod settings;
+pub mod tokens;

@@ -1,0 +1,56 @@
+//! The outcome of presenting a secret.
+//!
+//! Callers outside the token layer (the in-process API's `with_token`, the REST
+//! server's bearer check) treat everything but [`TokenCheck::Valid`] the same:
+//! no API object, 403. The variants stay distinct so logs and diagnostics can
+//! say *why*, naming the token but never its secret.
+
+use std::sync::Arc;
+
+use uuid::Uuid;
+
+use super::scope::ScopeSet;
+
+/// What a presented secret turned out to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenCheck {
+    /// A live token: the caller may act with these scopes.
+    Valid(Grant),
+    /// No token has this secret.
+    Invalid,
+    /// The token exists but its lifetime is over.
+    Expired { id: Uuid, name: Arc<str> },
+    /// The token was revoked in settings.
+    Revoked { id: Uuid, name: Arc<str> },
+    /// Tokens could not be loaded from the OS keyring, so nothing is accepted.
+    KeyringUnavailable { reason: Arc<str> },
+}
+
+impl TokenCheck {
+    /// The grant, if the token may be used.
+    pub fn grant(self) -> Option<Grant> {
+        match self {
+            TokenCheck::Valid(grant) => Some(grant),
+            _ => None,
+        }
+    }
+
+    /// A short machine-friendly name of the outcome, for log fields.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TokenCheck::Valid(_) => "valid",
+            TokenCheck::Invalid => "invalid",
+            TokenCheck::Expired { .. } => "expired",
+            TokenCheck::Revoked { .. } => "revoked",
+            TokenCheck::KeyringUnavailable { .. } => "keyring-unavailable",
+        }
+    }
+}
+
+/// Who is acting, and with which scopes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub token_id: Uuid,
+    pub token_name: Arc<str>,
+    pub scopes: ScopeSet,
+}

@@ -1,0 +1,82 @@
+//! Where token secrets are kept: a small trait, so the token logic can be unit
+//! tested without a desktop session. The real implementation is the OS keyring
+//! ([`super::KeyringSecretStore`]); [`MemorySecretStore`] exists for unit tests.
+
+use uuid::Uuid;
+
+use super::secret::Secret;
+
+/// Why the secret store could not do what was asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SecretStoreError {
+    /// The store cannot be reached at all (no Secret Service on the bus, keyring
+    /// locked, unsupported platform). Token checks are refused until restart.
+    #[error("the OS keyring is unavailable: {0}")]
+    Unavailable(String),
+    /// The store answered but the operation failed.
+    #[error("the OS keyring refused the operation: {0}")]
+    Failed(String),
+}
+
+/// Secrets keyed by token id. Implementations block (D-Bus round trips), so
+/// async callers use `spawn_blocking`; token *checks* never come here.
+pub trait SecretStore: Send + Sync {
+    /// Succeeds when the store is reachable and usable.
+    fn probe(&self) -> Result<(), SecretStoreError>;
+    /// The secret of token `id`, or `None` when the store has none for it.
+    fn get(&self, id: Uuid) -> Result<Option<Secret>, SecretStoreError>;
+    /// Stores (or replaces) the secret of token `id`. `label` is the human name
+    /// keyring managers show for the entry.
+    fn set(&self, id: Uuid, label: &str, secret: &Secret) -> Result<(), SecretStoreError>;
+    /// Removes the secret of token `id`; removing a missing one succeeds.
+    fn delete(&self, id: Uuid) -> Result<(), SecretStoreError>;
+}
+
+#[cfg(test)]
+pub(crate) use memory::MemorySecretStore;
+
+#[cfg(test)]
+mod memory {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// An in-memory store for unit tests; `unavailable` simulates a keyring
+    /// that cannot be reached.
+    #[derive(Default)]
+    pub(crate) struct MemorySecretStore {
+        pub(crate) secrets: Mutex<HashMap<Uuid, Secret>>,
+        pub(crate) unavailable: bool,
+    }
+
+    impl MemorySecretStore {
+        fn check(&self) -> Result<(), SecretStoreError> {
+            if self.unavailable {
+                Err(SecretStoreError::Unavailable("simulated".into()))
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    impl SecretStore for MemorySecretStore {
+        fn probe(&self) -> Result<(), SecretStoreError> {
+            self.check()
+        }
+        fn get(&self, id: Uuid) -> Result<Option<Secret>, SecretStoreError> {
+            self.check()?;
+            Ok(self.secrets.lock().unwrap().get(&id).cloned())
+        }
+        fn set(&self, id: Uuid, _label: &str, secret: &Secret) -> Result<(), SecretStoreError> {
+            self.check()?;
+            self.secrets.lock().unwrap().insert(id, secret.clone());
+            Ok(())
+        }
+        fn delete(&self, id: Uuid) -> Result<(), SecretStoreError> {
+            self.check()?;
+            self.secrets.lock().unwrap().remove(&id);
+            Ok(())
+        }
+    }
+}

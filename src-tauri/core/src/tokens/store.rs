@@ -1,0 +1,447 @@
+//! The token store: creates, checks and revokes personal access tokens.
+//!
+//! Metadata is in `tokens.json` (see [`super::file`]), secrets are in a
+//! [`SecretStore`] (the OS keyring). At start the store reads every live
+//! token's secret once and keeps only its SHA-256 in memory; a check then hashes
+//! the presented secret, finds candidates by the hash's first 64 bits and
+//! decides with a constant-time comparison of all 256. Checks never touch the
+//! keyring or the disk: revocation and expiry are plain in-memory reads, so they
+//! apply to the very next check, and "last used" is an atomic store, written to
+//! disk later in batches (see [`super::last_used`]).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use subtle::ConstantTimeEq;
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+use super::TokenError;
+use super::check::{Grant, TokenCheck};
+use super::file;
+use super::record::{Expiry, MAX_NAME_CHARS, TokenInfo, TokenRecord, TokenStatus};
+use super::scope::ScopeSet;
+use super::secret::{Secret, SecretHash};
+use super::secret_store::SecretStore;
+use crate::clock::Clock;
+
+/// What the user asked for when creating a token.
+#[derive(Debug, Clone)]
+pub struct NewToken {
+    pub name: String,
+    pub scopes: ScopeSet,
+    pub expiry: Expiry,
+}
+
+/// A freshly created token. `secret` is shown to the user once and then
+/// dropped: it is never retrievable again.
+#[derive(Debug)]
+pub struct CreatedToken {
+    pub info: TokenInfo,
+    pub secret: Secret,
+}
+
+/// Whether the OS keyring could be used when tokens were loaded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum KeyringStatus {
+    Available,
+    /// Every token check is refused until the app is restarted with a working
+    /// keyring; `reason` says what went wrong.
+    Unavailable {
+        reason: Arc<str>,
+    },
+}
+
+/// All personal access tokens of one instance.
+pub struct TokenStore {
+    file: PathBuf,
+    secrets: Arc<dyn SecretStore>,
+    clock: Arc<dyn Clock>,
+    state: RwLock<State>,
+    /// Serializes everything that writes the file (create, revoke, flush), so
+    /// two writers never interleave snapshot and save.
+    writer: Mutex<()>,
+    /// Some token's last-used time changed since the file was last written.
+    last_used_dirty: AtomicBool,
+    /// Wakes the background writer when `last_used_dirty` becomes true.
+    pub(super) last_used_changed: Arc<Notify>,
+}
+
+struct State {
+    keyring: KeyringStatus,
+    tokens: HashMap<Uuid, Token>,
+    /// Leading 64 bits of a secret's hash → the tokens whose hash starts so.
+    by_hash: HashMap<u64, Vec<Uuid>>,
+}
+
+struct Token {
+    /// `record.last_used_at` is stale; `last_used_ms` is the live value.
+    record: TokenRecord,
+    name: Arc<str>,
+    /// `None` when the keyring has no secret for the token (or, after a
+    /// restart, for a revoked one: revocation deletes the secret).
+    hash: Option<SecretHash>,
+    /// Epoch milliseconds, [`NEVER_USED`] if never.
+    last_used_ms: AtomicI64,
+}
+
+const NEVER_USED: i64 = i64::MIN;
+
+impl Token {
+    fn new(record: TokenRecord, hash: Option<SecretHash>) -> Self {
+        let last_used_ms = record
+            .last_used_at
+            .map_or(NEVER_USED, |at| at.timestamp_millis());
+        Self {
+            name: record.name.as_str().into(),
+            record,
+            hash,
+            last_used_ms: AtomicI64::new(last_used_ms),
+        }
+    }
+
+    fn record(&self) -> TokenRecord {
+        let last_used_ms = self.last_used_ms.load(Ordering::Relaxed);
+        TokenRecord {
+            last_used_at: (last_used_ms != NEVER_USED)
+                .then(|| DateTime::from_timestamp_millis(last_used_ms))
+                .flatten(),
+            ..self.record.clone()
+        }
+    }
+
+    fn info(&self, now: DateTime<Utc>, keyring: &KeyringStatus) -> TokenInfo {
+        let status = if self.record.revoked_at.is_some() {
+            TokenStatus::Revoked
+        } else if self.record.is_expired_at(now) {
+            TokenStatus::Expired
+        } else if self.hash.is_none() && *keyring == KeyringStatus::Available {
+            TokenStatus::SecretMissing
+        } else {
+            TokenStatus::Active
+        };
+        TokenInfo {
+            record: self.record(),
+            status,
+        }
+    }
+}
+
+impl State {
+    fn insert(&mut self, token: Token) {
+        if let Some(hash) = token.hash {
+            self.by_hash
+                .entry(hash.lookup_key())
+                .or_default()
+                .push(token.record.id);
+        }
+        self.tokens.insert(token.record.id, token);
+    }
+
+    fn find(&self, hash: &SecretHash) -> Option<&Token> {
+        self.by_hash
+            .get(&hash.lookup_key())?
+            .iter()
+            .map(|id| &self.tokens[id])
+            .find(|token| {
+                token
+                    .hash
+                    .is_some_and(|known| bool::from(known.0.ct_eq(&hash.0)))
+            })
+    }
+}
+
+impl TokenStore {
+    /// Loads token metadata from `file` and each live token's secret from
+    /// `secrets`. A keyring that cannot be used does not fail the load: the
+    /// store opens in the [`KeyringStatus::Unavailable`] state and refuses every
+    /// check. Blocks on the keyring; call it off the async runtime.
+    pub fn open(
+        file: PathBuf,
+        secrets: Arc<dyn SecretStore>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, TokenError> {
+        let records = file::load(&file)?;
+        let mut state = State {
+            keyring: KeyringStatus::Available,
+            tokens: HashMap::new(),
+            by_hash: HashMap::new(),
+        };
+        let mut keyring_usable = secrets.probe();
+        for record in records {
+            let mut hash = None;
+            if record.revoked_at.is_none()
+                && let Ok(()) = keyring_usable
+            {
+                match secrets.get(record.id) {
+                    Ok(Some(secret)) => hash = Some(secret.hash()),
+                    Ok(None) => tracing::warn!(
+                        token_id = %record.id, token_name = %record.name,
+                        "the keyring has no secret for this token; it cannot be used"
+                    ),
+                    Err(e) => keyring_usable = Err(e),
+                }
+            }
+            state.insert(Token::new(record, hash));
+        }
+        if let Err(e) = keyring_usable {
+            tracing::error!(
+                reason = %e,
+                "token secrets could not be loaded; every token check will be refused"
+            );
+            state.keyring = KeyringStatus::Unavailable {
+                reason: e.to_string().into(),
+            };
+            // Hashes read before the failure must not make a partial set usable.
+            state.by_hash.clear();
+            for token in state.tokens.values_mut() {
+                token.hash = None;
+            }
+        }
+        Ok(Self {
+            file,
+            secrets,
+            clock,
+            state: RwLock::new(state),
+            writer: Mutex::new(()),
+            last_used_dirty: AtomicBool::new(false),
+            last_used_changed: Arc::new(Notify::new()),
+        })
+    }
+
+    /// The one token check, shared by the in-process API and the REST server.
+    /// Never blocks on I/O.
+    pub fn check(&self, presented: &str) -> TokenCheck {
+        let hash = SecretHash::of(presented);
+        let state = self.read();
+        let outcome = match &state.keyring {
+            KeyringStatus::Unavailable { reason } => TokenCheck::KeyringUnavailable {
+                reason: reason.clone(),
+            },
+            KeyringStatus::Available => match state.find(&hash) {
+                Some(token) => self.judge(token),
+                None => TokenCheck::Invalid,
+            },
+        };
+        drop(state);
+        log_refusal(&outcome);
+        outcome
+    }
+
+    /// Checks again a token that passed [`TokenStore::check`] earlier (an API
+    /// object held by a script), so revocation and expiry reach it too.
+    pub fn recheck(&self, id: Uuid) -> TokenCheck {
+        let state = self.read();
+        let outcome = match (&state.keyring, state.tokens.get(&id)) {
+            (KeyringStatus::Unavailable { reason }, _) => TokenCheck::KeyringUnavailable {
+                reason: reason.clone(),
+            },
+            (KeyringStatus::Available, Some(token)) if token.hash.is_some() => self.judge(token),
+            (KeyringStatus::Available, _) => TokenCheck::Invalid,
+        };
+        drop(state);
+        log_refusal(&outcome);
+        outcome
+    }
+
+    fn judge(&self, token: &Token) -> TokenCheck {
+        let now = self.clock.now();
+        let (id, name) = (token.record.id, token.name.clone());
+        if token.record.revoked_at.is_some() {
+            return TokenCheck::Revoked { id, name };
+        }
+        if token.record.is_expired_at(now) {
+            return TokenCheck::Expired { id, name };
+        }
+        token
+            .last_used_ms
+            .fetch_max(now.timestamp_millis(), Ordering::Relaxed);
+        // Load first: the common case (already dirty) then writes nothing shared.
+        if !self.last_used_dirty.load(Ordering::Relaxed)
+            && !self.last_used_dirty.swap(true, Ordering::AcqRel)
+        {
+            self.last_used_changed.notify_one();
+        }
+        TokenCheck::Valid(Grant {
+            token_id: id,
+            token_name: name,
+            scopes: token.record.scopes,
+        })
+    }
+
+    /// Creates a token: secret into the keyring first, then metadata to disk.
+    /// If either step fails nothing is left behind and the error says why.
+    pub fn create(&self, new: NewToken) -> Result<CreatedToken, TokenError> {
+        let name = validate_name(&new.name)?;
+        if new.scopes.is_empty() {
+            return Err(TokenError::NoScopes);
+        }
+        let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        if let KeyringStatus::Unavailable { reason } = &self.read().keyring {
+            return Err(TokenError::KeyringUnavailable(reason.to_string()));
+        }
+        let now = self.clock.now();
+        let record = TokenRecord {
+            id: Uuid::new_v4(),
+            name,
+            scopes: new.scopes,
+            created_at: now,
+            expires_at: new.expiry.expires_at(now),
+            last_used_at: None,
+            revoked_at: None,
+        };
+        let secret = Secret::generate();
+        self.secrets
+            .set(record.id, &keyring_label(&record.name), &secret)
+            .map_err(TokenError::Keyring)?;
+        if let Err(e) = self.persist(Some(&record)) {
+            if let Err(cleanup) = self.secrets.delete(record.id) {
+                tracing::warn!(token_id = %record.id, error = %cleanup,
+                    "could not remove the secret of a token whose creation failed");
+            }
+            return Err(e);
+        }
+        let token = Token::new(record, Some(secret.hash()));
+        let mut state = self.write();
+        let info = token.info(now, &state.keyring);
+        state.insert(token);
+        drop(state);
+        tracing::info!(
+            token_id = %info.record.id, token_name = %info.record.name,
+            scopes = ?Vec::from(info.record.scopes), expires_at = ?info.record.expires_at,
+            "token created"
+        );
+        Ok(CreatedToken { info, secret })
+    }
+
+    /// Revokes a token. It is refused from the next check on (before anything
+    /// is written), stays revoked across restarts, and its secret is deleted
+    /// from the keyring. Revoking a revoked token changes nothing.
+    pub fn revoke(&self, id: Uuid) -> Result<TokenInfo, TokenError> {
+        let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let now = self.clock.now();
+        let info = {
+            let mut guard = self.write();
+            let state = &mut *guard;
+            let token = state.tokens.get_mut(&id).ok_or(TokenError::NotFound(id))?;
+            if token.record.revoked_at.is_some() {
+                return Ok(token.info(now, &state.keyring));
+            }
+            token.record.revoked_at = Some(now);
+            token.info(now, &state.keyring)
+        };
+        tracing::info!(token_id = %id, token_name = %info.record.name, "token revoked");
+        self.persist(None)?;
+        if let Err(e) = self.secrets.delete(id) {
+            tracing::warn!(token_id = %id, error = %e,
+                "the revoked token's secret could not be deleted from the keyring; the token is refused regardless");
+        }
+        Ok(info)
+    }
+
+    /// Every token, oldest first, with its status now.
+    pub fn list(&self) -> Vec<TokenInfo> {
+        let now = self.clock.now();
+        let state = self.read();
+        let mut infos: Vec<_> = state
+            .tokens
+            .values()
+            .map(|token| token.info(now, &state.keyring))
+            .collect();
+        infos.sort_by_key(|info| (info.record.created_at, info.record.id));
+        infos
+    }
+
+    /// Whether tokens could be loaded from the keyring, and if not, why.
+    pub fn keyring_status(&self) -> KeyringStatus {
+        self.read().keyring.clone()
+    }
+
+    /// Writes pending last-used times to disk, if any changed.
+    pub fn flush_last_used(&self) -> Result<(), TokenError> {
+        if !self.last_used_dirty.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        self.persist(None)
+    }
+
+    /// Saves every record (plus `pending`, not yet in memory) to the file.
+    /// Callers hold `writer`.
+    fn persist(&self, pending: Option<&TokenRecord>) -> Result<(), TokenError> {
+        // Cleared before the snapshot: a check racing with us re-dirties it and
+        // its time is written next round rather than lost.
+        let was_dirty = self.last_used_dirty.swap(false, Ordering::AcqRel);
+        let mut records: Vec<TokenRecord> =
+            self.read().tokens.values().map(Token::record).collect();
+        records.extend(pending.cloned());
+        records.sort_by_key(|record| (record.created_at, record.id));
+        file::save(&self.file, records).inspect_err(|_| {
+            if was_dirty {
+                self.last_used_dirty.store(true, Ordering::Release);
+                self.last_used_changed.notify_one();
+            }
+        })
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for TokenStore {
+    /// Last-used times still in memory are written on the way out, and the
+    /// background writer (which holds only a weak reference) is told to stop.
+    fn drop(&mut self) {
+        if let Err(e) = self.flush_last_used() {
+            tracing::warn!(error = %e, "could not save token last-used times");
+        }
+        self.last_used_changed.notify_one();
+    }
+}
+
+/// Refusals are logged with the token's id and name (never the secret).
+fn log_refusal(outcome: &TokenCheck) {
+    match outcome {
+        TokenCheck::Valid(_) => {}
+        TokenCheck::Invalid => tracing::debug!("token check: no token has this secret"),
+        TokenCheck::Expired { id, name } => {
+            tracing::info!(token_id = %id, token_name = %name, "token check: expired")
+        }
+        TokenCheck::Revoked { id, name } => {
+            tracing::info!(token_id = %id, token_name = %name, "token check: revoked")
+        }
+        TokenCheck::KeyringUnavailable { reason } => {
+            tracing::warn!(%reason, "token check refused: the OS keyring is unavailable")
+        }
+    }
+}
+
+/// The name as stored: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no control
+/// characters (it appears in the UI, in logs and as a keyring label).
+fn validate_name(name: &str) -> Result<String, TokenError> {
+    let name = name.trim();
+    let reason = if name.is_empty() {
+        "must not be empty".to_string()
+    } else if name.chars().count() > MAX_NAME_CHARS {
+        format!("must be at most {MAX_NAME_CHARS} characters")
+    } else if name.chars().any(char::is_control) {
+        "must not contain control characters".to_string()
+    } else {
+        return Ok(name.to_string());
+    };
+    Err(TokenError::InvalidName(reason))
+}
+
+fn keyring_label(name: &str) -> String {
+    format!("Almanac personal access token: {name}")
+}
