@@ -1,1 +1,55 @@
-//! Almanac's reminder daemon (spec section B). Filled in by the reminder-daemon issue.
+//! Almanac's reminder daemon (spec section B): a loopback HTTP service on
+//! `127.0.0.1:45677` that receives the host's full set of future reminders,
+//! stores them durably in sled, and fires a notification at each trigger.
+//!
+//! Layout, from the outside in:
+//!
+//! - [`daemon`] — [`Daemon::start`] and the [`DaemonHandle`] the shell keeps
+//!   (address, upcoming, recently fired, snooze, open, shutdown).
+//! - [`server`], [`guard`], [`routes`], [`error`], [`view`] — the HTTP side:
+//!   loopback listener, browser hardening, one module per route family,
+//!   JSON errors, FCR-compatible response shapes.
+//! - [`engine`] — the state and every change of it (sync, snooze, fire),
+//!   serialized, each committed durably before it is visible.
+//! - [`scheduler`] — sleeps until the earliest trigger, fires on time.
+//! - [`payload`], [`reminder`] — streaming parse and validation of request
+//!   bodies; the field rules.
+//! - [`schedule`], [`history`], [`store`] — the ordered in-memory index, the
+//!   recently-fired record, and the sled store behind a small trait.
+//! - [`notifier`], [`opener`] — the desktop boundary: notifications (D-Bus or
+//!   log) with Open/Snooze actions, and opening `action_url`s.
+//! - [`updates`] — opt-in, cached release awareness.
+//! - [`config`], [`clock`] — what the daemon is told; wall-clock helpers.
+//!
+//! This crate never depends on tauri; the shell fills [`DaemonConfig`] from
+//! its settings and may plug in its own [`Notifier`].
+
+pub mod clock;
+pub mod config;
+pub mod daemon;
+pub mod engine;
+pub mod error;
+pub mod guard;
+pub mod history;
+pub mod notifier;
+pub mod opener;
+pub mod payload;
+pub mod reminder;
+pub mod routes;
+pub mod schedule;
+pub mod scheduler;
+pub mod server;
+pub mod store;
+pub mod updates;
+pub mod view;
+
+pub use config::{DaemonConfig, Limits, UpdateConfig};
+pub use daemon::{Daemon, DaemonHandle, StartError};
+pub use engine::{ActionError, Scheduled};
+pub use history::{HistoryEntry, Origin, Outcome};
+pub use notifier::{
+    DbusNotifier, LogNotifier, Notification, Notifier, NotifierInfo, ReminderActions,
+};
+pub use opener::{OpenError, Opener, SystemOpener};
+pub use reminder::Reminder;
+pub use routes::DiagnosticsProvider;

@@ -1,0 +1,381 @@
+//! The daemon's state and every way it changes: sync, snooze, fire.
+//!
+//! All writers take one async mutex, so changes are serialized; each one is
+//! planned from the in-memory schedule, committed durably to the store, and
+//! only then mirrored in memory. Readers (the HTTP read routes, the handle)
+//! take a short read lock on the in-memory state and never touch the disk.
+
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use axum::body::Bytes;
+use tokio::sync::Notify;
+
+use crate::clock;
+use crate::config::DaemonConfig;
+use crate::history::{History, HistoryEntry, Origin, Outcome};
+use crate::notifier::{Notification, Notifier, ReminderActions};
+use crate::opener::{OpenError, Opener};
+use crate::payload::{self, PayloadError};
+use crate::reminder::{Reminder, Rules, SnoozeRequest, scheme_allowed};
+use crate::schedule::{Schedule, Slot, SyncSummary};
+use crate::store::{Changes, ReminderStore, StoreError};
+
+/// A reminder fired at most this late is shown on its own; later than that
+/// (the machine slept, the clock jumped) it joins a missed summary.
+pub const ON_TIME_LIMIT_MS: i64 = 60_000;
+
+/// Why `/sync` or `/snooze` was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+    #[error(transparent)]
+    Storage(#[from] StoreError),
+}
+
+/// Why an action from the shell or a notification failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    #[error("the reminder daemon has stopped")]
+    Stopped,
+    #[error("no pending or recently fired reminder has the id {0:?}")]
+    UnknownId(String),
+    #[error("field `{field}`: {reason}")]
+    Invalid { field: &'static str, reason: String },
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    #[error(transparent)]
+    Storage(#[from] StoreError),
+}
+
+/// What happened to the reminders that were due at one settling pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Settled {
+    pub fired: usize,
+    pub missed: usize,
+    pub dropped: usize,
+}
+
+/// A pending reminder as the shell's Reminders window lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Scheduled {
+    #[serde(flatten)]
+    pub reminder: Reminder,
+    pub origin: Origin,
+}
+
+pub struct Engine {
+    config: DaemonConfig,
+    store: Arc<dyn ReminderStore>,
+    schedule: RwLock<Schedule>,
+    history: RwLock<History>,
+    /// Serializes every change (sync, snooze, fire).
+    writer: tokio::sync::Mutex<()>,
+    /// Wakes the scheduler after a change of the schedule.
+    pub(crate) wake: Notify,
+    notifier: Arc<dyn Notifier>,
+    opener: Arc<dyn Opener>,
+    /// The last failed commit, for `/doctor` (cleared by the next success).
+    storage_error: Mutex<Option<String>>,
+    me: Weak<Engine>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("db_path", &self.config.db_path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Loads the store's state into memory.
+    pub fn load(
+        config: DaemonConfig,
+        store: Arc<dyn ReminderStore>,
+        notifier: Arc<dyn Notifier>,
+        opener: Arc<dyn Opener>,
+    ) -> Result<Arc<Self>, StoreError> {
+        let mut stored = store.load()?;
+        let history = History::new(std::mem::take(&mut stored.history));
+        let schedule = Schedule::from_stored(stored);
+        Ok(Arc::new_cyclic(|me| Engine {
+            config,
+            store,
+            schedule: RwLock::new(schedule),
+            history: RwLock::new(history),
+            writer: tokio::sync::Mutex::new(()),
+            wake: Notify::new(),
+            notifier,
+            opener,
+            storage_error: Mutex::new(None),
+            me: me.clone(),
+        }))
+    }
+
+    pub fn config(&self) -> &DaemonConfig {
+        &self.config
+    }
+
+    pub fn store(&self) -> &dyn ReminderStore {
+        self.store.as_ref()
+    }
+
+    pub fn notifier(&self) -> &dyn Notifier {
+        self.notifier.as_ref()
+    }
+
+    pub fn rules(&self, now_epoch: i64) -> Rules<'_> {
+        Rules {
+            limits: &self.config.limits,
+            allowed_schemes: &self.config.allowed_schemes,
+            now_epoch,
+        }
+    }
+
+    /// Runs `read` on the in-memory schedule.
+    pub fn with_schedule<T>(&self, read: impl FnOnce(&Schedule) -> T) -> T {
+        read(&self.schedule.read().expect("schedule lock poisoned"))
+    }
+
+    pub fn recently_fired(&self) -> Vec<HistoryEntry> {
+        self.history.read().expect("history lock poisoned").recent()
+    }
+
+    pub fn history_count(&self, outcome: Outcome) -> usize {
+        self.history
+            .read()
+            .expect("history lock poisoned")
+            .count(outcome)
+    }
+
+    pub fn storage_error(&self) -> Option<String> {
+        self.storage_error
+            .lock()
+            .expect("error lock poisoned")
+            .clone()
+    }
+
+    /// Pending reminders in trigger order, at most `limit`.
+    pub fn upcoming(&self, limit: usize) -> Vec<Scheduled> {
+        self.with_schedule(|schedule| {
+            schedule
+                .iter()
+                .take(limit)
+                .map(|slot| Scheduled {
+                    reminder: (*slot.reminder).clone(),
+                    origin: slot.origin,
+                })
+                .collect()
+        })
+    }
+
+    /// The earliest pending trigger, in epoch milliseconds.
+    pub fn next_trigger_ms(&self) -> Option<i64> {
+        self.with_schedule(|schedule| schedule.next().map(|slot| slot.reminder.trigger_ms()))
+    }
+
+    /// `POST /sync`: validates the whole body (off the async threads: a
+    /// large payload takes milliseconds), then replaces the synced set in
+    /// one durable commit and wakes the scheduler.
+    pub async fn sync(&self, body: Bytes) -> Result<SyncSummary, WriteError> {
+        let me = self.strong();
+        let reminders = blocking(move || {
+            let rules = me.rules(clock::now_epoch());
+            payload::parse_sync(&body, &rules)
+        })
+        .await?;
+
+        let _writer = self.writer.lock().await;
+        let me = self.strong();
+        let plan = blocking(move || {
+            me.with_schedule(|schedule| schedule.plan_sync(reminders, clock::now_epoch()))
+        })
+        .await;
+        let (_, committed) = self.commit(plan.changes).await;
+        committed?;
+        let previous = std::mem::replace(
+            &mut *self.schedule.write().expect("schedule lock poisoned"),
+            plan.next,
+        );
+        // Freeing a large old schedule takes a while; do it outside the lock.
+        drop(previous);
+        self.wake.notify_one();
+        Ok(plan.summary)
+    }
+
+    /// `POST /snooze`: schedules the reminder `minutes` from now, durably.
+    pub async fn snooze(&self, body: Bytes) -> Result<Reminder, WriteError> {
+        let request = payload::parse_snooze(&body, &self.rules(clock::now_epoch()))?;
+        Ok(self.schedule_snooze(request).await?)
+    }
+
+    /// Snoozes a reminder the daemon already knows (from a notification
+    /// action or the shell).
+    pub async fn snooze_reminder(
+        &self,
+        reminder: &Reminder,
+        minutes: i64,
+    ) -> Result<Reminder, ActionError> {
+        let request = SnoozeRequest {
+            id: reminder.id.clone(),
+            title: reminder.title.clone(),
+            body: reminder.body.clone(),
+            action_url: reminder.action_url.clone(),
+            minutes,
+        };
+        self.rules(clock::now_epoch())
+            .check_snooze(&request)
+            .map_err(|(field, reason)| ActionError::Invalid { field, reason })?;
+        Ok(self.schedule_snooze(request).await?)
+    }
+
+    async fn schedule_snooze(&self, request: SnoozeRequest) -> Result<Reminder, StoreError> {
+        let _writer = self.writer.lock().await;
+        let snoozed = request.into_reminder(clock::now_epoch());
+        let changes = self.with_schedule(|schedule| schedule.plan_snooze(snoozed.clone()));
+        let (changes, committed) = self.commit(changes).await;
+        committed?;
+        self.schedule
+            .write()
+            .expect("schedule lock poisoned")
+            .apply(&changes);
+        self.wake.notify_one();
+        Ok(snoozed)
+    }
+
+    /// The pending (or else recently fired) reminder with this id.
+    pub fn find(&self, id: &str) -> Result<Reminder, ActionError> {
+        self.with_schedule(|schedule| schedule.find(id).map(|slot| (*slot.reminder).clone()))
+            .or_else(|| {
+                let history = self.history.read().expect("history lock poisoned");
+                history.find(id).map(|entry| entry.reminder.clone())
+            })
+            .ok_or_else(|| ActionError::UnknownId(id.to_string()))
+    }
+
+    /// Opens `url` if it has an allowed scheme (checked again here: the
+    /// opener must never see anything else).
+    pub fn open_url(&self, url: &str) -> Result<(), ActionError> {
+        if url.is_empty() {
+            return Err(OpenError::NoUrl.into());
+        }
+        if !scheme_allowed(url, &self.config.allowed_schemes) {
+            return Err(OpenError::SchemeRefused(url.to_string()).into());
+        }
+        Ok(self.opener.open(url)?)
+    }
+
+    /// Takes every due reminder off the schedule: those at most
+    /// `on_time_limit_ms` late are shown one by one, in trigger order; later
+    /// ones within the grace window are shown in one summary; older ones are
+    /// dropped. All are recorded in the history and marked fired.
+    ///
+    /// `None` treats every due reminder as missed (used at start: they came
+    /// due while the app was closed).
+    ///
+    /// Notifications are handed out before the commit: if the process dies
+    /// in between, the reminders reappear in the next start's summary
+    /// rather than being lost.
+    pub async fn settle_due(&self, on_time_limit_ms: Option<i64>) -> Settled {
+        let _writer = self.writer.lock().await;
+        let now_ms = clock::now_ms();
+        let due = self.with_schedule(|schedule| schedule.due(now_ms));
+        if due.is_empty() {
+            return Settled::default();
+        }
+        let grace_ms = i64::try_from(self.config.grace_window.as_millis()).unwrap_or(i64::MAX);
+        let mut settled = Settled::default();
+        let mut missed = Vec::new();
+        let mut records = Vec::with_capacity(due.len());
+        for Slot { origin, reminder } in &due {
+            let late_ms = now_ms - reminder.trigger_ms();
+            let outcome = match on_time_limit_ms {
+                Some(limit) if late_ms <= limit => Outcome::Fired,
+                _ if late_ms <= grace_ms => Outcome::Missed,
+                _ => Outcome::Dropped,
+            };
+            let reminder = (**reminder).clone();
+            match outcome {
+                Outcome::Fired => {
+                    settled.fired += 1;
+                    self.notifier.notify(Notification::Reminder {
+                        reminder: reminder.clone(),
+                        origin: *origin,
+                        actions: ReminderActions::new(self.me.clone(), reminder.clone()),
+                    });
+                }
+                Outcome::Missed => {
+                    settled.missed += 1;
+                    missed.push(reminder.clone());
+                }
+                Outcome::Dropped => settled.dropped += 1,
+            }
+            records.push((reminder, *origin, outcome));
+        }
+        if !missed.is_empty() {
+            missed.reverse();
+            self.notifier.notify(Notification::MissedSummary { missed });
+        }
+        if settled.dropped > 0 {
+            tracing::info!(
+                "dropped {} reminders missed by more than the grace window",
+                settled.dropped
+            );
+        }
+
+        let mut changes = self.with_schedule(|schedule| schedule.plan_fired(&due));
+        let (added, evicted) = self
+            .history
+            .read()
+            .expect("history lock poisoned")
+            .plan(records, now_ms);
+        changes.add_history = added;
+        changes.forget_history = evicted;
+        // Even if the commit fails these reminders have been shown: take them
+        // off the in-memory schedule so they are not shown again and again.
+        let (changes, _) = self.commit(changes).await;
+        self.schedule
+            .write()
+            .expect("schedule lock poisoned")
+            .apply(&changes);
+        self.history
+            .write()
+            .expect("history lock poisoned")
+            .push(&changes.add_history);
+        settled
+    }
+
+    /// Commits on a blocking thread; remembers the outcome for `/doctor`.
+    async fn commit(&self, changes: Changes) -> (Changes, Result<(), StoreError>) {
+        let store = self.store.clone();
+        let (changes, result) = blocking(move || {
+            let result = store.commit(&changes);
+            (changes, result)
+        })
+        .await;
+        let mut last_error = self.storage_error.lock().expect("error lock poisoned");
+        match &result {
+            Ok(()) => *last_error = None,
+            Err(error) => {
+                tracing::error!("cannot save reminders: {error}");
+                *last_error = Some(error.to_string());
+            }
+        }
+        (changes, result)
+    }
+
+    fn strong(&self) -> Arc<Engine> {
+        self.me
+            .upgrade()
+            .expect("the engine is alive while its methods run")
+    }
+}
+
+/// Runs CPU- or disk-bound work off the async worker threads.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(value) => value,
+        Err(error) => std::panic::resume_unwind(error.into_panic()),
+    }
+}

@@ -1,0 +1,81 @@
+//! The HTTP layer's one error type. Every refusal is JSON
+//! `{"error": "<short id>", "message": "<explanation>"}` with a fitting
+//! status; nothing a client sends can produce a 500 (only a failing disk).
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::engine::WriteError;
+use crate::payload::PayloadError;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    Payload(#[from] PayloadError),
+    #[error("the request body is larger than {limit} bytes")]
+    TooLarge { limit: usize },
+    #[error("cannot read the request body: {0}")]
+    BadBody(String),
+    #[error("POST bodies must be JSON (Content-Type: application/json)")]
+    UnsupportedMediaType,
+    #[error("requests from the web origin {0:?} are refused")]
+    ForbiddenOrigin(String),
+    #[error("{0}")]
+    MisdirectedHost(String),
+    #[error("no route {0}")]
+    NotFound(String),
+    #[error("method {method} is not allowed on {path}")]
+    MethodNotAllowed { method: String, path: String },
+    #[error("{0}")]
+    Storage(#[from] StoreError),
+}
+
+impl From<WriteError> for ApiError {
+    fn from(error: WriteError) -> Self {
+        match error {
+            WriteError::Payload(error) => ApiError::Payload(error),
+            WriteError::Storage(error) => ApiError::Storage(error),
+        }
+    }
+}
+
+impl ApiError {
+    fn status_and_id(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::Payload(PayloadError::Malformed(_)) => {
+                (StatusCode::BAD_REQUEST, "invalid_json")
+            }
+            ApiError::Payload(PayloadError::Invalid(_)) => {
+                (StatusCode::BAD_REQUEST, "invalid_payload")
+            }
+            ApiError::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            ApiError::BadBody(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            ApiError::UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
+            }
+            ApiError::ForbiddenOrigin(_) => (StatusCode::FORBIDDEN, "forbidden_origin"),
+            ApiError::MisdirectedHost(_) => {
+                (StatusCode::MISDIRECTED_REQUEST, "misdirected_request")
+            }
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::MethodNotAllowed { .. } => {
+                (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")
+            }
+            ApiError::Storage(_) => (StatusCode::INTERNAL_SERVER_ERROR, "storage_error"),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, id) = self.status_and_id();
+        (
+            status,
+            Json(json!({"error": id, "message": self.to_string()})),
+        )
+            .into_response()
+    }
+}

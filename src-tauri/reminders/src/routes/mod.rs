@@ -1,0 +1,100 @@
+//! The HTTP routes of spec B, one module per concern, behind the browser
+//! guard. Unknown paths answer 404 and wrong methods 405, both as JSON.
+
+mod doctor;
+mod read;
+mod snooze;
+mod sync;
+mod updates;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{Method, StatusCode, Uri};
+use axum::middleware::from_fn_with_state;
+use axum::routing::{get, post};
+
+use crate::engine::{Engine, Settled};
+use crate::error::ApiError;
+use crate::guard::{self, Guard};
+use crate::updates::Updates;
+
+/// Extra `/doctor` diagnostics supplied by the host app (keyring state,
+/// REST server state, …); called on each `/doctor` request, so keep it cheap.
+pub type DiagnosticsProvider = Arc<dyn Fn() -> serde_json::Value + Send + Sync>;
+
+/// The live instance, as `/doctor` identifies it.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub pid: u32,
+    pub version: &'static str,
+    pub started_at_ms: i64,
+    pub addr: SocketAddr,
+}
+
+/// What the handlers share.
+pub(crate) struct AppState {
+    pub engine: Arc<Engine>,
+    pub updates: Arc<Updates>,
+    pub instance: Instance,
+    pub diagnostics: Option<DiagnosticsProvider>,
+    /// What start-up did with reminders missed while the app was closed.
+    pub at_start: Settled,
+}
+
+type Shared = axum::extract::State<Arc<AppState>>;
+
+pub(crate) fn router(state: Arc<AppState>) -> Router {
+    let limits = state.engine.config().limits.clone();
+    let guard = Arc::new(Guard::new(
+        state.instance.addr.port(),
+        &state.engine.config().allowed_origins,
+    ));
+    Router::new()
+        .route(
+            "/sync",
+            post(sync::sync).layer(DefaultBodyLimit::max(limits.max_sync_body_bytes)),
+        )
+        .route(
+            "/snooze",
+            post(snooze::snooze).layer(DefaultBodyLimit::max(limits.max_snooze_body_bytes)),
+        )
+        .route("/status", get(read::status))
+        .route("/events", get(read::events))
+        .route("/next", get(read::next))
+        .route("/storage", get(read::storage))
+        .route("/doctor", get(doctor::doctor))
+        .route("/updates", get(updates::updates))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+        .layer(from_fn_with_state(guard, guard::guard))
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::NotFound(uri.path().chars().take(200).collect())
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::MethodNotAllowed {
+        method: method.to_string(),
+        path: uri.path().chars().take(200).collect(),
+    }
+}
+
+/// A request body, or the JSON error for why it could not be read.
+fn body(
+    body: Result<axum::body::Bytes, BytesRejection>,
+    limit: usize,
+) -> Result<axum::body::Bytes, ApiError> {
+    body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::TooLarge { limit }
+        } else {
+            ApiError::BadBody(rejection.body_text())
+        }
+    })
+}

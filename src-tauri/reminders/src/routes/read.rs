@@ -1,0 +1,105 @@
+//! `GET /status`, `/events`, `/next`, `/storage`: answered from memory.
+
+use axum::Json;
+use serde::Serialize;
+
+use super::Shared;
+use crate::clock;
+use crate::history::HistoryEntry;
+use crate::view::{Checked, HistoryView, ReminderView, StorageView};
+
+#[derive(Serialize)]
+pub struct StatusAnswer {
+    #[serde(flatten)]
+    checked: Checked,
+    active_reminders: usize,
+    storage: StorageView,
+    next_event: Option<ReminderView>,
+}
+
+pub async fn status(state: Shared) -> Json<StatusAnswer> {
+    let now = clock::now_epoch();
+    let (active_reminders, next_event) = state.engine.with_schedule(|schedule| {
+        let next = schedule
+            .next()
+            .map(|slot| ReminderView::new(&slot.reminder, slot.origin, now));
+        (schedule.len(), next)
+    });
+    Json(StatusAnswer {
+        checked: Checked::now(now),
+        active_reminders,
+        storage: StorageView::of(state.engine.store().path()),
+        next_event,
+    })
+}
+
+#[derive(Serialize)]
+pub struct EventsAnswer {
+    #[serde(flatten)]
+    checked: Checked,
+    storage: StorageView,
+    /// Pending reminders in trigger order.
+    events: Vec<ReminderView>,
+    /// Fired, missed and dropped reminders, newest first.
+    recently_fired: Vec<HistoryView>,
+}
+
+pub async fn events(state: Shared) -> Json<EventsAnswer> {
+    let now = clock::now_epoch();
+    let events = state.engine.with_schedule(|schedule| {
+        schedule
+            .iter()
+            .map(|slot| ReminderView::new(&slot.reminder, slot.origin, now))
+            .collect()
+    });
+    let recent: Vec<HistoryEntry> = state.engine.recently_fired();
+    Json(EventsAnswer {
+        checked: Checked::now(now),
+        storage: StorageView::of(state.engine.store().path()),
+        events,
+        recently_fired: recent.iter().map(HistoryView::from).collect(),
+    })
+}
+
+#[derive(Serialize)]
+pub struct NextAnswer {
+    #[serde(flatten)]
+    checked: Checked,
+    next_event: Option<ReminderView>,
+}
+
+pub async fn next(state: Shared) -> Json<NextAnswer> {
+    let now = clock::now_epoch();
+    let next_event = state.engine.with_schedule(|schedule| {
+        schedule
+            .next()
+            .map(|slot| ReminderView::new(&slot.reminder, slot.origin, now))
+    });
+    Json(NextAnswer {
+        checked: Checked::now(now),
+        next_event,
+    })
+}
+
+#[derive(Serialize)]
+pub struct StorageAnswer {
+    #[serde(flatten)]
+    checked: Checked,
+    storage: StorageView,
+    stored_reminders: usize,
+    snoozed_reminders: usize,
+    fired_keys: usize,
+}
+
+pub async fn storage(state: Shared) -> Json<StorageAnswer> {
+    let (stored_reminders, snoozed_reminders, fired_keys) = state
+        .engine
+        .with_schedule(|s| (s.len(), s.snoozed_count(), s.fired_count()));
+    Json(StorageAnswer {
+        checked: Checked::now(clock::now_epoch()),
+        storage: StorageView::of(state.engine.store().path()),
+        stored_reminders,
+        snoozed_reminders,
+        fired_keys,
+    })
+}

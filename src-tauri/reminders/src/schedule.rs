@@ -1,0 +1,452 @@
+//! The in-memory schedule: an ordered index of pending reminders (the
+//! scheduler only ever looks at its head), the synced and snoozed sets by id,
+//! and the keys of reminders that already fired.
+//!
+//! It mirrors the store exactly: every mutation is a [`Changes`] value that
+//! is first committed to the store and then applied here with
+//! [`Schedule::apply`]. Planning functions are pure so they are unit-tested
+//! without a runtime.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use crate::history::Origin;
+use crate::reminder::Reminder;
+use crate::store::{Changes, FiredKey, Stored};
+
+/// Fired keys are remembered this long after their trigger. A key only
+/// matters while its trigger could be synced again, i.e. after the wall
+/// clock was set back; a month covers any sane clock correction.
+pub const FIRED_RETENTION_SECS: i64 = 30 * 24 * 60 * 60;
+
+/// A pending reminder in trigger order.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    pub origin: Origin,
+    pub reminder: Arc<Reminder>,
+}
+
+impl Slot {
+    fn sort_key(&self) -> (i64, Origin, &str) {
+        (
+            self.reminder.trigger_at_epoch,
+            self.origin,
+            &self.reminder.id,
+        )
+    }
+}
+
+impl PartialEq for Slot {
+    fn eq(&self, other: &Self) -> bool {
+        self.sort_key() == other.sort_key()
+    }
+}
+
+impl Eq for Slot {}
+
+impl PartialOrd for Slot {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Slot {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.sort_key().cmp(&other.sort_key())
+    }
+}
+
+/// What a `/sync` did, for its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct SyncSummary {
+    /// Elements in the request.
+    pub received: usize,
+    /// Of those, now scheduled.
+    pub scheduled: usize,
+    /// Of those, skipped because that `(id, trigger_at_epoch)` already fired.
+    pub skipped_already_fired: usize,
+    /// Reminders pending in total (synced, snoozed, due-but-not-yet-shown).
+    pub active_reminders: usize,
+}
+
+/// The result of planning a sync: the schedule to swap in once `changes`
+/// are durable.
+pub struct SyncPlan {
+    pub next: Schedule,
+    pub changes: Changes,
+    pub summary: SyncSummary,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Schedule {
+    queue: BTreeSet<Slot>,
+    synced: HashMap<String, Arc<Reminder>>,
+    snoozed: HashMap<String, Arc<Reminder>>,
+    /// id → triggers of that id that already fired.
+    fired: HashMap<String, Vec<i64>>,
+}
+
+impl Schedule {
+    pub fn from_stored(stored: Stored) -> Self {
+        Self::from_parts(
+            stored.synced.into_iter().map(Arc::new),
+            stored.snoozed.into_iter().map(Arc::new),
+            stored.fired,
+        )
+    }
+
+    fn from_parts(
+        synced: impl IntoIterator<Item = Arc<Reminder>>,
+        snoozed: impl IntoIterator<Item = Arc<Reminder>>,
+        fired: impl IntoIterator<Item = FiredKey>,
+    ) -> Self {
+        let mut schedule = Schedule::default();
+        for reminder in synced {
+            schedule.put(Origin::Synced, reminder);
+        }
+        for reminder in snoozed {
+            schedule.put(Origin::Snoozed, reminder);
+        }
+        for key in fired {
+            schedule.add_fired(key);
+        }
+        schedule
+    }
+
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// The earliest pending reminder.
+    pub fn next(&self) -> Option<&Slot> {
+        self.queue.first()
+    }
+
+    /// Pending reminders in trigger order.
+    pub fn iter(&self) -> impl Iterator<Item = &Slot> {
+        self.queue.iter()
+    }
+
+    pub fn snoozed_count(&self) -> usize {
+        self.snoozed.len()
+    }
+
+    pub fn fired_count(&self) -> usize {
+        self.fired.values().map(Vec::len).sum()
+    }
+
+    /// The pending reminder with this id, a snoozed one first.
+    pub fn find(&self, id: &str) -> Option<Slot> {
+        let found = |origin, map: &HashMap<String, Arc<Reminder>>| {
+            map.get(id).map(|reminder| Slot {
+                origin,
+                reminder: reminder.clone(),
+            })
+        };
+        found(Origin::Snoozed, &self.snoozed).or_else(|| found(Origin::Synced, &self.synced))
+    }
+
+    pub fn has_fired(&self, id: &str, trigger_at_epoch: i64) -> bool {
+        self.fired
+            .get(id)
+            .is_some_and(|triggers| triggers.contains(&trigger_at_epoch))
+    }
+
+    /// Pending reminders whose trigger instant is at or before `now_ms`.
+    pub fn due(&self, now_ms: i64) -> Vec<Slot> {
+        self.queue
+            .iter()
+            .take_while(|slot| slot.reminder.trigger_ms() <= now_ms)
+            .cloned()
+            .collect()
+    }
+
+    /// Replaces the synced set with `incoming` (already validated).
+    ///
+    /// Instances that already fired are left out. Synced reminders that are
+    /// due but not yet shown are kept: the host omits past items, so a sync
+    /// racing the scheduler by a millisecond must not swallow them.
+    /// Snoozed reminders are untouched. Fired keys older than
+    /// [`FIRED_RETENTION_SECS`] are forgotten in the same commit.
+    pub fn plan_sync(&self, incoming: Vec<Reminder>, now_epoch: i64) -> SyncPlan {
+        let received = incoming.len();
+        let mut next_synced: HashMap<String, Arc<Reminder>> = HashMap::with_capacity(received);
+        let mut skipped_already_fired = 0;
+        for reminder in incoming {
+            if self.has_fired(&reminder.id, reminder.trigger_at_epoch) {
+                skipped_already_fired += 1;
+            } else {
+                next_synced.insert(reminder.id.clone(), Arc::new(reminder));
+            }
+        }
+        let scheduled = next_synced.len();
+        for (id, reminder) in &self.synced {
+            if reminder.trigger_at_epoch <= now_epoch && !next_synced.contains_key(id) {
+                next_synced.insert(id.clone(), reminder.clone());
+            }
+        }
+
+        let mut changes = Changes::default();
+        for id in self.synced.keys() {
+            if !next_synced.contains_key(id) {
+                changes.remove.push((Origin::Synced, id.clone()));
+            }
+        }
+        for (id, reminder) in &next_synced {
+            if self.synced.get(id) != Some(reminder) {
+                changes.put.push((Origin::Synced, reminder.clone()));
+            }
+        }
+        let horizon = now_epoch.saturating_sub(FIRED_RETENTION_SECS);
+        let mut kept_fired = Vec::new();
+        for (id, triggers) in &self.fired {
+            for &trigger_at_epoch in triggers {
+                let key = FiredKey {
+                    id: id.clone(),
+                    trigger_at_epoch,
+                };
+                if trigger_at_epoch < horizon {
+                    changes.forget_fired.push(key);
+                } else {
+                    kept_fired.push(key);
+                }
+            }
+        }
+
+        let next = Schedule::from_parts(
+            next_synced.into_values(),
+            self.snoozed.values().cloned(),
+            kept_fired,
+        );
+        let summary = SyncSummary {
+            received,
+            scheduled,
+            skipped_already_fired,
+            active_reminders: next.len(),
+        };
+        SyncPlan {
+            next,
+            changes,
+            summary,
+        }
+    }
+
+    /// Schedules `snoozed` (replacing an earlier snooze of the same id). A
+    /// pending synced instance with that id is consumed: it is removed and
+    /// its key marked fired, so the host re-sending it does not show it a
+    /// second time.
+    pub fn plan_snooze(&self, snoozed: Reminder) -> Changes {
+        let mut changes = Changes::default();
+        if let Some(pending) = self.synced.get(&snoozed.id) {
+            changes.remove.push((Origin::Synced, pending.id.clone()));
+            changes.add_fired.push(FiredKey {
+                id: pending.id.clone(),
+                trigger_at_epoch: pending.trigger_at_epoch,
+            });
+        }
+        changes.put.push((Origin::Snoozed, Arc::new(snoozed)));
+        changes
+    }
+
+    /// Removes `slots` from the schedule and marks them fired.
+    pub fn plan_fired(&self, slots: &[Slot]) -> Changes {
+        let mut changes = Changes::default();
+        for slot in slots {
+            changes.remove.push((slot.origin, slot.reminder.id.clone()));
+            changes.add_fired.push(FiredKey {
+                id: slot.reminder.id.clone(),
+                trigger_at_epoch: slot.reminder.trigger_at_epoch,
+            });
+        }
+        changes
+    }
+
+    /// Mirrors a committed change (history entries are not kept here).
+    pub fn apply(&mut self, changes: &Changes) {
+        for (origin, id) in &changes.remove {
+            self.remove(*origin, id);
+        }
+        for (origin, reminder) in &changes.put {
+            self.put(*origin, reminder.clone());
+        }
+        for key in &changes.forget_fired {
+            if let Some(triggers) = self.fired.get_mut(&key.id) {
+                triggers.retain(|&t| t != key.trigger_at_epoch);
+                if triggers.is_empty() {
+                    self.fired.remove(&key.id);
+                }
+            }
+        }
+        for key in &changes.add_fired {
+            self.add_fired(key.clone());
+        }
+    }
+
+    fn map(&mut self, origin: Origin) -> &mut HashMap<String, Arc<Reminder>> {
+        match origin {
+            Origin::Synced => &mut self.synced,
+            Origin::Snoozed => &mut self.snoozed,
+        }
+    }
+
+    fn put(&mut self, origin: Origin, reminder: Arc<Reminder>) {
+        if let Some(old) = self
+            .map(origin)
+            .insert(reminder.id.clone(), reminder.clone())
+        {
+            self.queue.remove(&Slot {
+                origin,
+                reminder: old,
+            });
+        }
+        self.queue.insert(Slot { origin, reminder });
+    }
+
+    fn remove(&mut self, origin: Origin, id: &str) {
+        if let Some(old) = self.map(origin).remove(id) {
+            self.queue.remove(&Slot {
+                origin,
+                reminder: old,
+            });
+        }
+    }
+
+    fn add_fired(&mut self, key: FiredKey) {
+        let triggers = self.fired.entry(key.id).or_default();
+        if !triggers.contains(&key.trigger_at_epoch) {
+            triggers.push(key.trigger_at_epoch);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reminder(id: &str, trigger: i64) -> Reminder {
+        Reminder {
+            id: id.into(),
+            title: id.into(),
+            body: String::new(),
+            trigger_at_epoch: trigger,
+            action_url: String::new(),
+        }
+    }
+
+    fn ids(schedule: &Schedule) -> Vec<(String, i64, Origin)> {
+        schedule
+            .iter()
+            .map(|s| (s.reminder.id.clone(), s.reminder.trigger_at_epoch, s.origin))
+            .collect()
+    }
+
+    fn synced(
+        schedule: &Schedule,
+        incoming: Vec<Reminder>,
+        now: i64,
+    ) -> (Schedule, Changes, SyncSummary) {
+        let plan = schedule.plan_sync(incoming, now);
+        (plan.next, plan.changes, plan.summary)
+    }
+
+    #[test]
+    fn sync_replaces_the_set_and_orders_by_trigger() {
+        let (s1, c1, _) = synced(
+            &Schedule::default(),
+            vec![reminder("b", 200), reminder("a", 100)],
+            50,
+        );
+        assert_eq!(c1.put.len(), 2);
+        assert_eq!(s1.next().unwrap().reminder.id, "a");
+        let (s2, c2, summary) = synced(&s1, vec![reminder("a", 100), reminder("c", 150)], 60);
+        assert_eq!(
+            ids(&s2),
+            vec![
+                ("a".into(), 100, Origin::Synced),
+                ("c".into(), 150, Origin::Synced)
+            ]
+        );
+        // Unchanged "a" is not rewritten; "b" is removed; "c" is added.
+        assert_eq!(c2.remove, vec![(Origin::Synced, "b".to_string())]);
+        assert_eq!(c2.put.len(), 1);
+        assert_eq!(summary.active_reminders, 2);
+    }
+
+    #[test]
+    fn a_fired_instance_is_not_scheduled_again_but_a_new_trigger_is() {
+        let (mut s, _, _) = synced(&Schedule::default(), vec![reminder("a", 100)], 50);
+        let due = s.due(100_000);
+        s.apply(&s.plan_fired(&due));
+        assert!(s.is_empty());
+        let (s, _, summary) = synced(&s, vec![reminder("a", 100), reminder("a2", 300)], 90);
+        assert_eq!(summary.skipped_already_fired, 1);
+        assert_eq!(ids(&s), vec![("a2".into(), 300, Origin::Synced)]);
+        let (s, _, summary) = synced(&s, vec![reminder("a", 400)], 90);
+        assert_eq!(summary.skipped_already_fired, 0);
+        assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn due_synced_reminders_survive_a_sync_that_omits_them() {
+        let (s, _, _) = synced(
+            &Schedule::default(),
+            vec![reminder("a", 100), reminder("b", 200)],
+            50,
+        );
+        let (s, _, _) = synced(&s, vec![], 100);
+        assert_eq!(ids(&s), vec![("a".into(), 100, Origin::Synced)]);
+    }
+
+    #[test]
+    fn snoozes_survive_syncs_and_consume_the_pending_instance() {
+        let (mut s, _, _) = synced(
+            &Schedule::default(),
+            vec![reminder("a", 100), reminder("b", 200)],
+            50,
+        );
+        let changes = s.plan_snooze(reminder("b", 120));
+        s.apply(&changes);
+        assert_eq!(
+            ids(&s),
+            vec![
+                ("a".into(), 100, Origin::Synced),
+                ("b".into(), 120, Origin::Snoozed)
+            ]
+        );
+        let (s, _, summary) = synced(&s, vec![reminder("a", 100), reminder("b", 200)], 60);
+        assert_eq!(summary.skipped_already_fired, 1);
+        assert_eq!(
+            ids(&s),
+            vec![
+                ("a".into(), 100, Origin::Synced),
+                ("b".into(), 120, Origin::Snoozed)
+            ]
+        );
+    }
+
+    #[test]
+    fn old_fired_keys_are_forgotten() {
+        let mut s = Schedule::default();
+        s.apply(&Changes {
+            add_fired: vec![
+                FiredKey {
+                    id: "old".into(),
+                    trigger_at_epoch: 10,
+                },
+                FiredKey {
+                    id: "new".into(),
+                    trigger_at_epoch: FIRED_RETENTION_SECS + 90,
+                },
+            ],
+            ..Changes::default()
+        });
+        let plan = s.plan_sync(vec![], FIRED_RETENTION_SECS + 100);
+        assert_eq!(plan.changes.forget_fired.len(), 1);
+        assert_eq!(plan.next.fired_count(), 1);
+    }
+}

@@ -1,0 +1,218 @@
+//! Opt-in release awareness for `GET /updates`.
+//!
+//! When enabled, a background task fetches the configured feed (a JSON
+//! document shaped like a GitHub "latest release") at start and then every
+//! `interval`, and caches what it learned; the route only reads the cache,
+//! so no request ever waits on the network. Disabled, nothing is fetched and
+//! the route says `"enabled": false`.
+
+use std::sync::RwLock;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use crate::clock;
+use crate::config::UpdateConfig;
+
+const CURRENT_VERSION: &str = env!("CARGO_PKG_VERSION");
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A published release, as the feed describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReleaseInfo {
+    pub version: String,
+    pub name: String,
+    pub html_url: String,
+    pub published_at_rfc3339: String,
+}
+
+/// The cached state, a superset of FCR Reminder's `/updates` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UpdateState {
+    pub enabled: bool,
+    pub feed_url: Option<String>,
+    pub current_version: String,
+    pub update_available: bool,
+    pub latest_release: Option<ReleaseInfo>,
+    /// 0 until the first check.
+    pub last_checked_at_epoch: i64,
+    pub next_check_at_epoch: Option<i64>,
+    pub last_error: Option<String>,
+    pub status_label: String,
+}
+
+/// The feed document (GitHub's "latest release" fields).
+#[derive(Debug, Deserialize)]
+struct FeedRelease {
+    tag_name: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    html_url: Option<String>,
+    #[serde(default)]
+    published_at: Option<String>,
+    #[serde(default)]
+    draft: bool,
+    #[serde(default)]
+    prerelease: bool,
+}
+
+/// The cache the route reads and the checker writes.
+#[derive(Debug)]
+pub struct Updates {
+    config: UpdateConfig,
+    state: RwLock<UpdateState>,
+}
+
+impl Updates {
+    pub fn new(config: UpdateConfig) -> Self {
+        let enabled = config.enabled && config.feed_url.is_some();
+        let status_label = if enabled {
+            "Update check pending"
+        } else {
+            "Update checks are off"
+        };
+        let state = UpdateState {
+            enabled,
+            feed_url: config.feed_url.clone().filter(|_| enabled),
+            current_version: CURRENT_VERSION.to_string(),
+            update_available: false,
+            latest_release: None,
+            last_checked_at_epoch: 0,
+            next_check_at_epoch: None,
+            last_error: None,
+            status_label: status_label.to_string(),
+        };
+        Self {
+            config,
+            state: RwLock::new(state),
+        }
+    }
+
+    pub fn snapshot(&self) -> UpdateState {
+        self.state.read().expect("update lock poisoned").clone()
+    }
+
+    /// Checks now and then every interval until shutdown; returns at once
+    /// when checks are off.
+    pub async fn run(&self, mut shutdown: watch::Receiver<bool>) {
+        let Some(feed_url) = self.config.feed_url.clone().filter(|_| self.config.enabled) else {
+            return;
+        };
+        let client = match reqwest::Client::builder()
+            .timeout(REQUEST_TIMEOUT)
+            .user_agent(concat!("almanac-reminders/", env!("CARGO_PKG_VERSION")))
+            .build()
+        {
+            Ok(client) => client,
+            Err(error) => {
+                self.record(Err(format!("cannot build an HTTP client: {error}")));
+                return;
+            }
+        };
+        loop {
+            let outcome = tokio::select! {
+                outcome = fetch(&client, &feed_url) => outcome,
+                _ = shutdown.changed() => return,
+            };
+            self.record(outcome);
+            tokio::select! {
+                () = tokio::time::sleep(self.config.interval) => {}
+                _ = shutdown.changed() => return,
+            }
+        }
+    }
+
+    fn record(&self, outcome: Result<Option<ReleaseInfo>, String>) {
+        let now = clock::now_epoch();
+        let interval = i64::try_from(self.config.interval.as_secs()).unwrap_or(i64::MAX);
+        let mut state = self.state.write().expect("update lock poisoned");
+        state.last_checked_at_epoch = now;
+        state.next_check_at_epoch = Some(now.saturating_add(interval));
+        match outcome {
+            Ok(release) => {
+                state.last_error = None;
+                state.update_available = release
+                    .as_ref()
+                    .is_some_and(|release| is_newer(&release.version, CURRENT_VERSION));
+                state.status_label = match &release {
+                    Some(release) if state.update_available => format!(
+                        "Update available: {} (current {CURRENT_VERSION})",
+                        release.version
+                    ),
+                    Some(_) => format!("You are up to date on {CURRENT_VERSION}"),
+                    None => "No published release".to_string(),
+                };
+                state.latest_release = release;
+            }
+            Err(error) => {
+                state.status_label = format!("Update check failed: {error}");
+                state.last_error = Some(error);
+            }
+        }
+    }
+}
+
+async fn fetch(client: &reqwest::Client, url: &str) -> Result<Option<ReleaseInfo>, String> {
+    let response = client
+        .get(url)
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|error| format!("cannot reach {url}: {error}"))?;
+    if !response.status().is_success() {
+        return Err(format!("{url} answered HTTP {}", response.status()));
+    }
+    let release: FeedRelease = response
+        .json()
+        .await
+        .map_err(|error| format!("unreadable release feed: {error}"))?;
+    if release.draft || release.prerelease {
+        return Ok(None);
+    }
+    let version = release.tag_name.trim_start_matches('v').to_string();
+    Ok(Some(ReleaseInfo {
+        name: release.name.unwrap_or_else(|| release.tag_name.clone()),
+        version,
+        html_url: release.html_url.unwrap_or_default(),
+        published_at_rfc3339: release.published_at.unwrap_or_default(),
+    }))
+}
+
+/// Whether `candidate` is a newer semantic version than `current`;
+/// unparsable versions are never newer.
+fn is_newer(candidate: &str, current: &str) -> bool {
+    match (
+        semver::Version::parse(candidate),
+        semver::Version::parse(current),
+    ) {
+        (Ok(candidate), Ok(current)) => candidate > current,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_semantically() {
+        assert!(is_newer("0.10.0", "0.9.9"));
+        assert!(!is_newer("0.1.0", "0.1.0"));
+        assert!(!is_newer("1.0.0-rc.1", "1.0.0"));
+        assert!(!is_newer("garbage", "0.1.0"));
+    }
+
+    #[test]
+    fn disabled_updates_say_so() {
+        let updates = Updates::new(UpdateConfig {
+            enabled: false,
+            feed_url: Some("http://127.0.0.1:1/feed".into()),
+            ..UpdateConfig::default()
+        });
+        let state = updates.snapshot();
+        assert!(!state.enabled);
+        assert_eq!(state.feed_url, None);
+    }
+}

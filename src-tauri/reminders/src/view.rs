@@ -1,0 +1,122 @@
+//! JSON shapes of the read routes. They are a superset of FCR Reminder's
+//! (`status`, `checked_at_*`, `storage`, `events[]` with
+//! `trigger_at_rfc3339` and `seconds_until_fire`), so tools written for that
+//! daemon keep working; extra fields are only ever added.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::clock;
+use crate::history::{HistoryEntry, Origin, Outcome};
+use crate::reminder::Reminder;
+
+/// FCR Reminder answers `"running"`; so does this daemon.
+pub const STATUS: &str = "running";
+
+/// The common head of every read answer.
+#[derive(Debug, Serialize)]
+pub struct Checked {
+    pub status: &'static str,
+    pub checked_at_epoch: i64,
+    pub checked_at_rfc3339: String,
+}
+
+impl Checked {
+    pub fn now(now_epoch: i64) -> Self {
+        Self {
+            status: STATUS,
+            checked_at_epoch: now_epoch,
+            checked_at_rfc3339: clock::rfc3339(now_epoch),
+        }
+    }
+}
+
+/// A pending reminder.
+#[derive(Debug, Serialize)]
+pub struct ReminderView {
+    pub id: String,
+    pub title: String,
+    pub body: String,
+    pub trigger_at_epoch: i64,
+    pub trigger_at_rfc3339: String,
+    pub seconds_until_fire: i64,
+    pub action_url: String,
+    pub origin: Origin,
+}
+
+impl ReminderView {
+    pub fn new(reminder: &Reminder, origin: Origin, now_epoch: i64) -> Self {
+        Self {
+            id: reminder.id.clone(),
+            title: reminder.title.clone(),
+            body: reminder.body.clone(),
+            trigger_at_epoch: reminder.trigger_at_epoch,
+            trigger_at_rfc3339: clock::rfc3339(reminder.trigger_at_epoch),
+            seconds_until_fire: reminder.trigger_at_epoch - now_epoch,
+            action_url: reminder.action_url.clone(),
+            origin,
+        }
+    }
+}
+
+/// A reminder that left the schedule (fired, missed or dropped).
+#[derive(Debug, Serialize)]
+pub struct HistoryView {
+    pub id: String,
+    pub title: String,
+    pub body: String,
+    pub trigger_at_epoch: i64,
+    pub trigger_at_rfc3339: String,
+    pub action_url: String,
+    pub origin: Origin,
+    pub outcome: Outcome,
+    pub recorded_at_rfc3339: String,
+}
+
+impl From<&HistoryEntry> for HistoryView {
+    fn from(entry: &HistoryEntry) -> Self {
+        let reminder = &entry.reminder;
+        Self {
+            id: reminder.id.clone(),
+            title: reminder.title.clone(),
+            body: reminder.body.clone(),
+            trigger_at_epoch: reminder.trigger_at_epoch,
+            trigger_at_rfc3339: clock::rfc3339(reminder.trigger_at_epoch),
+            action_url: reminder.action_url.clone(),
+            origin: entry.origin,
+            outcome: entry.outcome,
+            recorded_at_rfc3339: clock::rfc3339_ms(entry.recorded_at_ms),
+        }
+    }
+}
+
+/// Where the data lives.
+#[derive(Debug, Serialize)]
+pub struct StorageView {
+    pub app_dir: String,
+    pub app_dir_url: String,
+    pub storage_path: String,
+    pub storage_url: String,
+    pub storage_exists: bool,
+}
+
+impl StorageView {
+    pub fn of(db_path: &Path) -> Self {
+        let db_path = std::path::absolute(db_path).unwrap_or_else(|_| db_path.to_path_buf());
+        let app_dir = db_path.parent().unwrap_or(&db_path).to_path_buf();
+        Self {
+            app_dir_url: file_url(&app_dir),
+            app_dir: app_dir.display().to_string(),
+            storage_url: file_url(&db_path),
+            storage_path: db_path.display().to_string(),
+            storage_exists: db_path.exists(),
+        }
+    }
+}
+
+fn file_url(path: &Path) -> String {
+    url::Url::from_file_path(path)
+        .map(String::from)
+        .unwrap_or_default()
+}
