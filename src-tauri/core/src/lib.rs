@@ -8,12 +8,16 @@
 //! - [`paths`]: where config and data live (XDG dirs, overridable per instance).
 //! - [`fsutil`]: crash-safe file writes (temp file, fsync, rename).
 //! - [`settings`]: the one settings object, its JSON file and change notifications.
+//! - [`calendar`]: the calendar engine — notes and ICS feeds cached in memory,
+//!   queries, writes, and the file watcher.
 //!
-//! Later modules (calendar engine, tokens, in-process API, REST server) follow the
+//! Later modules (tokens, in-process API, REST server) follow the
 //! same pattern: a small public surface, storage behind small traits.
 
+pub mod calendar;
 pub mod clock;
 pub mod fsutil;
 pub mod paths;
+pub mod rest;
 pub mod settings;
 pub mod tokens;

@@ -1,0 +1,98 @@
+//! What a client sends to create or update an event.
+//!
+//! One shape serves both: on create, absent fields are unset; on update,
+//! absent fields keep their current value, `null` removes a field and a value
+//! replaces it (a JSON merge patch over the event's fields). Unknown keys are
+//! refused with an error naming the key, so a typo never silently does nothing.
+//! The read-only fields of [`Event`](super::Event) (`id`, `calendarId`,
+//! `calendarName`, `filePath`, `startMillis`, `endMillis`, `instanceDate`) are
+//! accepted and ignored, so an event fetched with GET can be edited and sent
+//! back as is.
+
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
+
+use super::event::{Completion, DayOfWeek, EventType};
+
+/// The writable fields of an event. See the module docs for the semantics of
+/// absent / `null` / value.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EventFields {
+    pub title: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub date: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub end_date: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub start_time: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub end_time: Option<Option<String>>,
+    pub all_day: Option<bool>,
+    #[serde(rename = "type")]
+    pub kind: Option<EventType>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub days_of_week: Option<Option<Vec<DayOfWeek>>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub start_recur: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub end_recur: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub rrule: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub start_date: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub skip_dates: Option<Option<Vec<String>>>,
+    /// `false` or `null` makes the event an open task; `true` or a date
+    /// (`YYYY-MM-DD` or ISO date-time) a done one.
+    #[serde(default, deserialize_with = "nullable_completion")]
+    pub completed: Option<Completion>,
+    /// `false` turns a task back into a plain event (removes `completed`);
+    /// `true` makes a plain event an open task. Ignored when `completed` is
+    /// also sent.
+    pub is_task: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub timezone: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub category: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub description: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub url: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub notify: Option<Option<serde_json::Value>>,
+
+    // Read-only fields of `Event`, accepted and ignored (see module docs).
+    #[serde(default, rename = "id")]
+    _id: Option<IgnoredAny>,
+    #[serde(default, rename = "calendarId")]
+    _calendar_id: Option<IgnoredAny>,
+    #[serde(default, rename = "calendarName")]
+    _calendar_name: Option<IgnoredAny>,
+    #[serde(default, rename = "filePath")]
+    _file_path: Option<IgnoredAny>,
+    #[serde(default, rename = "startMillis")]
+    _start_millis: Option<IgnoredAny>,
+    #[serde(default, rename = "endMillis")]
+    _end_millis: Option<IgnoredAny>,
+    #[serde(default, rename = "instanceDate")]
+    _instance_date: Option<IgnoredAny>,
+}
+
+/// Distinguishes an absent field (`None`, via `default`) from `null`
+/// (`Some(None)`).
+fn nullable<'de, T, D>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// `completed: null` means "open task" in Full Calendar, not "absent".
+fn nullable_completion<'de, D>(deserializer: D) -> Result<Option<Completion>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    Completion::deserialize(deserializer).map(Some)
+}

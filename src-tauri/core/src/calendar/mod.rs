@@ -1,0 +1,32 @@
+//! The calendar engine: Markdown notes (Obsidian Full Calendar's vault format)
+//! and remote ICS feeds, cached in memory and kept fresh by a file watcher.
+//!
+//! [`Calendar`] is the one entry point. Reads ([`Calendar::query`],
+//! [`Calendar::details`]) answer from the in-memory cache and never touch the
+//! disk; writes go to the notes atomically and update the cache before they
+//! return; external edits arrive through the watcher. [`Calendar::subscribe`]
+//! tells anyone interested (the UI, tests) that the cache changed.
+//!
+//! Modules, one concept each:
+//! - [`event`], [`fields`], [`query`], [`status`], [`error`]: the public model;
+//! - [`frontmatter`]: YAML frontmatter split / parse / order-preserving rewrite;
+//! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`);
+//! - `spec`: the validated internal form every source converts to;
+//! - `recurrence`: time spans and series expansion;
+//! - `cache`: the in-memory index; `scan`: the parallel vault scan;
+//! - `watcher`: external changes; `write`: creates, updates, deletes;
+//! - `vault`: confining every path to the vault.
+
+mod engine;
+pub mod error;
+pub mod event;
+pub mod fields;
+pub mod query;
+pub mod status;
+
+pub use engine::Calendar;
+pub use error::CalendarError;
+pub use event::{Completion, DayOfWeek, Event, EventDetails, EventType, FileRef, Location};
+pub use fields::EventFields;
+pub use query::{EventQuery, RangeSide, parse_range_bound};
+pub use status::{CacheStats, SkippedNote, SourceInfo};

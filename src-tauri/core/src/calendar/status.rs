@@ -1,0 +1,68 @@
+//! What the engine reports about itself: the configured sources
+//! (`GET /api/v1/calendars`) and cache statistics (internal state, benchmarks).
+
+use serde::Serialize;
+
+/// One configured calendar source as listed by `GET /api/v1/calendars`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceInfo {
+    pub id: String,
+    pub name: String,
+    pub color: String,
+    /// `local`, `dailynote` or `ical` (the settings' source `type`).
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Vault-relative folder of `local` and `dailynote` sources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub directory: Option<String>,
+    /// The heading daily-note events live under.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heading: Option<String>,
+    /// The feed of an `ical` source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// False for `ical` sources (read-only).
+    pub editable: bool,
+    /// Events (series count once) currently cached for this source.
+    pub event_count: usize,
+    /// `ical` only: when the feed was last fetched successfully (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_fetched: Option<String>,
+    /// `ical` only: why the last fetch or parse failed, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+/// Statistics of the in-memory event cache.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheStats {
+    /// Notes (files) currently contributing events.
+    pub notes_indexed: usize,
+    /// Events cached (a series counts once).
+    pub events: usize,
+    /// Notes or items skipped as invalid since the last full scan.
+    pub skipped: usize,
+    /// The most recent skips (at most [`RECENT_SKIPS`]), newest last.
+    pub recent_skips: Vec<SkippedNote>,
+    /// Wall time of the last full scan, in milliseconds.
+    pub last_scan_millis: u64,
+    /// False once the file watcher has stopped (external edits are then
+    /// picked up only by the next full rescan).
+    pub watcher_alive: bool,
+    /// Increases on every change of the cache's contents.
+    pub generation: u64,
+}
+
+/// How many skipped notes [`CacheStats::recent_skips`] keeps.
+pub const RECENT_SKIPS: usize = 20;
+
+/// A note (or daily-note line) that could not be read as an event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedNote {
+    /// Vault-relative path, with `:<line>` for a daily-note item.
+    pub path: String,
+    pub reason: String,
+}

@@ -1,0 +1,144 @@
+//! The REST layer's one error type and its JSON shape.
+//!
+//! Every failure a request can meet — a missing token, a bad body, an unknown
+//! id, a panic — ends up as a [`RestError`], which renders as the spec's
+//! `{"error": "<short id>", "message": "<why>"}` with the matching status. The
+//! short id is the status's canonical reason phrase (`Not Found`, `Bad Request`,
+//! ...), so clients can switch on either.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The largest request body accepted, in bytes (1 MiB).
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+/// Why a request failed, one variant per status the server answers with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RestError {
+    /// No `Authorization: Bearer …` header.
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    /// The token is unknown, expired or revoked, or lacks the route's scope.
+    #[error("{0}")]
+    Forbidden(String),
+    /// An unknown path or id.
+    #[error("{0}")]
+    NotFound(String),
+    /// A known path asked with a method it does not serve.
+    #[error("{method} is not allowed on {path}")]
+    MethodNotAllowed { method: String, path: String },
+    /// The body exceeds [`BODY_LIMIT`].
+    #[error("request bodies are limited to {BODY_LIMIT} bytes")]
+    PayloadTooLarge,
+    /// The request is malformed, or the calendar refused it. `field` names
+    /// the offending part (`event.date`, `isTask`, `body`, ...).
+    #[error("invalid `{field}`: {reason}")]
+    BadRequest { field: String, reason: String },
+    /// The change collides with existing data (e.g. a note of that name).
+    #[error("{0}")]
+    Conflict(String),
+    /// The `Host` header names something other than this loopback server: a
+    /// DNS-rebinding page, or a misconfigured proxy.
+    #[error("Host `{0}` is not this server; use 127.0.0.1, localhost or [::1] with its port")]
+    MisdirectedRequest(String),
+    /// The operation needs a part of the app that is not running (the
+    /// calendar window in headless mode).
+    #[error("{0}")]
+    Unavailable(String),
+    /// A bug. The details go to the log, not to the client.
+    #[error("unexpected error while handling the request")]
+    Internal,
+}
+
+/// The body of every error response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ErrorBody {
+    /// Short identifier: the status's reason phrase, e.g. `Not Found`.
+    #[schema(example = "Not Found")]
+    pub error: String,
+    /// Human-readable explanation.
+    #[schema(example = "no event with id `fullnote:events/x.md`")]
+    pub message: String,
+}
+
+impl RestError {
+    /// Shorthand for a [`RestError::BadRequest`].
+    pub fn bad_request(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::BadRequest {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::MisdirectedRequest(_) => StatusCode::MISDIRECTED_REQUEST,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The body this error renders as.
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: self
+                .status()
+                .canonical_reason()
+                .unwrap_or("Error")
+                .to_string(),
+            message: self.to_string(),
+        }
+    }
+}
+
+impl IntoResponse for RestError {
+    fn into_response(self) -> Response {
+        (self.status(), Json(self.body())).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_the_spec_reason_phrases() {
+        let cases = [
+            (RestError::Unauthorized("x"), "Unauthorized"),
+            (RestError::Forbidden("x".into()), "Forbidden"),
+            (RestError::NotFound("x".into()), "Not Found"),
+            (RestError::bad_request("f", "r"), "Bad Request"),
+            (RestError::Internal, "Internal Server Error"),
+            (
+                RestError::MethodNotAllowed {
+                    method: "PATCH".into(),
+                    path: "/".into(),
+                },
+                "Method Not Allowed",
+            ),
+            (RestError::PayloadTooLarge, "Payload Too Large"),
+            (RestError::Conflict("x".into()), "Conflict"),
+        ];
+        for (error, id) in cases {
+            assert_eq!(error.body().error, id);
+        }
+    }
+
+    #[test]
+    fn bad_request_names_the_field() {
+        let message = RestError::bad_request("event.date", "expected YYYY-MM-DD")
+            .body()
+            .message;
+        assert!(message.contains("`event.date`"), "{message}");
+    }
+}

@@ -1,0 +1,167 @@
+//! Typed extractors whose failures are [`RestError`]s.
+//!
+//! axum's own extractors answer bad input with `text/plain` bodies; these wrap
+//! them so every rejection keeps the JSON error shape and names the field that
+//! was wrong.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::error::RestError;
+
+/// A JSON request body deserialized into `T`.
+///
+/// An empty body reads as `{}`, so routes whose body is all optional
+/// (`DELETE /events/:id`, revalidate) accept no body at all, while a missing
+/// required member is reported by name. The `Content-Type` is not enforced:
+/// the bearer token, not the content type, is what keeps browsers' simple
+/// cross-origin requests out.
+#[derive(Debug)]
+pub struct JsonBody<T>(pub T);
+
+impl<S, T> FromRequest<S> for JsonBody<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = RestError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(body_rejection)?;
+        let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+            b"{}"
+        } else {
+            &bytes
+        };
+        parse_json(bytes).map(JsonBody)
+    }
+}
+
+/// Deserializes `bytes`, which must hold one JSON object (every request body
+/// of the API is one), naming the JSON path of the first problem.
+fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RestError> {
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return Err(RestError::bad_request("body", "must be a JSON object"));
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        let reason = inner.to_string();
+        // serde reports a missing member at its parent; name the member itself.
+        let field = match missing_field(&reason) {
+            Some(name) if path == "." => name.to_string(),
+            Some(name) => format!("{path}.{name}"),
+            None if inner.is_syntax() || inner.is_eof() || path == "." => "body".to_string(),
+            None => path,
+        };
+        RestError::bad_request(field, reason)
+    })?;
+    deserializer
+        .end()
+        .map_err(|e| RestError::bad_request("body", e.to_string()))?;
+    Ok(value)
+}
+
+/// The member name in serde's "missing field `x`" message.
+fn missing_field(reason: &str) -> Option<&str> {
+    reason.strip_prefix("missing field `")?.split('`').next()
+}
+
+fn body_rejection(rejection: BytesRejection) -> RestError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        RestError::PayloadTooLarge
+    } else {
+        RestError::bad_request("body", rejection.body_text())
+    }
+}
+
+/// The `:id` of `/events/:id`, percent-decoded.
+///
+/// The route captures the rest of the path (`{*id}`) because ids contain
+/// slashes: both `fullnote%3Aevents%2Fa.md` and `fullnote:events/a.md` reach
+/// the handler as `fullnote:events/a.md`.
+#[derive(Debug)]
+pub struct EventId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for EventId {
+    type Rejection = RestError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| RestError::bad_request("id", rejection.body_text()))?;
+        if id.contains('\0') {
+            return Err(RestError::bad_request("id", "must not contain NUL"));
+        }
+        Ok(EventId(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    #[allow(dead_code)]
+    struct Create {
+        calendar_id: String,
+        event: Inner,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    #[allow(dead_code)]
+    struct Inner {
+        title: String,
+        all_day: Option<bool>,
+    }
+
+    fn field_of(json: &str) -> String {
+        match parse_json::<Create>(json.as_bytes()) {
+            Err(RestError::BadRequest { field, .. }) => field,
+            other => panic!("expected a bad request for {json}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn names_the_missing_or_wrong_field() {
+        assert_eq!(field_of(r#"{"event": {"title": "x"}}"#), "calendarId");
+        assert_eq!(field_of(r#"{"calendarId": "c"}"#), "event");
+        assert_eq!(
+            field_of(r#"{"calendarId": "c", "event": {}}"#),
+            "event.title"
+        );
+        assert_eq!(
+            field_of(r#"{"calendarId": "c", "event": {"title": "x", "allDay": "yes"}}"#),
+            "event.allDay"
+        );
+        assert_eq!(
+            field_of(r#"{"calendarId": 5, "event": {"title": "x"}}"#),
+            "calendarId"
+        );
+        assert_eq!(field_of("{"), "body");
+        assert_eq!(field_of("[1]"), "body");
+        assert_eq!(
+            field_of(r#"{"calendarId": "c", "event": {"title": "x"}} x"#),
+            "body"
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_a_bad_request_not_a_stack_overflow() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(matches!(
+            parse_json::<serde_json::Value>(deep.as_bytes()),
+            Err(RestError::BadRequest { .. })
+        ));
+    }
+}

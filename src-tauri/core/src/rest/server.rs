@@ -1,0 +1,197 @@
+//! The REST listener, and the manager that starts, stops and rebinds it as
+//! the settings change.
+//!
+//! [`Listening`] is one bound server on `127.0.0.1` (port 0 picks a free one,
+//! which tests use). [`RestServer`] follows `restServerEnabled` and
+//! `localServerPort` through the settings watch channel — no polling — and
+//! publishes its [`ServerState`] on a watch channel of its own, so whoever
+//! changed a setting can await the outcome (`Listening` or `Failed`).
+
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use axum::Router;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+
+use crate::settings::Settings;
+
+/// What the REST server is doing now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerState {
+    /// `restServerEnabled` is off.
+    Disabled,
+    /// Accepting connections on this address.
+    Listening(SocketAddr),
+    /// Enabled, but the port could not be bound (e.g. already in use). The
+    /// next settings change tries again.
+    Failed(String),
+}
+
+/// One server accepting connections on a loopback port. Dropping it stops
+/// accepting; requests already in flight still complete.
+#[derive(Debug)]
+pub struct Listening {
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    /// Resolves (with an error) once the listening socket is closed.
+    closed: oneshot::Receiver<()>,
+}
+
+impl Listening {
+    /// Binds `127.0.0.1:port` and serves the router `make_router` builds for
+    /// the port actually bound (it needs it for the `Host` check).
+    pub async fn bind(port: u16, make_router: impl FnOnce(u16) -> Router) -> io::Result<Self> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
+        let addr = listener.local_addr()?;
+        let (closed_tx, closed) = oneshot::channel();
+        let (stop, stop_rx) = oneshot::channel::<()>();
+        let listener = TrackedListener {
+            inner: listener,
+            _closed: closed_tx,
+        };
+        let app = make_router(addr.port());
+        tokio::spawn(async move {
+            let shutdown = async {
+                let _ = stop_rx.await;
+            };
+            if let Err(error) = axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+            {
+                tracing::error!(%addr, %error, "REST server stopped with an error");
+            }
+        });
+        Ok(Self { addr, stop, closed })
+    }
+
+    /// The address bound.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting and returns once the port is free again. In-flight
+    /// requests finish in the background.
+    pub async fn shutdown(self) {
+        drop(self.stop);
+        let _ = self.closed.await;
+    }
+}
+
+/// A TCP listener that reports its own closing (its `_closed` sender drops
+/// with it), so a rebind on the same port never races the old socket.
+struct TrackedListener {
+    inner: TcpListener,
+    _closed: oneshot::Sender<()>,
+}
+
+impl axum::serve::Listener for TrackedListener {
+    type Io = TcpStream;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let (stream, addr) = axum::serve::Listener::accept(&mut self.inner).await;
+        // Responses are written whole; don't let Nagle hold back their tail.
+        let _ = stream.set_nodelay(true);
+        (stream, addr)
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
+}
+
+/// The REST server as the settings want it. Dropping the handle stops it.
+#[derive(Debug)]
+pub struct RestServer {
+    state: watch::Receiver<ServerState>,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+}
+
+impl RestServer {
+    /// Starts following `settings`: listens while `restServerEnabled` is on,
+    /// on `localServerPort`, serving the router `make_router` builds.
+    pub fn spawn<F>(settings: watch::Receiver<Arc<Settings>>, make_router: F) -> Self
+    where
+        F: Fn(u16) -> Router + Send + Sync + 'static,
+    {
+        let (state_tx, state) = watch::channel(ServerState::Disabled);
+        let (stop, stop_rx) = oneshot::channel();
+        let task = tokio::spawn(follow_settings(settings, make_router, state_tx, stop_rx));
+        Self { state, stop, task }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> ServerState {
+        self.state.borrow().clone()
+    }
+
+    /// A receiver of every state change, e.g. to await `Listening` after
+    /// switching the server on.
+    pub fn subscribe(&self) -> watch::Receiver<ServerState> {
+        self.state.clone()
+    }
+
+    /// Stops the server and returns once its port is closed.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(());
+        let _ = self.task.await;
+    }
+}
+
+/// The manager's loop: reconcile the listener with the settings after every
+/// change, until stopped or the settings store goes away.
+async fn follow_settings<F>(
+    mut settings: watch::Receiver<Arc<Settings>>,
+    make_router: F,
+    state: watch::Sender<ServerState>,
+    mut stop: oneshot::Receiver<()>,
+) where
+    F: Fn(u16) -> Router + Send + Sync + 'static,
+{
+    let mut current: Option<Listening> = None;
+    loop {
+        let wanted = {
+            let settings = settings.borrow_and_update();
+            settings
+                .rest_server_enabled
+                .then_some(settings.local_server_port)
+        };
+        let running = current
+            .as_ref()
+            .map(|listening| listening.local_addr().port());
+        if wanted != running {
+            if let Some(old) = current.take() {
+                old.shutdown().await;
+                tracing::info!("REST server stopped");
+            }
+            let next = match wanted {
+                None => ServerState::Disabled,
+                Some(port) => match Listening::bind(port, &make_router).await {
+                    Ok(listening) => {
+                        let addr = listening.local_addr();
+                        tracing::info!(%addr, "REST server listening");
+                        current = Some(listening);
+                        ServerState::Listening(addr)
+                    }
+                    Err(error) => {
+                        tracing::error!(port, %error, "REST server cannot listen");
+                        ServerState::Failed(format!("cannot listen on 127.0.0.1:{port}: {error}"))
+                    }
+                },
+            };
+            state.send_replace(next);
+        }
+        tokio::select! {
+            changed = settings.changed() => if changed.is_err() { break },
+            _ = &mut stop => break,
+        }
+    }
+    if let Some(listening) = current {
+        listening.shutdown().await;
+    }
+    state.send_replace(ServerState::Disabled);
+}
