@@ -1,0 +1,31 @@
+//! Forwards changes in the core to the windows (as Tauri events) and to the
+//! tray menu. Each forwarder awaits a watch channel: nothing polls.
+
+use std::sync::Arc;
+
+use tauri::{AppHandle, Emitter};
+
+use super::tray::Tray;
+use crate::wiring::Services;
+
+/// Payload: the whole settings object.
+pub const SETTINGS_CHANGED: &str = "settings-changed";
+/// No payload: the Reminders window refetches.
+pub const REMINDERS_CHANGED: &str = "reminders-changed";
+/// No payload: the settings window refetches the token list.
+pub const TOKENS_CHANGED: &str = "tokens-changed";
+
+/// Starts the forwarders; they end when the app's services go away.
+pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
+    let mut settings = services.settings.subscribe();
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        while settings.changed().await.is_ok() {
+            let current = settings.borrow_and_update().clone();
+            tray.show_rest_enabled(current.rest_server_enabled);
+            if let Err(error) = app.emit(SETTINGS_CHANGED, &*current) {
+                tracing::warn!("could not tell the windows about new settings: {error}");
+            }
+        }
+    });
+}

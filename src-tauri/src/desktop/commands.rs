@@ -1,0 +1,173 @@
+//! The Tauri commands the web UI calls. Each one forwards to a core service
+//! and turns its error into the message the window shows; none decides
+//! anything itself.
+
+use std::sync::Arc;
+
+use almanac_core::settings::Settings;
+use almanac_core::tokens::{Expiry, NewToken, Scope, TokenInfo};
+use almanac_reminders::{HistoryEntry, Scheduled};
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, State};
+use uuid::Uuid;
+
+use super::bridge::{REMINDERS_CHANGED, TOKENS_CHANGED};
+use crate::wiring::Services;
+
+/// Errors reach the UI as their message.
+type CommandResult<T> = Result<T, String>;
+
+fn message(error: impl std::fmt::Display) -> String {
+    error.to_string()
+}
+
+// ---- settings --------------------------------------------------------------
+
+#[tauri::command]
+pub fn settings_get(services: State<'_, Arc<Services>>) -> Settings {
+    (*services.settings.get()).clone()
+}
+
+/// Applies a partial settings object (the same rules as `PUT /api/v1/settings`).
+#[tauri::command]
+pub fn settings_update(
+    services: State<'_, Arc<Services>>,
+    patch: serde_json::Value,
+) -> CommandResult<Settings> {
+    let updated = services.settings.update(&patch).map_err(message)?;
+    Ok((*updated).clone())
+}
+
+// ---- tokens ----------------------------------------------------------------
+
+/// A scope as the Generate Token form lists it.
+#[derive(Serialize)]
+pub struct ScopeChoice {
+    id: &'static str,
+    description: &'static str,
+    dangerous: bool,
+}
+
+#[tauri::command]
+pub fn token_scopes() -> Vec<ScopeChoice> {
+    Scope::ALL
+        .into_iter()
+        .map(|scope| ScopeChoice {
+            id: scope.as_str(),
+            description: scope.description(),
+            dangerous: scope == Scope::SystemFullAccess,
+        })
+        .collect()
+}
+
+#[tauri::command]
+pub fn tokens_list(services: State<'_, Arc<Services>>) -> Vec<TokenInfo> {
+    services.tokens.list()
+}
+
+/// A new token and its secret: the only time the secret leaves the core.
+#[derive(Serialize)]
+pub struct CreatedView {
+    token: TokenInfo,
+    secret: String,
+}
+
+#[tauri::command]
+pub async fn token_create(
+    app: AppHandle,
+    services: State<'_, Arc<Services>>,
+    name: String,
+    scopes: Vec<Scope>,
+    expires_in_days: Option<u32>,
+) -> CommandResult<CreatedView> {
+    let expiry = Expiry::from_days(expires_in_days)
+        .ok_or("a token expires never, or in 30, 90 or 365 days")?;
+    let tokens = services.tokens.clone();
+    let new = NewToken {
+        name,
+        scopes: scopes.into_iter().collect(),
+        expiry,
+    };
+    // The secret goes to the keyring: blocking D-Bus calls.
+    let created = tauri::async_runtime::spawn_blocking(move || tokens.create(new))
+        .await
+        .map_err(message)?
+        .map_err(message)?;
+    let _ = app.emit(TOKENS_CHANGED, ());
+    Ok(CreatedView {
+        token: created.info,
+        secret: created.secret.expose().to_string(),
+    })
+}
+
+#[tauri::command]
+pub async fn token_revoke(
+    app: AppHandle,
+    services: State<'_, Arc<Services>>,
+    id: Uuid,
+) -> CommandResult<TokenInfo> {
+    let tokens = services.tokens.clone();
+    let revoked = tauri::async_runtime::spawn_blocking(move || tokens.revoke(id))
+        .await
+        .map_err(message)?
+        .map_err(message)?;
+    let _ = app.emit(TOKENS_CHANGED, ());
+    Ok(revoked)
+}
+
+// ---- reminders -------------------------------------------------------------
+
+/// How many upcoming reminders the window lists.
+const UPCOMING_SHOWN: usize = 200;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemindersView {
+    upcoming: Vec<Scheduled>,
+    recently_fired: Vec<HistoryEntry>,
+    /// Why the daemon is not running, if it is not.
+    problem: Option<String>,
+}
+
+#[tauri::command]
+pub async fn reminders_list(services: State<'_, Arc<Services>>) -> CommandResult<RemindersView> {
+    let daemon = services.reminders().await;
+    Ok(match daemon.as_ref() {
+        Some(daemon) => RemindersView {
+            upcoming: daemon.upcoming(UPCOMING_SHOWN),
+            recently_fired: daemon.recently_fired(),
+            problem: None,
+        },
+        None => RemindersView {
+            upcoming: Vec::new(),
+            recently_fired: Vec::new(),
+            problem: Some(
+                services
+                    .reminders_problem()
+                    .unwrap_or("the reminder daemon has stopped")
+                    .to_string(),
+            ),
+        },
+    })
+}
+
+#[tauri::command]
+pub async fn reminder_open(services: State<'_, Arc<Services>>, id: String) -> CommandResult<()> {
+    let daemon = services.reminders().await;
+    let daemon = daemon.as_ref().ok_or("the reminder daemon is not running")?;
+    daemon.open(&id).map_err(message)
+}
+
+#[tauri::command]
+pub async fn reminder_snooze(
+    app: AppHandle,
+    services: State<'_, Arc<Services>>,
+    id: String,
+    minutes: i64,
+) -> CommandResult<()> {
+    let daemon = services.reminders().await;
+    let daemon = daemon.as_ref().ok_or("the reminder daemon is not running")?;
+    daemon.snooze(&id, minutes).await.map_err(message)?;
+    let _ = app.emit(REMINDERS_CHANGED, ());
+    Ok(())
+}
