@@ -17,50 +17,76 @@ use super::event::{Completion, DayOfWeek, EventType};
 /// The writable fields of an event. See the module docs for the semantics of
 /// absent / `null` / value.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(from = "WireFields")]
 pub struct EventFields {
     pub title: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
     pub date: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub end_date: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub start_time: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub end_time: Option<Option<String>>,
     pub all_day: Option<bool>,
-    #[serde(rename = "type")]
     pub kind: Option<EventType>,
-    #[serde(default, deserialize_with = "nullable")]
     pub days_of_week: Option<Option<Vec<DayOfWeek>>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub start_recur: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub end_recur: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub rrule: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub start_date: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub skip_dates: Option<Option<Vec<String>>>,
     /// `false` or `null` makes the event an open task; `true` or a date
     /// (`YYYY-MM-DD` or ISO date-time) a done one.
-    #[serde(default, deserialize_with = "nullable_completion")]
     pub completed: Option<Completion>,
     /// `false` turns a task back into a plain event (removes `completed`);
     /// `true` makes a plain event an open task. Ignored when `completed` is
     /// also sent.
     pub is_task: Option<bool>,
-    #[serde(default, deserialize_with = "nullable")]
     pub timezone: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub category: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub description: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub url: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub notify: Option<Option<serde_json::Value>>,
+}
+
+/// The wire form: [`EventFields`] plus the ignored read-only fields.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct WireFields {
+    title: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    date: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    end_date: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    start_time: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    end_time: Option<Option<String>>,
+    all_day: Option<bool>,
+    #[serde(rename = "type")]
+    kind: Option<EventType>,
+    #[serde(default, deserialize_with = "nullable")]
+    days_of_week: Option<Option<Vec<DayOfWeek>>>,
+    #[serde(default, deserialize_with = "nullable")]
+    start_recur: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    end_recur: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    rrule: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    start_date: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    skip_dates: Option<Option<Vec<String>>>,
+    #[serde(default, deserialize_with = "nullable_completion")]
+    completed: Option<Completion>,
+    is_task: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    timezone: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    category: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    description: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    url: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    notify: Option<Option<serde_json::Value>>,
 
     // Read-only fields of `Event`, accepted and ignored (see module docs).
     #[serde(default, rename = "id")]
@@ -77,6 +103,33 @@ pub struct EventFields {
     _end_millis: Option<IgnoredAny>,
     #[serde(default, rename = "instanceDate")]
     _instance_date: Option<IgnoredAny>,
+}
+
+impl From<WireFields> for EventFields {
+    fn from(wire: WireFields) -> Self {
+        EventFields {
+            title: wire.title,
+            date: wire.date,
+            end_date: wire.end_date,
+            start_time: wire.start_time,
+            end_time: wire.end_time,
+            all_day: wire.all_day,
+            kind: wire.kind,
+            days_of_week: wire.days_of_week,
+            start_recur: wire.start_recur,
+            end_recur: wire.end_recur,
+            rrule: wire.rrule,
+            start_date: wire.start_date,
+            skip_dates: wire.skip_dates,
+            completed: wire.completed,
+            is_task: wire.is_task,
+            timezone: wire.timezone,
+            category: wire.category,
+            description: wire.description,
+            url: wire.url,
+            notify: wire.notify,
+        }
+    }
 }
 
 /// Distinguishes an absent field (`None`, via `default`) from `null`

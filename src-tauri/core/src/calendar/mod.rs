@@ -17,12 +17,21 @@
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
 //! - `vault`: confining every path to the vault.
 
+mod cache;
 mod engine;
 pub mod error;
 pub mod event;
 pub mod fields;
+pub mod frontmatter;
 pub mod query;
+mod recurrence;
+mod scan;
+pub mod sources;
+mod spec;
 pub mod status;
+mod vault;
+mod watcher;
+mod write;
 
 pub use engine::Calendar;
 pub use error::CalendarError;

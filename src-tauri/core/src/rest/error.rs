@@ -12,6 +12,8 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::calendar::CalendarError;
+
 /// The largest request body accepted, in bytes (1 MiB).
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
@@ -97,6 +99,22 @@ impl RestError {
                 .unwrap_or("Error")
                 .to_string(),
             message: self.to_string(),
+        }
+    }
+}
+
+impl From<CalendarError> for RestError {
+    fn from(error: CalendarError) -> Self {
+        match error {
+            CalendarError::NotFound(_) => Self::NotFound(error.to_string()),
+            CalendarError::ReadOnly(_) => Self::bad_request("calendarId", error.to_string()),
+            CalendarError::InvalidInput { field, reason } => Self::BadRequest { field, reason },
+            CalendarError::Conflict(message) => Self::Conflict(message),
+            CalendarError::PathEscape(_) => Self::bad_request("id", error.to_string()),
+            CalendarError::Io { .. } => {
+                tracing::error!(%error, "calendar I/O failed");
+                Self::Internal
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ mod extract;
 mod fallback;
 mod host;
 mod limit;
+mod params;
 mod server;
 
 pub use error::{BODY_LIMIT, ErrorBody, RestError};

@@ -1,0 +1,329 @@
+//! The in-memory index every read is served from.
+//!
+//! Per source, a map from note path to the events read from that note (ICS
+//! feeds use one entry keyed by the empty path). Replacing a note's entry is
+//! the only mutation, so a scan, a watcher event and an own write all update
+//! the cache the same way.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use chrono_tz::Tz;
+
+use super::event::Event;
+use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
+use super::recurrence::{Occurrence, Timing, Window};
+use super::sources::{ParsedNote, SourceConfig};
+use super::spec::format_date;
+use super::status::{CacheStats, RECENT_SKIPS, SkippedNote};
+
+/// One cached event (a series counts once).
+#[derive(Debug, Clone)]
+pub struct Indexed {
+    /// The event as reported, unexpanded; single events carry their millis.
+    pub event: Event,
+    pub timing: Timing,
+    /// Lower-cased title and note contents, for text search.
+    pub haystack: Box<str>,
+    /// 0-based line of the event in its note.
+    pub line_number: usize,
+}
+
+impl Indexed {
+    pub fn new(mut event: Event, timing: Timing, contents: &str, line_number: usize) -> Indexed {
+        if let Timing::Once(occurrence) = &timing {
+            event.start_millis = occurrence.span.start_millis;
+            event.end_millis = occurrence.span.end_millis;
+        }
+        let mut haystack = String::with_capacity(event.title.len() + contents.len() + 1);
+        haystack.push_str(&event.title.to_lowercase());
+        haystack.push('\n');
+        haystack.push_str(&contents.to_lowercase());
+        Indexed {
+            event,
+            timing,
+            haystack: haystack.into_boxed_str(),
+            line_number,
+        }
+    }
+
+    /// The event of one occurrence of this (series) entry.
+    fn occurrence_event(&self, occurrence: &Occurrence) -> Event {
+        let mut event = self.event.clone();
+        if self.timing.is_series() {
+            event.date = format_date(occurrence.date);
+            let days = self.event_days();
+            event.end_date =
+                (days > 0).then(|| format_date(occurrence.date + chrono::Duration::days(days)));
+            if event.start_time.is_some() {
+                event.start_time = Some(occurrence.start.format("%H:%M").to_string());
+            }
+            event.start_millis = occurrence.span.start_millis;
+            event.end_millis = occurrence.span.end_millis;
+            event.instance_date = Some(format_date(occurrence.date));
+        }
+        event
+    }
+
+    /// Extra days an all-day series' occurrence spans.
+    fn event_days(&self) -> i64 {
+        match (&self.event.end_date, self.event.all_day) {
+            (Some(end), true) => {
+                let parse = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
+                match (parse(end), parse(&self.event.date)) {
+                    (Some(end), Some(start)) => (end - start).num_days().max(0),
+                    _ => 0,
+                }
+            }
+            _ => 0,
+        }
+    }
+}
+
+/// ICS feed status shown by `GET /calendars`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FeedStatus {
+    pub last_fetched: Option<String>,
+    pub last_error: Option<String>,
+}
+
+/// The cached events of one source.
+#[derive(Debug, Clone)]
+pub struct SourceCache {
+    pub config: SourceConfig,
+    pub notes: HashMap<String, Vec<Indexed>>,
+    pub feed: FeedStatus,
+}
+
+impl SourceCache {
+    pub fn new(config: SourceConfig) -> Self {
+        Self {
+            config,
+            notes: HashMap::new(),
+            feed: FeedStatus::default(),
+        }
+    }
+}
+
+/// The whole cache.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    pub sources: Vec<SourceCache>,
+    pub display_tz: Tz,
+    /// Currently invalid notes: `(source id, path)` → what was skipped.
+    invalid: HashMap<(String, String), Vec<SkippedNote>>,
+    recent_skips: VecDeque<SkippedNote>,
+    pub last_scan: Duration,
+}
+
+impl Cache {
+    pub fn new(sources: Vec<SourceConfig>, display_tz: Tz) -> Cache {
+        Cache {
+            sources: sources.into_iter().map(SourceCache::new).collect(),
+            display_tz,
+            invalid: HashMap::new(),
+            recent_skips: VecDeque::new(),
+            last_scan: Duration::ZERO,
+        }
+    }
+
+    pub fn source(&self, id: &str) -> Option<&SourceCache> {
+        self.sources.iter().find(|s| s.config.id == id)
+    }
+
+    /// Replaces what note `path` of source `index` contributes. Returns
+    /// whether anything visible changed.
+    pub fn put_note(&mut self, index: usize, path: &str, parsed: ParsedNote) -> bool {
+        let Some(source) = self.sources.get_mut(index) else {
+            return false;
+        };
+        let key = (source.config.id.clone(), path.to_string());
+        for skip in &parsed.skipped {
+            tracing::warn!(source = %source.config.id, note = %skip.path, reason = %skip.reason, "skipped invalid event");
+            if self.recent_skips.len() == RECENT_SKIPS {
+                self.recent_skips.pop_front();
+            }
+            self.recent_skips.push_back(skip.clone());
+        }
+        let skips_changed = if parsed.skipped.is_empty() {
+            self.invalid.remove(&key).is_some()
+        } else {
+            self.invalid.insert(key, parsed.skipped.clone()).as_ref() != Some(&parsed.skipped)
+        };
+        let changed = match source.notes.get(path) {
+            Some(old) => !same_events(old, &parsed.entries),
+            None => !parsed.entries.is_empty(),
+        };
+        if parsed.entries.is_empty() {
+            source.notes.remove(path);
+        } else if changed {
+            source.notes.insert(path.to_string(), parsed.entries);
+        }
+        changed || skips_changed
+    }
+
+    /// Forgets note `path` of source `index`.
+    pub fn remove_note(&mut self, index: usize, path: &str) -> bool {
+        let Some(source) = self.sources.get_mut(index) else {
+            return false;
+        };
+        let skips = self
+            .invalid
+            .remove(&(source.config.id.clone(), path.to_string()))
+            .is_some();
+        source.notes.remove(path).is_some() || skips
+    }
+
+    /// Paths of source `index` at or under `prefix`.
+    pub fn paths_under(&self, index: usize, prefix: &str) -> Vec<String> {
+        let Some(source) = self.sources.get(index) else {
+            return vec![];
+        };
+        let nested = format!("{prefix}/");
+        let invalid = self
+            .invalid
+            .keys()
+            .filter(|(id, _)| *id == source.config.id)
+            .map(|(_, p)| p);
+        source
+            .notes
+            .keys()
+            .chain(invalid)
+            .filter(|p| prefix.is_empty() || *p == prefix || p.starts_with(&nested))
+            .cloned()
+            .collect()
+    }
+
+    /// Drops every note of source `index` (before a rescan).
+    pub fn clear_source(&mut self, index: usize) {
+        if let Some(source) = self.sources.get_mut(index) {
+            source.notes.clear();
+            let id = source.config.id.clone();
+            self.invalid.retain(|(s, _), _| *s != id);
+        }
+    }
+
+    /// Runs a query (see [`super::query`] for the semantics).
+    pub fn query(&self, query: &EventQuery, now_millis: i64) -> Vec<Event> {
+        let needle = query
+            .text
+            .as_deref()
+            .map(str::to_lowercase)
+            .filter(|n| !n.is_empty());
+        let window = series_window(query, now_millis);
+        let mut found: Vec<(i64, Event)> = Vec::new();
+        for source in &self.sources {
+            if let Some(ids) = &query.calendars
+                && !ids.contains(&source.config.id)
+            {
+                continue;
+            }
+            for entry in source.notes.values().flatten() {
+                if query.is_task.is_some_and(|t| t != entry.event.is_task())
+                    || query
+                        .is_completed
+                        .is_some_and(|c| c != entry.event.is_completed())
+                    || needle
+                        .as_deref()
+                        .is_some_and(|n| !entry.haystack.contains(n))
+                {
+                    continue;
+                }
+                match &entry.timing {
+                    Timing::Once(o) => {
+                        if o.span.overlaps(query.start_millis, query.end_millis) {
+                            found.push((o.span.start, entry.event.clone()));
+                        }
+                    }
+                    series => {
+                        for o in series.occurrences(window) {
+                            if o.span.overlaps(query.start_millis, query.end_millis) {
+                                found.push((o.span.start, entry.occurrence_event(&o)));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        found.sort_by(|(a, ea), (b, eb)| a.cmp(b).then_with(|| ea.id.cmp(&eb.id)));
+        found.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Finds an event by id: `(source index, note path, entry)`.
+    pub fn find(&self, id: &str) -> Option<(usize, &str, &Indexed)> {
+        self.sources.iter().enumerate().find_map(|(index, source)| {
+            source.notes.iter().find_map(|(path, entries)| {
+                entries
+                    .iter()
+                    .find(|e| e.event.id == id)
+                    .map(|e| (index, path.as_str(), e))
+            })
+        })
+    }
+
+    /// Finds an event by id within one note, without scanning the others.
+    pub fn find_in_note(&self, path: &str, id: &str) -> Option<(usize, &Indexed)> {
+        self.sources.iter().enumerate().find_map(|(index, source)| {
+            source
+                .notes
+                .get(path)?
+                .iter()
+                .find(|e| e.event.id == id)
+                .map(|e| (index, e))
+        })
+    }
+
+    pub fn stats(&self, watcher_alive: bool, generation: u64) -> CacheStats {
+        let notes_indexed = self.sources.iter().map(|s| s.notes.len()).sum();
+        let events = self
+            .sources
+            .iter()
+            .flat_map(|s| s.notes.values())
+            .map(Vec::len)
+            .sum();
+        CacheStats {
+            notes_indexed,
+            events,
+            skipped: self.invalid.values().map(Vec::len).sum(),
+            recent_skips: self.recent_skips.iter().cloned().collect(),
+            last_scan_millis: u64::try_from(self.last_scan.as_millis()).unwrap_or(u64::MAX),
+            watcher_alive,
+            generation,
+        }
+    }
+}
+
+fn same_events(a: &[Indexed], b: &[Indexed]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.event == y.event && x.line_number == y.line_number && x.haystack == y.haystack
+        })
+}
+
+/// The window series are expanded in: the query's bounds, with an open side
+/// replaced by the horizon (see [`super::query`]).
+fn series_window(query: &EventQuery, now_millis: i64) -> Window {
+    // Years 1 to 9999: beyond that there are no calendar dates to expand.
+    const FIRST_MILLIS: i64 = -62_135_596_800_000;
+    const LAST_MILLIS: i64 = 253_402_300_799_999;
+    let horizon = UNBOUNDED_HORIZON_DAYS * 86_400_000;
+    let window = match (query.start_millis, query.end_millis) {
+        (Some(start), Some(end)) => Window { start, end },
+        (Some(start), None) => Window {
+            start,
+            end: start.saturating_add(horizon),
+        },
+        (None, Some(end)) => Window {
+            start: end.saturating_sub(horizon),
+            end,
+        },
+        (None, None) => Window {
+            start: now_millis - horizon,
+            end: now_millis + horizon,
+        },
+    };
+    Window {
+        start: window.start.clamp(FIRST_MILLIS, LAST_MILLIS),
+        end: window.end.clamp(FIRST_MILLIS, LAST_MILLIS),
+    }
+}

@@ -1,0 +1,427 @@
+//! From dates and wall-clock times to instants, and from series to
+//! occurrences.
+//!
+//! Times are wall-clock times in the event's zone (all-day events: the display
+//! zone). A series keeps its wall-clock time across DST changes: a 09:00
+//! weekly meeting in `America/New_York` is at 14:00 UTC in winter and 13:00
+//! UTC in summer. Durations are wall-clock durations too.
+//!
+//! `rrule` series are expanded with the `rrule` crate. Expanding from the
+//! series' start on every query would cost time proportional to the series'
+//! age, so a series without `COUNT` is re-anchored ("rebased") to a period
+//! boundary shortly before the query window: the rule, validated once against
+//! the original start, carries all the parts the start implied (weekday, day
+//! of month, time), and a start shifted by whole periods of the rule's
+//! interval yields the same occurrences from there on.
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
+use chrono_tz::Tz;
+use rrule::{Frequency, RRule, RRuleSet, Unvalidated, Validated};
+
+use super::error::CalendarError;
+use super::event::{DayOfWeek, EventType};
+use super::query::{MAX_OCCURRENCES_PER_SERIES, day_start_millis, local_to_millis};
+use super::spec::EventSpec;
+
+/// Occurrences an `rrule` expansion may step over (before the window, or
+/// excluded) in one query, so a pathological rule cannot stall a query.
+const MAX_RULE_STEPS: usize = 100_000;
+
+/// A closed interval of epoch milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub start: i64,
+    pub end: i64,
+}
+
+/// When one event or occurrence happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// First millisecond.
+    pub start: i64,
+    /// Last millisecond (inclusive); equal to `start` for an instant.
+    pub end: i64,
+    /// What the event reports as `startMillis` / `endMillis`.
+    pub start_millis: Option<i64>,
+    pub end_millis: Option<i64>,
+}
+
+impl Span {
+    pub fn overlaps(&self, start: Option<i64>, end: Option<i64>) -> bool {
+        start.is_none_or(|s| self.end >= s) && end.is_none_or(|e| self.start <= e)
+    }
+}
+
+/// The time of day and length of an event, independent of its date.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slot {
+    all_day: bool,
+    start: NaiveTime,
+    /// Wall-clock length of a timed event; `None` for an instant.
+    duration: Option<Duration>,
+    /// All-day events: days after the first one.
+    extra_days: i64,
+    tz: Tz,
+}
+
+impl Slot {
+    fn new(spec: &EventSpec, first_day: NaiveDate, display_tz: Tz) -> Slot {
+        let extra_days = spec
+            .end_date
+            .map_or(0, |end| (end - first_day).num_days().max(0));
+        if spec.all_day {
+            return Slot {
+                all_day: true,
+                start: NaiveTime::MIN,
+                duration: None,
+                extra_days,
+                tz: display_tz,
+            };
+        }
+        let start = spec.start_time.unwrap_or(NaiveTime::MIN);
+        let duration = spec.end_time.map(|end_time| {
+            let begin = first_day.and_time(start);
+            let mut end = (first_day + Duration::days(extra_days)).and_time(end_time);
+            if end < begin {
+                // An end before the start on the same day runs past midnight.
+                end += Duration::days(1);
+            }
+            end - begin
+        });
+        Slot {
+            all_day: false,
+            start,
+            duration,
+            extra_days: 0,
+            tz: spec.timezone.unwrap_or(display_tz),
+        }
+    }
+
+    /// The span of the occurrence starting at local `start`.
+    pub fn span_at(&self, start: NaiveDateTime) -> Span {
+        if self.all_day {
+            let first = start.date();
+            let after = first + Duration::days(self.extra_days + 1);
+            return Span {
+                start: day_start_millis(first, self.tz),
+                end: day_start_millis(after, self.tz) - 1,
+                start_millis: None,
+                end_millis: None,
+            };
+        }
+        let begin = local_to_millis(start, self.tz);
+        let end = self
+            .duration
+            .map(|d| local_to_millis(start + d, self.tz).max(begin));
+        Span {
+            start: begin,
+            end: end.unwrap_or(begin),
+            start_millis: Some(begin),
+            end_millis: end,
+        }
+    }
+
+    fn local_date(&self, millis: i64) -> NaiveDate {
+        DateTime::from_timestamp_millis(millis)
+            .map(|t| t.with_timezone(&self.tz).date_naive())
+            .unwrap_or_default()
+    }
+}
+
+/// One occurrence of a series (or the one time of a single event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Occurrence {
+    pub date: NaiveDate,
+    pub start: NaiveDateTime,
+    pub span: Span,
+}
+
+/// How an event is laid out in time, compiled once when the note is read.
+#[derive(Debug, Clone)]
+pub enum Timing {
+    Once(Occurrence),
+    Weekly {
+        days: [bool; 7],
+        from: Option<NaiveDate>,
+        until: Option<NaiveDate>,
+        slot: Slot,
+        skip: Vec<NaiveDate>,
+    },
+    Rule(Box<RuleTiming>),
+}
+
+#[derive(Debug, Clone)]
+pub struct RuleTiming {
+    rule: RRule<Validated>,
+    /// Local start of the series in `zone`.
+    anchor: NaiveDateTime,
+    /// The zone the rule runs in: the event's zone, or UTC for all-day series
+    /// (whose occurrences are dates, not instants).
+    zone: Tz,
+    slot: Slot,
+    skip: Vec<NaiveDate>,
+}
+
+impl Timing {
+    /// Compiles an event's timing. `spec` must be valid.
+    pub fn compile(spec: &EventSpec, display_tz: Tz) -> Result<Timing, CalendarError> {
+        let first = spec
+            .first_day()
+            .ok_or_else(|| CalendarError::invalid("date", "the event has no date"))?;
+        let slot = Slot::new(spec, first, display_tz);
+        let mut skip = spec.skip_dates.clone();
+        skip.sort();
+        Ok(match spec.kind {
+            EventType::Single => {
+                let start = first.and_time(slot.start);
+                Timing::Once(Occurrence {
+                    date: first,
+                    start,
+                    span: slot.span_at(start),
+                })
+            }
+            EventType::Recurring => {
+                let mut days = [false; 7];
+                for day in &spec.days_of_week {
+                    days[*day as usize] = true;
+                }
+                Timing::Weekly {
+                    days,
+                    from: spec.start_recur,
+                    until: spec.end_recur,
+                    slot,
+                    skip,
+                }
+            }
+            EventType::Rrule => {
+                let zone = if spec.all_day { Tz::UTC } else { slot.tz };
+                let anchor = first.and_time(slot.start);
+                let text = spec.rrule.as_deref().unwrap_or_default();
+                let rule = parse_rule(text, zone, anchor)
+                    .map_err(|reason| CalendarError::invalid("rrule", reason))?;
+                Timing::Rule(Box::new(RuleTiming {
+                    rule,
+                    anchor,
+                    zone,
+                    slot,
+                    skip,
+                }))
+            }
+        })
+    }
+
+    /// Occurrences overlapping `window` (at most
+    /// [`MAX_OCCURRENCES_PER_SERIES`]), in start order.
+    pub fn occurrences(&self, window: Window) -> Vec<Occurrence> {
+        match self {
+            Timing::Once(occurrence) => {
+                if occurrence
+                    .span
+                    .overlaps(Some(window.start), Some(window.end))
+                {
+                    vec![*occurrence]
+                } else {
+                    vec![]
+                }
+            }
+            Timing::Weekly {
+                days,
+                from,
+                until,
+                slot,
+                skip,
+            } => {
+                let (mut day, last) = candidate_days(slot, window);
+                if let Some(from) = from {
+                    day = day.max(*from);
+                }
+                let last = until.map_or(last, |u| last.min(u));
+                let mut out = Vec::new();
+                while day <= last && out.len() < MAX_OCCURRENCES_PER_SERIES {
+                    if days[DayOfWeek::from_chrono(day.weekday()) as usize]
+                        && skip.binary_search(&day).is_err()
+                    {
+                        let start = day.and_time(slot.start);
+                        let span = slot.span_at(start);
+                        if span.overlaps(Some(window.start), Some(window.end)) {
+                            out.push(Occurrence {
+                                date: day,
+                                start,
+                                span,
+                            });
+                        }
+                    }
+                    let Some(next) = day.succ_opt() else { break };
+                    day = next;
+                }
+                out
+            }
+            Timing::Rule(rule) => rule.occurrences(window),
+        }
+    }
+
+    /// The series' first day (single events: their date).
+    pub fn is_series(&self) -> bool {
+        !matches!(self, Timing::Once(_))
+    }
+}
+
+/// Local dates on which an occurrence could overlap `window`: a day before
+/// the window (zone offsets) through the window's last day, widened by the
+/// event's length.
+fn candidate_days(slot: &Slot, window: Window) -> (NaiveDate, NaiveDate) {
+    let length_days = slot.extra_days + slot.duration.map_or(0, |d| d.num_days()) + 2;
+    let first = slot.local_date(window.start) - Duration::days(length_days);
+    let last = slot.local_date(window.end) + Duration::days(1);
+    (first, last)
+}
+
+impl RuleTiming {
+    fn occurrences(&self, window: Window) -> Vec<Occurrence> {
+        let (first_day, last_day) = candidate_days(&self.slot, window);
+        let anchor = self.rebased_anchor(first_day);
+        let Some(dtstart) = localize(anchor, self.zone) else {
+            return vec![];
+        };
+        let set = RRuleSet::new(dtstart).rrule(self.rule.clone());
+        let mut out = Vec::new();
+        for (steps, instant) in (&set).into_iter().enumerate() {
+            let start = instant.naive_local();
+            if start.date() > last_day || steps >= MAX_RULE_STEPS {
+                break;
+            }
+            if start.date() < first_day || self.skip.binary_search(&start.date()).is_ok() {
+                continue;
+            }
+            let start = if self.slot.all_day {
+                start.date().and_time(NaiveTime::MIN)
+            } else {
+                start
+            };
+            let span = self.slot.span_at(start);
+            if span.overlaps(Some(window.start), Some(window.end)) {
+                out.push(Occurrence {
+                    date: start.date(),
+                    start,
+                    span,
+                });
+                if out.len() >= MAX_OCCURRENCES_PER_SERIES {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// A start shifted by whole periods to shortly before `day` (see the
+    /// module docs), or the real start when that is not possible.
+    fn rebased_anchor(&self, day: NaiveDate) -> NaiveDateTime {
+        let anchor = self.anchor;
+        if self.rule.get_count().is_some() || day <= anchor.date() {
+            return anchor;
+        }
+        let interval = i64::from(self.rule.get_interval().max(1));
+        let whole_periods = |elapsed: i64, period: i64| (elapsed / (period * interval) - 1).max(0);
+        match self.rule.get_freq() {
+            Frequency::Daily | Frequency::Weekly => {
+                let period = if self.rule.get_freq() == Frequency::Daily {
+                    1
+                } else {
+                    7
+                };
+                let k = whole_periods((day - anchor.date()).num_days(), period);
+                anchor + Duration::days(k * period * interval)
+            }
+            Frequency::Monthly => {
+                let month_index = |d: NaiveDate| i64::from(d.year()) * 12 + i64::from(d.month0());
+                let k = whole_periods(month_index(day) - month_index(anchor.date()), 1);
+                let target = month_index(anchor.date()) + k * interval;
+                first_of_month(target).map_or(anchor, |d| d.and_time(NaiveTime::MIN))
+            }
+            Frequency::Yearly => {
+                let k = whole_periods(i64::from(day.year() - anchor.date().year()), 1);
+                let year = i64::from(anchor.date().year()) + k * interval;
+                i32::try_from(year)
+                    .ok()
+                    .and_then(|y| NaiveDate::from_ymd_opt(y, 1, 1))
+                    .map_or(anchor, |d| d.and_time(NaiveTime::MIN))
+            }
+            _ => anchor,
+        }
+    }
+}
+
+fn first_of_month(month_index: i64) -> Option<NaiveDate> {
+    let year = i32::try_from(month_index.div_euclid(12)).ok()?;
+    NaiveDate::from_ymd_opt(year, u32::try_from(month_index.rem_euclid(12)).ok()? + 1, 1)
+}
+
+/// A local time in `zone` as the `rrule` crate's zoned time (gaps resolve
+/// forward, overlaps to the earlier instant, as everywhere else).
+fn localize(local: NaiveDateTime, zone: Tz) -> Option<DateTime<rrule::Tz>> {
+    let millis = local_to_millis(local, zone);
+    let utc = DateTime::from_timestamp_millis(millis)?;
+    Some(utc.with_timezone(&rrule::Tz::Tz(zone)))
+}
+
+/// Checks an `rrule` field without an event around it.
+pub fn check_rrule(text: &str) -> Result<(), CalendarError> {
+    let anchor = NaiveDate::from_ymd_opt(2000, 1, 1)
+        .unwrap_or_default()
+        .and_time(NaiveTime::MIN);
+    parse_rule(text, Tz::UTC, anchor)
+        .map(drop)
+        .map_err(|reason| CalendarError::invalid("rrule", reason))
+}
+
+/// Parses Full Calendar's `rrule` text: an `RRULE` line (`FREQ=…;…`, with or
+/// without the `RRULE:` prefix), possibly among other lines (`DTSTART` is
+/// ignored: the series starts at `startDate` / `startTime`). A date or local
+/// `UNTIL` is read in the rule's zone (the `rrule` crate wants UTC).
+fn parse_rule(text: &str, zone: Tz, anchor: NaiveDateTime) -> Result<RRule<Validated>, String> {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.to_ascii_uppercase().contains("FREQ="))
+        .ok_or_else(|| format!("`{text}` has no FREQ="))?;
+    let line = line
+        .strip_prefix("RRULE:")
+        .or_else(|| line.strip_prefix("rrule:"))
+        .unwrap_or(line);
+    let normalized = line
+        .split(';')
+        .map(|part| match part.split_once('=') {
+            Some((key, value)) if key.eq_ignore_ascii_case("UNTIL") => {
+                format!("UNTIL={}", until_utc(value, zone))
+            }
+            _ => part.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(";");
+    let rule: RRule<Unvalidated> = normalized.parse().map_err(|e| format!("`{line}`: {e}"))?;
+    let dtstart = localize(anchor, zone).ok_or("the start is out of range")?;
+    rule.validate(dtstart).map_err(|e| format!("`{line}`: {e}"))
+}
+
+/// `UNTIL` as UTC `YYYYMMDDTHHMMSSZ`. A date means the end of that day.
+fn until_utc(value: &str, zone: Tz) -> String {
+    let value = value.trim();
+    if value.ends_with(['Z', 'z']) {
+        return value.to_string();
+    }
+    let local = NaiveDateTime::parse_from_str(value, "%Y%m%dT%H%M%S")
+        .ok()
+        .or_else(|| {
+            NaiveDate::parse_from_str(value, "%Y%m%d")
+                .ok()
+                .map(|d| d.and_hms_opt(23, 59, 59).unwrap_or_default())
+        });
+    match local {
+        Some(local) => zone
+            .from_local_datetime(&local)
+            .earliest()
+            .map(|t| t.naive_utc().format("%Y%m%dT%H%M%SZ").to_string())
+            .unwrap_or_else(|| value.to_string()),
+        None => value.to_string(),
+    }
+}

@@ -1,0 +1,152 @@
+//! Calendar sources: where events come from and how each kind is read.
+//!
+//! - [`fullnote`]: one note per event, the event in the YAML frontmatter;
+//! - [`dailynote`]: list items under a heading of daily notes;
+//! - [`ical`]: a remote ICS feed (read-only, cached on disk).
+
+pub mod dailynote;
+pub mod fullnote;
+pub mod ical;
+
+use std::path::{Component, Path};
+
+use chrono_tz::Tz;
+
+use super::cache::Indexed;
+use super::error::CalendarError;
+use super::status::SkippedNote;
+use crate::settings::{CalendarSource, SourceKind};
+
+/// A configured source with its folder made vault-relative.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceConfig {
+    pub id: String,
+    pub name: String,
+    pub color: String,
+    pub kind: SourceType,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceType {
+    /// `dir` is vault-relative, `/`-separated, `""` for the vault root.
+    FullNote {
+        dir: String,
+    },
+    DailyNote {
+        dir: String,
+        heading: String,
+    },
+    Ical {
+        url: String,
+    },
+}
+
+impl SourceConfig {
+    /// Resolves a settings entry against the vault. A folder outside the
+    /// vault is refused.
+    pub fn from_settings(source: &CalendarSource, vault: &Path) -> Result<Self, CalendarError> {
+        let kind = match &source.kind {
+            SourceKind::Local { directory } => SourceType::FullNote {
+                dir: relative_dir(directory, vault)?,
+            },
+            SourceKind::Dailynote { directory, heading } => SourceType::DailyNote {
+                dir: relative_dir(directory, vault)?,
+                heading: heading.trim().trim_start_matches('#').trim().to_string(),
+            },
+            SourceKind::Ical { url } => SourceType::Ical { url: url.clone() },
+        };
+        Ok(Self {
+            id: source.id.clone(),
+            name: source.name.clone(),
+            color: source.color.clone(),
+            kind,
+        })
+    }
+
+    /// The note folder of a note source.
+    pub fn dir(&self) -> Option<&str> {
+        match &self.kind {
+            SourceType::FullNote { dir } | SourceType::DailyNote { dir, .. } => Some(dir),
+            SourceType::Ical { .. } => None,
+        }
+    }
+
+    /// Whether the vault-relative `path` is a note of this source.
+    pub fn owns(&self, path: &str) -> bool {
+        let Some(dir) = self.dir() else { return false };
+        let inside = if dir.is_empty() {
+            Some(path)
+        } else {
+            path.strip_prefix(dir)
+                .and_then(|rest| rest.strip_prefix('/'))
+        };
+        let Some(inside) = inside else { return false };
+        let hidden = inside.split('/').any(|part| part.starts_with('.'));
+        if hidden || !inside.ends_with(".md") {
+            return false;
+        }
+        match self.kind {
+            SourceType::DailyNote { .. } => dailynote::note_date(path).is_some(),
+            _ => true,
+        }
+    }
+
+    /// Reads one note of this source into cache entries, collecting what
+    /// could not be read.
+    pub fn parse_note(&self, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
+        match &self.kind {
+            SourceType::FullNote { .. } => match fullnote::parse(self, path, text, display_tz) {
+                Ok(entry) => ParsedNote {
+                    entries: vec![entry],
+                    skipped: vec![],
+                },
+                Err(reason) => ParsedNote {
+                    entries: vec![],
+                    skipped: vec![SkippedNote {
+                        path: path.to_string(),
+                        reason,
+                    }],
+                },
+            },
+            SourceType::DailyNote { heading, .. } => {
+                dailynote::parse(self, heading, path, text, display_tz)
+            }
+            SourceType::Ical { .. } => ParsedNote::default(),
+        }
+    }
+
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            SourceType::FullNote { .. } => "local",
+            SourceType::DailyNote { .. } => "dailynote",
+            SourceType::Ical { .. } => "ical",
+        }
+    }
+}
+
+/// What reading one note (or feed) produced.
+#[derive(Default)]
+pub struct ParsedNote {
+    pub entries: Vec<Indexed>,
+    pub skipped: Vec<SkippedNote>,
+}
+
+/// A source folder as a vault-relative, `/`-separated path.
+fn relative_dir(directory: &str, vault: &Path) -> Result<String, CalendarError> {
+    let escape = || CalendarError::PathEscape(directory.to_string());
+    let path = Path::new(directory.trim());
+    let relative = if path.is_absolute() {
+        path.strip_prefix(vault).map_err(|_| escape())?
+    } else {
+        path
+    };
+    let mut parts = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_str().ok_or_else(escape)?.to_string()),
+            Component::CurDir => {}
+            _ => return Err(escape()),
+        }
+    }
+    Ok(parts.join("/"))
+}

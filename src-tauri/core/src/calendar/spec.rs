@@ -1,0 +1,354 @@
+//! The validated internal form of an event's fields.
+//!
+//! Every source converts what it reads (frontmatter, a daily-note line, a
+//! VEVENT) into an [`EventSpec`], and every write builds one from the client's
+//! [`EventFields`] before anything touches the disk, so reads and writes share
+//! one set of rules.
+
+use chrono::{NaiveDate, NaiveTime, Timelike};
+use chrono_tz::Tz;
+
+use super::error::CalendarError;
+use super::event::{Completion, DayOfWeek, Event, EventType};
+use super::fields::EventFields;
+
+/// Longest accepted title, in bytes (titles become file names and lines).
+pub const MAX_TITLE_BYTES: usize = 500;
+
+/// An event's fields, parsed and checked.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EventSpec {
+    pub title: String,
+    pub kind: EventType,
+    pub all_day: bool,
+    pub date: Option<NaiveDate>,
+    pub end_date: Option<NaiveDate>,
+    pub start_time: Option<NaiveTime>,
+    pub end_time: Option<NaiveTime>,
+    pub days_of_week: Vec<DayOfWeek>,
+    pub start_recur: Option<NaiveDate>,
+    pub end_recur: Option<NaiveDate>,
+    pub rrule: Option<String>,
+    pub start_date: Option<NaiveDate>,
+    pub skip_dates: Vec<NaiveDate>,
+    pub completed: Option<Completion>,
+    pub timezone: Option<Tz>,
+    pub category: Option<String>,
+    pub description: Option<String>,
+    pub url: Option<String>,
+    pub notify: Option<serde_json::Value>,
+}
+
+/// Parses a strict `YYYY-MM-DD` date.
+pub fn parse_date(field: &str, value: &str) -> Result<NaiveDate, CalendarError> {
+    let value = value.trim();
+    let shaped = value.len() == 10
+        && value.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+    shaped
+        .then(|| NaiveDate::parse_from_str(value, "%Y-%m-%d").ok())
+        .flatten()
+        .ok_or_else(|| CalendarError::invalid(field, format!("`{value}` is not a YYYY-MM-DD date")))
+}
+
+/// Parses `HH:mm` (also `H:mm` and `HH:mm:ss`; seconds are dropped).
+pub fn parse_time(field: &str, value: &str) -> Result<NaiveTime, CalendarError> {
+    let value = value.trim();
+    ["%H:%M", "%H:%M:%S"]
+        .iter()
+        .find_map(|f| NaiveTime::parse_from_str(value, f).ok())
+        .map(|t| t.with_second(0).unwrap_or(t))
+        .ok_or_else(|| CalendarError::invalid(field, format!("`{value}` is not an HH:mm time")))
+}
+
+pub fn format_date(date: NaiveDate) -> String {
+    date.format("%Y-%m-%d").to_string()
+}
+
+pub fn format_time(time: NaiveTime) -> String {
+    time.format("%H:%M").to_string()
+}
+
+/// Parses an IANA time zone name.
+pub fn parse_timezone(value: &str) -> Result<Tz, CalendarError> {
+    value.trim().parse::<Tz>().map_err(|_| {
+        CalendarError::invalid("timezone", format!("`{value}` is not an IANA time zone"))
+    })
+}
+
+/// A done task's timestamp must be a date or a date-time.
+fn check_completion(completion: &Completion) -> Result<(), CalendarError> {
+    if let Completion::Done(Some(at)) = completion {
+        let at = at.trim();
+        let ok = parse_date("completed", at).is_ok()
+            || chrono::DateTime::parse_from_rfc3339(at).is_ok()
+            || chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%dT%H:%M:%S%.f").is_ok()
+            || chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%dT%H:%M").is_ok();
+        if !ok {
+            return Err(CalendarError::invalid(
+                "completed",
+                format!("`{at}` is neither false, true, a date nor a date-time"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A free-text field must not smuggle a NUL byte into a note.
+fn check_text(field: &str, value: &str) -> Result<(), CalendarError> {
+    if value.contains('\0') {
+        return Err(CalendarError::invalid(field, "contains a NUL byte"));
+    }
+    Ok(())
+}
+
+impl EventSpec {
+    /// The day the event (or series) starts, for file names and `date`.
+    pub fn first_day(&self) -> Option<NaiveDate> {
+        match self.kind {
+            EventType::Single => self.date,
+            EventType::Recurring => self.start_recur.or(self.date),
+            EventType::Rrule => self.start_date.or(self.date),
+        }
+    }
+
+    /// Checks the rules every event must satisfy, naming the first bad field.
+    pub fn validate(&self) -> Result<(), CalendarError> {
+        let title = self.title.trim();
+        if title.is_empty() {
+            return Err(CalendarError::invalid("title", "must not be empty"));
+        }
+        if self.title.len() > MAX_TITLE_BYTES {
+            return Err(CalendarError::invalid(
+                "title",
+                format!("is longer than {MAX_TITLE_BYTES} bytes"),
+            ));
+        }
+        if self.title.contains(['\0', '\n', '\r']) {
+            return Err(CalendarError::invalid(
+                "title",
+                "must not contain NUL or line breaks",
+            ));
+        }
+        for (field, value) in [
+            ("category", &self.category),
+            ("description", &self.description),
+            ("url", &self.url),
+        ] {
+            if let Some(value) = value {
+                check_text(field, value)?;
+            }
+        }
+        match self.kind {
+            EventType::Single => {
+                let date = self
+                    .date
+                    .ok_or_else(|| CalendarError::invalid("date", "a single event needs a date"))?;
+                if let Some(end) = self.end_date
+                    && end < date
+                {
+                    return Err(CalendarError::invalid("endDate", "is before `date`"));
+                }
+            }
+            EventType::Recurring => {
+                if self.days_of_week.is_empty() {
+                    return Err(CalendarError::invalid(
+                        "daysOfWeek",
+                        "a recurring event needs at least one day (U M T W R F S)",
+                    ));
+                }
+                if let (Some(start), Some(end)) = (self.start_recur, self.end_recur)
+                    && end < start
+                {
+                    return Err(CalendarError::invalid("endRecur", "is before `startRecur`"));
+                }
+            }
+            EventType::Rrule => {
+                if self.start_date.is_none() {
+                    return Err(CalendarError::invalid(
+                        "startDate",
+                        "an rrule event needs a startDate",
+                    ));
+                }
+                let rule = self.rrule.as_deref().ok_or_else(|| {
+                    CalendarError::invalid("rrule", "an rrule event needs an rrule")
+                })?;
+                super::recurrence::check_rrule(rule)?;
+            }
+        }
+        if !self.all_day && self.start_time.is_none() {
+            return Err(CalendarError::invalid(
+                "startTime",
+                "a timed event (allDay: false) needs a startTime",
+            ));
+        }
+        if let Some(completion) = &self.completed {
+            check_completion(completion)?;
+        }
+        Ok(())
+    }
+
+    /// Applies a client's merge patch (see [`EventFields`]) and validates the
+    /// result. `self` is the current event (or the default for a create).
+    pub fn patched(&self, fields: &EventFields) -> Result<EventSpec, CalendarError> {
+        fn date(
+            field: &str,
+            v: &Option<Option<String>>,
+            cur: Option<NaiveDate>,
+        ) -> Result<Option<NaiveDate>, CalendarError> {
+            match v {
+                None => Ok(cur),
+                Some(None) => Ok(None),
+                Some(Some(s)) => parse_date(field, s).map(Some),
+            }
+        }
+        fn time(
+            field: &str,
+            v: &Option<Option<String>>,
+            cur: Option<NaiveTime>,
+        ) -> Result<Option<NaiveTime>, CalendarError> {
+            match v {
+                None => Ok(cur),
+                Some(None) => Ok(None),
+                Some(Some(s)) => parse_time(field, s).map(Some),
+            }
+        }
+        fn text(v: &Option<Option<String>>, cur: &Option<String>) -> Option<String> {
+            match v {
+                None => cur.clone(),
+                Some(v) => v.clone(),
+            }
+        }
+        let mut next = self.clone();
+        if let Some(title) = &fields.title {
+            next.title = title.trim().to_string();
+        }
+        if let Some(kind) = fields.kind {
+            next.kind = kind;
+        }
+        next.date = date("date", &fields.date, self.date)?;
+        next.end_date = date("endDate", &fields.end_date, self.end_date)?;
+        next.start_time = time("startTime", &fields.start_time, self.start_time)?;
+        next.end_time = time("endTime", &fields.end_time, self.end_time)?;
+        next.all_day = match fields.all_day {
+            Some(all_day) => all_day,
+            // Sending only times makes an all-day event timed.
+            None if fields.start_time.as_ref().is_some_and(Option::is_some) => false,
+            None => self.all_day,
+        };
+        if next.all_day {
+            next.start_time = None;
+            next.end_time = None;
+        }
+        if let Some(days) = &fields.days_of_week {
+            let mut days = days.clone().unwrap_or_default();
+            days.sort();
+            days.dedup();
+            next.days_of_week = days;
+        }
+        next.start_recur = date("startRecur", &fields.start_recur, self.start_recur)?;
+        next.end_recur = date("endRecur", &fields.end_recur, self.end_recur)?;
+        next.rrule = text(&fields.rrule, &self.rrule);
+        next.start_date = date("startDate", &fields.start_date, self.start_date)?;
+        if let Some(skips) = &fields.skip_dates {
+            let mut dates = skips
+                .iter()
+                .flatten()
+                .map(|d| parse_date("skipDates", d))
+                .collect::<Result<Vec<_>, _>>()?;
+            dates.sort();
+            dates.dedup();
+            next.skip_dates = dates;
+        }
+        next.completed = match (&fields.completed, fields.is_task) {
+            (Some(Completion::Done(None)), _) => Some(Completion::Done(Some(
+                chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            ))),
+            (Some(c), _) => Some(c.clone()),
+            (None, Some(false)) => None,
+            (None, Some(true)) => self.completed.clone().or(Some(Completion::Open)),
+            (None, None) => self.completed.clone(),
+        };
+        next.timezone = match &fields.timezone {
+            None => self.timezone,
+            Some(None) => None,
+            Some(Some(tz)) => Some(parse_timezone(tz)?),
+        };
+        next.category = text(&fields.category, &self.category);
+        next.description = text(&fields.description, &self.description);
+        next.url = text(&fields.url, &self.url);
+        next.notify = match &fields.notify {
+            None => self.notify.clone(),
+            Some(v) => v.clone(),
+        };
+        // A series created with just a `date` starts on that date.
+        if next.kind == EventType::Recurring && next.start_recur.is_none() {
+            next.start_recur = next.date;
+        }
+        if next.kind == EventType::Rrule && next.start_date.is_none() {
+            next.start_date = next.date;
+        }
+        // Fields of other event types are dropped when the type changes, so a
+        // note never carries contradicting recurrence data.
+        match next.kind {
+            EventType::Single => {
+                next.days_of_week.clear();
+                next.start_recur = None;
+                next.end_recur = None;
+                next.rrule = None;
+                next.start_date = None;
+                next.skip_dates.clear();
+            }
+            EventType::Recurring => {
+                next.rrule = None;
+                next.start_date = None;
+                next.end_date = None;
+            }
+            EventType::Rrule => {
+                next.days_of_week.clear();
+                next.start_recur = None;
+                next.end_recur = None;
+                next.end_date = None;
+            }
+        }
+        if next.kind != EventType::Single {
+            next.date = None;
+        }
+        next.validate()?;
+        Ok(next)
+    }
+
+    /// The client-facing event (unexpanded; times not yet resolved).
+    pub fn to_event(&self, id: String, calendar_id: &str, calendar_name: &str) -> Event {
+        Event {
+            id,
+            title: self.title.clone(),
+            date: self.first_day().map(format_date).unwrap_or_default(),
+            end_date: self.end_date.map(format_date),
+            start_time: self.start_time.map(format_time),
+            end_time: self.end_time.map(format_time),
+            all_day: self.all_day,
+            calendar_id: calendar_id.to_string(),
+            calendar_name: calendar_name.to_string(),
+            file_path: None,
+            start_millis: None,
+            end_millis: None,
+            kind: self.kind,
+            days_of_week: (!self.days_of_week.is_empty()).then(|| self.days_of_week.clone()),
+            start_recur: self.start_recur.map(format_date),
+            end_recur: self.end_recur.map(format_date),
+            rrule: self.rrule.clone(),
+            start_date: self.start_date.map(format_date),
+            skip_dates: self.skip_dates.iter().copied().map(format_date).collect(),
+            completed: self.completed.clone(),
+            timezone: self.timezone.map(|tz| tz.name().to_string()),
+            category: self.category.clone(),
+            description: self.description.clone(),
+            url: self.url.clone(),
+            notify: self.notify.clone(),
+            instance_date: None,
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Confining every path the engine reads or writes to the vault.
+//!
+//! Ids carry vault-relative paths, so every id a client sends is checked
+//! twice: lexically (no empty, absolute, `..`, `.`, hidden, NUL or backslash
+//! components) and on disk (the canonical path, symlinks resolved, must stay
+//! under the canonical vault root).
+
+use std::path::{Component, Path, PathBuf};
+
+use super::error::CalendarError;
+
+/// The vault root, canonical.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vault {
+    root: PathBuf,
+}
+
+impl Vault {
+    /// Creates the vault folder if needed and canonicalizes it.
+    pub fn open(path: &Path) -> Result<Vault, CalendarError> {
+        std::fs::create_dir_all(path).map_err(|e| CalendarError::io(path, e))?;
+        let root = path
+            .canonicalize()
+            .map_err(|e| CalendarError::io(path, e))?;
+        Ok(Vault { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `path` as a vault-relative `/`-separated path, if it is inside.
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let rel = path.strip_prefix(&self.root).ok()?;
+        let parts: Option<Vec<&str>> = rel
+            .components()
+            .map(|c| match c {
+                Component::Normal(p) => p.to_str(),
+                _ => None,
+            })
+            .collect();
+        Some(parts?.join("/"))
+    }
+
+    /// The absolute path of a vault-relative path, checked lexically.
+    pub fn join(&self, rel: &str) -> Result<PathBuf, CalendarError> {
+        let escape = || CalendarError::PathEscape(rel.replace('\0', "\\0"));
+        if rel.is_empty() || rel.contains(['\0', '\\']) || rel.starts_with('/') {
+            return Err(escape());
+        }
+        let path = Path::new(rel);
+        for component in path.components() {
+            match component {
+                Component::Normal(part) if !part.to_string_lossy().starts_with('.') => {}
+                _ => return Err(escape()),
+            }
+        }
+        Ok(self.root.join(path))
+    }
+
+    /// Like [`Vault::join`], and the file must exist and resolve (through
+    /// any symlinks) to a place inside the vault.
+    pub fn existing(&self, rel: &str) -> Result<PathBuf, CalendarError> {
+        let path = self.join(rel)?;
+        let real = path.canonicalize().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => CalendarError::NotFound(rel.to_string()),
+            _ => CalendarError::io(&path, e),
+        })?;
+        if !real.starts_with(&self.root) {
+            return Err(CalendarError::PathEscape(rel.to_string()));
+        }
+        Ok(path)
+    }
+
+    /// Like [`Vault::join`] for a file to be created: its folder is created
+    /// if needed and must resolve to a place inside the vault.
+    pub fn new_file(&self, rel: &str) -> Result<PathBuf, CalendarError> {
+        let path = self.join(rel)?;
+        let parent = path.parent().unwrap_or(&self.root);
+        // Check the deepest existing ancestor before creating anything, so a
+        // symlinked folder cannot make us create folders outside the vault.
+        let mut ancestor = parent;
+        while !ancestor.exists() {
+            ancestor = ancestor.parent().unwrap_or(&self.root);
+        }
+        for dir in [ancestor, parent] {
+            if dir == parent {
+                std::fs::create_dir_all(parent).map_err(|e| CalendarError::io(parent, e))?;
+            }
+            let real = dir.canonicalize().map_err(|e| CalendarError::io(dir, e))?;
+            if !real.starts_with(&self.root) {
+                return Err(CalendarError::PathEscape(rel.to_string()));
+            }
+        }
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(CalendarError::PathEscape(rel.to_string()));
+        }
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_escapes_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = Vault::open(dir.path()).unwrap();
+        for bad in [
+            "",
+            "../x.md",
+            "a/../../x.md",
+            "/etc/passwd",
+            "a\0b.md",
+            "a\\..\\b.md",
+            "./a.md",
+            ".obsidian/x.md",
+        ] {
+            assert!(
+                matches!(vault.join(bad), Err(CalendarError::PathEscape(_))),
+                "{bad:?}"
+            );
+        }
+        assert!(vault.join("events/2024-01-01 A.md").is_ok());
+    }
+}

@@ -1,0 +1,299 @@
+//! Writing events into notes: creates, updates, moves, deletes and
+//! suppressed occurrences.
+//!
+//! Every change is validated completely before the first byte is written, and
+//! every file write is atomic (`fsutil`): a crash leaves the old note or the
+//! new one, never a mix. A move writes the new note (refusing to replace an
+//! existing one) before removing the old, so a crash in between leaves a
+//! duplicate, never a loss. Functions return the vault-relative paths they
+//! touched, for the cache to re-read.
+
+use std::fs;
+
+use chrono::NaiveDate;
+
+use super::error::CalendarError;
+use super::event::EventType;
+use super::fields::EventFields;
+use super::sources::{dailynote, fullnote};
+use super::spec::{EventSpec, format_date};
+use super::vault::Vault;
+use crate::fsutil::{atomic_create_new, atomic_write, sync_dir};
+
+fn read(vault: &Vault, rel: &str) -> Result<String, CalendarError> {
+    let path = vault.existing(rel)?;
+    let bytes = fs::read(&path).map_err(|e| CalendarError::io(&path, e))?;
+    String::from_utf8(bytes)
+        .map_err(|_| CalendarError::invalid("event", format!("`{rel}` is not UTF-8 text")))
+}
+
+fn create_new(vault: &Vault, rel: &str, text: &str) -> Result<(), CalendarError> {
+    let path = vault.new_file(rel)?;
+    atomic_create_new(&path, text.as_bytes()).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            CalendarError::Conflict(format!("a note named `{rel}` already exists"))
+        }
+        _ => CalendarError::io(&path, e),
+    })
+}
+
+fn replace(vault: &Vault, rel: &str, text: &str) -> Result<(), CalendarError> {
+    let path = vault.existing(rel)?;
+    atomic_write(&path, text.as_bytes()).map_err(|e| CalendarError::io(&path, e))
+}
+
+fn remove(vault: &Vault, rel: &str) -> Result<(), CalendarError> {
+    let path = vault.existing(rel)?;
+    fs::remove_file(&path).map_err(|e| CalendarError::io(&path, e))?;
+    if let Some(dir) = path.parent() {
+        sync_dir(dir).map_err(|e| CalendarError::io(dir, e))?;
+    }
+    Ok(())
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+// ---- Full Note ----
+
+/// Creates the note of a new event in folder `dir`; returns its path.
+pub fn create_fullnote(
+    vault: &Vault,
+    dir: &str,
+    fields: &EventFields,
+) -> Result<String, CalendarError> {
+    let spec = EventSpec::default().patched(fields)?;
+    let rel = join(dir, &fullnote::file_name(&spec));
+    create_new(vault, &rel, &fullnote::render_new(&spec)?)?;
+    Ok(rel)
+}
+
+/// Updates the note at `rel`; returns its (possibly new) path. The note is
+/// renamed to `YYYY-MM-DD Title.md` when its first day or title changes.
+pub fn update_fullnote(
+    vault: &Vault,
+    rel: &str,
+    fields: &EventFields,
+) -> Result<String, CalendarError> {
+    let text = read(vault, rel)?;
+    let old = fullnote::spec_of(rel, &text)?;
+    let new = old.patched(fields)?;
+    let updated = fullnote::render_update(&text, &old, &new)?;
+    let moved = old.first_day() != new.first_day() || old.title != new.title;
+    let target = match (moved, rel.rsplit_once('/')) {
+        (false, _) => rel.to_string(),
+        (true, Some((dir, _))) => join(dir, &fullnote::file_name(&new)),
+        (true, None) => fullnote::file_name(&new),
+    };
+    if target == rel {
+        replace(vault, rel, &updated)?;
+    } else {
+        create_new(vault, &target, &updated)?;
+        remove(vault, rel)?;
+    }
+    Ok(target)
+}
+
+/// Deletes the note at `rel`.
+pub fn delete_fullnote(vault: &Vault, rel: &str) -> Result<(), CalendarError> {
+    remove(vault, rel)
+}
+
+/// Adds `date` to the `skipDates` of the series at `rel`.
+pub fn skip_fullnote_occurrence(
+    vault: &Vault,
+    rel: &str,
+    date: NaiveDate,
+) -> Result<(), CalendarError> {
+    let text = read(vault, rel)?;
+    let old = fullnote::spec_of(rel, &text)?;
+    if old.kind == EventType::Single {
+        return Err(CalendarError::invalid(
+            "instanceDate",
+            "the event is not recurring; delete it instead",
+        ));
+    }
+    let mut skips: Vec<String> = old.skip_dates.iter().copied().map(format_date).collect();
+    skips.push(format_date(date));
+    let fields = EventFields {
+        skip_dates: Some(Some(skips)),
+        ..EventFields::default()
+    };
+    let new = old.patched(&fields)?;
+    replace(vault, rel, &fullnote::render_update(&text, &old, &new)?)
+}
+
+// ---- Daily notes ----
+
+/// A daily-note source's folder and heading.
+pub struct DailyTarget<'a> {
+    pub dir: &'a str,
+    pub heading: &'a str,
+}
+
+impl DailyTarget<'_> {
+    /// The path of the note for `date` (`existing`, or a new one in the
+    /// folder).
+    fn note_for(&self, date: NaiveDate, existing: Option<String>) -> String {
+        existing.unwrap_or_else(|| join(self.dir, &format!("{}.md", format_date(date))))
+    }
+}
+
+fn daily_spec(spec: EventSpec) -> Result<EventSpec, CalendarError> {
+    if spec.kind != EventType::Single {
+        return Err(CalendarError::invalid(
+            "type",
+            "daily-note events are single events",
+        ));
+    }
+    Ok(spec)
+}
+
+/// Appends `line` as the last item under the heading of the note `rel`,
+/// creating the note and the heading as needed.
+fn append_item(
+    vault: &Vault,
+    target: &DailyTarget,
+    rel: &str,
+    line: &str,
+) -> Result<(), CalendarError> {
+    let text = match vault.existing(rel) {
+        Ok(_) => read(vault, rel)?,
+        Err(CalendarError::NotFound(_)) => {
+            return create_new(vault, rel, &format!("## {}\n{line}\n", target.heading));
+        }
+        Err(e) => return Err(e),
+    };
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let lines: Vec<&str> = text.split('\n').collect();
+    let new_text = match dailynote::section(&lines, target.heading) {
+        Some((first, end)) => {
+            // After the section's last non-blank line, before trailing blanks.
+            let at = (first..end)
+                .rev()
+                .find(|i| !lines[*i].trim().is_empty())
+                .unwrap_or(first)
+                + 1;
+            let item = format!("{line}{}", newline.trim_end_matches('\n'));
+            let mut lines = lines;
+            lines.insert(at, &item);
+            lines.join("\n")
+        }
+        None => {
+            let mut out = text.clone();
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push_str(newline);
+            }
+            if !out.is_empty() {
+                out.push_str(newline);
+            }
+            out.push_str(&format!("## {}{newline}{line}{newline}", target.heading));
+            out
+        }
+    };
+    replace(vault, rel, &new_text)
+}
+
+/// Creates a daily-note item; returns the note's path.
+pub fn create_daily(
+    vault: &Vault,
+    target: &DailyTarget,
+    fields: &EventFields,
+    existing_note: impl Fn(NaiveDate) -> Option<String>,
+) -> Result<String, CalendarError> {
+    let spec = daily_spec(EventSpec::default().patched(fields)?)?;
+    let date = spec
+        .date
+        .ok_or_else(|| CalendarError::invalid("date", "is required"))?;
+    let rel = target.note_for(date, existing_note(date));
+    append_item(
+        vault,
+        target,
+        &rel,
+        &dailynote::render_line(&spec, "", '-', &[]),
+    )?;
+    Ok(rel)
+}
+
+/// The item with id `id` in the note `rel`, re-read from disk so a note
+/// edited since it was indexed is still changed at the right line.
+fn find_item(
+    text: &str,
+    target: &DailyTarget,
+    rel: &str,
+    id: &str,
+) -> Result<dailynote::Item, CalendarError> {
+    let items = dailynote::items_under_heading(text, target.heading);
+    let ids = dailynote::item_ids(rel, items.iter().map(|i| &i.title));
+    items
+        .into_iter()
+        .zip(ids)
+        .find(|(_, item_id)| item_id == id)
+        .map(|(item, _)| item)
+        .ok_or_else(|| CalendarError::NotFound(id.to_string()))
+}
+
+/// Replaces (or with `None` removes) line `index` of `text`, keeping a
+/// trailing `\r`.
+fn set_line(text: &str, index: usize, new: Option<&str>) -> String {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    let cr = lines.get(index).is_some_and(|l| l.ends_with('\r'));
+    let replacement = new.map(|n| if cr { format!("{n}\r") } else { n.to_string() });
+    match &replacement {
+        Some(line) => lines[index] = line,
+        None => {
+            lines.remove(index);
+        }
+    }
+    lines.join("\n")
+}
+
+/// Updates a daily-note item; returns `(note path, title)` of the result. An
+/// item whose date changes moves to that day's note.
+pub fn update_daily(
+    vault: &Vault,
+    target: &DailyTarget,
+    rel: &str,
+    id: &str,
+    fields: &EventFields,
+    existing_note: impl Fn(NaiveDate) -> Option<String>,
+) -> Result<String, CalendarError> {
+    let text = read(vault, rel)?;
+    let item = find_item(&text, target, rel, id)?;
+    let date = dailynote::note_date(rel).ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
+    let old = dailynote::item_spec(&item, date)?;
+    let new = daily_spec(old.patched(fields)?)?;
+    let extra = dailynote::extra_fields(&item);
+    let new_date = new.date.unwrap_or(date);
+    if new_date == date {
+        let line = dailynote::render_line(&new, &item.indent, item.marker, &extra);
+        replace(vault, rel, &set_line(&text, item.line, Some(&line)))?;
+        return Ok(rel.to_string());
+    }
+    let other = target.note_for(new_date, existing_note(new_date));
+    append_item(
+        vault,
+        target,
+        &other,
+        &dailynote::render_line(&new, "", item.marker, &extra),
+    )?;
+    replace(vault, rel, &set_line(&text, item.line, None))?;
+    Ok(other)
+}
+
+/// Removes a daily-note item.
+pub fn delete_daily(
+    vault: &Vault,
+    target: &DailyTarget,
+    rel: &str,
+    id: &str,
+) -> Result<(), CalendarError> {
+    let text = read(vault, rel)?;
+    let item = find_item(&text, target, rel, id)?;
+    replace(vault, rel, &set_line(&text, item.line, None))
+}
