@@ -274,9 +274,10 @@ impl Engine {
     /// `None` treats every due reminder as missed (used at start: they came
     /// due while the app was closed).
     ///
-    /// Notifications are handed out before the commit: if the process dies
-    /// in between, the reminders reappear in the next start's summary
-    /// rather than being lost.
+    /// The fired keys are committed before the notifications go out, so a
+    /// reminder is never shown twice, and whoever sees a notification sees a
+    /// schedule without it. A failing disk does not hold reminders back:
+    /// they are still shown, and the error is reported by `/doctor`.
     pub async fn settle_due(&self, on_time_limit_ms: Option<i64>) -> Settled {
         let _writer = self.writer.lock().await;
         let now_ms = clock::now_ms();
@@ -286,6 +287,7 @@ impl Engine {
         }
         let grace_ms = i64::try_from(self.config.grace_window.as_millis()).unwrap_or(i64::MAX);
         let mut settled = Settled::default();
+        let mut notifications = Vec::new();
         let mut missed = Vec::new();
         let mut records = Vec::with_capacity(due.len());
         for Slot { origin, reminder } in &due {
@@ -299,7 +301,7 @@ impl Engine {
             match outcome {
                 Outcome::Fired => {
                     settled.fired += 1;
-                    self.notifier.notify(Notification::Reminder {
+                    notifications.push(Notification::Reminder {
                         reminder: reminder.clone(),
                         origin: *origin,
                         actions: ReminderActions::new(self.me.clone(), reminder.clone()),
@@ -315,7 +317,7 @@ impl Engine {
         }
         if !missed.is_empty() {
             missed.reverse();
-            self.notifier.notify(Notification::MissedSummary { missed });
+            notifications.push(Notification::MissedSummary { missed });
         }
         if settled.dropped > 0 {
             tracing::info!(
@@ -332,8 +334,6 @@ impl Engine {
             .plan(records, now_ms);
         changes.add_history = added;
         changes.forget_history = evicted;
-        // Even if the commit fails these reminders have been shown: take them
-        // off the in-memory schedule so they are not shown again and again.
         let (changes, _) = self.commit(changes).await;
         self.schedule
             .write()
@@ -343,6 +343,9 @@ impl Engine {
             .write()
             .expect("history lock poisoned")
             .push(&changes.add_history);
+        for notification in notifications {
+            self.notifier.notify(notification);
+        }
         settled
     }
 

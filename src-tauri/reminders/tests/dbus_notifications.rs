@@ -1,0 +1,116 @@
+//! The D-Bus notifier against a real notification server (dunst on a
+//! private session bus): run under `scripts/session.sh`. A `dbus-monitor`
+//! observes the `Notify` call; `dunstctl action 0` clicks the notification,
+//! which must reach the daemon as `ActionInvoked` and open the reminder's URL.
+
+mod common;
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use almanac_reminders::{Daemon, DbusNotifier, Notifier};
+use common::{ChannelOpener, TIMEOUT, config, now_epoch, reminder};
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::process::{ChildStdout, Command};
+use tokio::sync::mpsc;
+
+async fn line_containing(lines: &mut Lines<BufReader<ChildStdout>>, needle: &str) -> String {
+    tokio::time::timeout(TIMEOUT, async {
+        loop {
+            let line = lines
+                .next_line()
+                .await
+                .expect("read dbus-monitor")
+                .expect("dbus-monitor still running");
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("dbus-monitor never showed {needle:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_is_shown_by_the_real_server_and_a_click_opens_its_url() {
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+        eprintln!("SKIPPED: no session bus; run under scripts/session.sh");
+        return;
+    }
+    let mut monitor = Command::new("dbus-monitor")
+        .args([
+            "--session",
+            "interface='org.freedesktop.Notifications',member='Notify'",
+        ])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("dbus-monitor");
+    let mut lines = BufReader::new(monitor.stdout.take().unwrap()).lines();
+    // A monitor connection announces itself with NameLost once it listens.
+    line_containing(&mut lines, "NameLost").await;
+
+    let notifier = DbusNotifier::connect()
+        .await
+        .expect("a notification server");
+    let info = notifier.info();
+    assert_eq!(info.backend, "dbus");
+    assert!(info.server_name.is_some());
+    assert!(info.actions_supported, "{info:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (open_tx, mut opened) = mpsc::unbounded_channel();
+    let daemon = Daemon::start(
+        config(&dir.path().join("reminders.sled")),
+        Arc::new(notifier),
+        Arc::new(ChannelOpener(open_tx)),
+        None,
+    )
+    .await
+    .unwrap();
+    let base = format!("http://{}", daemon.addr());
+    let client = reqwest::Client::new();
+    let doctor: serde_json::Value = client
+        .get(format!("{base}/doctor"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(doctor["notifications"]["backend"], "dbus");
+    assert_eq!(doctor["notifications"]["actions_supported"], true);
+
+    let id = format!("dbus-{}", std::process::id());
+    let response = client
+        .post(format!("{base}/sync"))
+        .json(&serde_json::json!([reminder(&id, now_epoch() + 1)]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+
+    line_containing(&mut lines, "member=Notify").await;
+    line_containing(&mut lines, &format!("Title {id}")).await;
+
+    // Click it (dunst invokes the "default" action of the newest one). The
+    // server may still be drawing it, so click until the URL is opened.
+    let url = tokio::time::timeout(TIMEOUT, async {
+        loop {
+            let _ = Command::new("dunstctl")
+                .args(["action", "0"])
+                .status()
+                .await;
+            if let Ok(Some(url)) =
+                tokio::time::timeout(Duration::from_millis(300), opened.recv()).await
+            {
+                return url;
+            }
+        }
+    })
+    .await
+    .expect("the click reached the daemon");
+    assert_eq!(url, format!("obsidian://open?file={id}"));
+    daemon.shutdown().await;
+}

@@ -1,0 +1,106 @@
+//! `/updates` against a local release feed: checked in the background when
+//! enabled, reported from the cache by the route.
+
+mod common;
+
+use std::time::Duration;
+
+use almanac_reminders::{DaemonConfig, UpdateConfig};
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::get;
+use common::{TIMEOUT, TestDaemon, config};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+/// Serves `answer` at `/latest` and reports each hit.
+async fn feed(answer: (StatusCode, Value)) -> (String, mpsc::UnboundedReceiver<()>) {
+    let (hits_tx, hits) = mpsc::unbounded_channel();
+    let app = Router::new().route(
+        "/latest",
+        get(move || {
+            let _ = hits_tx.send(());
+            let (status, body) = answer.clone();
+            async move { (status, axum::Json(body)) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/latest", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, hits)
+}
+
+async fn daemon_checking(dir: &std::path::Path, feed_url: String) -> TestDaemon {
+    TestDaemon::start_with(DaemonConfig {
+        updates: UpdateConfig {
+            enabled: true,
+            feed_url: Some(feed_url),
+            interval: Duration::from_secs(3600),
+        },
+        ..config(&dir.join("db"))
+    })
+    .await
+}
+
+/// `/updates` once the checker has recorded its first result.
+async fn checked_updates(daemon: &TestDaemon, hits: &mut mpsc::UnboundedReceiver<()>) -> Value {
+    tokio::time::timeout(TIMEOUT, hits.recv())
+        .await
+        .expect("the feed was fetched");
+    tokio::time::timeout(TIMEOUT, async {
+        loop {
+            let (status, body) = daemon.get("/updates").await;
+            assert_eq!(status, 200);
+            if body["last_checked_at_epoch"].as_i64() != Some(0) {
+                return body;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the check was recorded")
+}
+
+#[tokio::test]
+async fn a_newer_release_is_reported_from_the_cache() {
+    let (url, mut hits) = feed((
+        StatusCode::OK,
+        json!({"tag_name": "v99.0.0", "name": "Almanac 99", "html_url": "https://example.org/r/99",
+               "published_at": "2030-01-01T00:00:00Z", "draft": false, "prerelease": false}),
+    ))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = daemon_checking(dir.path(), url.clone()).await;
+    let body = checked_updates(&daemon, &mut hits).await;
+    assert_eq!(body["enabled"], true);
+    assert_eq!(body["feed_url"], url);
+    assert_eq!(body["update_available"], true);
+    assert_eq!(body["latest_release"]["version"], "99.0.0");
+    assert_eq!(
+        body["latest_release"]["html_url"],
+        "https://example.org/r/99"
+    );
+    assert!(body["last_error"].is_null());
+    // Reading the route does not fetch again.
+    daemon.get("/updates").await;
+    assert!(hits.try_recv().is_err());
+    assert_eq!(
+        daemon.handle().updates().latest_release.unwrap().version,
+        "99.0.0"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_feed_is_reported_not_fatal() {
+    let (url, mut hits) = feed((StatusCode::NOT_FOUND, json!({"message": "Not Found"}))).await;
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = daemon_checking(dir.path(), url).await;
+    let body = checked_updates(&daemon, &mut hits).await;
+    assert_eq!(body["update_available"], false);
+    assert!(
+        body["last_error"].as_str().unwrap().contains("404"),
+        "{body}"
+    );
+    let (status, _) = daemon.get("/status").await;
+    assert_eq!(status, 200);
+}
