@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use almanac_core::calendar::{Calendar, CalendarError};
 use almanac_core::clock::SystemClock;
 use almanac_core::paths::Paths;
 use almanac_core::settings::{Settings, SettingsError, SettingsStore};
@@ -29,6 +30,8 @@ pub enum WiringError {
     Settings(#[from] SettingsError),
     #[error(transparent)]
     Tokens(#[from] TokenError),
+    #[error("cannot open the vault: {0}")]
+    Calendar(#[from] CalendarError),
     #[error("a start-up task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
 }
@@ -44,6 +47,7 @@ pub struct Services {
     pub paths: Paths,
     pub settings: Arc<SettingsStore>,
     pub tokens: Arc<TokenStore>,
+    pub calendar: Calendar,
     /// `None` once shut down, or when the daemon could not start.
     reminders: RwLock<Option<DaemonHandle>>,
     reminders_problem: Option<String>,
@@ -75,7 +79,18 @@ impl Services {
             .await??
         };
         let tokens = Arc::new(tokens);
-        let background = vec![spawn_last_used_writer(&tokens, DEFAULT_DEBOUNCE)];
+        let calendar = {
+            let (settings, paths) = (settings.get(), paths.clone());
+            // Indexing the vault reads every note.
+            tokio::task::spawn_blocking(move || Calendar::open(&settings, &paths)).await??
+        };
+        let background = vec![
+            spawn_last_used_writer(&tokens, DEFAULT_DEBOUNCE),
+            tokio::spawn(calendar_follows_settings(
+                settings.subscribe(),
+                calendar.clone(),
+            )),
+        ];
 
         let config = daemon_config(&paths, &settings.get());
         let (reminders, reminders_problem) = match almanac_reminders::Daemon::start(
@@ -97,6 +112,7 @@ impl Services {
             paths,
             settings,
             tokens,
+            calendar,
             reminders: RwLock::new(reminders),
             reminders_problem,
             background,
@@ -128,6 +144,35 @@ impl Services {
             tracing::warn!("could not save token last-used times: {error}");
         }
         tracing::info!("services stopped");
+    }
+}
+
+/// Hands the calendar the settings it depends on whenever one of those
+/// changes (a rescan is costly, so other changes are ignored).
+async fn calendar_follows_settings(
+    mut settings: tokio::sync::watch::Receiver<Arc<Settings>>,
+    calendar: Calendar,
+) {
+    let relevant = |s: &Settings| {
+        (
+            s.vault_path.clone(),
+            s.calendar_sources.clone(),
+            s.display_timezone.clone(),
+        )
+    };
+    let mut applied = relevant(&settings.borrow_and_update());
+    while settings.changed().await.is_ok() {
+        let current = settings.borrow_and_update().clone();
+        if relevant(&current) == applied {
+            continue;
+        }
+        applied = relevant(&current);
+        let calendar = calendar.clone();
+        match tokio::task::spawn_blocking(move || calendar.apply_settings(&current)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::error!("the calendar kept its old settings: {error}"),
+            Err(error) => tracing::error!("applying settings to the calendar failed: {error}"),
+        }
     }
 }
 

@@ -10,6 +10,8 @@ use crate::wiring::Services;
 
 /// Payload: the whole settings object.
 pub const SETTINGS_CHANGED: &str = "settings-changed";
+/// No payload: calendar windows refetch their events.
+pub const CALENDAR_CHANGED: &str = "calendar-changed";
 /// No payload: the Reminders window refetches.
 pub const REMINDERS_CHANGED: &str = "reminders-changed";
 /// No payload: the settings window refetches the token list.
@@ -17,6 +19,15 @@ pub const TOKENS_CHANGED: &str = "tokens-changed";
 
 /// Starts the forwarders; they end when the app's services go away.
 pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
+    let mut calendar = services.calendar.subscribe();
+    let calendar_app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        while calendar.changed().await.is_ok() {
+            calendar.borrow_and_update();
+            let _ = calendar_app.emit(CALENDAR_CHANGED, ());
+        }
+    });
+
     let mut settings = services.settings.subscribe();
     let app = app.clone();
     tauri::async_runtime::spawn(async move {

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use almanac_core::calendar::{Event, EventQuery, SourceInfo};
 use almanac_core::settings::Settings;
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenInfo};
 use almanac_reminders::{HistoryEntry, Scheduled};
@@ -36,6 +37,24 @@ pub fn settings_update(
 ) -> CommandResult<Settings> {
     let updated = services.settings.update(&patch).map_err(message)?;
     Ok((*updated).clone())
+}
+
+// ---- calendar -------------------------------------------------------------
+
+/// The cached events overlapping `[start, end]` (epoch milliseconds), series
+/// expanded: what a calendar view shows.
+#[tauri::command]
+pub fn calendar_events(services: State<'_, Arc<Services>>, start: i64, end: i64) -> Vec<Event> {
+    services.calendar.query(&EventQuery {
+        start_millis: Some(start),
+        end_millis: Some(end),
+        ..EventQuery::default()
+    })
+}
+
+#[tauri::command]
+pub fn calendar_sources(services: State<'_, Arc<Services>>) -> Vec<SourceInfo> {
+    services.calendar.sources()
 }
 
 // ---- tokens ----------------------------------------------------------------

@@ -39,7 +39,8 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
         .invoke_handler(tauri::generate_handler![
             commands::settings_get,
             commands::settings_update,
-            commands::rest_status,
+            commands::calendar_events,
+            commands::calendar_sources,
             commands::token_scopes,
             commands::tokens_list,
             commands::token_create,
@@ -60,6 +61,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             let services = Arc::new(services);
             app.manage(services.clone());
             let tray = tray::build(&handle, &services)?;
+            app.manage(tray.clone());
             bridge::spawn(&handle, &services, tray);
             if let Some(kind) = open {
                 windows::show(&handle, kind)?;
