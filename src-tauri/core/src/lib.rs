@@ -10,10 +10,38 @@
 //! - [`settings`]: the one settings object, its JSON file and change notifications.
 //! - [`calendar`]: the calendar engine — notes and ICS feeds cached in memory,
 //!   queries, writes, and the file watcher.
+//! - [`clock`]: "now" behind a trait, so expiry is testable.
+//! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
+//! - [`tokens`]: personal access tokens — scopes, secrets in the OS keyring,
+//!   metadata on disk, and the one token check.
+//! - [`api`]: the in-process API (spec C) — the plugin registry, the
+//!   `full-calendar` plugin's `with_token` / `request_access`, and
+//!   `AuthorizedApi` with one scope-checked method per REST route.
+//! - [`app`]: [`app::Core`], the wired instance. Start here:
 //!
-//! Later modules (tokens, in-process API, REST server) follow the
-//! same pattern: a small public surface, storage behind small traits.
+//! ```no_run
+//! # async fn start() -> Result<(), almanac_core::app::CoreError> {
+//! use std::sync::Arc;
+//! use almanac_core::{api, app::Core, paths::Paths, tokens::KeyringSecretStore};
+//!
+//! let core = Arc::new(
+//!     Core::open(
+//!         Paths::platform(),
+//!         Arc::new(KeyringSecretStore::new()),
+//!         Arc::new(api::HeadlessUi),   // the desktop shell passes its windows
+//!         Arc::new(api::DeclineAll),   // …and its consent dialog
+//!     )
+//!     .await?,
+//! );
+//! // The REST server: `core.plugin().authorize(bearer)` → `AuthorizedApi`.
+//! # Ok(()) }
+//! ```
+//!
+//! Later modules (REST server) follow the same pattern: a small public
+//! surface, storage behind small traits.
 
+pub mod api;
+pub mod app;
 pub mod calendar;
 pub mod clock;
 pub mod fsutil;
@@ -21,3 +49,4 @@ pub mod paths;
 pub mod rest;
 pub mod settings;
 pub mod tokens;
+pub mod view;

@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use crate::fsutil::atomic_write;
 use crate::paths::Paths;
+use crate::view::CalendarView;
 
 /// Ports below this need privileges; the REST server never asks for them.
 pub const MIN_PORT: u16 = 1024;
@@ -188,6 +189,16 @@ impl Settings {
         if self.first_day > 6 {
             return Err(invalid("firstDay", "must be 0 (Sunday) to 6".to_string()));
         }
+        if CalendarView::from_id(&self.initial_view).is_none() {
+            return Err(invalid(
+                "initialView",
+                format!(
+                    "`{}` is not a view; known views: {}",
+                    self.initial_view,
+                    CalendarView::known_ids()
+                ),
+            ));
+        }
         if self.vault_path.as_os_str().is_empty() {
             return Err(invalid("vaultPath", "must not be empty".to_string()));
         }
@@ -246,8 +257,38 @@ impl Settings {
                 key: patch.keys().cloned().collect::<Vec<_>>().join(", "),
                 reason: e.to_string(),
             })?;
+        // Serde ignores keys it does not know inside nested values (a calendar
+        // source, say); whatever does not survive the round trip was unknown.
+        let kept = serde_json::to_value(&settings).expect("settings always serialize");
+        if let Some(path) = first_dropped_key(&Value::Object(patch.clone()), &kept, "") {
+            return Err(SettingsError::UnknownKey(path));
+        }
         settings.validate()?;
         Ok(settings)
+    }
+}
+
+/// The path (`calendarSources[0].colour`) of the first key of `input` that is
+/// missing from `kept`.
+fn first_dropped_key(input: &Value, kept: &Value, path: &str) -> Option<String> {
+    match (input, kept) {
+        (Value::Object(input), Value::Object(kept)) => input.iter().find_map(|(key, value)| {
+            let path = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            match kept.get(key) {
+                None => Some(path),
+                Some(kept) => first_dropped_key(value, kept, &path),
+            }
+        }),
+        (Value::Array(input), Value::Array(kept)) => input
+            .iter()
+            .zip(kept)
+            .enumerate()
+            .find_map(|(i, (value, kept))| first_dropped_key(value, kept, &format!("{path}[{i}]"))),
+        _ => None,
     }
 }
 
@@ -416,6 +457,64 @@ mod tests {
             assert!(store.update(&patch).is_err(), "accepted {patch}");
             assert_eq!(store.get(), before);
         }
+    }
+
+    #[test]
+    fn port_bounds_are_1024_to_65535() {
+        let (_dir, store) = store();
+        for port in [1024, 8540, 65535] {
+            let next = store.update(&json!({ "localServerPort": port })).unwrap();
+            assert_eq!(next.local_server_port, port);
+        }
+        for port in [json!(0), json!(1023), json!(65536), json!(-1), json!(80.5)] {
+            let err = store
+                .update(&json!({ "localServerPort": port }))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("localServerPort"), "{err}");
+        }
+        assert_eq!(store.get().local_server_port, 65535);
+    }
+
+    #[test]
+    fn a_patch_is_rejected_whole_with_the_offending_key_named() {
+        let (dir, store) = store();
+        let file = std::fs::read(dir.path().join("settings.json")).unwrap();
+        let cases = [
+            (
+                json!({"restServerEnabled": true, "localServerPort": 1}),
+                "localServerPort",
+            ),
+            (json!({"restServerEnabled": "yes"}), "restServerEnabled"),
+            (json!({"initialView": "yearGrid"}), "initialView"),
+            (json!({"reminders": {"graceWindowHours": -1}}), "reminders"),
+            (
+                json!({"calendarSources": [{"id": "a", "name": "A", "type": "local",
+                    "directory": "x", "colour": "red"}]}),
+                "calendarSources[0].colour",
+            ),
+            (
+                json!({"calendarSources": [{"id": "a", "name": "A", "type": "caldav"}]}),
+                "calendarSources",
+            ),
+            (json!({"firstDay": 7}), "firstDay"),
+        ];
+        for (patch, named) in cases {
+            let err = store.update(&patch).unwrap_err().to_string();
+            assert!(err.contains(named), "{patch} → {err}");
+        }
+        assert!(!store.get().rest_server_enabled);
+        assert_eq!(
+            std::fs::read(dir.path().join("settings.json")).unwrap(),
+            file,
+            "a rejected patch touched the file"
+        );
+        store
+            .update(
+                &json!({"calendarSources": [{"id": "a", "name": "A", "type": "local",
+                "directory": "x"}], "initialView": "timeGridWeek"}),
+            )
+            .unwrap();
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `scripts/session.sh cargo test -p almanac-core`; without a Secret Service
 //! these tests fail, they do not skip.
 
-mod common;
+mod token_support;
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use almanac_core::tokens::{
     Expiry, KeyringStatus, NewToken, Scope, TokenCheck, TokenStatus, TokenStore,
 };
 use chrono::Duration;
-use common::{
+use token_support::{
     ManualClock, captured_logs, files_containing, keyring_lookup, logs_text, real_keyring,
 };
 

@@ -37,6 +37,34 @@ pub struct NewToken {
     pub expiry: Expiry,
 }
 
+impl NewToken {
+    /// The request as it would be stored: the name trimmed, 1 to
+    /// [`MAX_NAME_CHARS`] characters without control characters (it appears in
+    /// the UI, in logs and as a keyring label), and at least one scope.
+    pub fn validated(self) -> Result<Self, TokenError> {
+        let name = self.name.trim();
+        let problem = if name.is_empty() {
+            Some("must not be empty".to_string())
+        } else if name.chars().count() > MAX_NAME_CHARS {
+            Some(format!("must be at most {MAX_NAME_CHARS} characters"))
+        } else if name.chars().any(char::is_control) {
+            Some("must not contain control characters".to_string())
+        } else {
+            None
+        };
+        if let Some(reason) = problem {
+            return Err(TokenError::InvalidName(reason));
+        }
+        if self.scopes.is_empty() {
+            return Err(TokenError::NoScopes);
+        }
+        Ok(Self {
+            name: name.to_string(),
+            ..self
+        })
+    }
+}
+
 /// A freshly created token. `secret` is shown to the user once and then
 /// dropped: it is never retrievable again.
 #[derive(Debug)]
@@ -277,10 +305,7 @@ impl TokenStore {
     /// Creates a token: secret into the keyring first, then metadata to disk.
     /// If either step fails nothing is left behind and the error says why.
     pub fn create(&self, new: NewToken) -> Result<CreatedToken, TokenError> {
-        let name = validate_name(&new.name)?;
-        if new.scopes.is_empty() {
-            return Err(TokenError::NoScopes);
-        }
+        let new = new.validated()?;
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         if let KeyringStatus::Unavailable { reason } = &self.read().keyring {
             return Err(TokenError::KeyringUnavailable(reason.to_string()));
@@ -288,7 +313,7 @@ impl TokenStore {
         let now = self.clock.now();
         let record = TokenRecord {
             id: Uuid::new_v4(),
-            name,
+            name: new.name,
             scopes: new.scopes,
             created_at: now,
             expires_at: new.expiry.expires_at(now),
@@ -424,22 +449,6 @@ fn log_refusal(outcome: &TokenCheck) {
             tracing::warn!(%reason, "token check refused: the OS keyring is unavailable")
         }
     }
-}
-
-/// The name as stored: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no control
-/// characters (it appears in the UI, in logs and as a keyring label).
-fn validate_name(name: &str) -> Result<String, TokenError> {
-    let name = name.trim();
-    let reason = if name.is_empty() {
-        "must not be empty".to_string()
-    } else if name.chars().count() > MAX_NAME_CHARS {
-        format!("must be at most {MAX_NAME_CHARS} characters")
-    } else if name.chars().any(char::is_control) {
-        "must not contain control characters".to_string()
-    } else {
-        return Ok(name.to_string());
-    };
-    Err(TokenError::InvalidName(reason))
 }
 
 fn keyring_label(name: &str) -> String {

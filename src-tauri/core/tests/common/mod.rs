@@ -1,115 +1,150 @@
-//! Helpers shared by the integration tests: the real keyring (asserted to be
-//! there), a clock tests can move, captured logs, and a file scanner.
+//! Shared helpers of the calendar tests: temp vaults and awaiting changes.
+#![allow(dead_code)] // each test binary uses a different subset
 
-#![allow(dead_code)] // each test binary uses its own subset
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use std::io::Write;
-use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use almanac_core::calendar::{Calendar, Event, EventQuery};
+use almanac_core::paths::Paths;
+use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 
-use almanac_core::clock::Clock;
-use almanac_core::tokens::{KeyringSecretStore, SecretStore};
-use chrono::{DateTime, Duration, Utc};
+/// Generous: the watcher answers in milliseconds, CI machines can be slow.
+pub const WAIT: Duration = Duration::from_secs(20);
 
-/// The OS keyring, after proving a Secret Service answers. Fails loudly (never
-/// skips) outside `scripts/session.sh`, so a green run means the keyring was real.
-pub fn real_keyring() -> Arc<KeyringSecretStore> {
-    let keyring = KeyringSecretStore::new();
-    if let Err(e) = keyring.probe() {
-        panic!(
-            "these tests need a reachable Secret Service; run them as \
-             `scripts/session.sh cargo test -p almanac-core` ({e})"
-        );
-    }
-    Arc::new(keyring)
+pub struct TestVault {
+    pub dir: tempfile::TempDir,
+    pub settings: Settings,
 }
 
-/// What `secret-tool` (libsecret, a separate client) finds in the keyring for
-/// a token id: an independent look at what Almanac stored.
-pub fn keyring_lookup(id: uuid::Uuid) -> Option<String> {
-    let output = std::process::Command::new("secret-tool")
-        .args([
-            "lookup",
-            "service",
-            "almanac-pat",
-            "username",
-            &id.to_string(),
-        ])
-        .output()
-        .expect("secret-tool (libsecret-tools) is installed");
-    output
-        .status
-        .success()
-        .then(|| String::from_utf8(output.stdout).unwrap())
-}
-
-/// A clock that stands still until moved.
-pub struct ManualClock(Mutex<DateTime<Utc>>);
-
-impl ManualClock {
-    pub fn new() -> Arc<Self> {
-        Arc::new(Self(Mutex::new(Utc::now())))
+impl TestVault {
+    /// A vault with one Full Note source `local` in `events/`, display zone
+    /// UTC.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = Settings {
+            vault_path: dir.path().join("vault"),
+            display_timezone: "UTC".into(),
+            calendar_sources: vec![source(
+                "local",
+                SourceKind::Local {
+                    directory: "events".into(),
+                },
+            )],
+            ..Settings::default()
+        };
+        Self { dir, settings }
     }
 
-    pub fn advance(&self, by: Duration) {
-        *self.0.lock().unwrap() += by;
+    pub fn with_source(mut self, id: &str, kind: SourceKind) -> Self {
+        self.settings.calendar_sources.push(source(id, kind));
+        self
     }
-}
 
-impl Clock for ManualClock {
-    fn now(&self) -> DateTime<Utc> {
-        *self.0.lock().unwrap()
+    pub fn with_timezone(mut self, tz: &str) -> Self {
+        self.settings.display_timezone = tz.into();
+        self
     }
-}
 
-/// Everything logged by this test process at any level, captured once for the
-/// whole binary (tracing events and `log` records of dependencies alike).
-pub fn captured_logs() -> &'static Mutex<Vec<u8>> {
-    static LOGS: OnceLock<&'static Mutex<Vec<u8>>> = OnceLock::new();
-    LOGS.get_or_init(|| {
-        let logs: &'static Mutex<Vec<u8>> = Box::leak(Box::default());
-        tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::TRACE)
-            .with_ansi(false)
-            .with_writer(move || LogWriter(logs))
-            .init();
-        logs
-    })
-}
-
-pub fn logs_text() -> String {
-    String::from_utf8_lossy(&captured_logs().lock().unwrap()).into_owned()
-}
-
-struct LogWriter(&'static Mutex<Vec<u8>>);
-
-impl Write for LogWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
+    pub fn paths(&self) -> Paths {
+        Paths::new(self.dir.path().join("config"), self.dir.path().join("data"))
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+
+    pub fn vault(&self) -> PathBuf {
+        self.settings.vault_path.clone()
+    }
+
+    /// Writes a file in the vault (creating folders), as an external editor.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.vault().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.vault().join(rel)).unwrap()
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.vault().join(rel).exists()
+    }
+
+    pub fn open(&self) -> Calendar {
+        Calendar::open(&self.settings, &self.paths()).unwrap()
     }
 }
 
-/// Every file under `dir` whose bytes contain `needle`.
-pub fn files_containing(dir: &Path, needle: &str) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if std::fs::read(&path)
-                .unwrap()
-                .windows(needle.len())
-                .any(|w| w == needle.as_bytes())
-            {
-                found.push(path);
+pub fn source(id: &str, kind: SourceKind) -> CalendarSource {
+    CalendarSource {
+        id: id.into(),
+        name: format!("{id} calendar"),
+        color: "#123456".into(),
+        kind,
+    }
+}
+
+/// Waits until `ready` holds, re-checking on every cache change. Panics
+/// after [`WAIT`].
+pub fn wait_until(calendar: &Calendar, what: &str, mut ready: impl FnMut(&Calendar) -> bool) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let mut changes = calendar.subscribe();
+    let outcome = runtime.block_on(tokio::time::timeout(WAIT, async {
+        loop {
+            changes.borrow_and_update();
+            if ready(calendar) {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return;
             }
         }
+    }));
+    assert!(
+        outcome.is_ok() && ready(calendar),
+        "timed out waiting for: {what}"
+    );
+}
+
+/// Every cached event in a wide window (2000–2100).
+pub fn all(calendar: &Calendar) -> Vec<Event> {
+    calendar.query(&range_ms(946_684_800_000, 4_102_444_800_000))
+}
+
+pub fn range_ms(start: i64, end: i64) -> EventQuery {
+    EventQuery {
+        start_millis: Some(start),
+        end_millis: Some(end),
+        ..EventQuery::default()
     }
-    found
+}
+
+/// A query over an RFC 3339 range.
+pub fn range(start: &str, end: &str) -> EventQuery {
+    range_ms(ms(start), ms(end))
+}
+
+pub fn ms(rfc3339: &str) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(rfc3339)
+        .unwrap()
+        .timestamp_millis()
+}
+
+pub fn titles(events: &[Event]) -> Vec<String> {
+    events.iter().map(|e| e.title.clone()).collect()
+}
+
+pub fn fields(json: serde_json::Value) -> almanac_core::calendar::EventFields {
+    serde_json::from_value(json).unwrap()
+}
+
+pub fn note_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }

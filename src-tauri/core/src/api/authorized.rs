@@ -1,0 +1,206 @@
+//! [`AuthorizedApi`]: every operation a token can be used for, each guarded by
+//! its scope (the contract's route-to-scope table).
+//!
+//! Each call first re-checks the token, so revoking or expiring it stops an
+//! API object a script is still holding, then checks the scope. Reads answer
+//! from memory; writes (`create_event`, `update_event`, `delete_event`,
+//! `update_settings`) touch the disk and block, so async callers run them with
+//! `spawn_blocking`.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::error::ApiError;
+use super::plugin::CalendarPlugin;
+use super::request::{EventFilter, EventOptions};
+use super::state::InternalState;
+use crate::calendar::{Event, EventDetails, EventFields, EventQuery, SourceInfo};
+use crate::settings::Settings;
+use crate::tokens::{Grant, Scope, ScopeSet, TokenCheck};
+use crate::view::CalendarView;
+
+/// The API object a valid token unlocks. Cheap to clone.
+#[derive(Clone)]
+pub struct AuthorizedApi {
+    plugin: Arc<CalendarPlugin>,
+    grant: Grant,
+}
+
+impl AuthorizedApi {
+    pub(super) fn new(plugin: Arc<CalendarPlugin>, grant: Grant) -> Self {
+        Self { plugin, grant }
+    }
+
+    /// The token this object acts for.
+    pub fn token_id(&self) -> Uuid {
+        self.grant.token_id
+    }
+
+    /// The token's scopes as given (without `system:full-access` expanded).
+    pub fn scopes(&self) -> ScopeSet {
+        self.grant.scopes
+    }
+
+    /// `getEvents(filter)`: cached events matching `filter`, series expanded,
+    /// sorted by start. Synchronous, from memory. Scope `events:read`.
+    pub fn get_events(&self, filter: &EventFilter) -> Result<Vec<Event>, ApiError> {
+        self.require(Scope::EventsRead)?;
+        Ok(self
+            .plugin
+            .calendar
+            .query_checked(&EventQuery::from(filter))?)
+    }
+
+    /// One event with its note path and line. Scope `events:read`.
+    pub fn get_event_details(&self, id: &str) -> Result<EventDetails, ApiError> {
+        self.require(Scope::EventsRead)?;
+        Ok(self.plugin.calendar.details(id)?)
+    }
+
+    /// Creates an event in calendar `calendar_id`. Scope `events:write`.
+    pub fn create_event(
+        &self,
+        calendar_id: &str,
+        fields: EventFields,
+        options: EventOptions,
+    ) -> Result<Event, ApiError> {
+        self.require(Scope::EventsWrite)?;
+        refuse_instance_date(&options)?;
+        let event = self.plugin.calendar.create(calendar_id, fields)?;
+        self.announce(&options, || format!("“{}” was created", event.title));
+        Ok(event)
+    }
+
+    /// Updates event `id` with `fields` (a merge patch). Scope `events:write`.
+    pub fn update_event(
+        &self,
+        id: &str,
+        fields: EventFields,
+        options: EventOptions,
+    ) -> Result<Event, ApiError> {
+        self.require(Scope::EventsWrite)?;
+        refuse_instance_date(&options)?;
+        let event = self.plugin.calendar.update(id, fields)?;
+        self.announce(&options, || format!("“{}” was updated", event.title));
+        Ok(event)
+    }
+
+    /// Deletes event `id`, or with `options.instance_date` suppresses that one
+    /// occurrence of its series. Scope `events:write`.
+    pub fn delete_event(&self, id: &str, options: EventOptions) -> Result<(), ApiError> {
+        self.require(Scope::EventsWrite)?;
+        self.plugin.calendar.delete(id, options.instance_date)?;
+        self.announce(&options, || match options.instance_date {
+            Some(date) => format!("the {date} occurrence of an event was removed"),
+            None => "an event was deleted".to_string(),
+        });
+        Ok(())
+    }
+
+    /// The configured calendar sources. Scope `providers:read`.
+    pub fn get_sources(&self) -> Result<Vec<SourceInfo>, ApiError> {
+        self.require(Scope::ProvidersRead)?;
+        Ok(self.plugin.calendar.sources())
+    }
+
+    /// Starts a background refetch of remote calendars. Scope `providers:write`.
+    pub fn revalidate(&self, force: bool) -> Result<(), ApiError> {
+        self.require(Scope::ProvidersWrite)?;
+        self.plugin.calendar.revalidate(force);
+        Ok(())
+    }
+
+    /// Focuses or opens the main calendar view. Scope `ui:open-calendar`.
+    pub fn open_calendar(&self) -> Result<(), ApiError> {
+        self.require(Scope::UiOpenCalendar)?;
+        self.plugin.ui.open_calendar().map_err(ui_error)
+    }
+
+    /// Focuses or opens the calendar sidebar. Scope `ui:open-sidebar`.
+    pub fn open_sidebar(&self) -> Result<(), ApiError> {
+        self.require(Scope::UiOpenSidebar)?;
+        self.plugin.ui.open_sidebar().map_err(ui_error)
+    }
+
+    /// Switches the calendar to the view named `view_name` (`timeGridWeek`, …).
+    /// Scope `ui:change-view`.
+    pub fn change_view(&self, view_name: &str) -> Result<(), ApiError> {
+        self.require(Scope::UiChangeView)?;
+        let view = CalendarView::from_id(view_name).ok_or_else(|| {
+            ApiError::bad_request(
+                "viewName",
+                format!(
+                    "`{view_name}` is not a view; known views: {}",
+                    CalendarView::known_ids()
+                ),
+            )
+        })?;
+        self.plugin.ui.change_view(view).map_err(ui_error)
+    }
+
+    /// The current settings (they hold no secrets). Scope `settings:read`.
+    pub fn get_settings(&self) -> Result<Arc<Settings>, ApiError> {
+        self.require(Scope::SettingsRead)?;
+        Ok(self.plugin.settings.get())
+    }
+
+    /// Applies a partial settings object, all or nothing. Scope `settings:write`.
+    pub fn update_settings(&self, patch: &Value) -> Result<Arc<Settings>, ApiError> {
+        self.require(Scope::SettingsWrite)?;
+        self.plugin.update_settings(patch)
+    }
+
+    /// `getInternalState()`: raw state — settings, sources, cache statistics,
+    /// token metadata and keyring status; never secrets. Scope
+    /// `system:full-access`.
+    pub fn get_internal_state(&self) -> Result<InternalState, ApiError> {
+        self.require(Scope::SystemFullAccess)?;
+        Ok(InternalState {
+            settings: self.plugin.settings.get(),
+            sources: self.plugin.calendar.sources(),
+            cache: self.plugin.calendar.stats(),
+            tokens: self.plugin.tokens.list(),
+            keyring: self.plugin.tokens.keyring_status(),
+        })
+    }
+
+    /// The token still holds and grants `scope`.
+    fn require(&self, scope: Scope) -> Result<(), ApiError> {
+        match self.plugin.tokens.recheck(self.grant.token_id) {
+            TokenCheck::Valid(grant) if grant.scopes.grants(scope) => Ok(()),
+            TokenCheck::Valid(grant) => {
+                tracing::info!(
+                    token_id = %grant.token_id, token_name = %grant.token_name, %scope,
+                    "API call refused: missing scope"
+                );
+                Err(ApiError::MissingScope(scope))
+            }
+            refused => Err(ApiError::TokenNoLongerValid(refused.kind())),
+        }
+    }
+
+    fn announce(&self, options: &EventOptions, message: impl FnOnce() -> String) {
+        if !options.silent {
+            let message = format!("{} by “{}”", message(), self.grant.token_name);
+            self.plugin.ui.announce(&message);
+        }
+    }
+}
+
+/// `instanceDate` only means something on delete; elsewhere it is a mistake
+/// worth reporting rather than ignoring.
+fn refuse_instance_date(options: &EventOptions) -> Result<(), ApiError> {
+    match options.instance_date {
+        Some(_) => Err(ApiError::bad_request(
+            "options.instanceDate",
+            "only applies to deleting an occurrence",
+        )),
+        None => Ok(()),
+    }
+}
+
+fn ui_error(error: super::ui::UiUnavailable) -> ApiError {
+    ApiError::UiUnavailable(error.0)
+}

@@ -1,0 +1,95 @@
+//! The in-process API's one error type. Each variant maps to one REST status
+//! ([`ApiError::status`]) and a short identifier for the error body's `error`
+//! field ([`ApiError::code`]), so the REST layer never re-decides them.
+
+use crate::calendar::CalendarError;
+use crate::settings::SettingsError;
+use crate::tokens::Scope;
+
+/// Why an API call was refused or failed. A refused call changed nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// The token does not carry the scope this operation requires. → 403
+    #[error("this token lacks the `{0}` scope")]
+    MissingScope(Scope),
+    /// The token was revoked or expired after this API object was issued. → 403
+    #[error("this token is no longer valid ({0})")]
+    TokenNoLongerValid(&'static str),
+    /// No such event. → 404
+    #[error("{0}")]
+    NotFound(String),
+    /// A field of the request is missing, malformed or inconsistent. → 400
+    #[error("invalid `{field}`: {reason}")]
+    BadRequest { field: String, reason: String },
+    /// The event belongs to a read-only calendar. → 400
+    #[error("calendar `{0}` is read-only")]
+    ReadOnly(String),
+    /// The change would overwrite something that exists. → 409
+    #[error("{0}")]
+    Conflict(String),
+    /// No user interface is attached (headless mode) or it cannot do this. → 503
+    #[error("the calendar UI is unavailable: {0}")]
+    UiUnavailable(String),
+    /// An unexpected failure (disk, keyring). → 500
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn bad_request(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::BadRequest {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The short identifier for the REST error body's `error` field.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::MissingScope(_) => "missing_scope",
+            Self::TokenNoLongerValid(_) => "invalid_token",
+            Self::NotFound(_) => "not_found",
+            Self::BadRequest { .. } => "bad_request",
+            Self::ReadOnly(_) => "read_only",
+            Self::Conflict(_) => "conflict",
+            Self::UiUnavailable(_) => "ui_unavailable",
+            Self::Internal(_) => "internal_error",
+        }
+    }
+
+    /// The HTTP status the REST server answers with.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::MissingScope(_) | Self::TokenNoLongerValid(_) => 403,
+            Self::NotFound(_) => 404,
+            Self::BadRequest { .. } | Self::ReadOnly(_) => 400,
+            Self::Conflict(_) => 409,
+            Self::UiUnavailable(_) => 503,
+            Self::Internal(_) => 500,
+        }
+    }
+}
+
+impl From<CalendarError> for ApiError {
+    fn from(error: CalendarError) -> Self {
+        match error {
+            CalendarError::NotFound(_) => Self::NotFound(error.to_string()),
+            CalendarError::ReadOnly(calendar) => Self::ReadOnly(calendar),
+            CalendarError::InvalidInput { field, reason } => Self::BadRequest { field, reason },
+            CalendarError::Conflict(message) => Self::Conflict(message),
+            CalendarError::PathEscape(_) => Self::bad_request("id", error.to_string()),
+            CalendarError::Io { .. } => Self::Internal(error.to_string()),
+        }
+    }
+}
+
+impl From<SettingsError> for ApiError {
+    fn from(error: SettingsError) -> Self {
+        match error {
+            SettingsError::NotAnObject => Self::bad_request("settings", error.to_string()),
+            SettingsError::UnknownKey(key) => Self::bad_request(key, "unknown setting"),
+            SettingsError::Invalid { key, reason } => Self::BadRequest { field: key, reason },
+            SettingsError::Io { .. } => Self::Internal(error.to_string()),
+        }
+    }
+}

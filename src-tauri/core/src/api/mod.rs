@@ -1,0 +1,31 @@
+//! The in-process API (spec C): what scripts inside the process use, and the
+//! layer the REST server is a thin shell over.
+//!
+//! - [`registry`]: plugin objects by id; the calendar's is under
+//!   [`PLUGIN_ID`] (`full-calendar`).
+//! - [`plugin`]: [`CalendarPlugin`] — `with_token`, `request_access`, and the
+//!   token check the REST server shares.
+//! - [`authorized`]: [`AuthorizedApi`] — every operation, each behind its scope.
+//! - [`request`]: the `getEvents` filter and the event-write `options`.
+//! - [`ui`] / [`consent`]: what the API needs from the desktop shell (windows,
+//!   a consent dialog), with headless implementations.
+//! - [`state`]: `getInternalState()`'s answer.
+//! - [`error`]: [`ApiError`], with its REST status and code.
+
+pub mod authorized;
+pub mod consent;
+pub mod error;
+pub mod plugin;
+pub mod registry;
+pub mod request;
+pub mod state;
+pub mod ui;
+
+pub use authorized::AuthorizedApi;
+pub use consent::{AccessRequest, Consent, ConsentPrompt, DeclineAll};
+pub use error::ApiError;
+pub use plugin::{CalendarPlugin, MAX_REASON_CHARS, PLUGIN_ID};
+pub use registry::Registry;
+pub use request::{DateRange, EventFilter, EventOptions};
+pub use state::InternalState;
+pub use ui::{HeadlessUi, UiController, UiUnavailable};

@@ -1,0 +1,129 @@
+//! The calendar plugin's public object: what the plugin registry hands out
+//! under [`PLUGIN_ID`]. Scripts get an [`AuthorizedApi`] from it by presenting
+//! a token ([`CalendarPlugin::with_token`]) or by asking the user for one
+//! ([`CalendarPlugin::request_access`]).
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::authorized::AuthorizedApi;
+use super::consent::{AccessRequest, Consent, ConsentPrompt};
+use super::error::ApiError;
+use super::ui::UiController;
+use crate::calendar::Calendar;
+use crate::settings::{Settings, SettingsStore};
+use crate::tokens::{NewToken, ScopeSet, Secret, TokenCheck, TokenStore};
+
+/// The plugin's identifier in the registry (Obsidian Full Calendar's).
+pub const PLUGIN_ID: &str = "full-calendar";
+
+/// Longest `reason` a script may give in an access request, in characters.
+pub const MAX_REASON_CHARS: usize = 1000;
+
+/// The calendar plugin: the services every API call works on.
+pub struct CalendarPlugin {
+    pub(super) settings: Arc<SettingsStore>,
+    pub(super) calendar: Calendar,
+    pub(super) tokens: Arc<TokenStore>,
+    pub(super) ui: Arc<dyn UiController>,
+    consent: Arc<dyn ConsentPrompt>,
+    /// Serializes settings updates so "apply to the engine, roll back on
+    /// failure" never interleaves with another update.
+    settings_update: Mutex<()>,
+}
+
+impl CalendarPlugin {
+    pub fn new(
+        settings: Arc<SettingsStore>,
+        calendar: Calendar,
+        tokens: Arc<TokenStore>,
+        ui: Arc<dyn UiController>,
+        consent: Arc<dyn ConsentPrompt>,
+    ) -> Self {
+        Self {
+            settings,
+            calendar,
+            tokens,
+            ui,
+            consent,
+            settings_update: Mutex::new(()),
+        }
+    }
+
+    /// `withToken(secret)`: the authorized API, or `None` when the token is
+    /// invalid, expired or revoked (or the keyring is unavailable).
+    pub fn with_token(self: &Arc<Self>, secret: &str) -> Option<AuthorizedApi> {
+        self.authorize(secret).ok()
+    }
+
+    /// The same check as [`CalendarPlugin::with_token`], keeping the refusal so
+    /// a caller (the REST server) can log why. Callers must not tell clients
+    /// apart by it: every refusal is the same 403.
+    pub fn authorize(self: &Arc<Self>, secret: &str) -> Result<AuthorizedApi, TokenCheck> {
+        match self.tokens.check(secret) {
+            TokenCheck::Valid(grant) => Ok(AuthorizedApi::new(self.clone(), grant)),
+            refused => Err(refused),
+        }
+    }
+
+    /// `requestAccess(name, reason, scopes)`: asks the user, through the
+    /// consent prompt, to create a token. Returns its secret (this is the only
+    /// time anyone sees it) or `None` when the request is malformed, the user
+    /// declines, or the token cannot be stored; the log says which.
+    pub fn request_access(&self, name: &str, reason: &str, scopes: ScopeSet) -> Option<Secret> {
+        let reason = reason.trim();
+        let request = NewToken {
+            name: name.to_string(),
+            scopes,
+            expiry: crate::tokens::Expiry::Never,
+        };
+        let request = match request.validated() {
+            Ok(request) if reason.chars().count() <= MAX_REASON_CHARS => request,
+            Ok(_) => {
+                tracing::info!(
+                    "access request refused: reason longer than {MAX_REASON_CHARS} characters"
+                );
+                return None;
+            }
+            Err(e) => {
+                tracing::info!(error = %e, "access request refused");
+                return None;
+            }
+        };
+        let ask = AccessRequest {
+            name: request.name.clone(),
+            reason: reason.to_string(),
+            scopes,
+        };
+        let Consent::Granted { expiry } = self.consent.ask(&ask) else {
+            tracing::info!(name = %ask.name, "access request declined by the user");
+            return None;
+        };
+        match self.tokens.create(NewToken { expiry, ..request }) {
+            Ok(created) => Some(created.secret),
+            Err(e) => {
+                tracing::warn!(error = %e, "access was granted but the token could not be created");
+                None
+            }
+        }
+    }
+
+    /// Applies a partial settings object: validated whole, persisted, then
+    /// handed to the calendar engine. If the engine refuses it (say, a vault
+    /// folder that cannot be created) the previous settings are restored and
+    /// the error returned. Used by the API and by the desktop shell alike.
+    pub fn update_settings(&self, patch: &Value) -> Result<Arc<Settings>, ApiError> {
+        let _one_at_a_time = self
+            .settings_update
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let previous = self.settings.get();
+        let next = self.settings.update(patch)?;
+        if let Err(e) = self.calendar.apply_settings(&next) {
+            self.settings.replace((*previous).clone())?;
+            return Err(e.into());
+        }
+        Ok(next)
+    }
+}

@@ -1,0 +1,89 @@
+//! [`Core`]: one Almanac instance, wired — settings, calendar engine, tokens
+//! and the in-process API. The desktop shell and the headless binary build one
+//! with [`Core::open`] and hand its parts to the REST server and the UI.
+
+use std::sync::Arc;
+
+use crate::api::{CalendarPlugin, ConsentPrompt, PLUGIN_ID, Registry, UiController};
+use crate::calendar::{Calendar, CalendarError};
+use crate::clock::SystemClock;
+use crate::paths::Paths;
+use crate::settings::{SettingsError, SettingsStore};
+use crate::tokens::{self, SecretStore, TokenError, TokenStore};
+
+/// Why an instance could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("settings: {0}")]
+    Settings(#[from] SettingsError),
+    #[error("calendar: {0}")]
+    Calendar(#[from] CalendarError),
+    #[error("tokens: {0}")]
+    Tokens(#[from] TokenError),
+    #[error("start-up task failed: {0}")]
+    Startup(String),
+}
+
+/// A running instance's core services. Share it behind an `Arc`.
+pub struct Core {
+    pub paths: Paths,
+    pub settings: Arc<SettingsStore>,
+    pub calendar: Calendar,
+    pub tokens: Arc<TokenStore>,
+    /// Holds the calendar plugin under [`PLUGIN_ID`].
+    pub registry: Registry,
+    plugin: Arc<CalendarPlugin>,
+}
+
+impl Core {
+    /// Opens (or on first start creates) the instance at `paths`: settings,
+    /// the vault, token metadata plus secrets from `secrets` (normally
+    /// [`tokens::KeyringSecretStore`]). A keyring that cannot be reached does
+    /// not stop the start: tokens are then refused and
+    /// [`TokenStore::keyring_status`] says why. Must run on a tokio runtime: it
+    /// starts the background writer of token last-used times.
+    pub async fn open(
+        paths: Paths,
+        secrets: Arc<dyn SecretStore>,
+        ui: Arc<dyn UiController>,
+        consent: Arc<dyn ConsentPrompt>,
+    ) -> Result<Core, CoreError> {
+        // Reading the vault and the keyring blocks; keep it off the runtime.
+        let opening = paths.clone();
+        let (settings, calendar, tokens) = tokio::task::spawn_blocking(move || {
+            let settings = Arc::new(SettingsStore::open(&opening.settings_file())?);
+            let calendar = Calendar::open(&settings.get(), &opening)?;
+            let tokens = Arc::new(TokenStore::open(
+                opening.tokens_file(),
+                secrets,
+                Arc::new(SystemClock),
+            )?);
+            Ok::<_, CoreError>((settings, calendar, tokens))
+        })
+        .await
+        .map_err(|e| CoreError::Startup(e.to_string()))??;
+        tokens::spawn_last_used_writer(&tokens, tokens::DEFAULT_DEBOUNCE);
+        let plugin = Arc::new(CalendarPlugin::new(
+            settings.clone(),
+            calendar.clone(),
+            tokens.clone(),
+            ui,
+            consent,
+        ));
+        let mut registry = Registry::default();
+        registry.register(PLUGIN_ID, plugin.clone());
+        Ok(Core {
+            paths,
+            settings,
+            calendar,
+            tokens,
+            registry,
+            plugin,
+        })
+    }
+
+    /// The calendar plugin (the same object the registry holds).
+    pub fn plugin(&self) -> &Arc<CalendarPlugin> {
+        &self.plugin
+    }
+}
