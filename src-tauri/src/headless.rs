@@ -1,5 +1,8 @@
 //! Headless mode: the servers, no windows, until SIGINT or SIGTERM.
 
+use std::sync::Arc;
+
+use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::paths::Paths;
 
 use crate::cli::Args;
@@ -10,12 +13,14 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let hooks = Hooks {
+            ui: Arc::new(HeadlessUi),
+            consent: Arc::new(DeclineAll),
             notifier: wiring::system_notifier().await,
         };
         let services = Services::start(Paths::platform(), args.vault.clone(), hooks).await?;
         tracing::info!(
-            config = %services.paths.settings_file().display(),
-            vault = %services.settings.get().vault_path.display(),
+            config = %services.core.paths.settings_file().display(),
+            vault = %services.core.settings.get().vault_path.display(),
             "almanac running headless (no windows); Ctrl-C to stop"
         );
         shutdown_signal().await;

@@ -1,57 +1,49 @@
-//! Builds one running Almanac from its [`Paths`]: settings, tokens, the
-//! reminder daemon (and, as they land, the calendar, the in-process API and the
-//! REST server manager). Desktop and headless mode both start exactly this;
-//! they differ only in the [`Hooks`] they pass — how notifications are shown,
-//! how the UI is driven and how consent is asked.
+//! Builds one running Almanac from its [`Paths`]: the core (settings,
+//! calendar, tokens, in-process API), the REST server manager and the reminder
+//! daemon. Desktop and headless mode both start exactly this; they differ only
+//! in the [`Hooks`] they pass — how the UI is driven, how consent is asked and
+//! how notifications are shown.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use almanac_core::calendar::{Calendar, CalendarError};
-use almanac_core::clock::SystemClock;
+use almanac_core::api::{ApiError, ConsentPrompt, UiController};
+use almanac_core::app::{Core, CoreError};
 use almanac_core::paths::Paths;
-use almanac_core::settings::{Settings, SettingsError, SettingsStore};
-use almanac_core::tokens::{
-    DEFAULT_DEBOUNCE, KeyringSecretStore, TokenError, TokenStore, spawn_last_used_writer,
-};
+use almanac_core::settings::Settings;
+use almanac_core::tokens::KeyringSecretStore;
 use almanac_reminders::{
     DaemonConfig, DaemonHandle, DbusNotifier, LogNotifier, Notifier, SystemOpener, UpdateConfig,
 };
 use tokio::sync::RwLock;
-use tokio::task::JoinHandle;
 
-/// Why the services could not start. A reminder daemon that cannot bind is
-/// not one of these: the app runs on and reports it (see
-/// [`Services::reminders_problem`]).
+/// Why the services could not start. A server that cannot bind its port is
+/// not one of these: the app runs on and reports it.
 #[derive(Debug, thiserror::Error)]
 pub enum WiringError {
     #[error(transparent)]
-    Settings(#[from] SettingsError),
-    #[error(transparent)]
-    Tokens(#[from] TokenError),
-    #[error("cannot open the vault: {0}")]
-    Calendar(#[from] CalendarError),
-    #[error("a start-up task failed: {0}")]
-    Task(#[from] tokio::task::JoinError),
+    Core(#[from] CoreError),
+    #[error("--vault: {0}")]
+    Vault(#[from] ApiError),
 }
 
 /// What differs between desktop and headless mode.
 pub struct Hooks {
+    /// Opens and switches the calendar windows for the API.
+    pub ui: Arc<dyn UiController>,
+    /// Answers `request_access`.
+    pub consent: Arc<dyn ConsentPrompt>,
     /// Shows reminder notifications (see [`system_notifier`]).
     pub notifier: Arc<dyn Notifier>,
 }
 
 /// The running services of one instance.
 pub struct Services {
-    pub paths: Paths,
-    pub settings: Arc<SettingsStore>,
-    pub tokens: Arc<TokenStore>,
-    pub calendar: Calendar,
+    pub core: Arc<Core>,
     /// `None` once shut down, or when the daemon could not start.
     reminders: RwLock<Option<DaemonHandle>>,
     reminders_problem: Option<String>,
-    background: Vec<JoinHandle<()>>,
 }
 
 impl Services {
@@ -62,37 +54,25 @@ impl Services {
         vault: Option<PathBuf>,
         hooks: Hooks,
     ) -> Result<Services, WiringError> {
-        let settings = Arc::new(SettingsStore::open(&paths.settings_file())?);
+        let core = Core::open(
+            paths,
+            Arc::new(KeyringSecretStore::new()),
+            hooks.ui,
+            hooks.consent,
+        )
+        .await?;
+        let core = Arc::new(core);
         if let Some(vault) = vault {
-            settings.update(&serde_json::json!({ "vaultPath": vault }))?;
-        }
-        let tokens = {
-            let file = paths.tokens_file();
-            // Opening reads every secret from the keyring: blocking D-Bus calls.
+            let plugin = core.plugin().clone();
+            // Moving the vault rescans it: blocking file I/O.
             tokio::task::spawn_blocking(move || {
-                TokenStore::open(
-                    file,
-                    Arc::new(KeyringSecretStore::new()),
-                    Arc::new(SystemClock),
-                )
+                plugin.update_settings(&serde_json::json!({ "vaultPath": vault }))
             })
-            .await??
-        };
-        let tokens = Arc::new(tokens);
-        let calendar = {
-            let (settings, paths) = (settings.get(), paths.clone());
-            // Indexing the vault reads every note.
-            tokio::task::spawn_blocking(move || Calendar::open(&settings, &paths)).await??
-        };
-        let background = vec![
-            spawn_last_used_writer(&tokens, DEFAULT_DEBOUNCE),
-            tokio::spawn(calendar_follows_settings(
-                settings.subscribe(),
-                calendar.clone(),
-            )),
-        ];
+            .await
+            .map_err(|e| CoreError::Startup(e.to_string()))??;
+        }
 
-        let config = daemon_config(&paths, &settings.get());
+        let config = daemon_config(&core.paths, &core.settings.get());
         let (reminders, reminders_problem) = match almanac_reminders::Daemon::start(
             config,
             hooks.notifier,
@@ -109,13 +89,9 @@ impl Services {
         };
 
         Ok(Services {
-            paths,
-            settings,
-            tokens,
-            calendar,
+            core,
             reminders: RwLock::new(reminders),
             reminders_problem,
-            background,
         })
     }
 
@@ -135,44 +111,12 @@ impl Services {
         if let Some(daemon) = self.reminders.write().await.take() {
             daemon.shutdown().await;
         }
-        for task in &self.background {
-            task.abort();
-        }
-        let tokens = self.tokens.clone();
+        let tokens = self.core.tokens.clone();
         let flushed = tokio::task::spawn_blocking(move || tokens.flush_last_used()).await;
         if let Ok(Err(error)) = flushed {
             tracing::warn!("could not save token last-used times: {error}");
         }
         tracing::info!("services stopped");
-    }
-}
-
-/// Hands the calendar the settings it depends on whenever one of those
-/// changes (a rescan is costly, so other changes are ignored).
-async fn calendar_follows_settings(
-    mut settings: tokio::sync::watch::Receiver<Arc<Settings>>,
-    calendar: Calendar,
-) {
-    let relevant = |s: &Settings| {
-        (
-            s.vault_path.clone(),
-            s.calendar_sources.clone(),
-            s.display_timezone.clone(),
-        )
-    };
-    let mut applied = relevant(&settings.borrow_and_update());
-    while settings.changed().await.is_ok() {
-        let current = settings.borrow_and_update().clone();
-        if relevant(&current) == applied {
-            continue;
-        }
-        applied = relevant(&current);
-        let calendar = calendar.clone();
-        match tokio::task::spawn_blocking(move || calendar.apply_settings(&current)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => tracing::error!("the calendar kept its old settings: {error}"),
-            Err(error) => tracing::error!("applying settings to the calendar failed: {error}"),
-        }
     }
 }
 

@@ -19,7 +19,7 @@ pub const TOKENS_CHANGED: &str = "tokens-changed";
 
 /// Starts the forwarders; they end when the app's services go away.
 pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
-    let mut calendar = services.calendar.subscribe();
+    let mut calendar = services.core.calendar.subscribe();
     let calendar_app = app.clone();
     tauri::async_runtime::spawn(async move {
         while calendar.changed().await.is_ok() {
@@ -28,7 +28,7 @@ pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
         }
     });
 
-    let mut settings = services.settings.subscribe();
+    let mut settings = services.core.settings.subscribe();
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         while settings.changed().await.is_ok() {

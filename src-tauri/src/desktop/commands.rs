@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use almanac_core::api::Consent;
 use almanac_core::calendar::{Event, EventQuery, SourceInfo};
 use almanac_core::settings::Settings;
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenInfo};
@@ -13,6 +14,7 @@ use tauri::{AppHandle, Emitter, State};
 use uuid::Uuid;
 
 use super::bridge::{REMINDERS_CHANGED, TOKENS_CHANGED};
+use super::consent::ConsentDialogs;
 use crate::wiring::Services;
 
 /// Errors reach the UI as their message.
@@ -26,16 +28,21 @@ fn message(error: impl std::fmt::Display) -> String {
 
 #[tauri::command]
 pub fn settings_get(services: State<'_, Arc<Services>>) -> Settings {
-    (*services.settings.get()).clone()
+    (*services.core.settings.get()).clone()
 }
 
-/// Applies a partial settings object (the same rules as `PUT /api/v1/settings`).
+/// Applies a partial settings object: the same path as `PUT /api/v1/settings`.
 #[tauri::command]
-pub fn settings_update(
+pub async fn settings_update(
     services: State<'_, Arc<Services>>,
     patch: serde_json::Value,
 ) -> CommandResult<Settings> {
-    let updated = services.settings.update(&patch).map_err(message)?;
+    let plugin = services.core.plugin().clone();
+    // The calendar adopts the settings by rescanning the vault: blocking I/O.
+    let updated = tauri::async_runtime::spawn_blocking(move || plugin.update_settings(&patch))
+        .await
+        .map_err(message)?
+        .map_err(message)?;
     Ok((*updated).clone())
 }
 
@@ -45,7 +52,7 @@ pub fn settings_update(
 /// expanded: what a calendar view shows.
 #[tauri::command]
 pub fn calendar_events(services: State<'_, Arc<Services>>, start: i64, end: i64) -> Vec<Event> {
-    services.calendar.query(&EventQuery {
+    services.core.calendar.query(&EventQuery {
         start_millis: Some(start),
         end_millis: Some(end),
         ..EventQuery::default()
@@ -54,7 +61,7 @@ pub fn calendar_events(services: State<'_, Arc<Services>>, start: i64, end: i64)
 
 #[tauri::command]
 pub fn calendar_sources(services: State<'_, Arc<Services>>) -> Vec<SourceInfo> {
-    services.calendar.sources()
+    services.core.calendar.sources()
 }
 
 // ---- tokens ----------------------------------------------------------------
@@ -67,21 +74,28 @@ pub struct ScopeChoice {
     dangerous: bool,
 }
 
-#[tauri::command]
-pub fn token_scopes() -> Vec<ScopeChoice> {
-    Scope::ALL
-        .into_iter()
-        .map(|scope| ScopeChoice {
+impl From<Scope> for ScopeChoice {
+    fn from(scope: Scope) -> Self {
+        ScopeChoice {
             id: scope.as_str(),
             description: scope.description(),
             dangerous: scope == Scope::SystemFullAccess,
-        })
-        .collect()
+        }
+    }
+}
+
+#[tauri::command]
+pub fn token_scopes() -> Vec<ScopeChoice> {
+    Scope::ALL.into_iter().map(ScopeChoice::from).collect()
+}
+
+fn expiry(days: Option<u32>) -> CommandResult<Expiry> {
+    Expiry::from_days(days).ok_or_else(|| "a token expires never, or in 30, 90 or 365 days".into())
 }
 
 #[tauri::command]
 pub fn tokens_list(services: State<'_, Arc<Services>>) -> Vec<TokenInfo> {
-    services.tokens.list()
+    services.core.tokens.list()
 }
 
 /// A new token and its secret: the only time the secret leaves the core.
@@ -99,9 +113,8 @@ pub async fn token_create(
     scopes: Vec<Scope>,
     expires_in_days: Option<u32>,
 ) -> CommandResult<CreatedView> {
-    let expiry = Expiry::from_days(expires_in_days)
-        .ok_or("a token expires never, or in 30, 90 or 365 days")?;
-    let tokens = services.tokens.clone();
+    let expiry = expiry(expires_in_days)?;
+    let tokens = services.core.tokens.clone();
     let new = NewToken {
         name,
         scopes: scopes.into_iter().collect(),
@@ -125,13 +138,52 @@ pub async fn token_revoke(
     services: State<'_, Arc<Services>>,
     id: Uuid,
 ) -> CommandResult<TokenInfo> {
-    let tokens = services.tokens.clone();
+    let tokens = services.core.tokens.clone();
     let revoked = tauri::async_runtime::spawn_blocking(move || tokens.revoke(id))
         .await
         .map_err(message)?
         .map_err(message)?;
     let _ = app.emit(TOKENS_CHANGED, ());
     Ok(revoked)
+}
+
+// ---- consent ---------------------------------------------------------------
+
+/// An access request as the consent dialog shows it.
+#[derive(Serialize)]
+pub struct ConsentView {
+    name: String,
+    reason: String,
+    scopes: Vec<ScopeChoice>,
+}
+
+#[tauri::command]
+pub fn consent_request(dialogs: State<'_, ConsentDialogs>, id: u64) -> CommandResult<ConsentView> {
+    let request = dialogs
+        .request(id)
+        .ok_or("this request was already answered or has expired")?;
+    Ok(ConsentView {
+        name: request.name,
+        reason: request.reason,
+        scopes: request.scopes.iter().map(ScopeChoice::from).collect(),
+    })
+}
+
+#[tauri::command]
+pub fn consent_answer(
+    dialogs: State<'_, ConsentDialogs>,
+    id: u64,
+    allow: bool,
+    expires_in_days: Option<u32>,
+) -> CommandResult<()> {
+    let consent = if allow {
+        Consent::Granted {
+            expiry: expiry(expires_in_days)?,
+        }
+    } else {
+        Consent::Declined
+    };
+    dialogs.answer(id, consent)
 }
 
 // ---- reminders -------------------------------------------------------------

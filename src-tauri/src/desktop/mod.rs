@@ -7,12 +7,15 @@
 //! - [`commands`]: the Tauri commands the web UI calls;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
-//! - [`notifier`]: tells the Reminders window when a reminder fired.
+//! - [`notifier`]: tells the Reminders window when a reminder fired;
+//! - [`ui`] / [`consent`]: the API's window controller and consent dialog.
 
 mod bridge;
 mod commands;
+mod consent;
 mod notifier;
 mod tray;
+mod ui;
 mod windows;
 
 use std::sync::Arc;
@@ -48,15 +51,23 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::reminders_list,
             commands::reminder_open,
             commands::reminder_snooze,
+            commands::consent_request,
+            commands::consent_answer,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
+            let consent = consent::ConsentDialogs::new(handle.clone());
+            app.manage(consent.clone());
             let services = tauri::async_runtime::block_on(async {
-                let notifier = Arc::new(notifier::UiNotifier::new(
-                    wiring::system_notifier().await,
-                    handle.clone(),
-                ));
-                Services::start(paths, vault, Hooks { notifier }).await
+                let hooks = Hooks {
+                    ui: Arc::new(ui::WindowUi::new(handle.clone())),
+                    consent: Arc::new(consent),
+                    notifier: Arc::new(notifier::UiNotifier::new(
+                        wiring::system_notifier().await,
+                        handle.clone(),
+                    )),
+                };
+                Services::start(paths, vault, hooks).await
             })?;
             let services = Arc::new(services);
             app.manage(services.clone());

@@ -45,7 +45,7 @@ impl Tray {
 
 /// Builds the tray icon and its menu.
 pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
-    let enabled = services.settings.get().rest_server_enabled;
+    let enabled = services.core.settings.get().rest_server_enabled;
     let rest_toggle =
         CheckMenuItem::with_id(app, REST_TOGGLE, "Enable REST Server", true, enabled, None::<&str>)?;
     let rest_status = MenuItem::with_id(app, REST_STATUS, "REST server: off", false, None::<&str>)?;
@@ -81,7 +81,10 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
 /// What a click on the menu item `id` does.
 pub fn on_menu_event(app: &AppHandle, id: &str) {
     let outcome = match id {
-        REST_TOGGLE => toggle_rest(app),
+        REST_TOGGLE => {
+            toggle_rest(app);
+            Ok(())
+        }
         QUIT => {
             // Exit runs `Services::shutdown`, which closes both servers.
             app.exit(0);
@@ -97,16 +100,20 @@ pub fn on_menu_event(app: &AppHandle, id: &str) {
     }
 }
 
-/// Flips `restServerEnabled`; the REST manager and the check mark follow the
-/// setting, so a failed write leaves both as they were.
-fn toggle_rest(app: &AppHandle) -> Result<(), String> {
-    let services = app.state::<Arc<Services>>();
-    let enabled = services.settings.get().rest_server_enabled;
-    let result = services
-        .settings
-        .update(&serde_json::json!({ "restServerEnabled": !enabled }));
-    if result.is_err() {
-        app.state::<Tray>().show_rest_enabled(enabled);
-    }
-    result.map(drop).map_err(|e| e.to_string())
+/// Flips `restServerEnabled` through the same settings path as the API. The
+/// REST manager and the check mark follow the setting, so a refused change
+/// leaves both as they were.
+fn toggle_rest(app: &AppHandle) {
+    let core = app.state::<Arc<Services>>().core.clone();
+    let tray = app.state::<Tray>().inner().clone();
+    // Off the main thread: applying settings rescans the vault.
+    tauri::async_runtime::spawn_blocking(move || {
+        let enabled = core.settings.get().rest_server_enabled;
+        let patch = serde_json::json!({ "restServerEnabled": !enabled });
+        if let Err(error) = core.plugin().update_settings(&patch) {
+            tracing::error!("tray: could not switch the REST server: {error}");
+            // GTK already flipped the check mark; put it back.
+            tray.show_rest_enabled(enabled);
+        }
+    });
 }

@@ -6,10 +6,12 @@ import dayGridPlugin from '@fullcalendar/daygrid';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import listPlugin from '@fullcalendar/list';
 
-import { eventSource, followChanges } from './events.js';
+import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { invoke, listen } from './ipc.js';
 
+/** The toolbar's views; the API may also ask for the others in KNOWN_VIEWS. */
 const VIEWS = ['dayGridMonth', 'timeGridWeek', 'timeGridDay', 'listWeek'];
+const KNOWN_VIEWS = [...VIEWS, 'dayGridWeek', 'listDay', 'listMonth'];
 
 const status = document.getElementById('status');
 const showError = (message) => {
@@ -19,7 +21,7 @@ const showError = (message) => {
 
 const settings = await invoke('settings_get');
 const requested = new URLSearchParams(location.search).get('view');
-const initialView = [requested, settings.initialView].find((v) => VIEWS.includes(v)) ?? VIEWS[0];
+const initialView = [requested, settings.initialView].find((v) => KNOWN_VIEWS.includes(v)) ?? VIEWS[0];
 
 const calendar = new Calendar(document.getElementById('calendar'), {
   plugins: [dayGridPlugin, timeGridPlugin, listPlugin],
@@ -41,4 +43,5 @@ const calendar = new Calendar(document.getElementById('calendar'), {
 calendar.render();
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
+await showAnnouncements(document.getElementById('announce'));
 document.body.dataset.ready = 'true';

@@ -5,10 +5,11 @@
 import { el, errorText } from './format.js';
 import { invoke } from './ipc.js';
 
-const id = new URLSearchParams(location.search).get('request');
+const id = Number(new URLSearchParams(location.search).get('request'));
 const request = await invoke('consent_request', { id });
 
-document.getElementById('requester').textContent = request.requester;
+document.getElementById('token-name').textContent = request.name;
+document.getElementById('reason').textContent = request.reason || 'No reason given.';
 document.getElementById('scopes').replaceChildren(
   ...request.scopes.map((scope) =>
     el(
@@ -23,7 +24,8 @@ document.getElementById('scopes').replaceChildren(
 
 async function answer(allow) {
   try {
-    await invoke('consent_answer', { id, allow });
+    const days = document.getElementById('expiry').value;
+    await invoke('consent_answer', { id, allow, expiresInDays: days ? Number(days) : null });
   } catch (error) {
     document.getElementById('error').textContent = errorText(error);
   }

@@ -53,3 +53,16 @@ export function eventSource(onError) {
 export function followChanges(calendar) {
   return listen('calendar-changed', () => calendar.refetchEvents());
 }
+
+/** Shows, for a while, what a script just changed through the API. */
+export function showAnnouncements(element) {
+  let timer = null;
+  return listen('announce', (message) => {
+    element.textContent = message;
+    element.hidden = false;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      element.hidden = true;
+    }, 8000);
+  });
+}

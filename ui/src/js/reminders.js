@@ -16,7 +16,8 @@ async function act(command, args) {
   }
 }
 
-function reminderRow(reminder, when) {
+/** One row; `reminder` has the daemon's snake_case fields. */
+function reminderRow(reminder, when, note) {
   const minutes = el(
     'select',
     { 'aria-label': `Snooze ${reminder.title} for` },
@@ -26,7 +27,7 @@ function reminderRow(reminder, when) {
     'tr',
     { dataset: { reminderId: reminder.id } },
     el('td', {}, el('strong', {}, reminder.title), el('br'), el('span', { class: 'muted' }, reminder.body)),
-    el('td', { class: 'when' }, formatDateTime(when * 1000)),
+    el('td', { class: 'when' }, formatDateTime(when), note ? el('br') : null, note ? el('span', { class: 'muted' }, note) : null),
     el(
       'td',
       {},
@@ -45,18 +46,21 @@ function reminderRow(reminder, when) {
   );
 }
 
-function fill(tableId, reminders, when) {
+function fill(tableId, rows) {
   const table = document.getElementById(tableId);
-  table.tBodies[0].replaceChildren(...reminders.map((r) => reminderRow(r, when(r))));
-  table.hidden = reminders.length === 0;
-  document.getElementById(`${tableId}-empty`).hidden = reminders.length > 0;
+  table.tBodies[0].replaceChildren(...rows);
+  table.hidden = rows.length === 0;
+  document.getElementById(`${tableId}-empty`).hidden = rows.length > 0;
 }
+
+const OUTCOMES = { fired: '', missed: 'missed while closed', dropped: 'too old, not shown' };
 
 async function refresh() {
   try {
-    const { upcoming, recentlyFired } = await invoke('reminders_list');
-    fill('upcoming', upcoming, (r) => r.triggerAtEpoch);
-    fill('fired', recentlyFired, (r) => r.firedAtEpoch ?? r.triggerAtEpoch);
+    const { upcoming, recentlyFired, problem } = await invoke('reminders_list');
+    errorBox.textContent = problem ? `The reminder daemon is not running: ${problem}` : '';
+    fill('upcoming', upcoming.map((r) => reminderRow(r, r.trigger_at_epoch * 1000, r.origin === 'snoozed' ? 'snoozed' : '')));
+    fill('fired', recentlyFired.map((h) => reminderRow(h.reminder, h.recorded_at_ms, OUTCOMES[h.outcome])));
   } catch (error) {
     errorBox.textContent = `Could not load reminders: ${errorText(error)}`;
   }

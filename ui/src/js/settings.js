@@ -75,19 +75,22 @@ function renderScopes(scopes) {
   );
 }
 
+const STATUS_TEXT = { active: 'Active', expired: 'Expired', revoked: 'Revoked', secretMissing: 'Secret missing' };
+
+/** One row of the token list; `token` is the core's TokenInfo. */
 function tokenRow(token) {
   const revoke = el('button', { type: 'button', class: 'danger revoke', onclick: () => askRevoke(token) }, 'Revoke');
-  revoke.disabled = token.state === 'revoked';
+  revoke.disabled = token.status === 'revoked';
   revoke.setAttribute('aria-label', `Revoke ${token.name}`);
   return el(
     'tr',
-    { dataset: { tokenId: token.id, tokenName: token.name, state: token.state } },
+    { dataset: { tokenId: token.id, tokenName: token.name, status: token.status } },
     el('td', {}, token.name),
     el('td', {}, ...token.scopes.flatMap((s, i) => [i ? ', ' : '', el('code', {}, s)])),
     el('td', {}, formatDateTime(token.createdAt)),
     el('td', {}, formatDateTime(token.lastUsedAt, 'Never')),
     el('td', {}, formatDateTime(token.expiresAt, 'Never')),
-    el('td', { class: `state state-${token.state}` }, token.state),
+    el('td', { class: `state state-${token.status}` }, STATUS_TEXT[token.status] ?? token.status),
     el('td', {}, revoke),
   );
 }

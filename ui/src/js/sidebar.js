@@ -4,7 +4,7 @@
 import { Calendar } from '@fullcalendar/core';
 import listPlugin from '@fullcalendar/list';
 
-import { eventSource, followChanges } from './events.js';
+import { eventSource, followChanges, showAnnouncements } from './events.js';
 
 const status = document.getElementById('status');
 const showError = (message) => {
@@ -24,4 +24,5 @@ const calendar = new Calendar(document.getElementById('calendar'), {
 });
 calendar.render();
 await followChanges(calendar);
+await showAnnouncements(document.getElementById('announce'));
 document.body.dataset.ready = 'true';
