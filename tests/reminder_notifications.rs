@@ -1,0 +1,140 @@
+//! A reminder synced to the daemon fires as a real notification (dunst, over
+//! D-Bus); invoking its default action opens the reminder's `action_url`
+//! through the system opener (`xdg-open`), observed via a URL handler
+//! registered in the instance's own XDG dirs.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+use support::instance::Instance;
+use support::{eventually, port_open, require_desktop_session};
+
+const URL: &str = "obsidian://open?vault=Almanac&file=Dentist";
+
+/// Registers a handler for `obsidian:` URLs in the instance's XDG dirs: a
+/// script that appends the URL it is given to `<root>/opened.txt`.
+fn register_url_handler(instance: &Instance) -> std::path::PathBuf {
+    let opened = instance.root().join("opened.txt");
+    let script = instance.root().join("record-url.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let applications = instance.data_home().join("applications");
+    std::fs::create_dir_all(&applications).unwrap();
+    std::fs::write(
+        applications.join("almanac-test-opener.desktop"),
+        format!(
+            "[Desktop Entry]\nType=Application\nName=Almanac test opener\nExec={} %u\n\
+             MimeType=x-scheme-handler/obsidian;\nNoDisplay=true\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        instance.config_home().join("mimeapps.list"),
+        "[Default Applications]\nx-scheme-handler/obsidian=almanac-test-opener.desktop\n",
+    )
+    .unwrap();
+    opened
+}
+
+/// Every `Notify` call on the session bus, as dbus-monitor prints it.
+struct NotifyMonitor {
+    child: std::process::Child,
+    output: Arc<Mutex<String>>,
+}
+
+impl NotifyMonitor {
+    fn start() -> Self {
+        let mut child = Command::new("dbus-monitor")
+            .arg("interface='org.freedesktop.Notifications',member='Notify'")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dbus-monitor (dbus package)");
+        let output = Arc::new(Mutex::new(String::new()));
+        let stdout = child.stdout.take().unwrap();
+        let sink = output.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let mut text = sink.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        Self { child, output }
+    }
+
+    fn seen(&self) -> String {
+        self.output.lock().unwrap().clone()
+    }
+}
+
+impl Drop for NotifyMonitor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn clicking_a_fired_reminder_opens_its_action_url() {
+    require_desktop_session();
+    let instance = Instance::new();
+    let opened = register_url_handler(&instance);
+    let monitor = NotifyMonitor::start();
+    eventually("dbus-monitor to subscribe", || async {
+        monitor.seen().contains("NameAcquired").then_some(())
+    })
+    .await;
+    let _app = instance.spawn(&[]);
+    eventually("the reminder daemon", || async {
+        port_open(instance.daemon_port).then_some(())
+    })
+    .await;
+
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64;
+    let response = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
+        .json(&json!([{
+            "id": "dentist", "title": "E2E dentist", "body": "Bring the forms",
+            "trigger_at_epoch": now + 2, "action_url": URL,
+        }]))
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+
+    // The notification reaches the notification server over D-Bus.
+    let notify = eventually("the Notify call", || async {
+        let seen = monitor.seen();
+        seen.contains("E2E dentist").then_some(seen)
+    })
+    .await;
+    assert!(notify.contains("Bring the forms"), "{notify}");
+    assert!(notify.contains("\"default\""), "the notification has a default action: {notify}");
+
+    // Activate it as a click would: dunst sends ActionInvoked(id, "default").
+    eventually("dunst to show the notification", || async {
+        let shown = Command::new("dunstctl").arg("count").arg("displayed").output().unwrap();
+        (String::from_utf8_lossy(&shown.stdout).trim() != "0").then_some(())
+    })
+    .await;
+    let status = Command::new("dunstctl").args(["action", "0"]).status().unwrap();
+    assert!(status.success());
+
+    let recorded = eventually("xdg-open to run the obsidian: handler", || async {
+        std::fs::read_to_string(&opened).ok().filter(|s| !s.is_empty())
+    })
+    .await;
+    assert_eq!(recorded.trim(), URL, "app log:\n{}", instance.log());
+}
