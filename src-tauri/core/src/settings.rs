@@ -20,7 +20,7 @@ use crate::view::CalendarView;
 pub const MIN_PORT: u16 = 1024;
 
 /// Every setting Almanac knows. Unknown keys in a patch are refused.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
     /// The calendar REST server runs only while this is true (spec A, rule 1).
@@ -28,6 +28,7 @@ pub struct Settings {
     /// The REST server's loopback port.
     pub local_server_port: u16,
     /// The folder of Markdown notes. Relative source directories hang off it.
+    #[schema(value_type = String)]
     pub vault_path: PathBuf,
     /// IANA zone used for events that carry no `timezone` of their own.
     pub display_timezone: String,
@@ -42,7 +43,7 @@ pub struct Settings {
 }
 
 /// One configured calendar source.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CalendarSource {
     /// Stable identifier used as `calendarId` in the API.
@@ -58,7 +59,7 @@ pub struct CalendarSource {
 
 /// What a calendar source reads from. Serialized as `"type": "local" | ...`,
 /// like Obsidian Full Calendar's own settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum SourceKind {
     /// One note per event in `directory` (relative to the vault, or absolute
@@ -75,7 +76,7 @@ pub enum SourceKind {
 }
 
 /// Reminder daemon options.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ReminderSettings {
     /// The daemon's loopback port (45677 by contract; configurable for tests).

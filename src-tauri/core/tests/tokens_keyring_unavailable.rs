@@ -1,17 +1,21 @@
 //! With no reachable Secret Service the token store still opens: every check is
 //! refused with the `KeyringUnavailable` outcome, creation says why, and the
-//! diagnostics name the reason. Its own test binary, because it points this
-//! process's D-Bus session address at nothing.
+//! diagnostics name the reason; a whole instance still starts. Its own test
+//! binary, because it points this process's D-Bus session address at nothing.
 
 use std::sync::Arc;
 
+use almanac_core::api::{DeclineAll, HeadlessUi};
+use almanac_core::app::Core;
 use almanac_core::clock::SystemClock;
+use almanac_core::paths::Paths;
+use almanac_core::settings::SettingsStore;
 use almanac_core::tokens::{
     Expiry, KeyringSecretStore, KeyringStatus, NewToken, Scope, TokenCheck, TokenError, TokenStore,
 };
 
-#[test]
-fn an_unreachable_keyring_is_a_clear_state_not_a_crash() {
+#[tokio::test]
+async fn an_unreachable_keyring_is_a_clear_state_not_a_crash() {
     // SAFETY: the only test in this binary, run before anything else reads the
     // environment or starts threads that could.
     unsafe {
@@ -54,4 +58,24 @@ fn an_unreachable_keyring_is_a_clear_state_not_a_crash() {
     assert!(matches!(refused, TokenError::KeyringUnavailable(_)));
     assert!(refused.to_string().contains("keyring"), "{refused}");
     assert_eq!(store.list().len(), 1, "metadata is still listed");
+
+    // A whole instance starts all the same, and its API refuses every token.
+    let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+    SettingsStore::open(&paths.settings_file())
+        .unwrap()
+        .update(&serde_json::json!({"vaultPath": dir.path().join("vault")}))
+        .unwrap();
+    let core = Core::open(
+        paths,
+        Arc::new(KeyringSecretStore::new()),
+        Arc::new(HeadlessUi),
+        Arc::new(DeclineAll),
+    )
+    .await
+    .expect("the app starts without a keyring");
+    assert!(core.plugin().with_token("ofc_pat_anything").is_none());
+    assert!(matches!(
+        core.tokens.keyring_status(),
+        KeyringStatus::Unavailable { .. }
+    ));
 }

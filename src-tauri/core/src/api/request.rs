@@ -47,7 +47,7 @@ impl From<&EventFilter> for EventQuery {
 }
 
 /// The `options` of create, update and delete.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EventOptions {
     /// Do not announce the change in the UI (no "event created" notice).

@@ -23,7 +23,9 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 
 /// Full Calendar's event `type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum EventType {
     /// One event on `date` (possibly spanning to `endDate`).
@@ -157,7 +159,7 @@ impl<'de> Deserialize<'de> for Completion {
 }
 
 /// One event (or one occurrence of a series) as returned to clients.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Event {
     /// See the module docs for the id schemes.
@@ -234,7 +236,7 @@ impl Event {
 }
 
 /// Where an event is written down (`GET /api/v1/events/:id`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventDetails {
     pub calendar_id: String,
@@ -244,7 +246,7 @@ pub struct EventDetails {
 }
 
 /// A position in the vault.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
     pub file: FileRef,
@@ -254,7 +256,7 @@ pub struct Location {
 }
 
 /// A vault-relative note path.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct FileRef {
     pub path: String,
 }

@@ -47,7 +47,7 @@ pub struct EventFields {
 }
 
 /// The wire form: [`EventFields`] plus the ignored read-only fields.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct WireFields {
     title: Option<String>,
@@ -90,19 +90,44 @@ struct WireFields {
 
     // Read-only fields of `Event`, accepted and ignored (see module docs).
     #[serde(default, rename = "id")]
+    #[schema(ignore)]
     _id: Option<IgnoredAny>,
     #[serde(default, rename = "calendarId")]
+    #[schema(ignore)]
     _calendar_id: Option<IgnoredAny>,
     #[serde(default, rename = "calendarName")]
+    #[schema(ignore)]
     _calendar_name: Option<IgnoredAny>,
     #[serde(default, rename = "filePath")]
+    #[schema(ignore)]
     _file_path: Option<IgnoredAny>,
     #[serde(default, rename = "startMillis")]
+    #[schema(ignore)]
     _start_millis: Option<IgnoredAny>,
     #[serde(default, rename = "endMillis")]
+    #[schema(ignore)]
     _end_millis: Option<IgnoredAny>,
     #[serde(default, rename = "instanceDate")]
+    #[schema(ignore)]
     _instance_date: Option<IgnoredAny>,
+}
+
+/// The API documents [`EventFields`] by its wire form.
+impl utoipa::PartialSchema for EventFields {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        <WireFields as utoipa::PartialSchema>::schema()
+    }
+}
+
+impl utoipa::ToSchema for EventFields {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        <WireFields as utoipa::ToSchema>::schemas(schemas);
+    }
 }
 
 impl From<WireFields> for EventFields {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// One configured calendar source as listed by `GET /api/v1/calendars`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceInfo {
     pub id: String,

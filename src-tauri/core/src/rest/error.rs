@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::api::ApiError;
 use crate::calendar::CalendarError;
 
 /// The largest request body accepted, in bytes (1 MiB).
@@ -103,19 +104,29 @@ impl RestError {
     }
 }
 
-impl From<CalendarError> for RestError {
-    fn from(error: CalendarError) -> Self {
+impl From<ApiError> for RestError {
+    fn from(error: ApiError) -> Self {
         match error {
-            CalendarError::NotFound(_) => Self::NotFound(error.to_string()),
-            CalendarError::ReadOnly(_) => Self::bad_request("calendarId", error.to_string()),
-            CalendarError::InvalidInput { field, reason } => Self::BadRequest { field, reason },
-            CalendarError::Conflict(message) => Self::Conflict(message),
-            CalendarError::PathEscape(_) => Self::bad_request("id", error.to_string()),
-            CalendarError::Io { .. } => {
-                tracing::error!(%error, "calendar I/O failed");
+            ApiError::MissingScope(_) | ApiError::TokenNoLongerValid(_) => {
+                Self::Forbidden(error.to_string())
+            }
+            ApiError::NotFound(message) => Self::NotFound(message),
+            ApiError::BadRequest { field, reason } => Self::BadRequest { field, reason },
+            ApiError::ReadOnly(_) => Self::bad_request("calendarId", error.to_string()),
+            ApiError::Conflict(message) => Self::Conflict(message),
+            ApiError::UiUnavailable(_) => Self::Unavailable(error.to_string()),
+            ApiError::Internal(detail) => {
+                tracing::error!(%detail, "API call failed");
                 Self::Internal
             }
         }
+    }
+}
+
+/// Range bounds are parsed here, with the engine's parser.
+impl From<CalendarError> for RestError {
+    fn from(error: CalendarError) -> Self {
+        ApiError::from(error).into()
     }
 }
 

@@ -12,34 +12,82 @@
 //! 6. [`limit`]: `413` over 1 MiB;
 //! 7. routing: the feature routers ([`events`], [`calendars`], [`ui`],
 //!    [`settings`]), `404` for unknown paths, `405` + `Allow` for wrong methods.
-//!    A missing scope is the handler's `403`, reported by the API object.
+//!    Each handler's first extractor, [`auth::Authorized`], answers `403` for
+//!    a missing scope before the query or body is looked at.
 //!
 //! [`server`] binds the listener and follows the settings; [`openapi`]
 //! describes the whole API from these handlers.
 
+mod auth;
+mod calendars;
 mod cors;
 mod error;
+mod events;
 mod extract;
 mod fallback;
 mod host;
 mod limit;
+pub mod openapi;
 mod params;
 mod server;
+mod settings;
+mod ui;
 
 pub use error::{BODY_LIMIT, ErrorBody, RestError};
 pub use server::{Listening, RestServer, ServerState};
 
-use axum::Router;
-use axum::middleware;
-use tower_http::catch_panic::CatchPanicLayer;
+use std::sync::Arc;
 
-/// Wraps `routes` in the layers every request goes through (see the module
-/// docs), for a server listening on `port`.
-fn guarded(routes: Router, port: u16) -> Router {
-    routes
+use axum::Router;
+use axum::extract::FromRef;
+use axum::middleware;
+use serde::Serialize;
+use tower_http::catch_panic::CatchPanicLayer;
+use utoipa::ToSchema;
+
+use crate::api::CalendarPlugin;
+use crate::app::Core;
+use crate::calendar::Calendar;
+
+/// What the handlers share: the plugin whose token check and API they use,
+/// and the calendar, whose display time zone reads range bounds.
+#[derive(Clone)]
+pub struct RestState {
+    plugin: Arc<CalendarPlugin>,
+    calendar: Calendar,
+}
+
+impl FromRef<RestState> for Arc<CalendarPlugin> {
+    fn from_ref(state: &RestState) -> Self {
+        state.plugin.clone()
+    }
+}
+
+impl FromRef<RestState> for Calendar {
+    fn from_ref(state: &RestState) -> Self {
+        state.calendar.clone()
+    }
+}
+
+/// The whole API for a server listening on `port` (see the module docs for
+/// the layers).
+pub fn router(core: &Core, port: u16) -> Router {
+    let state = RestState {
+        plugin: core.plugin().clone(),
+        calendar: core.calendar.clone(),
+    };
+    Router::new()
+        .merge(events::routes())
+        .merge(calendars::routes())
+        .merge(ui::routes())
+        .merge(settings::routes())
         .fallback(fallback::not_found)
         .layer(limit::streaming())
         .layer(middleware::from_fn(limit::declared_length))
+        .layer(middleware::from_fn_with_state(
+            state.plugin.clone(),
+            auth::authenticate,
+        ))
         .layer(middleware::from_fn(cors::preflight))
         .layer(middleware::from_fn_with_state(
             host::OwnPort(port),
@@ -47,6 +95,45 @@ fn guarded(routes: Router, port: u16) -> Router {
         ))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(middleware::map_response(cors::add_headers))
+        .with_state(state)
+}
+
+impl RestServer {
+    /// The REST server of `core`, following its settings.
+    pub fn start(core: &Arc<Core>) -> RestServer {
+        let serving = core.clone();
+        RestServer::spawn(core.settings.subscribe(), move |port| {
+            router(&serving, port)
+        })
+    }
+}
+
+/// The answer of routes that return nothing else.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Success {
+    success: bool,
+}
+
+impl Success {
+    fn new() -> Self {
+        Self { success: true }
+    }
+}
+
+/// Runs a blocking API call (a write: files and fsync) off the async workers.
+async fn blocking<T, F>(call: F) -> Result<T, RestError>
+where
+    F: FnOnce() -> Result<T, crate::api::ApiError> + Send + 'static,
+    T: Send + 'static,
+{
+    match tokio::task::spawn_blocking(call).await {
+        Ok(outcome) => outcome.map_err(RestError::from),
+        Err(join_error) => {
+            // A panic on the blocking pool escapes `CatchPanicLayer`.
+            tracing::error!(error = %join_error, "blocking REST call failed");
+            Err(RestError::Internal)
+        }
+    }
 }
 
 /// A panic is a bug: log it, answer the JSON `500`.

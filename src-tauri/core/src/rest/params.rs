@@ -1,5 +1,5 @@
-//! The query string of `GET /api/v1/events`, validated into an
-//! [`EventQuery`].
+//! The query string of `GET /api/v1/events`, validated into the in-process
+//! API's [`EventFilter`].
 //!
 //! axum's `Query` would answer a bad value with a `text/plain` 400; this
 //! parses every parameter as a string first and then checks each one itself,
@@ -12,7 +12,8 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::error::RestError;
-use crate::calendar::{EventQuery, RangeSide, parse_range_bound};
+use crate::api::{DateRange, EventFilter};
+use crate::calendar::{RangeSide, parse_range_bound};
 
 /// The raw parameters, as the spec names them.
 #[derive(Debug, Default, Deserialize, IntoParams)]
@@ -52,29 +53,35 @@ impl<S: Send + Sync> FromRequestParts<S> for EventsParams {
 }
 
 impl EventsParams {
-    /// The engine query these parameters ask for; range bounds without an
-    /// offset are read in `tz`.
-    pub fn into_query(self, tz: Tz) -> Result<EventQuery, RestError> {
+    /// The filter these parameters ask for; range bounds without an offset
+    /// are read in `tz`.
+    pub fn into_filter(self, tz: Tz) -> Result<EventFilter, RestError> {
         let bound = |value: Option<String>, side| {
             value
                 .map(|value| parse_range_bound(&value, side, tz))
                 .transpose()
                 .map_err(RestError::from)
         };
-        let calendars = self.calendar.map(|list| {
+        let calendar_ids = self.calendar.map(|list| {
             list.split(',')
                 .map(str::trim)
                 .filter(|id| !id.is_empty())
                 .map(String::from)
                 .collect()
         });
-        Ok(EventQuery {
-            calendars,
-            text: self.query.filter(|text| !text.is_empty()),
-            is_task: flag("isTask", self.is_task)?,
-            is_completed: flag("isCompleted", self.is_completed)?,
-            start_millis: bound(self.start, RangeSide::Start)?,
-            end_millis: bound(self.end, RangeSide::End)?,
+        let is_task = flag("isTask", self.is_task)?;
+        let is_completed = flag("isCompleted", self.is_completed)?;
+        let start_millis = bound(self.start, RangeSide::Start)?;
+        let end_millis = bound(self.end, RangeSide::End)?;
+        Ok(EventFilter {
+            calendar_ids,
+            query: self.query.filter(|text| !text.is_empty()),
+            is_task,
+            is_completed,
+            date_range: (start_millis.is_some() || end_millis.is_some()).then_some(DateRange {
+                start_millis,
+                end_millis,
+            }),
         })
     }
 }
@@ -110,15 +117,15 @@ mod tests {
     }
 
     fn field_of(pairs: &[(&str, &str)]) -> String {
-        match params(pairs).into_query(Tz::UTC) {
+        match params(pairs).into_filter(Tz::UTC) {
             Err(RestError::BadRequest { field, .. }) => field,
             other => panic!("expected a bad request for {pairs:?}, got {other:?}"),
         }
     }
 
     #[test]
-    fn builds_the_engine_query() {
-        let query = params(&[
+    fn builds_the_api_filter() {
+        let filter = params(&[
             ("calendar", "a, b,,c"),
             ("query", "standup"),
             ("isTask", "true"),
@@ -126,16 +133,21 @@ mod tests {
             ("start", "2026-01-05"),
             ("end", "1767657599999"),
         ])
-        .into_query(Tz::UTC)
+        .into_filter(Tz::UTC)
         .unwrap();
-        assert_eq!(query.calendars.unwrap(), ["a", "b", "c"]);
-        assert_eq!(query.text.as_deref(), Some("standup"));
+        assert_eq!(filter.calendar_ids.unwrap(), ["a", "b", "c"]);
+        assert_eq!(filter.query.as_deref(), Some("standup"));
         assert_eq!(
-            (query.is_task, query.is_completed),
+            (filter.is_task, filter.is_completed),
             (Some(true), Some(false))
         );
-        assert_eq!(query.start_millis, Some(1_767_571_200_000));
-        assert_eq!(query.end_millis, Some(1_767_657_599_999));
+        let range = filter.date_range.unwrap();
+        assert_eq!(range.start_millis, Some(1_767_571_200_000));
+        assert_eq!(range.end_millis, Some(1_767_657_599_999));
+        assert_eq!(
+            params(&[]).into_filter(Tz::UTC).unwrap(),
+            EventFilter::default()
+        );
     }
 
     #[test]

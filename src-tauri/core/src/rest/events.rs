@@ -1,0 +1,216 @@
+//! `/api/v1/events`: query, create, read, update and delete events.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::get;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::auth::{Authorized, EventsRead, EventsWrite};
+use super::error::RestError;
+use super::extract::{EventId, JsonBody};
+use super::fallback::method_not_allowed;
+use super::params::EventsParams;
+use super::{RestState, Success, blocking};
+use crate::api::EventOptions;
+use crate::calendar::{Calendar, Event, EventDetails, EventFields};
+
+/// The events routes.
+pub fn routes() -> Router<RestState> {
+    Router::new()
+        .route(
+            "/api/v1/events",
+            get(list).post(create).fallback(method_not_allowed),
+        )
+        // `{*id}`: ids contain `/`, sent raw or as `%2F`.
+        .route(
+            "/api/v1/events/{*id}",
+            get(details)
+                .put(update)
+                .delete(delete)
+                .fallback(method_not_allowed),
+        )
+}
+
+/// `GET /events`'s answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventsList {
+    success: bool,
+    /// The number of `events`.
+    count: usize,
+    /// Matching events, series expanded into occurrences, sorted by start.
+    events: Vec<Event>,
+}
+
+/// Lists cached events matching the filters.
+///
+/// A range `[start, end]` matches events that overlap it (bounds inclusive);
+/// recurring series are expanded into their occurrences inside the range.
+#[utoipa::path(
+    get, path = "/api/v1/events", tag = "events",
+    params(EventsParams),
+    responses(
+        (status = 200, description = "The matching events", body = EventsList),
+        (status = 400, description = "A parameter is malformed", body = super::ErrorBody),
+    ),
+    security(("bearer" = ["events:read"])),
+)]
+pub async fn list(
+    Authorized(api, ..): Authorized<EventsRead>,
+    State(calendar): State<Calendar>,
+    params: EventsParams,
+) -> Result<Json<EventsList>, RestError> {
+    let filter = params.into_filter(calendar.display_timezone())?;
+    let events = api.get_events(&filter)?;
+    Ok(Json(EventsList {
+        success: true,
+        count: events.len(),
+        events,
+    }))
+}
+
+/// `POST /events`'s body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateEvent {
+    /// The calendar source to write to (`GET /calendars` lists them).
+    calendar_id: String,
+    event: EventFields,
+    options: Option<EventOptions>,
+}
+
+/// The answer to a create or an update: `result` is the spec's flag; `event`
+/// is the event as now stored, with its (possibly new) `id`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventWritten {
+    success: bool,
+    result: bool,
+    event: Event,
+}
+
+impl EventWritten {
+    fn new(event: Event) -> Self {
+        Self {
+            success: true,
+            result: true,
+            event,
+        }
+    }
+}
+
+/// Creates an event (a new note, or a line in a daily note).
+///
+/// An all-day event sends `title`, `date`, `endDate`, `allDay: true`; a timed
+/// one `title`, `date`, `startTime`, `endTime`, `allDay: false`.
+#[utoipa::path(
+    post, path = "/api/v1/events", tag = "events",
+    request_body = CreateEvent,
+    responses(
+        (status = 201, description = "Created", body = EventWritten),
+        (status = 400, description = "Invalid body or event, unknown or read-only calendar", body = super::ErrorBody),
+        (status = 409, description = "A note of that name exists", body = super::ErrorBody),
+    ),
+    security(("bearer" = ["events:write"])),
+)]
+pub async fn create(
+    Authorized(api, ..): Authorized<EventsWrite>,
+    JsonBody(body): JsonBody<CreateEvent>,
+) -> Result<(StatusCode, Json<EventWritten>), RestError> {
+    let options = body.options.unwrap_or_default();
+    let event = blocking(move || api.create_event(&body.calendar_id, body.event, options)).await?;
+    Ok((StatusCode::CREATED, Json(EventWritten::new(event))))
+}
+
+/// `GET /events/{id}`'s answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DetailsFound {
+    success: bool,
+    details: EventDetails,
+}
+
+/// One event, with the note and line it is written on.
+#[utoipa::path(
+    get, path = "/api/v1/events/{id}", tag = "events",
+    params(("id" = String, Path, description = "The event id, percent-encoded (it contains `/`)",
+            example = "fullnote:events/2026-01-05 Standup.md")),
+    responses(
+        (status = 200, description = "The event", body = DetailsFound),
+        (status = 400, description = "The id is malformed or points outside the vault", body = super::ErrorBody),
+        (status = 404, description = "No such event", body = super::ErrorBody),
+    ),
+    security(("bearer" = ["events:read"])),
+)]
+pub async fn details(
+    Authorized(api, ..): Authorized<EventsRead>,
+    EventId(id): EventId,
+) -> Result<Json<DetailsFound>, RestError> {
+    Ok(Json(DetailsFound {
+        success: true,
+        details: api.get_event_details(&id)?,
+    }))
+}
+
+/// `PUT /events/{id}`'s body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateEvent {
+    /// The fields to change: absent keeps, `null` removes, a value replaces.
+    event: EventFields,
+    options: Option<EventOptions>,
+}
+
+/// Updates an event. Renaming or moving it changes its id (see `event.id`).
+#[utoipa::path(
+    put, path = "/api/v1/events/{id}", tag = "events",
+    params(("id" = String, Path, description = "The event id, percent-encoded")),
+    request_body = UpdateEvent,
+    responses(
+        (status = 200, description = "Updated", body = EventWritten),
+        (status = 400, description = "Invalid body or fields, or a read-only calendar", body = super::ErrorBody),
+        (status = 404, description = "No such event", body = super::ErrorBody),
+        (status = 409, description = "The renamed note exists", body = super::ErrorBody),
+    ),
+    security(("bearer" = ["events:write"])),
+)]
+pub async fn update(
+    Authorized(api, ..): Authorized<EventsWrite>,
+    EventId(id): EventId,
+    JsonBody(body): JsonBody<UpdateEvent>,
+) -> Result<Json<EventWritten>, RestError> {
+    let options = body.options.unwrap_or_default();
+    let event = blocking(move || api.update_event(&id, body.event, options)).await?;
+    Ok(Json(EventWritten::new(event)))
+}
+
+/// `DELETE /events/{id}`'s (optional) body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteEvent {
+    /// `instanceDate` (`YYYY-MM-DD`) suppresses only that occurrence of a
+    /// series; `silent` skips the in-app notice.
+    options: Option<EventOptions>,
+}
+
+/// Deletes an event, or suppresses one occurrence of a series.
+#[utoipa::path(
+    delete, path = "/api/v1/events/{id}", tag = "events",
+    params(("id" = String, Path, description = "The event id, percent-encoded")),
+    request_body(content = Option<DeleteEvent>, description = "Optional"),
+    responses(
+        (status = 200, description = "Deleted", body = Success),
+        (status = 400, description = "Invalid body, or a read-only calendar", body = super::ErrorBody),
+        (status = 404, description = "No such event", body = super::ErrorBody),
+    ),
+    security(("bearer" = ["events:write"])),
+)]
+pub async fn delete(
+    Authorized(api, ..): Authorized<EventsWrite>,
+    EventId(id): EventId,
+    JsonBody(body): JsonBody<DeleteEvent>,
+) -> Result<Json<Success>, RestError> {
+    let options = body.options.unwrap_or_default();
+    blocking(move || api.delete_event(&id, options)).await?;
+    Ok(Json(Success::new()))
+}

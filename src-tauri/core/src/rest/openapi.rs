@@ -1,0 +1,155 @@
+//! The OpenAPI 3.1 description of the REST API, generated from the handlers'
+//! `#[utoipa::path]` annotations and the payload types' `ToSchema` derives.
+//!
+//! `docs/openapi.json` is this document, committed; a test regenerates it and
+//! fails on any difference (`ALMANAC_BLESS=1` rewrites the file instead).
+//! Responses every route can give (401, 403, 413, 421, 500) are added here once
+//! rather than on each handler.
+
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ComponentsBuilder, Ref, RefOr, Response};
+use utoipa::{Modify, OpenApi};
+
+use super::error::ErrorBody;
+use super::{calendars, events, settings, ui};
+use crate::calendar::{Completion, DayOfWeek};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Almanac calendar REST API",
+        description = "Loopback-only, token-gated access to the Almanac calendar: \
+query, create, update and delete events, list calendar sources, trigger \
+revalidation, drive the calendar window, read and update settings. Every \
+request needs `Authorization: Bearer <token>`; tokens are created in Settings › \
+API & Security and carry scopes. Every response carries \
+`Access-Control-Allow-Origin: *`; `OPTIONS` on any path answers 204.",
+    ),
+    servers((url = "http://127.0.0.1:8540", description = "The default port (`localServerPort`)")),
+    paths(
+        events::list, events::create, events::details, events::update, events::delete,
+        calendars::list, calendars::revalidate,
+        ui::open_calendar, ui::open_sidebar, ui::change_view,
+        settings::read, settings::update,
+    ),
+    components(schemas(ErrorBody)),
+    modifiers(&CommonResponses),
+    tags(
+        (name = "events", description = "Events of the calendar sources"),
+        (name = "calendars", description = "Calendar sources and remote refresh"),
+        (name = "ui", description = "The calendar window"),
+        (name = "settings", description = "Application settings"),
+    ),
+)]
+pub struct ApiDoc;
+
+/// The document as pretty JSON with a trailing newline (the committed form).
+pub fn json() -> String {
+    let mut json = ApiDoc::openapi()
+        .to_pretty_json()
+        .expect("the OpenAPI document serializes");
+    json.push('\n');
+    json
+}
+
+/// Adds the bearer scheme and the error responses shared by every route.
+struct CommonResponses;
+
+const COMMON: [(&str, &str); 5] = [
+    ("401", "No `Authorization: Bearer` header"),
+    (
+        "403",
+        "The token is invalid, expired or revoked, or lacks the route's scope",
+    ),
+    ("413", "The body is larger than 1 MiB"),
+    (
+        "421",
+        "The `Host` header is not a loopback name with this server's port",
+    ),
+    ("500", "Unexpected failure"),
+];
+
+impl Modify for CommonResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let mut components = openapi
+            .components
+            .take()
+            .unwrap_or_else(|| ComponentsBuilder::new().build());
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "A personal access token (`ofc_pat_…`); the scopes a route needs are listed with it",
+                    ))
+                    .build(),
+            ),
+        );
+        for (status, description) in COMMON {
+            components.responses.insert(
+                format!("Error{status}"),
+                RefOr::T(
+                    Response::builder()
+                        .description(description)
+                        .content(
+                            "application/json",
+                            utoipa::openapi::content::ContentBuilder::new()
+                                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                                .build(),
+                        )
+                        .build(),
+                ),
+            );
+        }
+        openapi.components = Some(components);
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                for (status, _) in COMMON {
+                    operation.responses.responses.insert(
+                        status.to_string(),
+                        RefOr::Ref(Ref::new(format!("#/components/responses/Error{status}"))),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Day letters, as Obsidian Full Calendar writes them (`U` = Sunday).
+impl utoipa::PartialSchema for DayOfWeek {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(DayOfWeek::ALL.map(|day| day.letter().to_string())))
+            .description(Some("A day letter: U M T W R F S (U = Sunday)"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for DayOfWeek {}
+
+/// `false`/`null` = an open task, `true` or a date = done.
+impl utoipa::PartialSchema for Completion {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Boolean))
+            .item(ObjectBuilder::new().schema_type(Type::String))
+            .item(ObjectBuilder::new().schema_type(Type::Null))
+            .description(Some(
+                "`false` or `null`: an open task; `true` or a completion date: a done task",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Completion {}

@@ -1,0 +1,7 @@
+//! Black-box tests of the REST server: a real instance (vault, engine, tokens
+//! in the real OS keyring) serving real HTTP on loopback. Run with
+//! `scripts/session.sh cargo test -p almanac-core --test rest`.
+
+mod support;
+
+mod auth;
