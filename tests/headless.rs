@@ -34,14 +34,24 @@ async fn headless_serves_both_ports_and_stops_cleanly_on_sigterm() {
     support::require_desktop_session();
     let instance = Instance::with_settings(serde_json::json!({ "restServerEnabled": true }));
     let mut app = instance.spawn(&["--headless"]);
-    for (name, port) in [("REST", instance.rest_port), ("reminder daemon", instance.daemon_port)] {
-        eventually(&format!("the {name} port"), || async { port_open(port).then_some(()) }).await;
+    for (name, port) in [
+        ("REST", instance.rest_port),
+        ("reminder daemon", instance.daemon_port),
+    ] {
+        eventually(&format!("the {name} port"), || async {
+            port_open(port).then_some(())
+        })
+        .await;
     }
 
     // Alive for real: the REST server checks tokens (401 without one), the
     // daemon answers its status route.
     let http = reqwest::Client::new();
-    let events = http.get(format!("{}/events", instance.api())).send().await.unwrap();
+    let events = http
+        .get(format!("{}/events", instance.api()))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(events.status(), reqwest::StatusCode::UNAUTHORIZED);
     let status = http
         .get(format!("http://127.0.0.1:{}/status", instance.daemon_port))
@@ -59,7 +69,11 @@ async fn headless_serves_both_ports_and_stops_cleanly_on_sigterm() {
     let exit = app.exited().await;
     assert_eq!(exit.code(), Some(0), "log:\n{}", instance.log());
     assert!(!port_open(instance.rest_port) && !port_open(instance.daemon_port));
-    assert!(instance.log().contains("services stopped"), "{}", instance.log());
+    assert!(
+        instance.log().contains("services stopped"),
+        "{}",
+        instance.log()
+    );
 }
 
 /// `--open` names a window; a typo is a usage error, not a silent no-op.

@@ -24,7 +24,10 @@ fn register_url_handler(instance: &Instance) -> std::path::PathBuf {
     let script = instance.root().join("record-url.sh");
     std::fs::write(
         &script,
-        format!("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n", opened.display()),
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n",
+            opened.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -102,7 +105,10 @@ async fn clicking_a_fired_reminder_opens_its_action_url() {
     })
     .await;
 
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
     let response = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
         .json(&json!([{
@@ -121,19 +127,31 @@ async fn clicking_a_fired_reminder_opens_its_action_url() {
     })
     .await;
     assert!(notify.contains("Bring the forms"), "{notify}");
-    assert!(notify.contains("\"default\""), "the notification has a default action: {notify}");
+    assert!(
+        notify.contains("\"default\""),
+        "the notification has a default action: {notify}"
+    );
 
     // Activate it as a click would: dunst sends ActionInvoked(id, "default").
     eventually("dunst to show the notification", || async {
-        let shown = Command::new("dunstctl").arg("count").arg("displayed").output().unwrap();
+        let shown = Command::new("dunstctl")
+            .arg("count")
+            .arg("displayed")
+            .output()
+            .unwrap();
         (String::from_utf8_lossy(&shown.stdout).trim() != "0").then_some(())
     })
     .await;
-    let status = Command::new("dunstctl").args(["action", "0"]).status().unwrap();
+    let status = Command::new("dunstctl")
+        .args(["action", "0"])
+        .status()
+        .unwrap();
     assert!(status.success());
 
     let recorded = eventually("xdg-open to run the obsidian: handler", || async {
-        std::fs::read_to_string(&opened).ok().filter(|s| !s.is_empty())
+        std::fs::read_to_string(&opened)
+            .ok()
+            .filter(|s| !s.is_empty())
     })
     .await;
     assert_eq!(recorded.trim(), URL, "app log:\n{}", instance.log());

@@ -118,8 +118,17 @@ impl Menu {
 type Node = (i32, HashMap<String, OwnedValue>, Vec<OwnedValue>);
 
 /// Flattens a layout node and its children into `items`.
-fn collect(id: i32, props: HashMap<String, OwnedValue>, children: &[OwnedValue], items: &mut Vec<Item>) {
-    let string = |key: &str| props.get(key).and_then(|v| String::try_from(v.try_clone().unwrap()).ok());
+fn collect(
+    id: i32,
+    props: HashMap<String, OwnedValue>,
+    children: &[OwnedValue],
+    items: &mut Vec<Item>,
+) {
+    let string = |key: &str| {
+        props
+            .get(key)
+            .and_then(|v| String::try_from(v.try_clone().unwrap()).ok())
+    };
     let int = |key: &str| props.get(key).and_then(|v| i32::try_from(&**v).ok());
     let flag = |key: &str| props.get(key).and_then(|v| bool::try_from(&**v).ok());
     items.push(Item {
@@ -186,8 +195,18 @@ async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
     let (mut app, menu, _host) = start_app_with_tray(&instance).await;
 
     let labels: Vec<String> = menu.items().await.into_iter().map(|i| i.label).collect();
-    for expected in ["Enable REST Server", "Open Calendar", "Open Sidebar", "Reminders", "Settings…", "Quit"] {
-        assert!(labels.iter().any(|l| l == expected), "{expected} missing from {labels:?}");
+    for expected in [
+        "Enable REST Server",
+        "Open Calendar",
+        "Open Sidebar",
+        "Reminders",
+        "Settings…",
+        "Quit",
+    ] {
+        assert!(
+            labels.iter().any(|l| l == expected),
+            "{expected} missing from {labels:?}"
+        );
     }
     let toggle = menu.item("Enable REST Server").await;
     assert_eq!(toggle.checked, Some(false));
@@ -195,18 +214,31 @@ async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
 
     // On: the port opens, the check mark and the status line follow.
     menu.click("Enable REST Server").await;
-    eventually("the REST port to open", || async { port_open(instance.rest_port).then_some(()) }).await;
-    menu.wait_item("Enable REST Server", |i| i.checked == Some(true)).await;
+    eventually("the REST port to open", || async {
+        port_open(instance.rest_port).then_some(())
+    })
+    .await;
+    menu.wait_item("Enable REST Server", |i| i.checked == Some(true))
+        .await;
     let status = menu
         .wait_item("REST server:", |i| i.label.contains("listening"))
         .await;
-    assert!(status.label.contains(&format!("127.0.0.1:{}", instance.rest_port)), "{status:?}");
+    assert!(
+        status
+            .label
+            .contains(&format!("127.0.0.1:{}", instance.rest_port)),
+        "{status:?}"
+    );
     assert!(!status.enabled, "the status line is not clickable");
 
     // Off: the port closes.
     menu.click("Enable REST Server").await;
-    menu.wait_item("Enable REST Server", |i| i.checked == Some(false)).await;
-    eventually("the REST port to close", || async { (!port_open(instance.rest_port)).then_some(()) }).await;
+    menu.wait_item("Enable REST Server", |i| i.checked == Some(false))
+        .await;
+    eventually("the REST port to close", || async {
+        (!port_open(instance.rest_port)).then_some(())
+    })
+    .await;
 
     // Port taken: the menu says why the server is not running.
     let squatter = TcpListener::bind((Ipv4Addr::LOCALHOST, instance.rest_port)).unwrap();
@@ -214,10 +246,14 @@ async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
     let status = menu
         .wait_item("REST server:", |i| i.label.contains("cannot listen"))
         .await;
-    assert!(status.label.contains(&instance.rest_port.to_string()), "{status:?}");
+    assert!(
+        status.label.contains(&instance.rest_port.to_string()),
+        "{status:?}"
+    );
     drop(squatter);
     menu.click("Enable REST Server").await;
-    menu.wait_item("Enable REST Server", |i| i.checked == Some(false)).await;
+    menu.wait_item("Enable REST Server", |i| i.checked == Some(false))
+        .await;
 
     // The setting itself was flipped and saved.
     let saved: serde_json::Value = serde_json::from_slice(
@@ -228,10 +264,17 @@ async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
 
     // Quit: both servers stop and the process exits 0.
     menu.click("Enable REST Server").await;
-    eventually("the REST port to open", || async { port_open(instance.rest_port).then_some(()) }).await;
+    eventually("the REST port to open", || async {
+        port_open(instance.rest_port).then_some(())
+    })
+    .await;
     assert!(port_open(instance.daemon_port));
     menu.click("Quit").await;
     let status = app.exited().await;
-    assert!(status.success(), "exit status {status}:\n{}", instance.log());
+    assert!(
+        status.success(),
+        "exit status {status}:\n{}",
+        instance.log()
+    );
     assert!(!port_open(instance.rest_port) && !port_open(instance.daemon_port));
 }

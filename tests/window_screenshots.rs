@@ -25,7 +25,9 @@ async fn populated_instance() -> Instance {
     let today = chrono_today();
     instance.write_note(
         &format!("{today} Standup.md"),
-        &format!("title: Standup\nallDay: false\ndate: {today}\nstartTime: \"09:00\"\nendTime: \"09:30\""),
+        &format!(
+            "title: Standup\nallDay: false\ndate: {today}\nstartTime: \"09:00\"\nendTime: \"09:30\""
+        ),
     );
     instance.write_note(
         &format!("{today} Release day.md"),
@@ -51,7 +53,10 @@ async fn sync_reminders(instance: &Instance) {
         port_open(instance.daemon_port).then_some(())
     })
     .await;
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
     let response = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
         .json(&json!([
@@ -93,14 +98,22 @@ async fn shoot(window: &str, theme: Theme, check: &str) {
         let screen = session
             .execute("return [screen.width, screen.height]", json!([]))
             .await;
-        assert_eq!(rect["x"].as_i64().unwrap() + rect["width"].as_i64().unwrap(), screen[0].as_i64().unwrap(), "{rect}");
+        assert_eq!(
+            rect["x"].as_i64().unwrap() + rect["width"].as_i64().unwrap(),
+            screen[0].as_i64().unwrap(),
+            "{rect}"
+        );
         assert_eq!(rect["height"], screen[1], "{rect}");
     }
     let expected = match theme {
         Theme::Light => "rgb(255, 255, 255)",
         Theme::Dark => "rgb(27, 29, 33)",
     };
-    assert_eq!(background(&session).await, expected, "{window} in {theme:?}");
+    assert_eq!(
+        background(&session).await,
+        expected,
+        "{window} in {theme:?}"
+    );
     session.screenshot(&screenshot_path(window, theme)).await;
     session.end().await;
 }

@@ -18,7 +18,10 @@ async fn token_from_the_settings_window_works_until_revoked() {
     assert_eq!(session.title().await, "Almanac — Settings");
 
     // Enable REST Server: the port opens.
-    assert!(!port_open(instance.rest_port), "REST server is off by default");
+    assert!(
+        !port_open(instance.rest_port),
+        "REST server is off by default"
+    );
     session.click("#rest-enabled").await;
     session.wait_for(&format!("{STATUS} === 'running'")).await;
     assert!(port_open(instance.rest_port));
@@ -32,10 +35,16 @@ async fn token_from_the_settings_window_works_until_revoked() {
             serde_json::json!([]),
         )
         .await;
-    assert_eq!(scopes.as_array().unwrap().len(), 10, "every scope is offered");
+    assert_eq!(
+        scopes.as_array().unwrap().len(),
+        10,
+        "every scope is offered"
+    );
     let dangerous = session.text("#scope-list label.dangerous").await;
     assert!(dangerous.contains("system:full-access") && dangerous.contains("Dangerous"));
-    session.click("input[name=scope][value='events:read']").await;
+    session
+        .click("input[name=scope][value='events:read']")
+        .await;
     session.click("#generate-submit").await;
 
     // The secret, shown once, with a warning.
@@ -44,13 +53,26 @@ async fn token_from_the_settings_window_works_until_revoked() {
         .await;
     let secret = secret.as_str().unwrap().to_string();
     assert!(secret.starts_with("ofc_pat_"), "{secret}");
-    assert!(session.text("#secret-panel").await.contains("will not be shown again"));
-    session.wait_for(&format!("document.querySelector(\"{ROW}\")")).await;
+    assert!(
+        session
+            .text("#secret-panel")
+            .await
+            .contains("will not be shown again")
+    );
+    session
+        .wait_for(&format!("document.querySelector(\"{ROW}\")"))
+        .await;
     session.click("#secret-done").await;
     let page = session
-        .execute("return document.documentElement.outerHTML", serde_json::json!([]))
+        .execute(
+            "return document.documentElement.outerHTML",
+            serde_json::json!([]),
+        )
         .await;
-    assert!(!page.as_str().unwrap().contains(&secret), "the secret is gone from the page");
+    assert!(
+        !page.as_str().unwrap().contains(&secret),
+        "the secret is gone from the page"
+    );
 
     // The secret works over real HTTP, for its scope only.
     let http = reqwest::Client::new();
@@ -60,20 +82,31 @@ async fn token_from_the_settings_window_works_until_revoked() {
             .send()
     };
     assert_eq!(get("/events").await.unwrap().status(), StatusCode::OK);
-    assert_eq!(get("/settings").await.unwrap().status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        get("/settings").await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
     let listed = session.text(ROW).await;
-    assert!(listed.contains("events:read") && listed.contains("Active"), "{listed}");
+    assert!(
+        listed.contains("events:read") && listed.contains("Active"),
+        "{listed}"
+    );
 
     // Revoke, confirmed in the dialog: the next request gets 403.
     session.click(&format!("{ROW} button.revoke")).await;
-    session.wait_for("document.getElementById('revoke-dialog').open").await;
+    session
+        .wait_for("document.getElementById('revoke-dialog').open")
+        .await;
     session.click("#revoke-confirm").await;
     session
         .wait_for(&format!(
             "document.querySelector(\"{ROW}\").dataset.status === 'revoked'"
         ))
         .await;
-    assert_eq!(get("/events").await.unwrap().status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        get("/events").await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
 
     // Switching the server off closes the port.
     session.click("#rest-enabled").await;
@@ -89,7 +122,9 @@ async fn cancelled_revoke_keeps_the_token() {
     session.wait_for(&format!("{STATUS} === 'running'")).await;
     session.click("#generate-open").await;
     session.type_into("#token-name", "e2e script").await;
-    session.click("input[name=scope][value='settings:read']").await;
+    session
+        .click("input[name=scope][value='settings:read']")
+        .await;
     session.click("#generate-submit").await;
     let secret = session
         .wait_for("document.getElementById('secret-value').textContent")
@@ -97,9 +132,13 @@ async fn cancelled_revoke_keeps_the_token() {
     session.click("#secret-done").await;
 
     session.click(&format!("{ROW} button.revoke")).await;
-    session.wait_for("document.getElementById('revoke-dialog').open").await;
+    session
+        .wait_for("document.getElementById('revoke-dialog').open")
+        .await;
     session.click("#revoke-dialog button[value=cancel]").await;
-    session.wait_for("!document.getElementById('revoke-dialog').open").await;
+    session
+        .wait_for("!document.getElementById('revoke-dialog').open")
+        .await;
 
     let response = reqwest::Client::new()
         .get(format!("{}/settings", instance.api()))

@@ -105,7 +105,11 @@ mod tests {
             parse(&["--open", "sidebar"]).unwrap().open,
             Some(WindowKind::Sidebar)
         );
-        assert!(parse(&["--open", "nope"]).unwrap_err().contains("unknown window"));
+        assert!(
+            parse(&["--open", "nope"])
+                .unwrap_err()
+                .contains("unknown window")
+        );
         assert!(parse(&["--open"]).is_err());
     }
 }

@@ -11,12 +11,13 @@ use std::time::Duration;
 use almanac_core::api::{ApiError, ConsentPrompt, UiController};
 use almanac_core::app::{Core, CoreError};
 use almanac_core::paths::Paths;
+use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::Settings;
 use almanac_core::tokens::KeyringSecretStore;
 use almanac_reminders::{
     DaemonConfig, DaemonHandle, DbusNotifier, LogNotifier, Notifier, SystemOpener, UpdateConfig,
 };
-use tokio::sync::RwLock;
+use tokio::sync::{Mutex, RwLock, watch};
 
 /// Why the services could not start. A server that cannot bind its port is
 /// not one of these: the app runs on and reports it.
@@ -41,6 +42,9 @@ pub struct Hooks {
 /// The running services of one instance.
 pub struct Services {
     pub core: Arc<Core>,
+    /// Follows `restServerEnabled` / `localServerPort`; `None` once shut down.
+    rest: Mutex<Option<RestServer>>,
+    rest_state: watch::Receiver<ServerState>,
     /// `None` once shut down, or when the daemon could not start.
     reminders: RwLock<Option<DaemonHandle>>,
     reminders_problem: Option<String>,
@@ -72,6 +76,9 @@ impl Services {
             .map_err(|e| CoreError::Startup(e.to_string()))??;
         }
 
+        let rest = RestServer::start(&core);
+        let rest_state = rest.subscribe();
+
         let config = daemon_config(&core.paths, &core.settings.get());
         let (reminders, reminders_problem) = match almanac_reminders::Daemon::start(
             config,
@@ -90,9 +97,16 @@ impl Services {
 
         Ok(Services {
             core,
+            rest: Mutex::new(Some(rest)),
+            rest_state,
             reminders: RwLock::new(reminders),
             reminders_problem,
         })
+    }
+
+    /// What the REST server is doing; wakes on every change.
+    pub fn rest_state(&self) -> watch::Receiver<ServerState> {
+        self.rest_state.clone()
     }
 
     /// The running reminder daemon, if it runs. Hold the guard only briefly.
@@ -108,6 +122,9 @@ impl Services {
     /// Stops the servers (their ports are closed when this returns) and
     /// writes what is still only in memory. Safe to call twice.
     pub async fn shutdown(&self) {
+        if let Some(rest) = self.rest.lock().await.take() {
+            rest.shutdown().await;
+        }
         if let Some(daemon) = self.reminders.write().await.take() {
             daemon.shutdown().await;
         }

@@ -2,8 +2,8 @@
 //! `tauri-driver` (which fronts `WebKitWebDriver` on Linux). Plain HTTP with
 //! reqwest: the handful of endpoints the tests use.
 
-use std::path::Path;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
@@ -52,9 +52,15 @@ impl Session {
     pub async fn start(instance: &Instance, window: &str, theme: Theme) -> Session {
         super::require_desktop_session();
         let (port, native_port) = (free_port(), free_port());
-        let log = std::fs::File::create(instance.root().join(format!("driver-{port}.log"))).unwrap();
+        let log =
+            std::fs::File::create(instance.root().join(format!("driver-{port}.log"))).unwrap();
         let driver = Command::new("tauri-driver")
-            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--native-port",
+                &native_port.to_string(),
+            ])
             .envs(instance.env())
             .env("GTK_THEME", theme.gtk_theme())
             .env("ALMANAC_LOG", "info")
@@ -66,7 +72,10 @@ impl Session {
             .process_group(0)
             .spawn()
             .expect("tauri-driver is installed (scripts/setup.sh installs it)");
-        eventually("tauri-driver to listen", || async { port_open(port).then_some(()) }).await;
+        eventually("tauri-driver to listen", || async {
+            port_open(port).then_some(())
+        })
+        .await;
 
         let http = reqwest::Client::new();
         let capabilities = json!({
@@ -107,9 +116,18 @@ impl Session {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response: Value = request.send().await.expect("WebDriver request").json().await.unwrap();
+        let response: Value = request
+            .send()
+            .await
+            .expect("WebDriver request")
+            .json()
+            .await
+            .unwrap();
         if let Some(error) = response["value"].get("error") {
-            panic!("WebDriver {path}: {error} — {}", response["value"]["message"]);
+            panic!(
+                "WebDriver {path}: {error} — {}",
+                response["value"]["message"]
+            );
         }
         response["value"].clone()
     }
@@ -173,7 +191,11 @@ impl Session {
     pub async fn text(&self, css: &str) -> String {
         let element = self.find(css).await;
         let text = self
-            .call(reqwest::Method::GET, &format!("/element/{element}/text"), None)
+            .call(
+                reqwest::Method::GET,
+                &format!("/element/{element}/text"),
+                None,
+            )
             .await;
         text.as_str().unwrap().to_string()
     }

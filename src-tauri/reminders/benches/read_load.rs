@@ -53,7 +53,10 @@ async fn main() {
         .unwrap();
     assert_eq!(response.status(), 200);
 
-    let hello = Router::new().route("/hello", get(|| async { axum::Json(serde_json::json!({"status": "running"})) }));
+    let hello = Router::new().route(
+        "/hello",
+        get(|| async { axum::Json(serde_json::json!({"status": "running"})) }),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let hello_url = format!("http://{}/hello", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, hello).await });

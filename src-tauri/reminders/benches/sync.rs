@@ -31,7 +31,9 @@ async fn main() {
     for count in [10_000, 100_000] {
         let first = now_epoch() + 86_400;
         let bodies: Vec<Vec<u8>> = (0..=RUNS)
-            .map(|run| serde_json::to_vec(&support::payload(count, &format!("s{run}"), first)).unwrap())
+            .map(|run| {
+                serde_json::to_vec(&support::payload(count, &format!("s{run}"), first)).unwrap()
+            })
             .collect();
         let mut initial = Vec::new();
         let mut replace = Vec::new();
@@ -66,7 +68,11 @@ async fn main() {
             ("re-sending the same set", identical),
         ] {
             let (median, max) = median(samples);
-            println!("| {count} | {scenario} | {} | {} | {RUNS} |", ms(median), ms(max));
+            println!(
+                "| {count} | {scenario} | {} | {} | {RUNS} |",
+                ms(median),
+                ms(max)
+            );
         }
 
         // Baselines.
@@ -79,16 +85,27 @@ async fn main() {
             })
             .collect();
         let (median, max) = median(parse);
-        println!("| {count} | baseline: typed serde_json parse only | {} | {} | {RUNS} |", ms(median), ms(max));
+        println!(
+            "| {count} | baseline: typed serde_json parse only | {} | {} | {RUNS} |",
+            ms(median),
+            ms(max)
+        );
         let reminders: Vec<Reminder> = serde_json::from_slice(&bodies[0]).unwrap();
         let storage: Vec<Duration> = (0..RUNS)
             .map(|_| {
                 let dir = tempfile::tempdir().unwrap();
-                let db = sled::Config::new().path(dir.path()).flush_every_ms(None).open().unwrap();
+                let db = sled::Config::new()
+                    .path(dir.path())
+                    .flush_every_ms(None)
+                    .open()
+                    .unwrap();
                 let started = Instant::now();
                 let mut batch = sled::Batch::default();
                 for reminder in &reminders {
-                    batch.insert(reminder.id.as_bytes(), serde_json::to_vec(reminder).unwrap());
+                    batch.insert(
+                        reminder.id.as_bytes(),
+                        serde_json::to_vec(reminder).unwrap(),
+                    );
                 }
                 db.apply_batch(batch).unwrap();
                 db.flush().unwrap();
@@ -96,6 +113,10 @@ async fn main() {
             })
             .collect();
         let (median, max) = median(storage);
-        println!("| {count} | baseline: bare sled batch + flush only | {} | {} | {RUNS} |", ms(median), ms(max));
+        println!(
+            "| {count} | baseline: bare sled batch + flush only | {} | {} | {RUNS} |",
+            ms(median),
+            ms(max)
+        );
     }
 }

@@ -5,11 +5,15 @@ use std::sync::Arc;
 
 use tauri::{AppHandle, Emitter};
 
+use super::commands::RestView;
 use super::tray::Tray;
 use crate::wiring::Services;
+use almanac_core::rest::ServerState;
 
 /// Payload: the whole settings object.
 pub const SETTINGS_CHANGED: &str = "settings-changed";
+/// Payload: [`RestView`], what the REST server is doing.
+pub const REST_STATE: &str = "rest-state";
 /// No payload: calendar windows refetch their events.
 pub const CALENDAR_CHANGED: &str = "calendar-changed";
 /// No payload: the Reminders window refetches.
@@ -25,6 +29,23 @@ pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
         while calendar.changed().await.is_ok() {
             calendar.borrow_and_update();
             let _ = calendar_app.emit(CALENDAR_CHANGED, ());
+        }
+    });
+
+    let mut rest = services.rest_state();
+    let (rest_app, rest_tray) = (app.clone(), tray.clone());
+    tauri::async_runtime::spawn(async move {
+        loop {
+            let state = rest.borrow_and_update().clone();
+            rest_tray.show_rest_status(&match &state {
+                ServerState::Disabled => "off".to_string(),
+                ServerState::Listening(addr) => format!("listening on {addr}"),
+                ServerState::Failed(error) => error.clone(),
+            });
+            let _ = rest_app.emit(REST_STATE, RestView::from(&state));
+            if rest.changed().await.is_err() {
+                break;
+            }
         }
     });
 

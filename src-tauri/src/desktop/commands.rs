@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use almanac_core::api::Consent;
 use almanac_core::calendar::{Event, EventQuery, SourceInfo};
+use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenInfo};
 use almanac_reminders::{HistoryEntry, Scheduled};
@@ -44,6 +45,32 @@ pub async fn settings_update(
         .map_err(message)?
         .map_err(message)?;
     Ok((*updated).clone())
+}
+
+/// The REST server's state as the settings window shows it.
+#[derive(Clone, Serialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum RestView {
+    Disabled,
+    Running { port: u16 },
+    Failed { error: String },
+}
+
+impl From<&ServerState> for RestView {
+    fn from(state: &ServerState) -> Self {
+        match state {
+            ServerState::Disabled => RestView::Disabled,
+            ServerState::Listening(addr) => RestView::Running { port: addr.port() },
+            ServerState::Failed(error) => RestView::Failed {
+                error: error.clone(),
+            },
+        }
+    }
+}
+
+#[tauri::command]
+pub fn rest_status(services: State<'_, Arc<Services>>) -> RestView {
+    RestView::from(&*services.rest_state().borrow())
 }
 
 // ---- calendar -------------------------------------------------------------
@@ -225,7 +252,9 @@ pub async fn reminders_list(services: State<'_, Arc<Services>>) -> CommandResult
 #[tauri::command]
 pub async fn reminder_open(services: State<'_, Arc<Services>>, id: String) -> CommandResult<()> {
     let daemon = services.reminders().await;
-    let daemon = daemon.as_ref().ok_or("the reminder daemon is not running")?;
+    let daemon = daemon
+        .as_ref()
+        .ok_or("the reminder daemon is not running")?;
     daemon.open(&id).map_err(message)
 }
 
@@ -237,7 +266,9 @@ pub async fn reminder_snooze(
     minutes: i64,
 ) -> CommandResult<()> {
     let daemon = services.reminders().await;
-    let daemon = daemon.as_ref().ok_or("the reminder daemon is not running")?;
+    let daemon = daemon
+        .as_ref()
+        .ok_or("the reminder daemon is not running")?;
     daemon.snooze(&id, minutes).await.map_err(message)?;
     let _ = app.emit(REMINDERS_CHANGED, ());
     Ok(())

@@ -42,6 +42,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
         .invoke_handler(tauri::generate_handler![
             commands::settings_get,
             commands::settings_update,
+            commands::rest_status,
             commands::calendar_events,
             commands::calendar_sources,
             commands::token_scopes,

@@ -46,10 +46,18 @@ impl Tray {
 /// Builds the tray icon and its menu.
 pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
     let enabled = services.core.settings.get().rest_server_enabled;
-    let rest_toggle =
-        CheckMenuItem::with_id(app, REST_TOGGLE, "Enable REST Server", true, enabled, None::<&str>)?;
+    let rest_toggle = CheckMenuItem::with_id(
+        app,
+        REST_TOGGLE,
+        "Enable REST Server",
+        true,
+        enabled,
+        None::<&str>,
+    )?;
     let rest_status = MenuItem::with_id(app, REST_STATUS, "REST server: off", false, None::<&str>)?;
-    let item = |kind: WindowKind, text: &str| MenuItem::with_id(app, kind.name(), text, true, None::<&str>);
+    let item = |kind: WindowKind, text: &str| {
+        MenuItem::with_id(app, kind.name(), text, true, None::<&str>)
+    };
     let menu = Menu::with_items(
         app,
         &[
@@ -65,9 +73,11 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
         ],
     )?;
     TrayIconBuilder::with_id("almanac")
-        .icon(app.default_window_icon().cloned().ok_or_else(|| {
-            tauri::Error::AssetNotFound("the app icon".into())
-        })?)
+        .icon(
+            app.default_window_icon()
+                .cloned()
+                .ok_or_else(|| tauri::Error::AssetNotFound("the app icon".into()))?,
+        )
         .tooltip("Almanac")
         .menu(&menu)
         .on_menu_event(|app, event| on_menu_event(app, event.id().as_ref()))
@@ -91,7 +101,9 @@ pub fn on_menu_event(app: &AppHandle, id: &str) {
             Ok(())
         }
         other => match WindowKind::from_name(other) {
-            Some(kind) => windows::show(app, kind).map(drop).map_err(|e| e.to_string()),
+            Some(kind) => windows::show(app, kind)
+                .map(drop)
+                .map_err(|e| e.to_string()),
             None => Ok(()),
         },
     };

@@ -30,7 +30,10 @@ impl Notifier for TimedNotifier {
 
 pub async fn start(
     dir: &std::path::Path,
-) -> (DaemonHandle, mpsc::UnboundedReceiver<(Notification, SystemTime)>) {
+) -> (
+    DaemonHandle,
+    mpsc::UnboundedReceiver<(Notification, SystemTime)>,
+) {
     let (tx, rx) = mpsc::unbounded_channel();
     let handle = Daemon::start(
         DaemonConfig {
