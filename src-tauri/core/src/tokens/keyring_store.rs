@@ -6,11 +6,16 @@
 //! keyring item: service `almanac-pat`, user = the token's id, labelled with the
 //! token's name so keyring managers show something meaningful.
 //!
-//! The connection is made on first use and dropped after a platform failure, so
-//! a keyring that starts late or restarts is picked up by the next operation.
+//! All keyring traffic runs on one dedicated thread that owns the connection.
+//! When zbus is built in tokio mode (as the desktop build is: the reminder
+//! daemon's notifier asks for it) its blocking calls — connecting, every
+//! request, and dropping the connection — enter a runtime of their own, which
+//! panics on a thread that drives async tasks; on the keyring thread they never
+//! can. The connection is made on first use and dropped after a platform
+//! failure, so a keyring that starts late or restarts is picked up again.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 
 use keyring_core::{CredentialStore, Entry, Error};
 use uuid::Uuid;
@@ -21,47 +26,85 @@ use super::secret_store::{SecretStore, SecretStoreError};
 /// The keyring "service" all of Almanac's token secrets are filed under.
 const SERVICE: &str = "almanac-pat";
 
+/// The keyring thread's state: the connection, if one is open.
+type Connection = Option<Arc<CredentialStore>>;
+
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
 /// Token secrets in the OS keyring.
-#[derive(Default)]
 pub struct KeyringSecretStore {
-    connection: Mutex<Option<Arc<CredentialStore>>>,
+    jobs: Mutex<mpsc::Sender<Job>>,
+}
+
+impl Default for KeyringSecretStore {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl KeyringSecretStore {
-    /// A store that connects to the OS keyring when first used.
+    /// A store whose keyring thread connects when first used. The thread ends
+    /// (closing the connection) when the store is dropped.
     pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn entry(&self, id: Uuid, label: Option<&str>) -> Result<Entry, SecretStoreError> {
-        let store = self.connect()?;
-        let user = id.to_string();
-        let modifiers = label.map(|label| HashMap::from([("label", label)]));
-        store
-            .build(SERVICE, &user, modifiers.as_ref())
-            .map_err(|e| self.classify(e))
-    }
-
-    fn connect(&self) -> Result<Arc<CredentialStore>, SecretStoreError> {
-        let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(store) = connection.as_ref() {
-            return Ok(store.clone());
+        let (jobs, queue) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("almanac-keyring".into())
+            .spawn(move || {
+                let mut connection: Connection = None;
+                for job in queue {
+                    job(&mut connection);
+                }
+            })
+            .expect("the OS can start the keyring thread");
+        Self {
+            jobs: Mutex::new(jobs),
         }
-        let store = platform_store()?;
-        *connection = Some(store.clone());
-        Ok(store)
     }
 
-    /// Maps a keyring error to ours; a platform failure also drops the
-    /// connection so the next call reconnects.
-    fn classify(&self, error: Error) -> SecretStoreError {
-        match error {
-            Error::PlatformFailure(_) | Error::NoStorageAccess(_) | Error::NoDefaultStore => {
-                *self.connection.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                SecretStoreError::Unavailable(error.to_string())
-            }
-            other => SecretStoreError::Failed(other.to_string()),
+    /// Runs `operation` on the keyring thread and waits for its answer.
+    fn run<T: Send + 'static>(
+        &self,
+        operation: impl FnOnce(&mut Connection) -> Result<T, SecretStoreError> + Send + 'static,
+    ) -> Result<T, SecretStoreError> {
+        let (answer, answered) = mpsc::sync_channel(1);
+        let job: Job = Box::new(move |connection| {
+            let _ = answer.send(operation(connection));
+        });
+        let gone = || SecretStoreError::Unavailable("the keyring thread has stopped".into());
+        self.jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .send(job)
+            .map_err(|_| gone())?;
+        answered.recv().map_err(|_| gone())?
+    }
+}
+
+/// The entry of token `id`, connecting first if needed.
+fn entry(
+    connection: &mut Connection,
+    id: Uuid,
+    label: Option<&str>,
+) -> Result<Entry, SecretStoreError> {
+    let store = match connection {
+        Some(store) => store.clone(),
+        None => connection.insert(platform_store()?).clone(),
+    };
+    let modifiers = label.map(|label| HashMap::from([("label", label)]));
+    store
+        .build(SERVICE, &id.to_string(), modifiers.as_ref())
+        .map_err(|e| classify(connection, e))
+}
+
+/// Maps a keyring error to ours; a platform failure also drops the
+/// connection so the next call reconnects.
+fn classify(connection: &mut Connection, error: Error) -> SecretStoreError {
+    match error {
+        Error::PlatformFailure(_) | Error::NoStorageAccess(_) | Error::NoDefaultStore => {
+            *connection = None;
+            SecretStoreError::Unavailable(error.to_string())
         }
+        other => SecretStoreError::Failed(other.to_string()),
     }
 }
 
@@ -93,23 +136,30 @@ impl SecretStore for KeyringSecretStore {
     }
 
     fn get(&self, id: Uuid) -> Result<Option<Secret>, SecretStoreError> {
-        match self.entry(id, None)?.get_password() {
-            Ok(value) => Ok(Some(Secret::from_stored(value))),
-            Err(Error::NoEntry) => Ok(None),
-            Err(e) => Err(self.classify(e)),
-        }
+        self.run(
+            move |connection| match entry(connection, id, None)?.get_password() {
+                Ok(value) => Ok(Some(Secret::from_stored(value))),
+                Err(Error::NoEntry) => Ok(None),
+                Err(e) => Err(classify(connection, e)),
+            },
+        )
     }
 
     fn set(&self, id: Uuid, label: &str, secret: &Secret) -> Result<(), SecretStoreError> {
-        self.entry(id, Some(label))?
-            .set_password(secret.expose())
-            .map_err(|e| self.classify(e))
+        let (label, secret) = (label.to_string(), secret.clone());
+        self.run(move |connection| {
+            entry(connection, id, Some(&label))?
+                .set_password(secret.expose())
+                .map_err(|e| classify(connection, e))
+        })
     }
 
     fn delete(&self, id: Uuid) -> Result<(), SecretStoreError> {
-        match self.entry(id, None)?.delete_credential() {
-            Ok(()) | Err(Error::NoEntry) => Ok(()),
-            Err(e) => Err(self.classify(e)),
-        }
+        self.run(
+            move |connection| match entry(connection, id, None)?.delete_credential() {
+                Ok(()) | Err(Error::NoEntry) => Ok(()),
+                Err(e) => Err(classify(connection, e)),
+            },
+        )
     }
 }
