@@ -92,6 +92,25 @@ async fn shoot(window: &str, theme: Theme, check: &str) {
         session.wait_for("document.querySelector('#fired tr[data-reminder-id=soon]') && document.querySelector('#upcoming tr[data-reminder-id=later]')").await;
     }
     session.wait_for(check).await;
+    // FullCalendar's arrow icons are a bundled font; shoot once it loaded.
+    session.wait_for("document.fonts.status === 'loaded'").await;
+    if window == "settings" {
+        // Show the token form, then a created token with its one-time secret.
+        session.click("#generate-open").await;
+        session.type_into("#token-name", "backup script").await;
+        for scope in ["events:read", "providers:read"] {
+            session
+                .click(&format!("input[name=scope][value='{scope}']"))
+                .await;
+        }
+        session
+            .screenshot(&screenshot_path("settings-generate", theme))
+            .await;
+        session.click("#generate-submit").await;
+        session
+            .wait_for("document.getElementById('secret-value').textContent")
+            .await;
+    }
     if window == "sidebar" {
         // Docked: flush with the right edge of the screen, full height.
         let rect = session.window_rect().await;
