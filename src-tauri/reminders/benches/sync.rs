@@ -14,7 +14,7 @@ use almanac_reminders::clock::now_epoch;
 
 const RUNS: usize = 5;
 
-fn median(mut samples: Vec<Duration>) -> (Duration, Duration) {
+fn median_max(mut samples: Vec<Duration>) -> (Duration, Duration) {
     samples.sort();
     (samples[samples.len() / 2], *samples.last().unwrap())
 }
@@ -67,7 +67,7 @@ async fn main() {
             ("replacing a disjoint set of the same size", replace),
             ("re-sending the same set", identical),
         ] {
-            let (median, max) = median(samples);
+            let (median, max) = median_max(samples);
             println!(
                 "| {count} | {scenario} | {} | {} | {RUNS} |",
                 ms(median),
@@ -84,7 +84,7 @@ async fn main() {
                 started.elapsed()
             })
             .collect();
-        let (median, max) = median(parse);
+        let (median, max) = median_max(parse);
         println!(
             "| {count} | baseline: typed serde_json parse only | {} | {} | {RUNS} |",
             ms(median),
@@ -112,7 +112,7 @@ async fn main() {
                 started.elapsed()
             })
             .collect();
-        let (median, max) = median(storage);
+        let (median, max) = median_max(storage);
         println!(
             "| {count} | baseline: bare sled batch + flush only | {} | {} | {RUNS} |",
             ms(median),

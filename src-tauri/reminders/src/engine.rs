@@ -192,15 +192,18 @@ impl Engine {
             me.with_schedule(|schedule| schedule.plan_sync(reminders, clock::now_epoch()))
         })
         .await;
-        let (_, committed) = self.commit(plan.changes).await;
-        committed?;
-        let previous = std::mem::replace(
-            &mut *self.schedule.write().expect("schedule lock poisoned"),
-            plan.next,
-        );
-        // Freeing a large old schedule takes a while; do it outside the lock.
-        drop(previous);
-        self.wake.notify_one();
+        if let Some(next) = plan.next {
+            let (_, committed) = self.commit(plan.changes).await;
+            committed?;
+            let previous = std::mem::replace(
+                &mut *self.schedule.write().expect("schedule lock poisoned"),
+                next,
+            );
+            // Freeing a large old schedule takes a while: not on the
+            // request's path, and not under the lock.
+            tokio::task::spawn_blocking(move || drop(previous));
+            self.wake.notify_one();
+        }
         Ok(plan.summary)
     }
 
