@@ -6,7 +6,6 @@
 mod support;
 
 use std::io::{BufRead, BufReader};
-use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -16,39 +15,6 @@ use support::instance::Instance;
 use support::{eventually, port_open, require_desktop_session};
 
 const URL: &str = "obsidian://open?vault=Almanac&file=Dentist";
-
-/// Registers a handler for `obsidian:` URLs in the instance's XDG dirs: a
-/// script that appends the URL it is given to `<root>/opened.txt`.
-fn register_url_handler(instance: &Instance) -> std::path::PathBuf {
-    let opened = instance.root().join("opened.txt");
-    let script = instance.root().join("record-url.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n",
-            opened.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let applications = instance.data_home().join("applications");
-    std::fs::create_dir_all(&applications).unwrap();
-    std::fs::write(
-        applications.join("almanac-test-opener.desktop"),
-        format!(
-            "[Desktop Entry]\nType=Application\nName=Almanac test opener\nExec={} %u\n\
-             MimeType=x-scheme-handler/obsidian;\nNoDisplay=true\n",
-            script.display()
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        instance.config_home().join("mimeapps.list"),
-        "[Default Applications]\nx-scheme-handler/obsidian=almanac-test-opener.desktop\n",
-    )
-    .unwrap();
-    opened
-}
 
 /// Every `Notify` call on the session bus, as dbus-monitor prints it.
 struct NotifyMonitor {
@@ -93,7 +59,7 @@ impl Drop for NotifyMonitor {
 async fn clicking_a_fired_reminder_opens_its_action_url() {
     require_desktop_session();
     let instance = Instance::new();
-    let opened = register_url_handler(&instance);
+    let opened = instance.register_url_handler();
     let monitor = NotifyMonitor::start();
     eventually("dbus-monitor to subscribe", || async {
         monitor.seen().contains("NameAcquired").then_some(())

@@ -107,6 +107,49 @@ impl Instance {
         std::fs::read_to_string(self.root().join("app.log")).unwrap_or_default()
     }
 
+    /// Registers a handler for `obsidian:` URLs in this instance's XDG dirs
+    /// (what `xdg-open` consults): a script that appends the URL it is given
+    /// to the returned file.
+    pub fn register_url_handler(&self) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let opened = self.root().join("opened.txt");
+        let script = self.root().join("record-url.sh");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n", opened.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let applications = self.data_home().join("applications");
+        std::fs::create_dir_all(&applications).unwrap();
+        std::fs::write(
+            applications.join("almanac-test-opener.desktop"),
+            format!(
+                "[Desktop Entry]\nType=Application\nName=Almanac test opener\nExec={} %u\n\
+                 MimeType=x-scheme-handler/obsidian;\nNoDisplay=true\n",
+                script.display()
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            self.config_home().join("mimeapps.list"),
+            "[Default Applications]\nx-scheme-handler/obsidian=almanac-test-opener.desktop\n",
+        )
+        .unwrap();
+        opened
+    }
+
+    /// Syncs `reminders` (a JSON array) to this instance's reminder daemon.
+    pub async fn sync_reminders(&self, reminders: Value) {
+        let response = reqwest::Client::new()
+            .post(format!("http://127.0.0.1:{}/sync", self.daemon_port))
+            .json(&reminders)
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success(), "{}", response.status());
+    }
+
     /// The `http://127.0.0.1:<rest port>/api/v1` base URL.
     pub fn api(&self) -> String {
         format!("http://127.0.0.1:{}/api/v1", self.rest_port)

@@ -142,6 +142,23 @@ impl Session {
         .await
     }
 
+    /// Runs `script` asynchronously: it calls `arguments[arguments.length - 1]`
+    /// with its result.
+    pub async fn execute_async(&self, script: &str) -> Value {
+        self.call(
+            reqwest::Method::POST,
+            "/execute/async",
+            Some(json!({ "script": script, "args": [] })),
+        )
+        .await
+    }
+
+    /// The handles of the app's open windows.
+    pub async fn window_handles(&self) -> Vec<Value> {
+        let handles = self.call(reqwest::Method::GET, "/window/handles", None).await;
+        handles.as_array().unwrap().clone()
+    }
+
     /// Waits until the JavaScript expression `condition` is truthy and
     /// returns its value.
     pub async fn wait_for(&self, condition: &str) -> Value {
