@@ -24,18 +24,24 @@ async fn calendar_follows_vault_edits() {
         &format!("title: Planning\nallDay: true\ndate: {today}"),
     );
     let session = Session::start(&instance, "calendar", Theme::Light).await;
-    session.wait_for(&format!("{TITLES}.includes('Planning')")).await;
+    session
+        .wait_for(&format!("{TITLES}.includes('Planning')"))
+        .await;
 
     // A note written by another program appears without any reload.
     instance.write_note(
         &format!("{today} Lunch with Ada.md"),
         &format!("title: Lunch with Ada\nallDay: false\ndate: {today}\nstartTime: \"12:00\"\nendTime: \"13:00\""),
     );
-    session.wait_for(&format!("{TITLES}.includes('Lunch with Ada')")).await;
+    session
+        .wait_for(&format!("{TITLES}.includes('Lunch with Ada')"))
+        .await;
 
     // And disappears when the note is deleted.
     std::fs::remove_file(instance.vault().join(format!("events/{today} Planning.md"))).unwrap();
-    session.wait_for(&format!("!{TITLES}.includes('Planning')")).await;
+    session
+        .wait_for(&format!("!{TITLES}.includes('Planning')"))
+        .await;
     session.end().await;
 }
 
@@ -43,7 +49,9 @@ async fn calendar_follows_vault_edits() {
 async fn rest_ui_routes_drive_the_windows() {
     let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
     let session = Session::start(&instance, "calendar", Theme::Light).await;
-    session.wait_for("document.body.dataset.view === 'dayGridMonth'").await;
+    session
+        .wait_for("document.body.dataset.view === 'dayGridMonth'")
+        .await;
 
     // A token with the three ui scopes, made through the same command the
     // settings window uses.
@@ -57,7 +65,10 @@ async fn rest_ui_routes_drive_the_windows() {
              }).then(done, (e) => done({ error: String(e) }));",
         )
         .await;
-    let secret = created["secret"].as_str().unwrap_or_else(|| panic!("{created}")).to_string();
+    let secret = created["secret"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_string();
     let http = reqwest::Client::new();
     let post = |route: &str, body: serde_json::Value| {
         http.post(format!("{}/ui/{route}", instance.api()))
@@ -66,13 +77,21 @@ async fn rest_ui_routes_drive_the_windows() {
             .send()
     };
 
-    let switched = post("change-view", json!({ "viewName": "timeGridWeek" })).await.unwrap();
+    let switched = post("change-view", json!({ "viewName": "timeGridWeek" }))
+        .await
+        .unwrap();
     assert_eq!(switched.status(), StatusCode::OK);
-    session.wait_for("document.body.dataset.view === 'timeGridWeek'").await;
+    session
+        .wait_for("document.body.dataset.view === 'timeGridWeek'")
+        .await;
 
-    let unknown = post("change-view", json!({ "viewName": "yearGrid" })).await.unwrap();
+    let unknown = post("change-view", json!({ "viewName": "yearGrid" }))
+        .await
+        .unwrap();
     assert_eq!(unknown.status(), StatusCode::BAD_REQUEST);
-    session.wait_for("document.body.dataset.view === 'timeGridWeek'").await;
+    session
+        .wait_for("document.body.dataset.view === 'timeGridWeek'")
+        .await;
 
     assert_eq!(session.window_handles().await.len(), 1);
     let opened = post("open-sidebar", json!({})).await.unwrap();
@@ -82,8 +101,14 @@ async fn rest_ui_routes_drive_the_windows() {
     })
     .await;
     // Opening what is open focuses it: still two windows.
-    assert_eq!(post("open-sidebar", json!({})).await.unwrap().status(), StatusCode::OK);
-    assert_eq!(post("open-calendar", json!({})).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        post("open-sidebar", json!({})).await.unwrap().status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        post("open-calendar", json!({})).await.unwrap().status(),
+        StatusCode::OK
+    );
     assert_eq!(session.window_handles().await.len(), 2);
     session.end().await;
 }

@@ -155,7 +155,9 @@ impl Session {
 
     /// The handles of the app's open windows.
     pub async fn window_handles(&self) -> Vec<Value> {
-        let handles = self.call(reqwest::Method::GET, "/window/handles", None).await;
+        let handles = self
+            .call(reqwest::Method::GET, "/window/handles", None)
+            .await;
         handles.as_array().unwrap().clone()
     }
 

@@ -22,7 +22,18 @@ pub const REMINDERS_CHANGED: &str = "reminders-changed";
 pub const TOKENS_CHANGED: &str = "tokens-changed";
 
 /// Starts the forwarders; they end when the app's services go away.
-pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
+pub async fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
+    if let Some(daemon) = services.reminders().await.as_ref() {
+        let mut reminders = daemon.subscribe();
+        let reminders_app = app.clone();
+        tauri::async_runtime::spawn(async move {
+            while reminders.changed().await.is_ok() {
+                reminders.borrow_and_update();
+                let _ = reminders_app.emit(REMINDERS_CHANGED, ());
+            }
+        });
+    }
+
     let mut calendar = services.core.calendar.subscribe();
     let calendar_app = app.clone();
     tauri::async_runtime::spawn(async move {

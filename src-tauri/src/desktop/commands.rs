@@ -14,7 +14,7 @@ use serde::Serialize;
 use tauri::{AppHandle, Emitter, State};
 use uuid::Uuid;
 
-use super::bridge::{REMINDERS_CHANGED, TOKENS_CHANGED};
+use super::bridge::TOKENS_CHANGED;
 use super::consent::ConsentDialogs;
 use crate::wiring::Services;
 
@@ -260,7 +260,6 @@ pub async fn reminder_open(services: State<'_, Arc<Services>>, id: String) -> Co
 
 #[tauri::command]
 pub async fn reminder_snooze(
-    app: AppHandle,
     services: State<'_, Arc<Services>>,
     id: String,
     minutes: i64,
@@ -269,7 +268,5 @@ pub async fn reminder_snooze(
     let daemon = daemon
         .as_ref()
         .ok_or("the reminder daemon is not running")?;
-    daemon.snooze(&id, minutes).await.map_err(message)?;
-    let _ = app.emit(REMINDERS_CHANGED, ());
-    Ok(())
+    daemon.snooze(&id, minutes).await.map(drop).map_err(message)
 }

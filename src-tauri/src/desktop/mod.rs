@@ -7,13 +7,11 @@
 //! - [`commands`]: the Tauri commands the web UI calls;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
-//! - [`notifier`]: tells the Reminders window when a reminder fired;
 //! - [`ui`] / [`consent`]: the API's window controller and consent dialog.
 
 mod bridge;
 mod commands;
 mod consent;
-mod notifier;
 mod tray;
 mod ui;
 mod windows;
@@ -63,10 +61,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
                 let hooks = Hooks {
                     ui: Arc::new(ui::WindowUi::new(handle.clone())),
                     consent: Arc::new(consent),
-                    notifier: Arc::new(notifier::UiNotifier::new(
-                        wiring::system_notifier().await,
-                        handle.clone(),
-                    )),
+                    notifier: wiring::system_notifier().await,
                 };
                 Services::start(paths, vault, hooks).await
             })?;
@@ -74,7 +69,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             app.manage(services.clone());
             let tray = tray::build(&handle, &services)?;
             app.manage(tray.clone());
-            bridge::spawn(&handle, &services, tray);
+            tauri::async_runtime::block_on(bridge::spawn(&handle, &services, tray));
             if let Some(kind) = open {
                 windows::show(&handle, kind)?;
             }
