@@ -188,6 +188,10 @@ impl App {
         assert!(status.success());
     }
 
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.0.try_wait(), Ok(None))
+    }
+
     /// Waits for the process to exit and returns its status.
     pub async fn exited(&mut self) -> std::process::ExitStatus {
         let deadline = std::time::Instant::now() + super::PATIENCE;
