@@ -92,8 +92,6 @@ async fn shoot(window: &str, theme: Theme, check: &str) {
         session.wait_for("document.querySelector('#fired tr[data-reminder-id=soon]') && document.querySelector('#upcoming tr[data-reminder-id=later]')").await;
     }
     session.wait_for(check).await;
-    // FullCalendar's arrow icons are a bundled font; shoot once it loaded.
-    session.wait_for("document.fonts.status === 'loaded'").await;
     if window == "settings" {
         // Show the token form, then a created token with its one-time secret.
         session.click("#generate-open").await;

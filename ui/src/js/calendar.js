@@ -34,7 +34,9 @@ const calendar = new Calendar(document.getElementById('calendar'), {
     center: 'title',
     right: VIEWS.join(','),
   },
-  buttonText: { today: 'Today', month: 'Month', week: 'Week', day: 'Day', list: 'List' },
+  // Text arrows: FullCalendar's icon font would need `font-src data:`.
+  buttonIcons: false,
+  buttonText: { prev: '‹', next: '›', today: 'Today', month: 'Month', week: 'Week', day: 'Day', list: 'List' },
   events: eventSource(showError),
   datesSet: (info) => {
     document.body.dataset.view = info.view.type;

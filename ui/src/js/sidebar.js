@@ -18,7 +18,9 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   views: { agenda: { type: 'list', duration: { days: 7 }, buttonText: 'Agenda' } },
   height: '100%',
   headerToolbar: { left: 'title', right: 'prev,next today' },
-  buttonText: { today: 'Today' },
+  // Text arrows: FullCalendar's icon font would need `font-src data:`.
+  buttonIcons: false,
+  buttonText: { prev: '‹', next: '›', today: 'Today' },
   noEventsContent: 'Nothing planned this week',
   events: eventSource(showError),
 });
