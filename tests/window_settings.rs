@@ -149,3 +149,40 @@ async fn cancelled_revoke_keeps_the_token() {
     assert_eq!(response.status(), StatusCode::OK);
     session.end().await;
 }
+
+/// The whole Generate Token flow works from the keyboard alone.
+#[tokio::test]
+async fn tokens_can_be_generated_with_the_keyboard_alone() {
+    const TAB: &str = "\u{E004}";
+    const ENTER: &str = "\u{E007}";
+    const SPACE: &str = "\u{E00D}";
+    let instance = Instance::new();
+    let session = Session::start(&instance, "settings", Theme::Light).await;
+
+    // Tab through the page to the button; focus is always visible and in order.
+    let mut order = Vec::new();
+    while session.focused_id().await != "generate-open" {
+        assert!(order.len() < 10, "Generate Token is not reachable by Tab: {order:?}");
+        session.press(TAB).await;
+        order.push(session.focused_id().await);
+    }
+    assert_eq!(order[..2], ["rest-enabled".to_string(), "rest-port".to_string()]);
+
+    // Enter opens the form with the name field focused.
+    session.press(ENTER).await;
+    session.wait_for("document.activeElement.id === 'token-name'").await;
+    session.press("kbd").await;
+    session.press(TAB).await;
+    session.press(SPACE).await; // the first scope: events:read
+    session
+        .wait_for("document.querySelector(\"input[value='events:read']\").checked")
+        .await;
+    session.press(ENTER).await; // submits the form
+    let secret = session
+        .wait_for("document.getElementById('secret-value').textContent")
+        .await;
+    assert!(secret.as_str().unwrap().starts_with("ofc_pat_"));
+    assert_eq!(session.focused_id().await, "secret-copy");
+    session.wait_for(&format!("document.querySelector(\"{}\")", "tr[data-token-name='kbd']")).await;
+    session.end().await;
+}

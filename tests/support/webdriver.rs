@@ -206,6 +206,36 @@ impl Session {
         .await;
     }
 
+    /// Presses keys on the keyboard (W3C actions): each `char` is one key;
+    /// WebDriver's private-use code points name Tab (`\u{E004}`), Enter
+    /// (`\u{E007}`), Space (`\u{E00D}`) and so on.
+    pub async fn press(&self, keys: &str) {
+        let actions: Vec<Value> = keys
+            .chars()
+            .flat_map(|key| {
+                let key = key.to_string();
+                [
+                    json!({ "type": "keyDown", "value": key }),
+                    json!({ "type": "keyUp", "value": key }),
+                ]
+            })
+            .collect();
+        self.call(
+            reqwest::Method::POST,
+            "/actions",
+            Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
+        )
+        .await;
+    }
+
+    /// The id of the focused element.
+    pub async fn focused_id(&self) -> String {
+        let id = self
+            .execute("return document.activeElement && document.activeElement.id", json!([]))
+            .await;
+        id.as_str().unwrap_or_default().to_string()
+    }
+
     /// The rendered text of the element matching `css`.
     pub async fn text(&self, css: &str) -> String {
         let element = self.find(css).await;
