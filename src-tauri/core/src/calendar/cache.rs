@@ -174,6 +174,16 @@ impl Cache {
         source.notes.remove(path).is_some() || skips
     }
 
+    /// Whether note `path` of source `index` is cached (valid or invalid).
+    pub fn has_note(&self, index: usize, path: &str) -> bool {
+        self.sources.get(index).is_some_and(|source| {
+            source.notes.contains_key(path)
+                || self
+                    .invalid
+                    .contains_key(&(source.config.id.clone(), path.to_string()))
+        })
+    }
+
     /// Paths of source `index` at or under `prefix`.
     pub fn paths_under(&self, index: usize, prefix: &str) -> Vec<String> {
         let Some(source) = self.sources.get(index) else {

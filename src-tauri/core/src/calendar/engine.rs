@@ -52,10 +52,16 @@ pub(crate) struct Inner {
     watcher: Mutex<Option<VaultWatcher>>,
     watcher_alive: Arc<AtomicBool>,
     feeds: ical::FeedStore,
-    /// 0 idle, 1 a revalidation is running, 2 running and another (forced)
-    /// one was asked for meanwhile.
+    /// Feed revalidation state: [`RUNNING`], [`AGAIN`], [`AGAIN_FORCED`].
     revalidating: AtomicU8,
 }
+
+/// A revalidation thread is running.
+const RUNNING: u8 = 1;
+/// Another run was asked for while one was running.
+const AGAIN: u8 = 2;
+/// … and it was forced.
+const AGAIN_FORCED: u8 = 4;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
@@ -142,13 +148,33 @@ impl Inner {
                     continue;
                 }
                 for rel in rels {
-                    let present = scan::note_paths(&vault, source, rel);
-                    for cached in state.cache.paths_under(index, rel) {
-                        if !present.contains(&cached) {
-                            gone.push((index, cached));
+                    match std::fs::symlink_metadata(vault.root().join(rel)) {
+                        Ok(meta) if meta.is_file() => {
+                            if source.owns(rel) {
+                                reads.push((index, rel.clone()));
+                            }
                         }
+                        Ok(meta) if meta.is_dir() => {
+                            // A folder appeared or moved here: read what is in
+                            // it, forget what no longer is.
+                            let present = scan::note_paths(&vault, source, rel);
+                            for cached in state.cache.paths_under(index, rel) {
+                                if !present.contains(&cached) {
+                                    gone.push((index, cached));
+                                }
+                            }
+                            reads.extend(present.into_iter().map(|p| (index, p)));
+                        }
+                        _ if state.cache.has_note(index, rel) => gone.push((index, rel.clone())),
+                        // Gone and not a note: maybe a folder of notes.
+                        _ => gone.extend(
+                            state
+                                .cache
+                                .paths_under(index, rel)
+                                .into_iter()
+                                .map(|p| (index, p)),
+                        ),
                     }
-                    reads.extend(present.into_iter().map(|p| (index, p)));
                 }
             }
         }
@@ -315,8 +341,15 @@ impl Inner {
     }
 }
 
+/// A batch of changed paths larger than this is handled by a full rescan,
+/// which is cheaper than many single re-reads.
+const RESCAN_BATCH: usize = 2_000;
+
 impl ChangeSink for Inner {
     fn paths_changed(&self, paths: &[PathBuf]) {
+        if paths.len() > RESCAN_BATCH {
+            return self.rescan_notes();
+        }
         let rels: Vec<String> = {
             let state = self.read();
             paths
@@ -680,39 +713,47 @@ impl Calendar {
         if self.inner.feed_sources().is_empty() {
             return;
         }
-        let wanted = if force { 2 } else { 1 };
-        if let Err(running) =
-            self.inner
+        loop {
+            let current = self.inner.revalidating.load(Ordering::SeqCst);
+            if current & RUNNING != 0 {
+                // One is running: ask it to go once more (forced wins).
+                let again = current | AGAIN | if force { AGAIN_FORCED } else { 0 };
+                if self
+                    .inner
+                    .revalidating
+                    .compare_exchange(current, again, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    return;
+                }
+            } else if self
+                .inner
                 .revalidating
-                .compare_exchange(0, wanted, Ordering::SeqCst, Ordering::SeqCst)
-        {
-            // One is running: ask it to go again (forced wins).
-            let _ = self.inner.revalidating.compare_exchange(
-                running,
-                running.max(wanted) | 4,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            );
-            return;
+                .compare_exchange(current, RUNNING, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                break;
+            }
         }
         let inner = self.inner.clone();
         let spawned = std::thread::Builder::new()
             .name("almanac-ics-refresh".into())
             .spawn(move || {
-                let mut force = wanted == 2;
+                let mut force = force;
                 loop {
                     inner.revalidate_feeds(force);
-                    let state = inner.revalidating.load(Ordering::SeqCst);
-                    if state & 4 == 0
-                        && inner
-                            .revalidating
-                            .compare_exchange(state, 0, Ordering::SeqCst, Ordering::SeqCst)
-                            .is_ok()
+                    let current = inner.revalidating.load(Ordering::SeqCst);
+                    let next = if current & AGAIN == 0 { 0 } else { RUNNING };
+                    if inner
+                        .revalidating
+                        .compare_exchange(current, next, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
                     {
-                        break;
+                        if next == 0 {
+                            break;
+                        }
+                        force = current & AGAIN_FORCED != 0;
                     }
-                    let again = inner.revalidating.swap(1, Ordering::SeqCst);
-                    force = again & 3 == 2;
                 }
             });
         if let Err(error) = spawned {

@@ -12,7 +12,12 @@
 //! boundary shortly before the query window: the rule, validated once against
 //! the original start, carries all the parts the start implied (weekday, day
 //! of month, time), and a start shifted by whole periods of the rule's
-//! interval yields the same occurrences from there on.
+//! interval yields the same occurrences from there on. Each series also
+//! remembers the occurrences of the last few calendar years it was asked
+//! about, so repeated queries (a calendar view, a polling client) skip the
+//! `rrule` iterator entirely.
+
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
@@ -150,7 +155,7 @@ pub enum Timing {
     Rule(Box<RuleTiming>),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RuleTiming {
     rule: RRule<Validated>,
     /// Local start of the series in `zone`.
@@ -160,6 +165,29 @@ pub struct RuleTiming {
     zone: Tz,
     slot: Slot,
     skip: Vec<NaiveDate>,
+    /// Local starts per calendar year, most recently used first (see
+    /// [`MEMO_YEARS`]): the `rrule` iterator is costly to set up, and
+    /// queries keep asking about the same few years.
+    memo: Mutex<Vec<(i32, Arc<[NaiveDateTime]>)>>,
+}
+
+/// Years of occurrences a series keeps expanded.
+const MEMO_YEARS: usize = 4;
+
+/// Windows spanning more calendar years than this are expanded directly.
+const MEMO_MAX_SPAN_YEARS: i32 = 3;
+
+impl Clone for RuleTiming {
+    fn clone(&self) -> Self {
+        Self {
+            rule: self.rule.clone(),
+            anchor: self.anchor,
+            zone: self.zone,
+            slot: self.slot.clone(),
+            skip: self.skip.clone(),
+            memo: Mutex::new(Vec::new()),
+        }
+    }
 }
 
 impl Timing {
@@ -205,6 +233,7 @@ impl Timing {
                     zone,
                     slot,
                     skip,
+                    memo: Mutex::new(Vec::new()),
                 }))
             }
         })
@@ -279,19 +308,13 @@ fn candidate_days(slot: &Slot, window: Window) -> (NaiveDate, NaiveDate) {
 impl RuleTiming {
     fn occurrences(&self, window: Window) -> Vec<Occurrence> {
         let (first_day, last_day) = candidate_days(&self.slot, window);
-        let anchor = self.rebased_anchor(first_day);
-        let Some(dtstart) = localize(anchor, self.zone) else {
-            return vec![];
-        };
-        let set = RRuleSet::new(dtstart).rrule(self.rule.clone());
         let mut out = Vec::new();
-        for (steps, instant) in (&set).into_iter().enumerate() {
-            let start = instant.naive_local();
-            if start.date() > last_day || steps >= MAX_RULE_STEPS {
-                break;
-            }
-            if start.date() < first_day || self.skip.binary_search(&start.date()).is_ok() {
-                continue;
+        let mut consider = |start: NaiveDateTime| {
+            if start.date() < first_day
+                || start.date() > last_day
+                || self.skip.binary_search(&start.date()).is_ok()
+            {
+                return;
             }
             let start = if self.slot.all_day {
                 start.date().and_time(NaiveTime::MIN)
@@ -299,18 +322,68 @@ impl RuleTiming {
                 start
             };
             let span = self.slot.span_at(start);
-            if span.overlaps(Some(window.start), Some(window.end)) {
+            if span.overlaps(Some(window.start), Some(window.end))
+                && out.len() < MAX_OCCURRENCES_PER_SERIES
+            {
                 out.push(Occurrence {
                     date: start.date(),
                     start,
                     span,
                 });
-                if out.len() >= MAX_OCCURRENCES_PER_SERIES {
-                    break;
-                }
+            }
+        };
+        if last_day.year() - first_day.year() > MEMO_MAX_SPAN_YEARS {
+            self.starts_between(first_day, last_day)
+                .into_iter()
+                .for_each(&mut consider);
+        } else {
+            for year in first_day.year()..=last_day.year() {
+                self.year(year).iter().copied().for_each(&mut consider);
             }
         }
         out
+    }
+
+    /// The local starts in calendar `year`, memoized.
+    fn year(&self, year: i32) -> Arc<[NaiveDateTime]> {
+        let mut memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(position) = memo.iter().position(|(y, _)| *y == year) {
+            let entry = memo.remove(position);
+            let starts = entry.1.clone();
+            memo.insert(0, entry);
+            return starts;
+        }
+        let (Some(first), Some(last)) = (
+            NaiveDate::from_ymd_opt(year, 1, 1),
+            NaiveDate::from_ymd_opt(year, 12, 31),
+        ) else {
+            return Arc::from(Vec::new());
+        };
+        let starts: Arc<[NaiveDateTime]> = self.starts_between(first, last).into();
+        memo.insert(0, (year, starts.clone()));
+        memo.truncate(MEMO_YEARS);
+        starts
+    }
+
+    /// Local starts of the occurrences on days `first..=last` (at most
+    /// [`MAX_RULE_STEPS`] steps of the rule).
+    fn starts_between(&self, first: NaiveDate, last: NaiveDate) -> Vec<NaiveDateTime> {
+        let anchor = self.rebased_anchor(first);
+        let Some(dtstart) = localize(anchor, self.zone) else {
+            return vec![];
+        };
+        let set = RRuleSet::new(dtstart).rrule(self.rule.clone());
+        let mut starts = Vec::new();
+        for (steps, instant) in (&set).into_iter().enumerate() {
+            let start = instant.naive_local();
+            if start.date() > last || steps >= MAX_RULE_STEPS {
+                break;
+            }
+            if start.date() >= first {
+                starts.push(start);
+            }
+        }
+        starts
     }
 
     /// A start shifted by whole periods to shortly before `day` (see the

@@ -65,13 +65,21 @@ fn debounce_loop<S: ChangeSink>(
     sink: &Weak<S>,
 ) {
     while let Ok(first) = rx.recv() {
+        if first
+            .as_ref()
+            .is_ok_and(|e| !changes_content(&e.kind) && !e.need_rescan())
+        {
+            continue;
+        }
         let started = Instant::now();
         let mut paths = BTreeSet::new();
         let mut rescan = false;
         let mut take = |event: notify::Result<notify::Event>| match event {
             Ok(event) => {
                 rescan |= event.need_rescan();
-                paths.extend(event.paths.into_iter().filter(|p| !is_hidden_temp(p)));
+                if changes_content(&event.kind) {
+                    paths.extend(event.paths.into_iter().filter(|p| !is_hidden_temp(p)));
+                }
             }
             Err(error) => {
                 tracing::warn!(%error, "file watcher error; rescanning the vault");
@@ -96,6 +104,18 @@ fn debounce_loop<S: ChangeSink>(
         } else if !paths.is_empty() {
             sink.paths_changed(&paths.into_iter().collect::<Vec<_>>());
         }
+    }
+}
+
+/// Whether an event can change what a note says. Opening and reading files
+/// (our own scans included) must not trigger re-reads, or a scan would feed
+/// itself forever.
+fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    match kind {
+        notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        notify::EventKind::Access(_) => false,
+        _ => true,
     }
 }
 

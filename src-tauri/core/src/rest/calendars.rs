@@ -34,7 +34,7 @@ pub struct CalendarList {
 
 /// Lists the configured calendar sources.
 #[utoipa::path(
-    get, path = "/api/v1/calendars", tag = "calendars",
+    get, path = "/api/v1/calendars", operation_id = "listCalendars", tag = "calendars",
     responses((status = 200, description = "The calendar sources", body = CalendarList)),
     security(("bearer" = ["providers:read"])),
 )]
@@ -58,7 +58,7 @@ pub struct Revalidate {
 
 /// Starts a background refetch of the remote (ICS) calendars; returns at once.
 #[utoipa::path(
-    post, path = "/api/v1/providers/revalidate", tag = "calendars",
+    post, path = "/api/v1/providers/revalidate", operation_id = "revalidateProviders", tag = "calendars",
     request_body(content = Option<Revalidate>, description = "Optional"),
     responses(
         (status = 200, description = "Refetch started", body = Success),

@@ -49,7 +49,7 @@ pub struct EventsList {
 /// A range `[start, end]` matches events that overlap it (bounds inclusive);
 /// recurring series are expanded into their occurrences inside the range.
 #[utoipa::path(
-    get, path = "/api/v1/events", tag = "events",
+    get, path = "/api/v1/events", operation_id = "listEvents", tag = "events",
     params(EventsParams),
     responses(
         (status = 200, description = "The matching events", body = EventsList),
@@ -105,7 +105,7 @@ impl EventWritten {
 /// An all-day event sends `title`, `date`, `endDate`, `allDay: true`; a timed
 /// one `title`, `date`, `startTime`, `endTime`, `allDay: false`.
 #[utoipa::path(
-    post, path = "/api/v1/events", tag = "events",
+    post, path = "/api/v1/events", operation_id = "createEvent", tag = "events",
     request_body = CreateEvent,
     responses(
         (status = 201, description = "Created", body = EventWritten),
@@ -132,7 +132,7 @@ pub struct DetailsFound {
 
 /// One event, with the note and line it is written on.
 #[utoipa::path(
-    get, path = "/api/v1/events/{id}", tag = "events",
+    get, path = "/api/v1/events/{id}", operation_id = "getEvent", tag = "events",
     params(("id" = String, Path, description = "The event id, percent-encoded (it contains `/`)",
             example = "fullnote:events/2026-01-05 Standup.md")),
     responses(
@@ -163,7 +163,7 @@ pub struct UpdateEvent {
 
 /// Updates an event. Renaming or moving it changes its id (see `event.id`).
 #[utoipa::path(
-    put, path = "/api/v1/events/{id}", tag = "events",
+    put, path = "/api/v1/events/{id}", operation_id = "updateEvent", tag = "events",
     params(("id" = String, Path, description = "The event id, percent-encoded")),
     request_body = UpdateEvent,
     responses(
@@ -195,7 +195,7 @@ pub struct DeleteEvent {
 
 /// Deletes an event, or suppresses one occurrence of a series.
 #[utoipa::path(
-    delete, path = "/api/v1/events/{id}", tag = "events",
+    delete, path = "/api/v1/events/{id}", operation_id = "deleteEvent", tag = "events",
     params(("id" = String, Path, description = "The event id, percent-encoded")),
     request_body(content = Option<DeleteEvent>, description = "Optional"),
     responses(

@@ -57,6 +57,19 @@ pub struct RestState {
     calendar: Calendar,
 }
 
+impl RestState {
+    /// Serves `plugin`; `calendar` must be the one the plugin was built on.
+    pub fn new(plugin: Arc<CalendarPlugin>, calendar: Calendar) -> Self {
+        Self { plugin, calendar }
+    }
+}
+
+impl From<&Core> for RestState {
+    fn from(core: &Core) -> Self {
+        Self::new(core.plugin().clone(), core.calendar.clone())
+    }
+}
+
 impl FromRef<RestState> for Arc<CalendarPlugin> {
     fn from_ref(state: &RestState) -> Self {
         state.plugin.clone()
@@ -71,11 +84,7 @@ impl FromRef<RestState> for Calendar {
 
 /// The whole API for a server listening on `port` (see the module docs for
 /// the layers).
-pub fn router(core: &Core, port: u16) -> Router {
-    let state = RestState {
-        plugin: core.plugin().clone(),
-        calendar: core.calendar.clone(),
-    };
+pub fn router(state: RestState, port: u16) -> Router {
     Router::new()
         .merge(events::routes())
         .merge(calendars::routes())
@@ -100,10 +109,10 @@ pub fn router(core: &Core, port: u16) -> Router {
 
 impl RestServer {
     /// The REST server of `core`, following its settings.
-    pub fn start(core: &Arc<Core>) -> RestServer {
-        let serving = core.clone();
+    pub fn start(core: &Core) -> RestServer {
+        let state = RestState::from(core);
         RestServer::spawn(core.settings.subscribe(), move |port| {
-            router(&serving, port)
+            router(state.clone(), port)
         })
     }
 }

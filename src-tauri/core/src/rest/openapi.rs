@@ -53,7 +53,8 @@ pub fn json() -> String {
     json
 }
 
-/// Adds the bearer scheme and the error responses shared by every route.
+/// Adds the bearer scheme and the error responses shared by every route, and
+/// keeps the document independent of the machine generating it.
 struct CommonResponses;
 
 const COMMON: [(&str, &str); 5] = [
@@ -102,6 +103,17 @@ impl Modify for CommonResponses {
                         .build(),
                 ),
             );
+        }
+        // These defaults depend on the machine generating the document (home
+        // directory, system time zone); the committed file must not.
+        if let Some(RefOr::T(Schema::Object(settings))) = components.schemas.get_mut("Settings") {
+            for machine_dependent in ["vaultPath", "displayTimezone"] {
+                if let Some(RefOr::T(Schema::Object(property))) =
+                    settings.properties.get_mut(machine_dependent)
+                {
+                    property.default = None;
+                }
+            }
         }
         openapi.components = Some(components);
         for item in openapi.paths.paths.values_mut() {

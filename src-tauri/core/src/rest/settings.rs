@@ -35,7 +35,7 @@ pub struct SettingsAnswer {
 
 /// The current settings.
 #[utoipa::path(
-    get, path = "/api/v1/settings", tag = "settings",
+    get, path = "/api/v1/settings", operation_id = "getSettings", tag = "settings",
     responses((status = 200, description = "The settings", body = SettingsAnswer)),
     security(("bearer" = ["settings:read"])),
 )]
@@ -66,7 +66,7 @@ pub struct UpdateSettings {
 /// Updates and persists settings. Changing `restServerEnabled` or
 /// `localServerPort` stops or moves this server right after the answer.
 #[utoipa::path(
-    put, path = "/api/v1/settings", tag = "settings",
+    put, path = "/api/v1/settings", operation_id = "updateSettings", tag = "settings",
     request_body = UpdateSettings,
     responses(
         (status = 200, description = "The settings as stored", body = SettingsAnswer),

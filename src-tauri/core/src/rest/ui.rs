@@ -32,7 +32,7 @@ pub fn routes() -> Router<RestState> {
 
 /// Focuses or opens the main calendar window.
 #[utoipa::path(
-    post, path = "/api/v1/ui/open-calendar", tag = "ui",
+    post, path = "/api/v1/ui/open-calendar", operation_id = "openCalendar", tag = "ui",
     responses(
         (status = 200, description = "Done", body = Success),
         (status = 503, description = "No windows (headless mode)", body = super::ErrorBody),
@@ -48,7 +48,7 @@ pub async fn open_calendar(
 
 /// Focuses or opens the calendar sidebar.
 #[utoipa::path(
-    post, path = "/api/v1/ui/open-sidebar", tag = "ui",
+    post, path = "/api/v1/ui/open-sidebar", operation_id = "openSidebar", tag = "ui",
     responses(
         (status = 200, description = "Done", body = Success),
         (status = 503, description = "No windows (headless mode)", body = super::ErrorBody),
@@ -73,7 +73,7 @@ pub struct ChangeView {
 
 /// Switches the calendar window to another view.
 #[utoipa::path(
-    post, path = "/api/v1/ui/change-view", tag = "ui",
+    post, path = "/api/v1/ui/change-view", operation_id = "changeView", tag = "ui",
     request_body = ChangeView,
     responses(
         (status = 200, description = "Done", body = Success),

@@ -91,17 +91,20 @@ pub fn wait_until(calendar: &Calendar, what: &str, mut ready: impl FnMut(&Calend
         .build()
         .unwrap();
     let mut changes = calendar.subscribe();
-    let outcome = runtime.block_on(tokio::time::timeout(WAIT, async {
-        loop {
-            changes.borrow_and_update();
-            if ready(calendar) {
-                return;
+    let outcome = runtime.block_on(async {
+        tokio::time::timeout(WAIT, async {
+            loop {
+                changes.borrow_and_update();
+                if ready(calendar) {
+                    return;
+                }
+                if changes.changed().await.is_err() {
+                    return;
+                }
             }
-            if changes.changed().await.is_err() {
-                return;
-            }
-        }
-    }));
+        })
+        .await
+    });
     assert!(
         outcome.is_ok() && ready(calendar),
         "timed out waiting for: {what}"

@@ -5,3 +5,8 @@
 mod support;
 
 mod auth;
+mod hostile;
+mod lifecycle;
+mod openapi;
+mod routes;
+mod scopes;

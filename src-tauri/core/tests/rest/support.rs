@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use almanac_core::api::{DeclineAll, HeadlessUi, UiController, UiUnavailable};
 use almanac_core::app::Core;
 use almanac_core::paths::Paths;
-use almanac_core::rest::{self, Listening};
+use almanac_core::rest::{self, Listening, RestState};
 use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
 use almanac_core::tokens::{Expiry, NewToken, Scope};
 use almanac_core::view::CalendarView;
@@ -17,7 +17,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 #[path = "../token_support/mod.rs"]
-mod token_support;
+pub mod token_support;
 
 /// The note every instance starts with.
 pub const STANDUP_ID: &str = "fullnote:events/2026-01-05 Standup.md";
@@ -118,8 +118,8 @@ impl Instance {
             .await
             .unwrap(),
         );
-        let serving = core.clone();
-        let server = Listening::bind(0, move |port| rest::router(&serving, port))
+        let state = RestState::from(core.as_ref());
+        let server = Listening::bind(0, move |port| rest::router(state, port))
             .await
             .unwrap();
         let base = format!("http://{}", server.local_addr());
@@ -216,5 +216,112 @@ impl Reply {
             self.headers["access-control-allow-headers"],
             "Content-Type, Authorization"
         );
+    }
+}
+
+/// A reply read off a raw socket.
+#[derive(Debug)]
+pub struct RawReply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl RawReply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// Asserts the JSON error shape (or an empty 2xx/204) and the CORS headers.
+    pub fn assert_well_formed(&self) {
+        assert_eq!(
+            self.header("access-control-allow-origin"),
+            Some("*"),
+            "{self:?}"
+        );
+        if self.status >= 400 {
+            assert_eq!(
+                self.header("content-type"),
+                Some("application/json"),
+                "{self:?}"
+            );
+            let body: Value = serde_json::from_slice(&self.body).unwrap();
+            assert!(
+                body["error"].is_string() && body["message"].is_string(),
+                "{self:?}"
+            );
+        }
+    }
+}
+
+impl Instance {
+    /// The bytes of a request to this server: `Host`, optional bearer token,
+    /// `Content-Length`, `Connection: close`. Nothing is normalized, so the
+    /// target can carry `..`, `%00` or invalid UTF-8.
+    pub fn raw_request(
+        &self,
+        method: &str,
+        target: &[u8],
+        token: Option<&str>,
+        body: &[u8],
+    ) -> Vec<u8> {
+        let mut request = Vec::new();
+        request.extend_from_slice(method.as_bytes());
+        request.push(b' ');
+        request.extend_from_slice(target);
+        request.extend_from_slice(b" HTTP/1.1\r\n");
+        request.extend_from_slice(format!("Host: {}\r\n", self.server.local_addr()).as_bytes());
+        if let Some(token) = token {
+            request.extend_from_slice(format!("Authorization: Bearer {token}\r\n").as_bytes());
+        }
+        if !body.is_empty() {
+            request.extend_from_slice(b"Content-Type: application/json\r\n");
+            request.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
+        }
+        request.extend_from_slice(b"Connection: close\r\n\r\n");
+        request.extend_from_slice(body);
+        request
+    }
+
+    /// Writes `request` on a fresh connection and reads the reply to EOF.
+    pub async fn raw(&self, request: &[u8]) -> RawReply {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(self.server.local_addr())
+            .await
+            .unwrap();
+        // The server may answer (e.g. 413) and close before reading it all.
+        let _ = stream.write_all(request).await;
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply).await;
+        parse_reply(&reply)
+    }
+}
+
+fn parse_reply(reply: &[u8]) -> RawReply {
+    let split = reply
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP reply: {:?}", String::from_utf8_lossy(reply)));
+    let head = String::from_utf8_lossy(&reply[..split]);
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    RawReply {
+        status,
+        headers,
+        body: reply[split + 4..].to_vec(),
     }
 }
