@@ -14,14 +14,15 @@ use super::event::Event;
 use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
 use super::recurrence::{Occurrence, Timing, Window};
 use super::sources::{ParsedNote, SourceConfig};
-use super::spec::format_date;
+use super::spec::{EventSpec, format_date};
 use super::status::{CacheStats, RECENT_SKIPS, SkippedNote};
 
-/// One cached event (a series counts once).
+/// One cached event (a series counts once), kept compact: the client-facing
+/// [`Event`] is built only for results.
 #[derive(Debug, Clone)]
 pub struct Indexed {
-    /// The event as reported, unexpanded; single events carry their millis.
-    pub event: Event,
+    pub id: Box<str>,
+    pub spec: EventSpec,
     pub timing: Timing,
     /// Lower-cased title and note contents, for text search.
     pub haystack: Box<str>,
@@ -30,29 +31,62 @@ pub struct Indexed {
 }
 
 impl Indexed {
-    pub fn new(mut event: Event, timing: Timing, contents: &str, line_number: usize) -> Indexed {
-        if let Timing::Once(occurrence) = &timing {
-            event.start_millis = occurrence.span.start_millis;
-            event.end_millis = occurrence.span.end_millis;
-        }
-        let mut haystack = String::with_capacity(event.title.len() + contents.len() + 1);
-        haystack.push_str(&event.title.to_lowercase());
+    pub fn new(
+        id: String,
+        spec: EventSpec,
+        timing: Timing,
+        contents: &str,
+        line_number: usize,
+    ) -> Indexed {
+        let mut haystack = String::with_capacity(spec.title.len() + contents.len() + 1);
+        haystack.push_str(&spec.title.to_lowercase());
         haystack.push('\n');
         haystack.push_str(&contents.to_lowercase());
         Indexed {
-            event,
+            id: id.into_boxed_str(),
+            spec,
             timing,
             haystack: haystack.into_boxed_str(),
             line_number,
         }
     }
 
-    /// The event of one occurrence of this (series) entry.
-    fn occurrence_event(&self, occurrence: &Occurrence) -> Event {
-        let mut event = self.event.clone();
+    pub fn is_task(&self) -> bool {
+        self.spec.completed.is_some()
+    }
+
+    pub fn is_completed(&self) -> bool {
+        self.spec.completed.as_ref().is_some_and(|c| c.is_done())
+    }
+
+    /// The event as reported (a series unexpanded), for note `path` of
+    /// `source` (`""`: a feed, no file).
+    pub fn event(&self, source: &SourceConfig, path: &str) -> Event {
+        let mut event = self
+            .spec
+            .to_event(self.id.to_string(), &source.id, &source.name);
+        event.file_path = (!path.is_empty()).then(|| path.to_string());
+        if let Timing::Once(occurrence) = &self.timing {
+            event.start_millis = occurrence.span.start_millis;
+            event.end_millis = occurrence.span.end_millis;
+        }
+        event
+    }
+
+    /// The event of one occurrence of this entry.
+    fn occurrence_event(
+        &self,
+        source: &SourceConfig,
+        path: &str,
+        occurrence: &Occurrence,
+    ) -> Event {
+        let mut event = self.event(source, path);
         if self.timing.is_series() {
             event.date = format_date(occurrence.date);
-            let days = self.event_days();
+            let days = match (self.spec.end_date, self.spec.first_day()) {
+                (Some(end), Some(first)) if self.spec.all_day => (end - first).num_days().max(0),
+                _ => 0,
+            };
             event.end_date =
                 (days > 0).then(|| format_date(occurrence.date + chrono::Duration::days(days)));
             if event.start_time.is_some() {
@@ -63,20 +97,6 @@ impl Indexed {
             event.instance_date = Some(format_date(occurrence.date));
         }
         event
-    }
-
-    /// Extra days an all-day series' occurrence spans.
-    fn event_days(&self) -> i64 {
-        match (&self.event.end_date, self.event.all_day) {
-            (Some(end), true) => {
-                let parse = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
-                match (parse(end), parse(&self.event.date)) {
-                    (Some(end), Some(start)) => (end - start).num_days().max(0),
-                    _ => 0,
-                }
-            }
-            _ => 0,
-        }
     }
 }
 
@@ -228,11 +248,15 @@ impl Cache {
             {
                 continue;
             }
-            for entry in source.notes.values().flatten() {
-                if query.is_task.is_some_and(|t| t != entry.event.is_task())
+            for (path, entry) in source
+                .notes
+                .iter()
+                .flat_map(|(path, entries)| entries.iter().map(move |e| (path, e)))
+            {
+                if query.is_task.is_some_and(|t| t != entry.is_task())
                     || query
                         .is_completed
-                        .is_some_and(|c| c != entry.event.is_completed())
+                        .is_some_and(|c| c != entry.is_completed())
                     || needle
                         .as_deref()
                         .is_some_and(|n| !entry.haystack.contains(n))
@@ -242,13 +266,16 @@ impl Cache {
                 match &entry.timing {
                     Timing::Once(o) => {
                         if o.span.overlaps(query.start_millis, query.end_millis) {
-                            found.push((o.span.start, entry.event.clone()));
+                            found.push((o.span.start, entry.event(&source.config, path)));
                         }
                     }
                     series => {
                         for o in series.occurrences(window) {
                             if o.span.overlaps(query.start_millis, query.end_millis) {
-                                found.push((o.span.start, entry.occurrence_event(&o)));
+                                found.push((
+                                    o.span.start,
+                                    entry.occurrence_event(&source.config, path, &o),
+                                ));
                             }
                         }
                     }
@@ -265,7 +292,7 @@ impl Cache {
             source.notes.iter().find_map(|(path, entries)| {
                 entries
                     .iter()
-                    .find(|e| e.event.id == id)
+                    .find(|e| &*e.id == id)
                     .map(|e| (index, path.as_str(), e))
             })
         })
@@ -278,7 +305,7 @@ impl Cache {
                 .notes
                 .get(path)?
                 .iter()
-                .find(|e| e.event.id == id)
+                .find(|e| &*e.id == id)
                 .map(|e| (index, e))
         })
     }
@@ -306,7 +333,10 @@ impl Cache {
 fn same_events(a: &[Indexed], b: &[Indexed]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
-            x.event == y.event && x.line_number == y.line_number && x.haystack == y.haystack
+            x.id == y.id
+                && x.spec == y.spec
+                && x.line_number == y.line_number
+                && x.haystack == y.haystack
         })
 }
 

@@ -493,7 +493,7 @@ impl Calendar {
         let source = &state.cache.sources[index].config;
         Ok(EventDetails {
             calendar_id: source.id.clone(),
-            event: entry.event.clone(),
+            event: entry.event(source, path),
             location: (!matches!(target, Target::Ical { .. })).then(|| Location {
                 file: FileRef {
                     path: path.to_string(),
@@ -535,12 +535,12 @@ impl Calendar {
                 self.inner.refresh(std::slice::from_ref(&path));
                 // The new item is the last one of its note.
                 let state = self.inner.read();
-                state
-                    .cache
-                    .source(&source.id)
+                let cached = state.cache.source(&source.id);
+                cached
                     .and_then(|s| s.notes.get(&path))
                     .and_then(|entries| entries.iter().max_by_key(|e| e.line_number))
-                    .map(|e| e.event.clone())
+                    .zip(cached)
+                    .map(|(e, s)| e.event(&s.config, &path))
                     .ok_or_else(|| CalendarError::NotFound(path.clone()))
             }
             SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
@@ -567,25 +567,23 @@ impl Calendar {
                 self.inner.refresh(&[path.clone(), new_path.clone()]);
                 let title = fields.title.as_deref().map(str::trim);
                 let state = self.inner.read();
-                let entries = state
-                    .cache
-                    .sources
-                    .get(index)
-                    .and_then(|s| s.notes.get(&new_path));
+                let cached = state.cache.sources.get(index);
+                let entries = cached.and_then(|s| s.notes.get(&new_path));
                 let entries = entries.map(Vec::as_slice).unwrap_or_default();
                 // Same note and title: the id is unchanged. Otherwise the
                 // item is the one with the new title (the last, if several).
                 entries
                     .iter()
-                    .find(|e| e.event.id == id)
+                    .find(|e| &*e.id == id)
                     .or_else(|| {
                         entries
                             .iter()
                             .rev()
-                            .find(|e| title.is_some_and(|t| e.event.title == t))
+                            .find(|e| title.is_some_and(|t| e.spec.title == t))
                     })
                     .or_else(|| entries.iter().max_by_key(|e| e.line_number))
-                    .map(|e| e.event.clone())
+                    .zip(cached)
+                    .map(|(e, s)| e.event(&s.config, &new_path))
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
             SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
@@ -640,11 +638,11 @@ impl Calendar {
 
     /// The cached event `id` of note `path`.
     fn cached(&self, path: &str, id: &str) -> Result<Event, CalendarError> {
-        self.inner
-            .read()
+        let state = self.inner.read();
+        state
             .cache
             .find_in_note(path, id)
-            .map(|(_, e)| e.event.clone())
+            .map(|(index, e)| e.event(&state.cache.sources[index].config, path))
             .ok_or_else(|| CalendarError::NotFound(id.to_string()))
     }
 

@@ -83,7 +83,7 @@ pub fn update_fullnote(
     let text = read(vault, rel)?;
     let old = fullnote::spec_of(rel, &text)?;
     let new = old.patched(fields)?;
-    let updated = fullnote::render_update(&text, &old, &new)?;
+    let updated = fullnote::render_update(rel, &text, &old, &new)?;
     let moved = old.first_day() != new.first_day() || old.title != new.title;
     let target = match (moved, rel.rsplit_once('/')) {
         (false, _) => rel.to_string(),
@@ -125,7 +125,11 @@ pub fn skip_fullnote_occurrence(
         ..EventFields::default()
     };
     let new = old.patched(&fields)?;
-    replace(vault, rel, &fullnote::render_update(&text, &old, &new)?)
+    replace(
+        vault,
+        rel,
+        &fullnote::render_update(rel, &text, &old, &new)?,
+    )
 }
 
 // ---- Daily notes ----

@@ -20,7 +20,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
-use super::{ParsedNote, SourceConfig};
+use super::ParsedNote;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::event::{Completion, EventType};
@@ -278,6 +278,29 @@ pub fn render_line(
     line
 }
 
+/// [`render_line`], checked to read back as exactly `spec` (on `date`) with
+/// the same user fields: a title that looks like a checkbox or an inline
+/// field would silently change meaning, so it is refused instead.
+pub fn render_checked(
+    spec: &EventSpec,
+    indent: &str,
+    marker: char,
+    extra: &[(String, String)],
+    date: NaiveDate,
+) -> Result<String, CalendarError> {
+    let line = render_line(spec, indent, marker, extra);
+    let same = parse_line(&line, 0).is_some_and(|item| {
+        item_spec(&item, date).ok().as_ref() == Some(spec) && extra_fields(&item) == extra
+    });
+    if !same {
+        return Err(CalendarError::invalid(
+            "title",
+            "cannot be written as a daily-note item unchanged (it looks like a checkbox or an inline [key:: value] field)",
+        ));
+    }
+    Ok(line)
+}
+
 /// The user's own inline fields of an item (kept on rewrite).
 pub fn extra_fields(item: &Item) -> Vec<(String, String)> {
     item.fields
@@ -315,13 +338,7 @@ pub fn item_ids(path: &str, titles: impl IntoIterator<Item = impl AsRef<str>>) -
 }
 
 /// Reads every item of one daily note.
-pub fn parse(
-    source: &SourceConfig,
-    heading: &str,
-    path: &str,
-    text: &str,
-    display_tz: Tz,
-) -> ParsedNote {
+pub fn parse(heading: &str, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
     let mut parsed = ParsedNote::default();
     let Some(date) = note_date(path) else {
         return parsed;
@@ -335,11 +352,9 @@ pub fn parse(
         });
         match outcome {
             Ok((spec, timing)) => {
-                let mut event = spec.to_event(id, &source.id, &source.name);
-                event.file_path = Some(path.to_string());
                 parsed
                     .entries
-                    .push(Indexed::new(event, timing, "", item.line));
+                    .push(Indexed::new(id, spec, timing, "", item.line));
             }
             Err(e) => parsed.skipped.push(SkippedNote {
                 path: format!("{path}:{}", item.line),

@@ -11,7 +11,6 @@
 use chrono_tz::Tz;
 use serde_norway::{Mapping, Value};
 
-use super::SourceConfig;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::event::{Completion, DayOfWeek, EventType};
@@ -49,25 +48,18 @@ pub fn event_id(path: &str) -> String {
 }
 
 /// Reads one note into its cache entry, or says why it is not an event.
-pub fn parse(
-    source: &SourceConfig,
-    path: &str,
-    text: &str,
-    display_tz: Tz,
-) -> Result<Indexed, String> {
+pub fn parse(path: &str, text: &str, display_tz: Tz) -> Result<Indexed, String> {
     let split = frontmatter::split(text).ok_or("no frontmatter")?;
     let mapping = frontmatter::parse(split.yaml)?;
     let spec = spec_from_mapping(&mapping, file_title(path)).map_err(|e| e.to_string())?;
     let timing = Timing::compile(&spec, display_tz).map_err(|e| e.to_string())?;
-    let mut event = spec.to_event(event_id(path), &source.id, &source.name);
-    event.file_path = Some(path.to_string());
     let mut contents = String::with_capacity(split.body.len() + 64);
     contents.push_str(split.body);
     if let Some(description) = &spec.description {
         contents.push('\n');
         contents.push_str(description);
     }
-    Ok(Indexed::new(event, timing, &contents, 0))
+    Ok(Indexed::new(event_id(path), spec, timing, &contents, 0))
 }
 
 /// The title a note without a `title` key gets: its file name without the
@@ -295,12 +287,30 @@ pub fn updates(old: Option<&EventSpec>, new: &EventSpec) -> Vec<Update> {
 pub fn render_new(spec: &EventSpec) -> Result<String, CalendarError> {
     let yaml = frontmatter::rewrite("", &updates(None, spec))
         .map_err(|reason| CalendarError::invalid("event", reason))?;
-    Ok(format!("---\n{yaml}---\n"))
+    checked(&fallback_path(spec), format!("---\n{yaml}---\n"), spec)
 }
 
-/// `text` with its frontmatter changed from `old` to `new`, the body kept
-/// byte-for-byte.
+/// A path whose file-name title is the spec's, for read-back checks.
+fn fallback_path(spec: &EventSpec) -> String {
+    format!("{}.md", spec.title)
+}
+
+/// `text`, if it reads back as exactly `expected` (the write is refused
+/// otherwise, rather than storing something else than was asked for).
+fn checked(path: &str, text: String, expected: &EventSpec) -> Result<String, CalendarError> {
+    match spec_of(path, &text) {
+        Ok(read_back) if read_back == *expected => Ok(text),
+        _ => Err(CalendarError::invalid(
+            "event",
+            "the event cannot be stored in the note's frontmatter unchanged",
+        )),
+    }
+}
+
+/// `text` (the note at `path`) with its frontmatter changed from `old` to
+/// `new`, the body kept byte-for-byte.
 pub fn render_update(
+    path: &str,
     text: &str,
     old: &EventSpec,
     new: &EventSpec,
@@ -309,10 +319,11 @@ pub fn render_update(
         .ok_or_else(|| CalendarError::invalid("event", "the note has no frontmatter"))?;
     let yaml = frontmatter::rewrite(split.yaml, &updates(Some(old), new))
         .map_err(|reason| CalendarError::invalid("event", reason))?;
-    Ok(format!(
-        "{}{}{}{}",
-        split.head, yaml, split.close, split.body
-    ))
+    checked(
+        path,
+        format!("{}{}{}{}", split.head, yaml, split.close, split.body),
+        new,
+    )
 }
 
 /// Reads the spec of an existing note (for updates).

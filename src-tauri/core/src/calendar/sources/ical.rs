@@ -383,10 +383,5 @@ fn convert(
         .flatten()
         .collect::<Vec<_>>()
         .join("\n");
-    Ok(Indexed::new(
-        spec.to_event(id, &source.id, &source.name),
-        timing,
-        &contents,
-        0,
-    ))
+    Ok(Indexed::new(id, spec, timing, &contents, 0))
 }

@@ -95,7 +95,7 @@ impl SourceConfig {
     /// could not be read.
     pub fn parse_note(&self, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
         match &self.kind {
-            SourceType::FullNote { .. } => match fullnote::parse(self, path, text, display_tz) {
+            SourceType::FullNote { .. } => match fullnote::parse(path, text, display_tz) {
                 Ok(entry) => ParsedNote {
                     entries: vec![entry],
                     skipped: vec![],
@@ -109,7 +109,7 @@ impl SourceConfig {
                 },
             },
             SourceType::DailyNote { heading, .. } => {
-                dailynote::parse(self, heading, path, text, display_tz)
+                dailynote::parse(heading, path, text, display_tz)
             }
             SourceType::Ical { .. } => ParsedNote::default(),
         }
