@@ -66,7 +66,13 @@ async fn clicking_a_fired_reminder_opens_its_action_url() {
     })
     .await;
     // `dunstctl action 0` acts on the topmost notification: start with none.
-    assert!(Command::new("dunstctl").arg("close-all").status().unwrap().success());
+    assert!(
+        Command::new("dunstctl")
+            .arg("close-all")
+            .status()
+            .unwrap()
+            .success()
+    );
     let _app = instance.spawn(&[]);
     eventually("the reminder daemon", || async {
         port_open(instance.daemon_port).then_some(())

@@ -162,15 +162,23 @@ async fn tokens_can_be_generated_with_the_keyboard_alone() {
     // Tab through the page to the button; focus is always visible and in order.
     let mut order = Vec::new();
     while session.focused_id().await != "generate-open" {
-        assert!(order.len() < 10, "Generate Token is not reachable by Tab: {order:?}");
+        assert!(
+            order.len() < 10,
+            "Generate Token is not reachable by Tab: {order:?}"
+        );
         session.press(TAB).await;
         order.push(session.focused_id().await);
     }
-    assert_eq!(order[..2], ["rest-enabled".to_string(), "rest-port".to_string()]);
+    assert_eq!(
+        order[..2],
+        ["rest-enabled".to_string(), "rest-port".to_string()]
+    );
 
     // Enter opens the form with the name field focused.
     session.press(ENTER).await;
-    session.wait_for("document.activeElement.id === 'token-name'").await;
+    session
+        .wait_for("document.activeElement.id === 'token-name'")
+        .await;
     session.press("kbd").await;
     session.press(TAB).await;
     session.press(SPACE).await; // the first scope: events:read
@@ -183,6 +191,11 @@ async fn tokens_can_be_generated_with_the_keyboard_alone() {
         .await;
     assert!(secret.as_str().unwrap().starts_with("ofc_pat_"));
     assert_eq!(session.focused_id().await, "secret-copy");
-    session.wait_for(&format!("document.querySelector(\"{}\")", "tr[data-token-name='kbd']")).await;
+    session
+        .wait_for(&format!(
+            "document.querySelector(\"{}\")",
+            "tr[data-token-name='kbd']"
+        ))
+        .await;
     session.end().await;
 }

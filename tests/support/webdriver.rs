@@ -231,7 +231,10 @@ impl Session {
     /// The id of the focused element.
     pub async fn focused_id(&self) -> String {
         let id = self
-            .execute("return document.activeElement && document.activeElement.id", json!([]))
+            .execute(
+                "return document.activeElement && document.activeElement.id",
+                json!([]),
+            )
             .await;
         id.as_str().unwrap_or_default().to_string()
     }

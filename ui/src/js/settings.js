@@ -209,4 +209,6 @@ await refreshTokens();
 await listen('settings-changed', showSettings);
 await listen('rest-state', showRestState);
 await listen('tokens-changed', refreshTokens);
+// "Last used" changes with every request; show it fresh when the user looks.
+window.addEventListener('focus', refreshTokens);
 document.body.dataset.ready = 'true';
