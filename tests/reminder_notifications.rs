@@ -129,4 +129,5 @@ async fn clicking_a_fired_reminder_opens_its_action_url() {
     })
     .await;
     assert_eq!(recorded.trim(), URL, "app log:\n{}", instance.log());
+    support::dismiss_notifications();
 }

@@ -252,6 +252,10 @@ async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
     );
     drop(squatter);
     menu.click("Enable REST Server").await;
+    // The status line follows the saved setting (GTK flips the check mark
+    // itself on click, before the setting is written).
+    menu.wait_item("REST server:", |i| i.label.ends_with("off"))
+        .await;
     menu.wait_item("Enable REST Server", |i| i.checked == Some(false))
         .await;
 

@@ -76,4 +76,5 @@ async fn fired_reminder_can_be_snoozed_and_opened_from_the_window() {
     .await;
     assert_eq!(recorded.trim(), URL);
     session.end().await;
+    support::dismiss_notifications();
 }

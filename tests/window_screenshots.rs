@@ -174,4 +174,5 @@ async fn reminders_light_and_dark() {
     for theme in [Theme::Light, Theme::Dark] {
         shoot("reminders", theme, "true").await;
     }
+    support::dismiss_notifications();
 }

@@ -60,3 +60,16 @@ pub fn require_desktop_session() {
         );
     }
 }
+
+/// Closes every notification on the session's notification server. Tests
+/// that make reminders fire call it when done: under Xvfb nobody moves the
+/// mouse, so dunst counts the user as idle and never expires notifications,
+/// and a later `dunstctl action 0` (here or in another crate's test) would
+/// hit a leftover.
+pub fn dismiss_notifications() {
+    let status = std::process::Command::new("dunstctl")
+        .arg("close-all")
+        .status()
+        .expect("dunstctl (dunst)");
+    assert!(status.success());
+}

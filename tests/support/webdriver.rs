@@ -88,18 +88,30 @@ impl Session {
             }}
         });
         let base = format!("http://127.0.0.1:{port}");
-        let created: Value = http
-            .post(format!("{base}/session"))
-            .json(&capabilities)
-            .send()
-            .await
-            .expect("POST /session")
-            .json()
-            .await
-            .unwrap();
-        let id = created["value"]["sessionId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no session: {created}"));
+        // Under load tauri-driver occasionally drops the first connection
+        // while its WebKitWebDriver child is still starting; ask again.
+        let mut created = Value::Null;
+        for _ in 0..3 {
+            match http
+                .post(format!("{base}/session"))
+                .json(&capabilities)
+                .send()
+                .await
+            {
+                Ok(response) => {
+                    created = response.json().await.unwrap_or(Value::Null);
+                    if created["value"]["sessionId"].is_string() {
+                        break;
+                    }
+                }
+                Err(error) => created = json!({ "error": error.to_string() }),
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        let id = created["value"]["sessionId"].as_str().unwrap_or_else(|| {
+            let log = std::fs::read_to_string(instance.root().join(format!("driver-{port}.log")));
+            panic!("no session: {created}\n{}", log.unwrap_or_default())
+        });
         let session = Session {
             http,
             url: format!("{base}/session/{id}"),
