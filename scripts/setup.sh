@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Almanac needs on Debian 12:
-# the WebKitGTK / appindicator stack Tauri links against, and the desktop
-# services the tests use for real (D-Bus, gnome-keyring, Xvfb, dunst, the WebKit
-# WebDriver), plus wrk for the benchmarks. Idempotent: installs only what's missing.
+# the WebKitGTK / appindicator stack Tauri links against, Node.js for the web
+# UI's bundler, and the desktop services the tests use for real (D-Bus,
+# gnome-keyring, Xvfb, dunst, the WebKit WebDriver, xwininfo), plus wrk for the
+# benchmarks. Idempotent: installs only what's missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,7 @@ packages=(
   build-essential pkg-config libssl-dev libdbus-1-dev
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   dbus dbus-x11 gnome-keyring libsecret-tools xvfb dunst libnotify-bin
-  xdg-utils webkit2gtk-driver wrk
+  xdg-utils webkit2gtk-driver x11-utils wrk nodejs npm
 )
 
 missing=()
@@ -38,3 +39,7 @@ if ! command -v tauri-driver >/dev/null; then
   echo "setup: installing tauri-driver"
   cargo install tauri-driver --locked --version '^2'
 fi
+
+# The web UI: the shell embeds ui/dist at compile time, so it must exist before
+# any build of the `almanac` package (clippy included).
+scripts/build-ui.sh

@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== web UI"
+scripts/build-ui.sh
+
 echo "== format"
 cargo fmt --all --check
 

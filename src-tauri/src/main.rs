@@ -7,6 +7,8 @@
 mod cli;
 mod desktop;
 mod headless;
+mod signals;
+mod wiring;
 
 use std::process::ExitCode;
 
@@ -35,12 +37,12 @@ fn main() -> ExitCode {
         eprintln!("almanac: no display found (DISPLAY / WAYLAND_DISPLAY unset); running headless");
     }
     let result = if headless {
-        headless::run(&args)
+        headless::run(&args).map(|()| 0)
     } else {
         desktop::run(&args)
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {
             eprintln!("almanac: {e}");
             ExitCode::FAILURE

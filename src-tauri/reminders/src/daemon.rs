@@ -129,6 +129,12 @@ impl DaemonHandle {
         self.engine.recently_fired()
     }
 
+    /// A receiver that wakes after every change of the pending reminders or
+    /// the recently fired list.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.engine.subscribe()
+    }
+
     /// The cached `/updates` state.
     pub fn updates(&self) -> UpdateState {
         self.updates.snapshot()

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use axum::body::Bytes;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 
 use crate::clock;
 use crate::config::DaemonConfig;
@@ -76,6 +76,9 @@ pub struct Engine {
     writer: tokio::sync::Mutex<()>,
     /// Wakes the scheduler after a change of the schedule.
     pub(crate) wake: Notify,
+    /// Counts changes of the schedule or the history, for watchers (the
+    /// shell's Reminders window) that must not poll.
+    generation: watch::Sender<u64>,
     notifier: Arc<dyn Notifier>,
     opener: Arc<dyn Opener>,
     /// The last failed commit, for `/doctor` (cleared by the next success).
@@ -109,6 +112,7 @@ impl Engine {
             history: RwLock::new(history),
             writer: tokio::sync::Mutex::new(()),
             wake: Notify::new(),
+            generation: watch::Sender::new(0),
             notifier,
             opener,
             storage_error: Mutex::new(None),
@@ -206,6 +210,7 @@ impl Engine {
             // request's path, and not under the lock.
             tokio::task::spawn_blocking(move || drop(previous));
             self.wake.notify_one();
+            self.generation.send_modify(|g| *g += 1);
         }
         Ok(plan.summary)
     }
@@ -247,7 +252,14 @@ impl Engine {
             .expect("schedule lock poisoned")
             .apply(&changes);
         self.wake.notify_one();
+        self.generation.send_modify(|g| *g += 1);
         Ok(snoozed)
+    }
+
+    /// A receiver that wakes after every change of the pending set or the
+    /// history (sync, snooze, fire).
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.generation.subscribe()
     }
 
     /// The pending (or else recently fired) reminder with this id.
@@ -349,6 +361,7 @@ impl Engine {
             .write()
             .expect("history lock poisoned")
             .push(&changes.add_history);
+        self.generation.send_modify(|g| *g += 1);
         for notification in notifications {
             self.notifier.notify(notification);
         }

@@ -83,6 +83,9 @@ async fn a_reminder_is_shown_by_the_real_server_and_a_click_opens_its_url() {
     assert_eq!(doctor["notifications"]["actions_supported"], true);
 
     let id = format!("dbus-{}", std::process::id());
+    // `dunstctl action 0` clicks the topmost notification: clear leftovers
+    // of earlier tests in the same session first.
+    let _ = Command::new("dunstctl").arg("close-all").status().await;
     let response = client
         .post(format!("{base}/sync"))
         .json(&serde_json::json!([reminder(&id, now_epoch() + 1)]))

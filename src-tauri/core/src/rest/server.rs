@@ -163,7 +163,10 @@ async fn follow_settings<F>(
         let running = current
             .as_ref()
             .map(|listening| listening.local_addr().port());
-        if wanted != running {
+        // Switching off after a failed bind changes no listener, but the
+        // state must say "disabled", not the old error.
+        let stale_failure = wanted.is_none() && matches!(*state.borrow(), ServerState::Failed(_));
+        if wanted != running || stale_failure {
             if let Some(old) = current.take() {
                 old.shutdown().await;
                 tracing::info!("REST server stopped");

@@ -1,0 +1,272 @@
+//! The Tauri commands the web UI calls. Each one forwards to a core service
+//! and turns its error into the message the window shows; none decides
+//! anything itself.
+
+use std::sync::Arc;
+
+use almanac_core::api::Consent;
+use almanac_core::calendar::{Event, EventQuery, SourceInfo};
+use almanac_core::rest::ServerState;
+use almanac_core::settings::Settings;
+use almanac_core::tokens::{Expiry, NewToken, Scope, TokenInfo};
+use almanac_reminders::{HistoryEntry, Scheduled};
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, State};
+use uuid::Uuid;
+
+use super::bridge::TOKENS_CHANGED;
+use super::consent::ConsentDialogs;
+use crate::wiring::Services;
+
+/// Errors reach the UI as their message.
+type CommandResult<T> = Result<T, String>;
+
+fn message(error: impl std::fmt::Display) -> String {
+    error.to_string()
+}
+
+// ---- settings --------------------------------------------------------------
+
+#[tauri::command]
+pub fn settings_get(services: State<'_, Arc<Services>>) -> Settings {
+    (*services.core.settings.get()).clone()
+}
+
+/// Applies a partial settings object: the same path as `PUT /api/v1/settings`.
+#[tauri::command]
+pub async fn settings_update(
+    services: State<'_, Arc<Services>>,
+    patch: serde_json::Value,
+) -> CommandResult<Settings> {
+    let plugin = services.core.plugin().clone();
+    // The calendar adopts the settings by rescanning the vault: blocking I/O.
+    let updated = tauri::async_runtime::spawn_blocking(move || plugin.update_settings(&patch))
+        .await
+        .map_err(message)?
+        .map_err(message)?;
+    Ok((*updated).clone())
+}
+
+/// The REST server's state as the settings window shows it.
+#[derive(Clone, Serialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum RestView {
+    Disabled,
+    Running { port: u16 },
+    Failed { error: String },
+}
+
+impl From<&ServerState> for RestView {
+    fn from(state: &ServerState) -> Self {
+        match state {
+            ServerState::Disabled => RestView::Disabled,
+            ServerState::Listening(addr) => RestView::Running { port: addr.port() },
+            ServerState::Failed(error) => RestView::Failed {
+                error: error.clone(),
+            },
+        }
+    }
+}
+
+#[tauri::command]
+pub fn rest_status(services: State<'_, Arc<Services>>) -> RestView {
+    RestView::from(&*services.rest_state().borrow())
+}
+
+// ---- calendar -------------------------------------------------------------
+
+/// The cached events overlapping `[start, end]` (epoch milliseconds), series
+/// expanded: what a calendar view shows.
+#[tauri::command]
+pub fn calendar_events(services: State<'_, Arc<Services>>, start: i64, end: i64) -> Vec<Event> {
+    services.core.calendar.query(&EventQuery {
+        start_millis: Some(start),
+        end_millis: Some(end),
+        ..EventQuery::default()
+    })
+}
+
+#[tauri::command]
+pub fn calendar_sources(services: State<'_, Arc<Services>>) -> Vec<SourceInfo> {
+    services.core.calendar.sources()
+}
+
+// ---- tokens ----------------------------------------------------------------
+
+/// A scope as the Generate Token form lists it.
+#[derive(Serialize)]
+pub struct ScopeChoice {
+    id: &'static str,
+    description: &'static str,
+    dangerous: bool,
+}
+
+impl From<Scope> for ScopeChoice {
+    fn from(scope: Scope) -> Self {
+        ScopeChoice {
+            id: scope.as_str(),
+            description: scope.description(),
+            dangerous: scope == Scope::SystemFullAccess,
+        }
+    }
+}
+
+#[tauri::command]
+pub fn token_scopes() -> Vec<ScopeChoice> {
+    Scope::ALL.into_iter().map(ScopeChoice::from).collect()
+}
+
+fn expiry(days: Option<u32>) -> CommandResult<Expiry> {
+    Expiry::from_days(days).ok_or_else(|| "a token expires never, or in 30, 90 or 365 days".into())
+}
+
+#[tauri::command]
+pub fn tokens_list(services: State<'_, Arc<Services>>) -> Vec<TokenInfo> {
+    services.core.tokens.list()
+}
+
+/// A new token and its secret: the only time the secret leaves the core.
+#[derive(Serialize)]
+pub struct CreatedView {
+    token: TokenInfo,
+    secret: String,
+}
+
+#[tauri::command]
+pub async fn token_create(
+    app: AppHandle,
+    services: State<'_, Arc<Services>>,
+    name: String,
+    scopes: Vec<Scope>,
+    expires_in_days: Option<u32>,
+) -> CommandResult<CreatedView> {
+    let expiry = expiry(expires_in_days)?;
+    let tokens = services.core.tokens.clone();
+    let new = NewToken {
+        name,
+        scopes: scopes.into_iter().collect(),
+        expiry,
+    };
+    // The secret goes to the keyring: blocking D-Bus calls.
+    let created = tauri::async_runtime::spawn_blocking(move || tokens.create(new))
+        .await
+        .map_err(message)?
+        .map_err(message)?;
+    let _ = app.emit(TOKENS_CHANGED, ());
+    Ok(CreatedView {
+        token: created.info,
+        secret: created.secret.expose().to_string(),
+    })
+}
+
+#[tauri::command]
+pub async fn token_revoke(
+    app: AppHandle,
+    services: State<'_, Arc<Services>>,
+    id: Uuid,
+) -> CommandResult<TokenInfo> {
+    let tokens = services.core.tokens.clone();
+    let revoked = tauri::async_runtime::spawn_blocking(move || tokens.revoke(id))
+        .await
+        .map_err(message)?
+        .map_err(message)?;
+    let _ = app.emit(TOKENS_CHANGED, ());
+    Ok(revoked)
+}
+
+// ---- consent ---------------------------------------------------------------
+
+/// An access request as the consent dialog shows it.
+#[derive(Serialize)]
+pub struct ConsentView {
+    name: String,
+    reason: String,
+    scopes: Vec<ScopeChoice>,
+}
+
+#[tauri::command]
+pub fn consent_request(dialogs: State<'_, ConsentDialogs>, id: u64) -> CommandResult<ConsentView> {
+    let request = dialogs
+        .request(id)
+        .ok_or("this request was already answered or has expired")?;
+    Ok(ConsentView {
+        name: request.name,
+        reason: request.reason,
+        scopes: request.scopes.iter().map(ScopeChoice::from).collect(),
+    })
+}
+
+#[tauri::command]
+pub fn consent_answer(
+    dialogs: State<'_, ConsentDialogs>,
+    id: u64,
+    allow: bool,
+    expires_in_days: Option<u32>,
+) -> CommandResult<()> {
+    let consent = if allow {
+        Consent::Granted {
+            expiry: expiry(expires_in_days)?,
+        }
+    } else {
+        Consent::Declined
+    };
+    dialogs.answer(id, consent)
+}
+
+// ---- reminders -------------------------------------------------------------
+
+/// How many upcoming reminders the window lists.
+const UPCOMING_SHOWN: usize = 200;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemindersView {
+    upcoming: Vec<Scheduled>,
+    recently_fired: Vec<HistoryEntry>,
+    /// Why the daemon is not running, if it is not.
+    problem: Option<String>,
+}
+
+#[tauri::command]
+pub async fn reminders_list(services: State<'_, Arc<Services>>) -> CommandResult<RemindersView> {
+    let daemon = services.reminders().await;
+    Ok(match daemon.as_ref() {
+        Some(daemon) => RemindersView {
+            upcoming: daemon.upcoming(UPCOMING_SHOWN),
+            recently_fired: daemon.recently_fired(),
+            problem: None,
+        },
+        None => RemindersView {
+            upcoming: Vec::new(),
+            recently_fired: Vec::new(),
+            problem: Some(
+                services
+                    .reminders_problem()
+                    .unwrap_or("the reminder daemon has stopped")
+                    .to_string(),
+            ),
+        },
+    })
+}
+
+#[tauri::command]
+pub async fn reminder_open(services: State<'_, Arc<Services>>, id: String) -> CommandResult<()> {
+    let daemon = services.reminders().await;
+    let daemon = daemon
+        .as_ref()
+        .ok_or("the reminder daemon is not running")?;
+    daemon.open(&id).map_err(message)
+}
+
+#[tauri::command]
+pub async fn reminder_snooze(
+    services: State<'_, Arc<Services>>,
+    id: String,
+    minutes: i64,
+) -> CommandResult<()> {
+    let daemon = services.reminders().await;
+    let daemon = daemon
+        .as_ref()
+        .ok_or("the reminder daemon is not running")?;
+    daemon.snooze(&id, minutes).await.map(drop).map_err(message)
+}

@@ -1,0 +1,121 @@
+//! The desktop app: a tray icon, windows showing the web UI (`ui/`), and
+//! native notifications — around the same services headless mode runs.
+//!
+//! - [`tray`]: the tray icon and its menu;
+//! - [`windows`]: opening and focusing the calendar, sidebar, reminders and
+//!   settings windows;
+//! - [`commands`]: the Tauri commands the web UI calls;
+//! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
+//!   the tray;
+//! - [`ui`] / [`consent`]: the API's window controller and consent dialog.
+
+mod bridge;
+mod commands;
+mod consent;
+mod tray;
+mod ui;
+mod windows;
+
+use std::sync::Arc;
+
+use almanac_core::paths::Paths;
+use sha2::{Digest, Sha256};
+use tauri::{Manager, RunEvent};
+
+use crate::cli::Args;
+use crate::signals::shutdown_signal;
+use crate::wiring::{self, Hooks, Services};
+
+/// Runs the tray app until Quit, SIGINT or SIGTERM; returns the exit code.
+pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    // Tauri and the services share one runtime.
+    tauri::async_runtime::set(runtime.handle().clone());
+
+    let paths = Paths::platform();
+    let vault = args.vault.clone();
+    let open = args.open;
+    let app = tauri::Builder::default()
+        .plugin(single_instance(&paths))
+        .invoke_handler(tauri::generate_handler![
+            commands::settings_get,
+            commands::settings_update,
+            commands::rest_status,
+            commands::calendar_events,
+            commands::calendar_sources,
+            commands::token_scopes,
+            commands::tokens_list,
+            commands::token_create,
+            commands::token_revoke,
+            commands::reminders_list,
+            commands::reminder_open,
+            commands::reminder_snooze,
+            commands::consent_request,
+            commands::consent_answer,
+        ])
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            let consent = consent::ConsentDialogs::new(handle.clone());
+            app.manage(consent.clone());
+            let services = tauri::async_runtime::block_on(async {
+                let hooks = Hooks {
+                    ui: Arc::new(ui::WindowUi::new(handle.clone())),
+                    consent: Arc::new(consent),
+                    notifier: wiring::system_notifier().await,
+                };
+                Services::start(paths, vault, hooks).await
+            })?;
+            let services = Arc::new(services);
+            app.manage(services.clone());
+            let tray = tray::build(&handle, &services)?;
+            app.manage(tray.clone());
+            tauri::async_runtime::block_on(bridge::spawn(&handle, &services, tray));
+            if let Some(kind) = open {
+                windows::show(&handle, kind)?;
+            }
+            tauri::async_runtime::spawn(async move {
+                shutdown_signal().await;
+                handle.exit(0);
+            });
+            Ok(())
+        })
+        .build(tauri::generate_context!())?;
+
+    let code = app.run_return(|app, event| match event {
+        // A tray app stays alive when its last window closes; only Quit
+        // (and signals) exit, with an explicit code.
+        RunEvent::ExitRequested {
+            api, code: None, ..
+        } => api.prevent_exit(),
+        RunEvent::Exit => {
+            if let Some(services) = app.try_state::<Arc<Services>>() {
+                tauri::async_runtime::block_on(services.shutdown());
+            }
+        }
+        _ => {}
+    });
+    Ok(code)
+}
+
+/// A second launch of the same profile (same config dir) hands its
+/// arguments to the running instance and exits: `--open X` opens X there,
+/// a plain launch brings a window to the front. Instances with different
+/// config dirs (isolated test instances, other profiles) run side by side.
+fn single_instance(paths: &Paths) -> tauri::plugin::TauriPlugin<tauri::Wry> {
+    let profile = Sha256::digest(paths.config_dir().as_os_str().as_encoded_bytes());
+    let profile: String = profile[..8].iter().map(|b| format!("{b:02x}")).collect();
+    tauri_plugin_single_instance::Builder::new()
+        .dbus_id(format!("dev.almanac.desktop.p{profile}"))
+        .callback(|app, argv, _cwd| {
+            let shown = match Args::parse(argv.into_iter().skip(1)) {
+                Ok(Args {
+                    open: Some(kind), ..
+                }) => windows::show(app, kind).map(drop),
+                _ => windows::focus_any(app),
+            };
+            if let Err(error) = shown {
+                tracing::error!("could not show a window for a second launch: {error}");
+            }
+        })
+        .build()
+}

@@ -1,0 +1,131 @@
+//! The tray icon and its menu. The menu's "Enable REST Server" check item
+//! mirrors the `restServerEnabled` setting (kept in step by the bridge) and a
+//! disabled item under it says what the REST server is doing, errors included.
+//!
+//! On Linux the menu is exported over D-Bus (StatusNotifierItem +
+//! `com.canonical.dbusmenu`) by libayatana-appindicator; a click arrives here
+//! through the same [`on_menu_event`] path whatever the tray host.
+
+use std::sync::Arc;
+
+use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
+use tauri::tray::TrayIconBuilder;
+use tauri::{AppHandle, Manager, Wry};
+
+use super::windows;
+use crate::cli::WindowKind;
+use crate::wiring::Services;
+
+const REST_TOGGLE: &str = "rest-enabled";
+const REST_STATUS: &str = "rest-status";
+const QUIT: &str = "quit";
+
+/// The menu items whose state follows the services.
+#[derive(Clone)]
+pub struct Tray {
+    rest_toggle: CheckMenuItem<Wry>,
+    rest_status: MenuItem<Wry>,
+}
+
+impl Tray {
+    /// Shows the `restServerEnabled` setting.
+    pub fn show_rest_enabled(&self, enabled: bool) {
+        if let Err(error) = self.rest_toggle.set_checked(enabled) {
+            tracing::warn!("could not update the tray menu: {error}");
+        }
+    }
+
+    /// Shows what the REST server is doing, e.g. `listening on …` or the bind error.
+    pub fn show_rest_status(&self, status: &str) {
+        if let Err(error) = self.rest_status.set_text(format!("REST server: {status}")) {
+            tracing::warn!("could not update the tray menu: {error}");
+        }
+    }
+}
+
+/// Builds the tray icon and its menu.
+pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
+    let enabled = services.core.settings.get().rest_server_enabled;
+    let rest_toggle = CheckMenuItem::with_id(
+        app,
+        REST_TOGGLE,
+        "Enable REST Server",
+        true,
+        enabled,
+        None::<&str>,
+    )?;
+    let rest_status = MenuItem::with_id(app, REST_STATUS, "REST server: off", false, None::<&str>)?;
+    let item = |kind: WindowKind, text: &str| {
+        MenuItem::with_id(app, kind.name(), text, true, None::<&str>)
+    };
+    let menu = Menu::with_items(
+        app,
+        &[
+            &rest_toggle,
+            &rest_status,
+            &PredefinedMenuItem::separator(app)?,
+            &item(WindowKind::Calendar, "Open Calendar")?,
+            &item(WindowKind::Sidebar, "Open Sidebar")?,
+            &item(WindowKind::Reminders, "Reminders")?,
+            &item(WindowKind::Settings, "Settings…")?,
+            &PredefinedMenuItem::separator(app)?,
+            &MenuItem::with_id(app, QUIT, "Quit", true, None::<&str>)?,
+        ],
+    )?;
+    TrayIconBuilder::with_id("almanac")
+        .icon(
+            app.default_window_icon()
+                .cloned()
+                .ok_or_else(|| tauri::Error::AssetNotFound("the app icon".into()))?,
+        )
+        .tooltip("Almanac")
+        .menu(&menu)
+        .on_menu_event(|app, event| on_menu_event(app, event.id().as_ref()))
+        .build(app)?;
+    Ok(Tray {
+        rest_toggle,
+        rest_status,
+    })
+}
+
+/// What a click on the menu item `id` does.
+pub fn on_menu_event(app: &AppHandle, id: &str) {
+    let outcome = match id {
+        REST_TOGGLE => {
+            toggle_rest(app);
+            Ok(())
+        }
+        QUIT => {
+            // Exit runs `Services::shutdown`, which closes both servers.
+            app.exit(0);
+            Ok(())
+        }
+        other => match WindowKind::from_name(other) {
+            Some(kind) => windows::show(app, kind)
+                .map(drop)
+                .map_err(|e| e.to_string()),
+            None => Ok(()),
+        },
+    };
+    if let Err(error) = outcome {
+        tracing::error!("tray menu `{id}`: {error}");
+    }
+}
+
+/// Flips `restServerEnabled` through the same settings path as the API. The
+/// REST manager and the check mark follow the setting, so a refused change
+/// leaves both as they were.
+fn toggle_rest(app: &AppHandle) {
+    let core = app.state::<Arc<Services>>().core.clone();
+    let tray = app.state::<Tray>().inner().clone();
+    // Off the main thread: applying settings rescans the vault.
+    tauri::async_runtime::spawn_blocking(move || {
+        let enabled = core.settings.get().rest_server_enabled;
+        let patch = serde_json::json!({ "restServerEnabled": !enabled });
+        if let Err(error) = core.plugin().update_settings(&patch) {
+            tracing::error!("tray: could not switch the REST server: {error}");
+            // GTK already flipped the check mark; put it back.
+            tray.show_rest_enabled(enabled);
+        }
+    });
+}

@@ -1,0 +1,166 @@
+//! Builds one running Almanac from its [`Paths`]: the core (settings,
+//! calendar, tokens, in-process API), the REST server manager and the reminder
+//! daemon. Desktop and headless mode both start exactly this; they differ only
+//! in the [`Hooks`] they pass — how the UI is driven, how consent is asked and
+//! how notifications are shown.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use almanac_core::api::{ApiError, ConsentPrompt, UiController};
+use almanac_core::app::{Core, CoreError};
+use almanac_core::paths::Paths;
+use almanac_core::rest::{RestServer, ServerState};
+use almanac_core::settings::Settings;
+use almanac_core::tokens::KeyringSecretStore;
+use almanac_reminders::{
+    DaemonConfig, DaemonHandle, DbusNotifier, LogNotifier, Notifier, SystemOpener, UpdateConfig,
+};
+use tokio::sync::{Mutex, RwLock, watch};
+
+/// Why the services could not start. A server that cannot bind its port is
+/// not one of these: the app runs on and reports it.
+#[derive(Debug, thiserror::Error)]
+pub enum WiringError {
+    #[error(transparent)]
+    Core(#[from] CoreError),
+    #[error("--vault: {0}")]
+    Vault(#[from] ApiError),
+}
+
+/// What differs between desktop and headless mode.
+pub struct Hooks {
+    /// Opens and switches the calendar windows for the API.
+    pub ui: Arc<dyn UiController>,
+    /// Answers `request_access`.
+    pub consent: Arc<dyn ConsentPrompt>,
+    /// Shows reminder notifications (see [`system_notifier`]).
+    pub notifier: Arc<dyn Notifier>,
+}
+
+/// The running services of one instance.
+pub struct Services {
+    pub core: Arc<Core>,
+    /// Follows `restServerEnabled` / `localServerPort`; `None` once shut down.
+    rest: Mutex<Option<RestServer>>,
+    rest_state: watch::Receiver<ServerState>,
+    /// `None` once shut down, or when the daemon could not start.
+    reminders: RwLock<Option<DaemonHandle>>,
+    reminders_problem: Option<String>,
+}
+
+impl Services {
+    /// Starts everything. Must run inside the tokio runtime that will keep
+    /// serving (the servers' tasks live there).
+    pub async fn start(
+        paths: Paths,
+        vault: Option<PathBuf>,
+        hooks: Hooks,
+    ) -> Result<Services, WiringError> {
+        let core = Core::open(
+            paths,
+            Arc::new(KeyringSecretStore::new()),
+            hooks.ui,
+            hooks.consent,
+        )
+        .await?;
+        let core = Arc::new(core);
+        if let Some(vault) = vault {
+            let plugin = core.plugin().clone();
+            // Moving the vault rescans it: blocking file I/O.
+            tokio::task::spawn_blocking(move || {
+                plugin.update_settings(&serde_json::json!({ "vaultPath": vault }))
+            })
+            .await
+            .map_err(|e| CoreError::Startup(e.to_string()))??;
+        }
+
+        let rest = RestServer::start(&core);
+        let rest_state = rest.subscribe();
+
+        let config = daemon_config(&core.paths, &core.settings.get());
+        let (reminders, reminders_problem) = match almanac_reminders::Daemon::start(
+            config,
+            hooks.notifier,
+            Arc::new(SystemOpener),
+            None,
+        )
+        .await
+        {
+            Ok(handle) => (Some(handle), None),
+            Err(error) => {
+                tracing::error!("reminder daemon not started: {error}");
+                (None, Some(error.to_string()))
+            }
+        };
+
+        Ok(Services {
+            core,
+            rest: Mutex::new(Some(rest)),
+            rest_state,
+            reminders: RwLock::new(reminders),
+            reminders_problem,
+        })
+    }
+
+    /// What the REST server is doing; wakes on every change.
+    pub fn rest_state(&self) -> watch::Receiver<ServerState> {
+        self.rest_state.clone()
+    }
+
+    /// The running reminder daemon, if it runs. Hold the guard only briefly.
+    pub async fn reminders(&self) -> tokio::sync::RwLockReadGuard<'_, Option<DaemonHandle>> {
+        self.reminders.read().await
+    }
+
+    /// Why the reminder daemon is not running, if it could not start.
+    pub fn reminders_problem(&self) -> Option<&str> {
+        self.reminders_problem.as_deref()
+    }
+
+    /// Stops the servers (their ports are closed when this returns) and
+    /// writes what is still only in memory. Safe to call twice.
+    pub async fn shutdown(&self) {
+        if let Some(rest) = self.rest.lock().await.take() {
+            rest.shutdown().await;
+        }
+        if let Some(daemon) = self.reminders.write().await.take() {
+            daemon.shutdown().await;
+        }
+        let tokens = self.core.tokens.clone();
+        let flushed = tokio::task::spawn_blocking(move || tokens.flush_last_used()).await;
+        if let Ok(Err(error)) = flushed {
+            tracing::warn!("could not save token last-used times: {error}");
+        }
+        tracing::info!("services stopped");
+    }
+}
+
+/// The daemon's configuration from `settings.reminders`.
+fn daemon_config(paths: &Paths, settings: &Settings) -> DaemonConfig {
+    let reminders = &settings.reminders;
+    let mut config = DaemonConfig::new(paths.reminders_db());
+    config.port = reminders.daemon_port;
+    config.grace_window = Duration::from_secs(u64::from(reminders.grace_window_hours) * 3600);
+    config.allowed_schemes = reminders.allowed_schemes.clone();
+    config.updates = UpdateConfig {
+        enabled: reminders.check_updates,
+        feed_url: reminders.update_feed_url.clone(),
+        ..UpdateConfig::default()
+    };
+    config
+}
+
+/// Native notifications through the session bus's notification server, or
+/// log lines when there is none (a headless server, say).
+pub async fn system_notifier() -> Arc<dyn Notifier> {
+    match DbusNotifier::connect().await {
+        Ok(notifier) => Arc::new(notifier),
+        Err(error) => {
+            let reason = format!("no D-Bus notification server: {error}");
+            tracing::warn!("{reason}; reminders are logged instead of shown");
+            Arc::new(LogNotifier::new(reason))
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! One isolated Almanac instance: its own HOME, XDG config and data dirs,
+//! vault and free ports, so tests run side by side without touching the
+//! user's files or each other.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+use super::free_port;
+
+pub struct Instance {
+    dir: tempfile::TempDir,
+    pub rest_port: u16,
+    pub daemon_port: u16,
+}
+
+impl Instance {
+    /// A fresh instance whose settings put both servers on free ports; the
+    /// REST server starts switched off, as on a first start.
+    pub fn new() -> Self {
+        Self::with_settings(json!({}))
+    }
+
+    /// Like [`Instance::new`], with `extra` merged into the settings file.
+    pub fn with_settings(extra: Value) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let instance = Instance {
+            dir,
+            rest_port: free_port(),
+            daemon_port: free_port(),
+        };
+        for sub in ["home", "config/almanac", "data", "vault/events"] {
+            std::fs::create_dir_all(instance.root().join(sub)).unwrap();
+        }
+        let mut settings = json!({
+            "restServerEnabled": false,
+            "localServerPort": instance.rest_port,
+            "vaultPath": instance.vault(),
+            "displayTimezone": "UTC",
+            "reminders": { "daemonPort": instance.daemon_port },
+        });
+        merge(&mut settings, extra);
+        std::fs::write(
+            instance.root().join("config/almanac/settings.json"),
+            serde_json::to_vec_pretty(&settings).unwrap(),
+        )
+        .unwrap();
+        instance
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn vault(&self) -> PathBuf {
+        self.root().join("vault")
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    pub fn config_home(&self) -> PathBuf {
+        self.root().join("config")
+    }
+
+    pub fn data_home(&self) -> PathBuf {
+        self.root().join("data")
+    }
+
+    /// The environment that points the app (and `xdg-open`) at this instance.
+    pub fn env(&self) -> Vec<(&'static str, PathBuf)> {
+        vec![
+            ("HOME", self.home()),
+            ("XDG_CONFIG_HOME", self.config_home()),
+            ("XDG_DATA_HOME", self.data_home()),
+        ]
+    }
+
+    /// Writes a Full Note event into the vault's `events` folder.
+    pub fn write_note(&self, file_name: &str, frontmatter: &str) {
+        std::fs::write(
+            self.vault().join("events").join(file_name),
+            format!("---\n{frontmatter}\n---\n"),
+        )
+        .unwrap();
+    }
+
+    /// Starts `almanac ARGS` in this instance, its output in `<root>/app.log`.
+    pub fn spawn(&self, args: &[&str]) -> App {
+        let log = std::fs::File::create(self.root().join("app.log")).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_almanac"))
+            .args(args)
+            .envs(self.env())
+            .env("ALMANAC_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("start almanac");
+        App(child)
+    }
+
+    /// What the app logged so far (for failure messages).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.root().join("app.log")).unwrap_or_default()
+    }
+
+    /// Registers a handler for `obsidian:` URLs in this instance's XDG dirs
+    /// (what `xdg-open` consults): a script that appends the URL it is given
+    /// to the returned file.
+    pub fn register_url_handler(&self) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let opened = self.root().join("opened.txt");
+        let script = self.root().join("record-url.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n",
+                opened.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let applications = self.data_home().join("applications");
+        std::fs::create_dir_all(&applications).unwrap();
+        std::fs::write(
+            applications.join("almanac-test-opener.desktop"),
+            format!(
+                "[Desktop Entry]\nType=Application\nName=Almanac test opener\nExec={} %u\n\
+                 MimeType=x-scheme-handler/obsidian;\nNoDisplay=true\n",
+                script.display()
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            self.config_home().join("mimeapps.list"),
+            "[Default Applications]\nx-scheme-handler/obsidian=almanac-test-opener.desktop\n",
+        )
+        .unwrap();
+        opened
+    }
+
+    /// Syncs `reminders` (a JSON array) to this instance's reminder daemon.
+    pub async fn sync_reminders(&self, reminders: Value) {
+        let response = reqwest::Client::new()
+            .post(format!("http://127.0.0.1:{}/sync", self.daemon_port))
+            .json(&reminders)
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success(), "{}", response.status());
+    }
+
+    /// The `http://127.0.0.1:<rest port>/api/v1` base URL.
+    pub fn api(&self) -> String {
+        format!("http://127.0.0.1:{}/api/v1", self.rest_port)
+    }
+}
+
+/// Deep-merges `extra` into `base` (objects merge, everything else replaces).
+fn merge(base: &mut Value, extra: Value) {
+    match (base, extra) {
+        (Value::Object(base), Value::Object(extra)) => {
+            for (key, value) in extra {
+                merge(base.entry(key).or_insert(Value::Null), value);
+            }
+        }
+        (base, extra) => *base = extra,
+    }
+}
+
+/// A running `almanac` process; killed if a test ends without stopping it.
+pub struct App(Child);
+
+impl App {
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    /// Sends SIGTERM, as a service manager or `kill` would.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.0.try_wait(), Ok(None))
+    }
+
+    /// Waits for the process to exit and returns its status.
+    pub async fn exited(&mut self) -> std::process::ExitStatus {
+        let deadline = std::time::Instant::now() + super::PATIENCE;
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return status;
+            }
+            assert!(std::time::Instant::now() < deadline, "the app did not exit");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! A minimal W3C WebDriver client for driving the app's real window through
+//! `tauri-driver` (which fronts `WebKitWebDriver` on Linux). Plain HTTP with
+//! reqwest: the handful of endpoints the tests use.
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+use super::instance::Instance;
+use super::{eventually, free_port, port_open};
+
+/// The key W3C uses for element references.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// Light or dark: the GTK theme variant, which WebKitGTK turns into
+/// `prefers-color-scheme`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Theme {
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn name(self) -> &'static str {
+        match self {
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+
+    fn gtk_theme(self) -> &'static str {
+        match self {
+            Theme::Light => "Adwaita",
+            Theme::Dark => "Adwaita:dark",
+        }
+    }
+}
+
+/// A WebDriver session on the app started with `--open <window>`. The app
+/// must open a window at start for the session to attach to.
+pub struct Session {
+    http: reqwest::Client,
+    url: String,
+    driver: Child,
+}
+
+impl Session {
+    /// Starts `tauri-driver` on free ports with the instance's environment
+    /// and a session that launches the app showing `window`.
+    pub async fn start(instance: &Instance, window: &str, theme: Theme) -> Session {
+        super::require_desktop_session();
+        let (port, native_port) = (free_port(), free_port());
+        let log =
+            std::fs::File::create(instance.root().join(format!("driver-{port}.log"))).unwrap();
+        let driver = Command::new("tauri-driver")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--native-port",
+                &native_port.to_string(),
+            ])
+            .envs(instance.env())
+            .env("GTK_THEME", theme.gtk_theme())
+            .env("ALMANAC_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            // Its own process group: WebKitWebDriver and the app join it, so
+            // ending the group ends all three whatever state the test is in.
+            .process_group(0)
+            .spawn()
+            .expect("tauri-driver is installed (scripts/setup.sh installs it)");
+        eventually("tauri-driver to listen", || async {
+            port_open(port).then_some(())
+        })
+        .await;
+
+        let http = reqwest::Client::new();
+        let capabilities = json!({
+            "capabilities": { "alwaysMatch": {
+                "browserName": "wry",
+                "tauri:options": {
+                    "application": env!("CARGO_BIN_EXE_almanac"),
+                    "args": ["--open", window],
+                },
+            }}
+        });
+        let base = format!("http://127.0.0.1:{port}");
+        // Under load tauri-driver occasionally drops the first connection
+        // while its WebKitWebDriver child is still starting; ask again.
+        let mut created = Value::Null;
+        for _ in 0..3 {
+            match http
+                .post(format!("{base}/session"))
+                .json(&capabilities)
+                .send()
+                .await
+            {
+                Ok(response) => {
+                    created = response.json().await.unwrap_or(Value::Null);
+                    if created["value"]["sessionId"].is_string() {
+                        break;
+                    }
+                }
+                Err(error) => created = json!({ "error": error.to_string() }),
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        let id = created["value"]["sessionId"].as_str().unwrap_or_else(|| {
+            let log = std::fs::read_to_string(instance.root().join(format!("driver-{port}.log")));
+            panic!("no session: {created}\n{}", log.unwrap_or_default())
+        });
+        let session = Session {
+            http,
+            url: format!("{base}/session/{id}"),
+            driver,
+        };
+        session
+            .wait_for("document.body && document.body.dataset.ready === 'true'")
+            .await;
+        session
+    }
+
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let mut request = self.http.request(method, format!("{}{path}", self.url));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response: Value = request
+            .send()
+            .await
+            .expect("WebDriver request")
+            .json()
+            .await
+            .unwrap();
+        if let Some(error) = response["value"].get("error") {
+            panic!(
+                "WebDriver {path}: {error} — {}",
+                response["value"]["message"]
+            );
+        }
+        response["value"].clone()
+    }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) in the page.
+    pub async fn execute(&self, script: &str, args: Value) -> Value {
+        self.call(
+            reqwest::Method::POST,
+            "/execute/sync",
+            Some(json!({ "script": script, "args": args })),
+        )
+        .await
+    }
+
+    /// Runs `script` asynchronously: it calls `arguments[arguments.length - 1]`
+    /// with its result.
+    pub async fn execute_async(&self, script: &str) -> Value {
+        self.call(
+            reqwest::Method::POST,
+            "/execute/async",
+            Some(json!({ "script": script, "args": [] })),
+        )
+        .await
+    }
+
+    /// The handles of the app's open windows.
+    pub async fn window_handles(&self) -> Vec<Value> {
+        let handles = self
+            .call(reqwest::Method::GET, "/window/handles", None)
+            .await;
+        handles.as_array().unwrap().clone()
+    }
+
+    /// Waits until the JavaScript expression `condition` is truthy and
+    /// returns its value.
+    pub async fn wait_for(&self, condition: &str) -> Value {
+        let script = format!("return ({condition}) || null;");
+        eventually(condition, || async {
+            let value = self.execute(&script, json!([])).await;
+            (!value.is_null()).then_some(value)
+        })
+        .await
+    }
+
+    /// The element matching `css` (panics if none).
+    pub async fn find(&self, css: &str) -> String {
+        let found = self
+            .call(
+                reqwest::Method::POST,
+                "/element",
+                Some(json!({ "using": "css selector", "value": css })),
+            )
+            .await;
+        found[ELEMENT].as_str().unwrap().to_string()
+    }
+
+    /// Clicks the element matching `css`, as a user would.
+    pub async fn click(&self, css: &str) {
+        let element = self.find(css).await;
+        self.call(
+            reqwest::Method::POST,
+            &format!("/element/{element}/click"),
+            Some(json!({})),
+        )
+        .await;
+    }
+
+    /// Types `text` into the element matching `css`.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let element = self.find(css).await;
+        self.call(
+            reqwest::Method::POST,
+            &format!("/element/{element}/value"),
+            Some(json!({ "text": text })),
+        )
+        .await;
+    }
+
+    /// Presses keys on the keyboard (W3C actions): each `char` is one key;
+    /// WebDriver's private-use code points name Tab (`\u{E004}`), Enter
+    /// (`\u{E007}`), Space (`\u{E00D}`) and so on.
+    pub async fn press(&self, keys: &str) {
+        let actions: Vec<Value> = keys
+            .chars()
+            .flat_map(|key| {
+                let key = key.to_string();
+                [
+                    json!({ "type": "keyDown", "value": key }),
+                    json!({ "type": "keyUp", "value": key }),
+                ]
+            })
+            .collect();
+        self.call(
+            reqwest::Method::POST,
+            "/actions",
+            Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
+        )
+        .await;
+    }
+
+    /// The id of the focused element.
+    pub async fn focused_id(&self) -> String {
+        let id = self
+            .execute(
+                "return document.activeElement && document.activeElement.id",
+                json!([]),
+            )
+            .await;
+        id.as_str().unwrap_or_default().to_string()
+    }
+
+    /// The rendered text of the element matching `css`.
+    pub async fn text(&self, css: &str) -> String {
+        let element = self.find(css).await;
+        let text = self
+            .call(
+                reqwest::Method::GET,
+                &format!("/element/{element}/text"),
+                None,
+            )
+            .await;
+        text.as_str().unwrap().to_string()
+    }
+
+    pub async fn title(&self) -> String {
+        self.call(reqwest::Method::GET, "/title", None)
+            .await
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// The window's position and size (`x`, `y`, `width`, `height`).
+    pub async fn window_rect(&self) -> Value {
+        self.call(reqwest::Method::GET, "/window/rect", None).await
+    }
+
+    /// Saves a PNG of the window to `path`.
+    pub async fn screenshot(&self, path: &Path) {
+        use base64::Engine as _;
+        let png = self.call(reqwest::Method::GET, "/screenshot", None).await;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(png.as_str().unwrap())
+            .unwrap();
+        assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    /// Ends the session (which closes the app) and stops the driver.
+    pub async fn end(self) {
+        let _ = self.http.delete(&self.url).send().await;
+        // Dropping terminates the process group.
+    }
+}
+
+impl Drop for Session {
+    /// Terminates tauri-driver, WebKitWebDriver and the app (SIGTERM: the
+    /// app shuts its servers down cleanly), also when a test failed.
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", "--", &format!("-{}", self.driver.id())])
+            .status();
+        let _ = self.driver.wait();
+    }
+}

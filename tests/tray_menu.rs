@@ -1,0 +1,284 @@
+//! The tray menu, clicked for real over D-Bus. libayatana-appindicator
+//! registers the app's StatusNotifierItem with the session's
+//! StatusNotifierWatcher and exports the menu as `com.canonical.dbusmenu`;
+//! this test plays the tray host: it is the watcher, reads the menu layout and
+//! sends `Event(id, "clicked")` — what a panel does when the user clicks.
+
+mod support;
+
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, TcpListener};
+
+use support::instance::{App, Instance};
+use support::{PATIENCE, eventually, port_open, require_desktop_session};
+use tokio::sync::mpsc;
+use zbus::message::Header;
+use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
+
+/// The StatusNotifierWatcher side of a tray host: records registrations.
+struct Watcher {
+    registered: mpsc::UnboundedSender<(String, String)>,
+}
+
+#[zbus::interface(name = "org.kde.StatusNotifierWatcher")]
+impl Watcher {
+    fn register_status_notifier_item(&self, service: String, #[zbus(header)] header: Header<'_>) {
+        let sender = header.sender().map(|s| s.to_string()).unwrap_or_default();
+        let _ = self.registered.send((sender, service));
+    }
+
+    fn register_status_notifier_host(&self, _service: String) {}
+
+    #[zbus(property)]
+    fn registered_status_notifier_items(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    #[zbus(property)]
+    fn is_status_notifier_host_registered(&self) -> bool {
+        true
+    }
+
+    #[zbus(property)]
+    fn protocol_version(&self) -> i32 {
+        0
+    }
+}
+
+/// One menu item as dbusmenu describes it.
+#[derive(Debug, Clone)]
+struct Item {
+    id: i32,
+    label: String,
+    enabled: bool,
+    /// `Some(true/false)` for check items.
+    checked: Option<bool>,
+}
+
+/// The app's menu, reached over the bus.
+struct Menu {
+    connection: zbus::Connection,
+    owner: String,
+    path: OwnedObjectPath,
+}
+
+impl Menu {
+    async fn items(&self) -> Vec<Item> {
+        let reply = self
+            .connection
+            .call_method(
+                Some(self.owner.as_str()),
+                &self.path,
+                Some("com.canonical.dbusmenu"),
+                "GetLayout",
+                &(0i32, -1i32, Vec::<String>::new()),
+            )
+            .await
+            .expect("GetLayout");
+        let (_revision, (id, props, children)): (u32, Node) = reply.body().deserialize().unwrap();
+        let mut items = Vec::new();
+        collect(id, props, &children, &mut items);
+        items
+    }
+
+    async fn item(&self, label_start: &str) -> Item {
+        let items = self.items().await;
+        items
+            .iter()
+            .find(|item| item.label.starts_with(label_start))
+            .cloned()
+            .unwrap_or_else(|| panic!("no menu item `{label_start}` in {items:?}"))
+    }
+
+    async fn click(&self, label: &str) {
+        let item = self.item(label).await;
+        self.connection
+            .call_method(
+                Some(self.owner.as_str()),
+                &self.path,
+                Some("com.canonical.dbusmenu"),
+                "Event",
+                &(item.id, "clicked", Value::from(""), 0u32),
+            )
+            .await
+            .expect("Event clicked");
+    }
+
+    /// Waits until the item starting with `label` satisfies `want`.
+    async fn wait_item(&self, label: &str, want: impl Fn(&Item) -> bool) -> Item {
+        eventually(&format!("menu item `{label}` to change"), || async {
+            let item = self.item(label).await;
+            want(&item).then_some(item)
+        })
+        .await
+    }
+}
+
+/// A dbusmenu layout node: `(id, properties, children)`, D-Bus `(ia{sv}av)`.
+type Node = (i32, HashMap<String, OwnedValue>, Vec<OwnedValue>);
+
+/// Flattens a layout node and its children into `items`.
+fn collect(
+    id: i32,
+    props: HashMap<String, OwnedValue>,
+    children: &[OwnedValue],
+    items: &mut Vec<Item>,
+) {
+    let string = |key: &str| {
+        props
+            .get(key)
+            .and_then(|v| String::try_from(v.try_clone().unwrap()).ok())
+    };
+    let int = |key: &str| props.get(key).and_then(|v| i32::try_from(&**v).ok());
+    let flag = |key: &str| props.get(key).and_then(|v| bool::try_from(&**v).ok());
+    items.push(Item {
+        id,
+        // GTK mnemonics come through as `_`.
+        label: string("label").unwrap_or_default().replace('_', ""),
+        enabled: flag("enabled").unwrap_or(true),
+        checked: string("toggle-type").map(|_| int("toggle-state") == Some(1)),
+    });
+    for child in children {
+        let (id, props, children): Node = child.try_clone().unwrap().try_into().unwrap();
+        collect(id, props, &children, items);
+    }
+}
+
+/// Becomes the session's tray host, starts the app and returns its menu.
+async fn start_app_with_tray(instance: &Instance) -> (App, Menu, zbus::Connection) {
+    require_desktop_session();
+    let (registered, mut registrations) = mpsc::unbounded_channel();
+    let host = zbus::connection::Builder::session()
+        .unwrap()
+        .name("org.kde.StatusNotifierWatcher")
+        .unwrap()
+        .serve_at("/StatusNotifierWatcher", Watcher { registered })
+        .unwrap()
+        .build()
+        .await
+        .expect("own org.kde.StatusNotifierWatcher (is another tray host running?)");
+    let app = instance.spawn(&[]);
+    let (sender, service) = tokio::time::timeout(PATIENCE, registrations.recv())
+        .await
+        .unwrap_or_else(|_| panic!("the app registered no tray item:\n{}", instance.log()))
+        .unwrap();
+    // Ayatana registers an object path; other implementations a bus name.
+    let (owner, item_path) = if service.starts_with('/') {
+        (sender, service)
+    } else {
+        (service, "/StatusNotifierItem".to_string())
+    };
+    let properties = zbus::fdo::PropertiesProxy::builder(&host)
+        .destination(owner.clone())
+        .unwrap()
+        .path(item_path)
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let menu_path = properties
+        .get("org.kde.StatusNotifierItem".try_into().unwrap(), "Menu")
+        .await
+        .expect("the item's Menu property");
+    let path = OwnedObjectPath::try_from(menu_path).unwrap();
+    let menu = Menu {
+        connection: host.clone(),
+        owner,
+        path,
+    };
+    (app, menu, host)
+}
+
+#[tokio::test]
+async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
+    let instance = Instance::new();
+    let (mut app, menu, _host) = start_app_with_tray(&instance).await;
+
+    let labels: Vec<String> = menu.items().await.into_iter().map(|i| i.label).collect();
+    for expected in [
+        "Enable REST Server",
+        "Open Calendar",
+        "Open Sidebar",
+        "Reminders",
+        "Settings…",
+        "Quit",
+    ] {
+        assert!(
+            labels.iter().any(|l| l == expected),
+            "{expected} missing from {labels:?}"
+        );
+    }
+    let toggle = menu.item("Enable REST Server").await;
+    assert_eq!(toggle.checked, Some(false));
+    assert!(!port_open(instance.rest_port));
+
+    // On: the port opens, the check mark and the status line follow.
+    menu.click("Enable REST Server").await;
+    eventually("the REST port to open", || async {
+        port_open(instance.rest_port).then_some(())
+    })
+    .await;
+    menu.wait_item("Enable REST Server", |i| i.checked == Some(true))
+        .await;
+    let status = menu
+        .wait_item("REST server:", |i| i.label.contains("listening"))
+        .await;
+    assert!(
+        status
+            .label
+            .contains(&format!("127.0.0.1:{}", instance.rest_port)),
+        "{status:?}"
+    );
+    assert!(!status.enabled, "the status line is not clickable");
+
+    // Off: the port closes.
+    menu.click("Enable REST Server").await;
+    menu.wait_item("Enable REST Server", |i| i.checked == Some(false))
+        .await;
+    eventually("the REST port to close", || async {
+        (!port_open(instance.rest_port)).then_some(())
+    })
+    .await;
+
+    // Port taken: the menu says why the server is not running.
+    let squatter = TcpListener::bind((Ipv4Addr::LOCALHOST, instance.rest_port)).unwrap();
+    menu.click("Enable REST Server").await;
+    let status = menu
+        .wait_item("REST server:", |i| i.label.contains("cannot listen"))
+        .await;
+    assert!(
+        status.label.contains(&instance.rest_port.to_string()),
+        "{status:?}"
+    );
+    drop(squatter);
+    menu.click("Enable REST Server").await;
+    // The status line follows the saved setting (GTK flips the check mark
+    // itself on click, before the setting is written).
+    menu.wait_item("REST server:", |i| i.label.ends_with("off"))
+        .await;
+    menu.wait_item("Enable REST Server", |i| i.checked == Some(false))
+        .await;
+
+    // The setting itself was flipped and saved.
+    let saved: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(instance.config_home().join("almanac/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(saved["restServerEnabled"], false);
+
+    // Quit: both servers stop and the process exits 0.
+    menu.click("Enable REST Server").await;
+    eventually("the REST port to open", || async {
+        port_open(instance.rest_port).then_some(())
+    })
+    .await;
+    assert!(port_open(instance.daemon_port));
+    menu.click("Quit").await;
+    let status = app.exited().await;
+    assert!(
+        status.success(),
+        "exit status {status}:\n{}",
+        instance.log()
+    );
+    assert!(!port_open(instance.rest_port) && !port_open(instance.daemon_port));
+}

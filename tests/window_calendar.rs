@@ -1,0 +1,114 @@
+//! The calendar window: live as the vault changes, and driven by the REST
+//! routes `ui/open-calendar`, `ui/open-sidebar` and `ui/change-view` through
+//! the shell's UI controller.
+
+mod support;
+
+use reqwest::StatusCode;
+use serde_json::json;
+use support::instance::Instance;
+use support::webdriver::{Session, Theme};
+
+fn today() -> String {
+    chrono::Utc::now().format("%Y-%m-%d").to_string()
+}
+
+const TITLES: &str = "[...document.querySelectorAll('.fc-event-title')].map(e => e.textContent)";
+
+#[tokio::test]
+async fn calendar_follows_vault_edits() {
+    let instance = Instance::new();
+    let today = today();
+    instance.write_note(
+        &format!("{today} Planning.md"),
+        &format!("title: Planning\nallDay: true\ndate: {today}"),
+    );
+    let session = Session::start(&instance, "calendar", Theme::Light).await;
+    session
+        .wait_for(&format!("{TITLES}.includes('Planning')"))
+        .await;
+
+    // A note written by another program appears without any reload.
+    instance.write_note(
+        &format!("{today} Lunch with Ada.md"),
+        &format!("title: Lunch with Ada\nallDay: false\ndate: {today}\nstartTime: \"12:00\"\nendTime: \"13:00\""),
+    );
+    session
+        .wait_for(&format!("{TITLES}.includes('Lunch with Ada')"))
+        .await;
+
+    // And disappears when the note is deleted.
+    std::fs::remove_file(instance.vault().join(format!("events/{today} Planning.md"))).unwrap();
+    session
+        .wait_for(&format!("!{TITLES}.includes('Planning')"))
+        .await;
+    session.end().await;
+}
+
+#[tokio::test]
+async fn rest_ui_routes_drive_the_windows() {
+    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let session = Session::start(&instance, "calendar", Theme::Light).await;
+    session
+        .wait_for("document.body.dataset.view === 'dayGridMonth'")
+        .await;
+
+    // A token with the three ui scopes, made through the same command the
+    // settings window uses.
+    let created = session
+        .execute_async(
+            "const [done] = [arguments[arguments.length - 1]];
+             window.__TAURI__.core.invoke('token_create', {
+               name: 'ui driver',
+               scopes: ['ui:open-calendar', 'ui:open-sidebar', 'ui:change-view'],
+               expiresInDays: 30,
+             }).then(done, (e) => done({ error: String(e) }));",
+        )
+        .await;
+    let secret = created["secret"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_string();
+    let http = reqwest::Client::new();
+    let post = |route: &str, body: serde_json::Value| {
+        http.post(format!("{}/ui/{route}", instance.api()))
+            .bearer_auth(&secret)
+            .json(&body)
+            .send()
+    };
+
+    let switched = post("change-view", json!({ "viewName": "timeGridWeek" }))
+        .await
+        .unwrap();
+    assert_eq!(switched.status(), StatusCode::OK);
+    session
+        .wait_for("document.body.dataset.view === 'timeGridWeek'")
+        .await;
+
+    let unknown = post("change-view", json!({ "viewName": "yearGrid" }))
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), StatusCode::BAD_REQUEST);
+    session
+        .wait_for("document.body.dataset.view === 'timeGridWeek'")
+        .await;
+
+    assert_eq!(session.window_handles().await.len(), 1);
+    let opened = post("open-sidebar", json!({})).await.unwrap();
+    assert_eq!(opened.status(), StatusCode::OK);
+    support::eventually("the sidebar window", || async {
+        (session.window_handles().await.len() == 2).then_some(())
+    })
+    .await;
+    // Opening what is open focuses it: still two windows.
+    assert_eq!(
+        post("open-sidebar", json!({})).await.unwrap().status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        post("open-calendar", json!({})).await.unwrap().status(),
+        StatusCode::OK
+    );
+    assert_eq!(session.window_handles().await.len(), 2);
+    session.end().await;
+}

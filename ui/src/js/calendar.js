@@ -1,0 +1,49 @@
+// The calendar window: month, week, day and list views over the cached
+// events. The REST route `ui/change-view` reaches it as a `change-view` event.
+
+import { Calendar } from '@fullcalendar/core';
+import dayGridPlugin from '@fullcalendar/daygrid';
+import timeGridPlugin from '@fullcalendar/timegrid';
+import listPlugin from '@fullcalendar/list';
+
+import { eventSource, followChanges, showAnnouncements } from './events.js';
+import { invoke, listen } from './ipc.js';
+
+/** The toolbar's views; the API may also ask for the others in KNOWN_VIEWS. */
+const VIEWS = ['dayGridMonth', 'timeGridWeek', 'timeGridDay', 'listWeek'];
+const KNOWN_VIEWS = [...VIEWS, 'dayGridWeek', 'listDay', 'listMonth'];
+
+const status = document.getElementById('status');
+const showError = (message) => {
+  status.hidden = !message;
+  status.textContent = message ? `Could not load events: ${message}` : '';
+};
+
+const settings = await invoke('settings_get');
+const requested = new URLSearchParams(location.search).get('view');
+const initialView = [requested, settings.initialView].find((v) => KNOWN_VIEWS.includes(v)) ?? VIEWS[0];
+
+const calendar = new Calendar(document.getElementById('calendar'), {
+  plugins: [dayGridPlugin, timeGridPlugin, listPlugin],
+  initialView,
+  firstDay: settings.firstDay,
+  height: '100%',
+  nowIndicator: true,
+  headerToolbar: {
+    left: 'prev,next today',
+    center: 'title',
+    right: VIEWS.join(','),
+  },
+  // Text arrows: FullCalendar's icon font would need `font-src data:`.
+  buttonIcons: false,
+  buttonText: { prev: '‹', next: '›', today: 'Today', month: 'Month', week: 'Week', day: 'Day', list: 'List' },
+  events: eventSource(showError),
+  datesSet: (info) => {
+    document.body.dataset.view = info.view.type;
+  },
+});
+calendar.render();
+await followChanges(calendar);
+await listen('change-view', (view) => calendar.changeView(view));
+await showAnnouncements(document.getElementById('announce'));
+document.body.dataset.ready = 'true';

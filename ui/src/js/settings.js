@@ -1,0 +1,214 @@
+// Settings, section "API & Security": the REST server switch and port, and
+// personal access tokens (generate, show the secret once, list, revoke).
+
+import { el, errorText, formatDateTime } from './format.js';
+import { invoke, listen } from './ipc.js';
+
+const $ = (id) => document.getElementById(id);
+
+// ---- REST server ----------------------------------------------------------
+
+const restSwitch = $('rest-enabled');
+const restStatus = $('rest-status');
+const portInput = $('rest-port');
+const portMessage = $('port-message');
+
+function showSettings(settings) {
+  restSwitch.checked = settings.restServerEnabled;
+  $('port-in-url').textContent = settings.localServerPort;
+  if (document.activeElement !== portInput) portInput.value = settings.localServerPort;
+}
+
+/** The listener's state as reported by the shell (see `rest_status`). */
+function showRestState(state) {
+  restStatus.className = state.state === 'failed' ? 'error' : state.state === 'running' ? 'ok' : 'muted';
+  restStatus.dataset.state = state.state;
+  restStatus.textContent =
+    state.state === 'running' ? `Listening on 127.0.0.1:${state.port}`
+    : state.state === 'failed' ? `Not running: ${state.error}`
+    : 'Stopped';
+}
+
+restSwitch.addEventListener('change', async () => {
+  const wanted = restSwitch.checked;
+  try {
+    showSettings(await invoke('settings_update', { patch: { restServerEnabled: wanted } }));
+  } catch (error) {
+    restSwitch.checked = !wanted;
+    restStatus.className = 'error';
+    restStatus.textContent = errorText(error);
+  }
+});
+
+$('port-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  portMessage.className = '';
+  try {
+    showSettings(await invoke('settings_update', { patch: { localServerPort: Number(portInput.value) } }));
+    portMessage.className = 'ok';
+    portMessage.textContent = 'Saved';
+  } catch (error) {
+    portMessage.className = 'error';
+    portMessage.textContent = errorText(error);
+  }
+});
+
+// ---- Tokens ---------------------------------------------------------------
+
+const generateOpen = $('generate-open');
+const generateForm = $('generate-form');
+const generateError = $('generate-error');
+const secretPanel = $('secret-panel');
+const revokeDialog = $('revoke-dialog');
+
+function renderScopes(scopes) {
+  $('scope-list').replaceChildren(
+    ...scopes.map((scope) =>
+      el(
+        'label',
+        { class: scope.dangerous ? 'dangerous' : '' },
+        el('input', { type: 'checkbox', name: 'scope', value: scope.id }),
+        el('span', {}, el('code', {}, scope.id), scope.dangerous ? el('span', { class: 'badge danger' }, 'Dangerous') : null),
+        el('span', { class: 'desc' }, scope.description),
+      ),
+    ),
+  );
+}
+
+const STATUS_TEXT = { active: 'Active', expired: 'Expired', revoked: 'Revoked', secretMissing: 'Secret missing' };
+
+/** One row of the token list; `token` is the core's TokenInfo. */
+function tokenRow(token) {
+  const revoke = el('button', { type: 'button', class: 'danger revoke', onclick: () => askRevoke(token) }, 'Revoke');
+  revoke.disabled = token.status === 'revoked';
+  revoke.setAttribute('aria-label', `Revoke ${token.name}`);
+  return el(
+    'tr',
+    { dataset: { tokenId: token.id, tokenName: token.name, status: token.status } },
+    el('td', {}, token.name),
+    el('td', {}, ...token.scopes.flatMap((s, i) => [i ? ', ' : '', el('code', {}, s)])),
+    el('td', {}, formatDateTime(token.createdAt)),
+    el('td', {}, formatDateTime(token.lastUsedAt, 'Never')),
+    el('td', {}, formatDateTime(token.expiresAt, 'Never')),
+    el('td', { class: `state state-${token.status}` }, STATUS_TEXT[token.status] ?? token.status),
+    el('td', {}, revoke),
+  );
+}
+
+async function refreshTokens() {
+  try {
+    const tokens = await invoke('tokens_list');
+    $('token-rows').replaceChildren(...tokens.map(tokenRow));
+    $('no-tokens').hidden = tokens.length > 0;
+    $('token-table').hidden = tokens.length === 0;
+    $('tokens-error').textContent = '';
+  } catch (error) {
+    $('tokens-error').textContent = `Could not list tokens: ${errorText(error)}`;
+  }
+}
+
+function closeGenerateForm() {
+  generateForm.reset();
+  generateForm.hidden = true;
+  generateError.textContent = '';
+  generateOpen.hidden = false;
+}
+
+generateOpen.addEventListener('click', () => {
+  secretPanel.hidden = true;
+  generateOpen.hidden = true;
+  generateForm.hidden = false;
+  $('token-name').focus();
+});
+$('generate-cancel').addEventListener('click', () => {
+  closeGenerateForm();
+  generateOpen.focus();
+});
+
+generateForm.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const name = $('token-name').value.trim();
+  const scopes = [...generateForm.querySelectorAll('input[name=scope]:checked')].map((c) => c.value);
+  const expiry = $('token-expiry').value;
+  if (!scopes.length) {
+    generateError.textContent = 'Pick at least one scope.';
+    return;
+  }
+  $('generate-submit').disabled = true;
+  try {
+    const created = await invoke('token_create', {
+      name,
+      scopes,
+      expiresInDays: expiry ? Number(expiry) : null,
+    });
+    closeGenerateForm();
+    showSecretOnce(created);
+    await refreshTokens();
+  } catch (error) {
+    generateError.textContent = errorText(error);
+  } finally {
+    $('generate-submit').disabled = false;
+  }
+});
+
+/** Shows a new token's secret; "done" wipes it from the page for good. */
+function showSecretOnce({ token, secret }) {
+  $('secret-name').textContent = token.name;
+  $('secret-value').textContent = secret;
+  $('copy-message').textContent = '';
+  generateOpen.hidden = true;
+  secretPanel.hidden = false;
+  $('secret-copy').focus();
+}
+
+$('secret-copy').addEventListener('click', async () => {
+  const secret = $('secret-value').textContent;
+  try {
+    await navigator.clipboard.writeText(secret);
+    $('copy-message').textContent = 'Copied';
+  } catch {
+    // No clipboard permission: select the text so Ctrl+C copies it.
+    getSelection().selectAllChildren($('secret-value'));
+    $('copy-message').textContent = 'Selected: press Ctrl+C';
+  }
+});
+
+$('secret-done').addEventListener('click', () => {
+  $('secret-value').textContent = '';
+  secretPanel.hidden = true;
+  generateOpen.hidden = false;
+  generateOpen.focus();
+});
+
+function askRevoke(token) {
+  $('revoke-name').textContent = token.name;
+  revokeDialog.returnValue = '';
+  revokeDialog.onclose = async () => {
+    if (revokeDialog.returnValue !== 'revoke') return;
+    try {
+      await invoke('token_revoke', { id: token.id });
+    } catch (error) {
+      $('tokens-error').textContent = `Could not revoke: ${errorText(error)}`;
+    }
+    await refreshTokens();
+  };
+  revokeDialog.showModal();
+}
+
+// ---- Start ----------------------------------------------------------------
+
+const [settings, restState, scopes] = await Promise.all([
+  invoke('settings_get'),
+  invoke('rest_status'),
+  invoke('token_scopes'),
+]);
+showSettings(settings);
+showRestState(restState);
+renderScopes(scopes);
+await refreshTokens();
+await listen('settings-changed', showSettings);
+await listen('rest-state', showRestState);
+await listen('tokens-changed', refreshTokens);
+// "Last used" changes with every request; show it fresh when the user looks.
+window.addEventListener('focus', refreshTokens);
+document.body.dataset.ready = 'true';
