@@ -11,8 +11,10 @@ packages=(
   build-essential pkg-config libssl-dev libdbus-1-dev
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   dbus dbus-x11 gnome-keyring libsecret-tools xvfb dunst libnotify-bin
-  xdg-utils webkit2gtk-driver x11-utils wrk nodejs npm
+  xdg-utils webkit2gtk-driver x11-utils wrk
 )
+# Node.js for the UI bundler: Debian's, unless a Node.js is already installed.
+command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for pkg in "${packages[@]}"; do

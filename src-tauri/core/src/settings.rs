@@ -229,6 +229,14 @@ impl Settings {
         Ok(())
     }
 
+    /// Whether the calendar engine would read both settings the same way
+    /// (same vault, sources and display time zone).
+    pub fn same_calendar_as(&self, other: &Settings) -> bool {
+        self.vault_path == other.vault_path
+            && self.calendar_sources == other.calendar_sources
+            && self.display_timezone == other.display_timezone
+    }
+
     /// Returns these settings with `patch` applied. The patch is a partial
     /// settings object: top-level keys replace whole values, except nested
     /// objects (`reminders`), which merge one level. Unknown keys, wrong types
@@ -440,6 +448,19 @@ mod tests {
         assert_eq!(reopened.get().local_server_port, 9000);
         assert_eq!(reopened.get().reminders.grace_window_hours, 2);
         assert_eq!(reopened.get().reminders.daemon_port, 45677);
+    }
+
+    #[test]
+    fn only_vault_sources_and_zone_concern_the_calendar() {
+        let base = Settings::default();
+        let toggled = base.patched(&json!({"restServerEnabled": true})).unwrap();
+        assert!(toggled.same_calendar_as(&base));
+        let moved = base.patched(&json!({"vaultPath": "/elsewhere"})).unwrap();
+        assert!(!moved.same_calendar_as(&base));
+        let zoned = base
+            .patched(&json!({"displayTimezone": "Asia/Tokyo"}))
+            .unwrap();
+        assert!(!zoned.same_calendar_as(&base));
     }
 
     #[test]

@@ -120,7 +120,11 @@ impl CalendarPlugin {
             .unwrap_or_else(|p| p.into_inner());
         let previous = self.settings.get();
         let next = self.settings.update(patch)?;
-        if let Err(e) = self.calendar.apply_settings(&next) {
+        // Flipping the REST switch or a reminder option must not cost a rescan
+        // of the whole vault; only what the calendar reads triggers one.
+        if !next.same_calendar_as(&previous)
+            && let Err(e) = self.calendar.apply_settings(&next)
+        {
             self.settings.replace((*previous).clone())?;
             return Err(e.into());
         }
