@@ -3,14 +3,24 @@
 
 use std::path::PathBuf;
 
+use almanac_core::api::{AccessRequest, MAX_REASON_CHARS};
+use almanac_core::tokens::{Expiry, NewToken, Scope, ScopeSet};
+
 pub const USAGE: &str = "\
 Usage: almanac [--headless] [--vault DIR] [--open WINDOW]
+       almanac --request-access NAME --scopes SCOPE,... [--reason TEXT]
 
   --headless     run the calendar REST server and the reminder daemon with no
                  windows (the default when no display is available)
   --vault DIR    use DIR as the vault (saved to settings)
   --open WINDOW  open a window at start: calendar, sidebar, reminders or
                  settings (a second launch opens it in the running instance)
+  --request-access NAME
+                 ask the user, in a dialog of the running app, for a token
+                 named NAME; if allowed, the app shows its secret once
+  --scopes LIST  the scopes to ask for, comma-separated (e.g.
+                 events:read,settings:read); needs --request-access
+  --reason TEXT  why the token is needed, shown in the dialog
   -h, --help     show this help
 
 Config: $XDG_CONFIG_HOME/almanac/settings.json   Data: $XDG_DATA_HOME/almanac/
@@ -54,12 +64,15 @@ pub struct Args {
     pub headless: bool,
     pub vault: Option<PathBuf>,
     pub open: Option<WindowKind>,
+    /// `--request-access`: a token to ask the user for, already validated.
+    pub request_access: Option<AccessRequest>,
     pub help: bool,
 }
 
 impl Args {
     pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Self, String> {
         let mut parsed = Args::default();
+        let (mut access_name, mut scopes, mut reason) = (None, None, None);
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--headless" => parsed.headless = true,
@@ -77,11 +90,71 @@ impl Args {
                     })?;
                     parsed.open = Some(kind);
                 }
+                "--request-access" => {
+                    access_name = Some(args.next().ok_or("--request-access needs a token name")?);
+                }
+                "--scopes" => {
+                    let list = args.next().ok_or("--scopes needs a list of scopes")?;
+                    scopes = Some(parse_scopes(&list)?);
+                }
+                "--reason" => reason = Some(args.next().ok_or("--reason needs a text")?),
                 other => return Err(format!("unknown argument `{other}`")),
             }
         }
+        parsed.request_access = match (access_name, scopes) {
+            (Some(name), Some(scopes)) => Some(access_request(name, reason, scopes)?),
+            (Some(_), None) => return Err("--request-access needs --scopes".into()),
+            (None, Some(_)) => return Err("--scopes needs --request-access".into()),
+            (None, None) if reason.is_some() => {
+                return Err("--reason needs --request-access".into());
+            }
+            (None, None) => None,
+        };
         Ok(parsed)
     }
+}
+
+/// `events:read,settings:read` → the scope set; unknown names are refused
+/// (a typo must not silently ask for less).
+fn parse_scopes(list: &str) -> Result<ScopeSet, String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(|name| {
+            Scope::ALL
+                .into_iter()
+                .find(|scope| scope.as_str() == name)
+                .ok_or_else(|| {
+                    let known: Vec<_> = Scope::ALL.iter().map(|s| s.as_str()).collect();
+                    format!("--scopes: unknown scope `{name}` ({})", known.join(", "))
+                })
+        })
+        .collect()
+}
+
+/// Checks the request the way the token store will, so a bad one fails here
+/// with a usage error instead of as a dialog that can never succeed.
+fn access_request(
+    name: String,
+    reason: Option<String>,
+    scopes: ScopeSet,
+) -> Result<AccessRequest, String> {
+    let checked = NewToken {
+        name,
+        scopes,
+        expiry: Expiry::Never,
+    }
+    .validated()
+    .map_err(|e| format!("--request-access: {e}"))?;
+    let reason = reason.unwrap_or_default().trim().to_string();
+    if reason.chars().count() > MAX_REASON_CHARS {
+        return Err(format!("--reason: at most {MAX_REASON_CHARS} characters"));
+    }
+    Ok(AccessRequest {
+        name: checked.name,
+        reason,
+        scopes,
+    })
 }
 
 /// Whether a graphical session is reachable.
@@ -111,5 +184,64 @@ mod tests {
                 .contains("unknown window")
         );
         assert!(parse(&["--open"]).is_err());
+    }
+
+    #[test]
+    fn request_access_takes_a_valid_name_and_known_scopes() {
+        let args = parse(&[
+            "--request-access",
+            " backup ",
+            "--scopes",
+            "events:read, settings:read",
+            "--reason",
+            "nightly export",
+        ])
+        .unwrap();
+        let request = args.request_access.unwrap();
+        assert_eq!(
+            (request.name.as_str(), request.reason.as_str()),
+            ("backup", "nightly export")
+        );
+        assert_eq!(
+            request.scopes.iter().collect::<Vec<_>>(),
+            [Scope::EventsRead, Scope::SettingsRead]
+        );
+        assert_eq!(
+            parse(&["--request-access", "x", "--scopes", "events:read"])
+                .unwrap()
+                .request_access
+                .unwrap()
+                .reason,
+            ""
+        );
+    }
+
+    #[test]
+    fn bad_access_requests_are_usage_errors() {
+        let error = |args: &[&str]| parse(args).unwrap_err();
+        assert!(
+            error(&["--request-access", "x", "--scopes", "events:delete"])
+                .contains("unknown scope `events:delete`")
+        );
+        assert!(
+            error(&["--request-access", " ", "--scopes", "events:read"])
+                .contains("must not be empty")
+        );
+        assert!(error(&["--request-access", "x", "--scopes", ","]).contains("scope"));
+        assert!(error(&["--request-access", "x"]).contains("needs --scopes"));
+        assert!(error(&["--scopes", "events:read"]).contains("needs --request-access"));
+        assert!(error(&["--reason", "why"]).contains("needs --request-access"));
+        let long = "r".repeat(MAX_REASON_CHARS + 1);
+        assert!(
+            error(&[
+                "--request-access",
+                "x",
+                "--scopes",
+                "events:read",
+                "--reason",
+                &long
+            ])
+            .contains("--reason")
+        );
     }
 }

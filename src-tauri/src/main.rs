@@ -24,6 +24,16 @@ fn main() -> ExitCode {
         println!("{}", cli::USAGE);
         return ExitCode::SUCCESS;
     }
+    let headless = args.headless || !cli::display_available();
+    if headless && args.request_access.is_some() {
+        // Refused before anything starts: nobody could answer the dialog.
+        eprintln!(
+            "almanac: --request-access asks the user in a dialog, which headless mode \
+             (--headless, or no display) cannot show\n\n{}",
+            cli::USAGE
+        );
+        return ExitCode::from(2);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("ALMANAC_LOG")
@@ -32,7 +42,6 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
 
-    let headless = args.headless || !cli::display_available();
     if headless && !args.headless {
         eprintln!("almanac: no display found (DISPLAY / WAYLAND_DISPLAY unset); running headless");
     }

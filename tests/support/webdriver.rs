@@ -44,6 +44,8 @@ pub struct Session {
     http: reqwest::Client,
     url: String,
     driver: Child,
+    /// Where the driver's and the app's output goes.
+    log: std::path::PathBuf,
 }
 
 impl Session {
@@ -52,8 +54,8 @@ impl Session {
     pub async fn start(instance: &Instance, window: &str, theme: Theme) -> Session {
         super::require_desktop_session();
         let (port, native_port) = (free_port(), free_port());
-        let log =
-            std::fs::File::create(instance.root().join(format!("driver-{port}.log"))).unwrap();
+        let log_path = instance.root().join(format!("driver-{port}.log"));
+        let log = std::fs::File::create(&log_path).unwrap();
         let driver = Command::new("tauri-driver")
             .args([
                 "--port",
@@ -116,6 +118,7 @@ impl Session {
             http,
             url: format!("{base}/session/{id}"),
             driver,
+            log: log_path,
         };
         session
             .wait_for("document.body && document.body.dataset.ready === 'true'")
@@ -124,6 +127,19 @@ impl Session {
     }
 
     async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        match self.try_call(method, path, body).await {
+            Ok(value) => value,
+            Err((error, message)) => panic!("WebDriver {path}: {error} — {message}"),
+        }
+    }
+
+    /// A command's value, or its W3C error code and message.
+    async fn try_call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, (Value, Value)> {
         let mut request = self.http.request(method, format!("{}{path}", self.url));
         if let Some(body) = body {
             request = request.json(&body);
@@ -135,13 +151,10 @@ impl Session {
             .json()
             .await
             .unwrap();
-        if let Some(error) = response["value"].get("error") {
-            panic!(
-                "WebDriver {path}: {error} — {}",
-                response["value"]["message"]
-            );
+        match response["value"].get("error") {
+            Some(error) => Err((error.clone(), response["value"]["message"].clone())),
+            None => Ok(response["value"].clone()),
         }
-        response["value"].clone()
     }
 
     /// Runs `script` (a function body; `arguments` holds `args`) in the page.
@@ -171,6 +184,26 @@ impl Session {
             .call(reqwest::Method::GET, "/window/handles", None)
             .await;
         handles.as_array().unwrap().clone()
+    }
+
+    /// The handle of the window commands go to.
+    pub async fn window_handle(&self) -> Value {
+        self.call(reqwest::Method::GET, "/window", None).await
+    }
+
+    /// Sends the following commands to the window `handle`.
+    pub async fn switch_to_window(&self, handle: &Value) {
+        self.call(
+            reqwest::Method::POST,
+            "/window",
+            Some(json!({ "handle": handle })),
+        )
+        .await;
+    }
+
+    /// What the driver and the app logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     /// Waits until the JavaScript expression `condition` is truthy and
@@ -205,6 +238,22 @@ impl Session {
             Some(json!({})),
         )
         .await;
+    }
+
+    /// Clicks a button that closes its own window (a dialog's answer): the
+    /// driver may report the window gone before it reports the click done.
+    pub async fn click_closing_window(&self, css: &str) {
+        let element = self.find(css).await;
+        let clicked = self
+            .try_call(
+                reqwest::Method::POST,
+                &format!("/element/{element}/click"),
+                Some(json!({})),
+            )
+            .await;
+        if let Err((error, message)) = clicked {
+            assert_eq!(error, "no such window", "click {css}: {message}");
+        }
     }
 
     /// Types `text` into the element matching `css`.

@@ -20,6 +20,9 @@ pub const CALENDAR_CHANGED: &str = "calendar-changed";
 pub const REMINDERS_CHANGED: &str = "reminders-changed";
 /// No payload: the settings window refetches the token list.
 pub const TOKENS_CHANGED: &str = "tokens-changed";
+/// No payload (never the secret itself): the settings window takes the
+/// secret of a token allowed in a consent dialog with `granted_secret_take`.
+pub const SECRET_GRANTED: &str = "secret-granted";
 
 /// Starts the forwarders; they end when the app's services go away.
 pub async fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {

@@ -14,6 +14,7 @@ use serde::Serialize;
 use tauri::{AppHandle, Emitter, State};
 use uuid::Uuid;
 
+use super::access::GrantedSecrets;
 use super::bridge::TOKENS_CHANGED;
 use super::consent::ConsentDialogs;
 use crate::wiring::Services;
@@ -156,6 +157,23 @@ pub async fn token_create(
     Ok(CreatedView {
         token: created.info,
         secret: created.secret.expose().to_string(),
+    })
+}
+
+/// A secret shown once: a new token's name and secret.
+#[derive(Serialize)]
+pub struct SecretView {
+    name: String,
+    secret: String,
+}
+
+/// The secret of the oldest token allowed in a consent dialog and not yet
+/// shown, if any; handed out once, then forgotten.
+#[tauri::command]
+pub fn granted_secret_take(granted: State<'_, GrantedSecrets>) -> Option<SecretView> {
+    granted.take().map(|granted| SecretView {
+        name: granted.name,
+        secret: granted.secret.expose().to_string(),
     })
 }
 

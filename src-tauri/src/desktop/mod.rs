@@ -7,8 +7,10 @@
 //! - [`commands`]: the Tauri commands the web UI calls;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
-//! - [`ui`] / [`consent`]: the API's window controller and consent dialog.
+//! - [`ui`] / [`consent`]: the API's window controller and consent dialog;
+//! - [`access`]: `--request-access`, asking the user for a token.
 
+mod access;
 mod bridge;
 mod commands;
 mod consent;
@@ -35,6 +37,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
     let paths = Paths::platform();
     let vault = args.vault.clone();
     let open = args.open;
+    let request_access = args.request_access.clone();
     let app = tauri::Builder::default()
         .plugin(single_instance(&paths))
         .invoke_handler(tauri::generate_handler![
@@ -47,6 +50,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::tokens_list,
             commands::token_create,
             commands::token_revoke,
+            commands::granted_secret_take,
             commands::reminders_list,
             commands::reminder_open,
             commands::reminder_snooze,
@@ -57,6 +61,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             let handle = app.handle().clone();
             let consent = consent::ConsentDialogs::new(handle.clone());
             app.manage(consent.clone());
+            app.manage(access::GrantedSecrets::default());
             let services = tauri::async_runtime::block_on(async {
                 let hooks = Hooks {
                     ui: Arc::new(ui::WindowUi::new(handle.clone())),
@@ -72,6 +77,9 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             tauri::async_runtime::block_on(bridge::spawn(&handle, &services, tray));
             if let Some(kind) = open {
                 windows::show(&handle, kind)?;
+            }
+            if let Some(request) = request_access {
+                access::request(&handle, request);
             }
             tauri::async_runtime::spawn(async move {
                 shutdown_signal().await;
@@ -99,7 +107,8 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
 
 /// A second launch of the same profile (same config dir) hands its
 /// arguments to the running instance and exits: `--open X` opens X there,
-/// a plain launch brings a window to the front. Instances with different
+/// `--request-access` asks the user there, a plain launch brings a window to
+/// the front. Instances with different
 /// config dirs (isolated test instances, other profiles) run side by side.
 fn single_instance(paths: &Paths) -> tauri::plugin::TauriPlugin<tauri::Wry> {
     let profile = Sha256::digest(paths.config_dir().as_os_str().as_encoded_bytes());
@@ -107,11 +116,17 @@ fn single_instance(paths: &Paths) -> tauri::plugin::TauriPlugin<tauri::Wry> {
     tauri_plugin_single_instance::Builder::new()
         .dbus_id(format!("dev.almanac.desktop.p{profile}"))
         .callback(|app, argv, _cwd| {
-            let shown = match Args::parse(argv.into_iter().skip(1)) {
-                Ok(Args {
-                    open: Some(kind), ..
-                }) => windows::show(app, kind).map(drop),
-                _ => windows::focus_any(app),
+            // The second launch has already refused invalid arguments.
+            let args = Args::parse(argv.into_iter().skip(1)).unwrap_or_default();
+            let asks = args.request_access.is_some();
+            if let Some(request) = args.request_access {
+                access::request(app, request);
+            }
+            let shown = match args.open {
+                Some(kind) => windows::show(app, kind).map(drop),
+                // The consent dialog comes to the front by itself.
+                None if asks => Ok(()),
+                None => windows::focus_any(app),
             };
             if let Err(error) = shown {
                 tracing::error!("could not show a window for a second launch: {error}");

@@ -1,5 +1,7 @@
 // Settings, section "API & Security": the REST server switch and port, and
-// personal access tokens (generate, show the secret once, list, revoke).
+// personal access tokens (generate, show the secret once, list, revoke). A
+// token allowed in a consent dialog (`almanac --request-access`) has its
+// secret shown here too, taken from the shell once.
 
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
@@ -141,8 +143,7 @@ generateForm.addEventListener('submit', async (event) => {
       scopes,
       expiresInDays: expiry ? Number(expiry) : null,
     });
-    closeGenerateForm();
-    showSecretOnce(created);
+    showSecretOnce({ name: created.token.name, secret: created.secret });
     await refreshTokens();
   } catch (error) {
     generateError.textContent = errorText(error);
@@ -151,9 +152,13 @@ generateForm.addEventListener('submit', async (event) => {
   }
 });
 
-/** Shows a new token's secret; "done" wipes it from the page for good. */
-function showSecretOnce({ token, secret }) {
-  $('secret-name').textContent = token.name;
+/**
+ * Shows a new token's secret (closing the token form); "done" wipes it from
+ * the page for good.
+ */
+function showSecretOnce({ name, secret }) {
+  closeGenerateForm();
+  $('secret-name').textContent = name;
   $('secret-value').textContent = secret;
   $('copy-message').textContent = '';
   generateOpen.hidden = true;
@@ -173,11 +178,22 @@ $('secret-copy').addEventListener('click', async () => {
   }
 });
 
-$('secret-done').addEventListener('click', () => {
+/**
+ * Shows the secret of a token the user allowed in a consent dialog, if one
+ * waits. The shell hands each out once; one already on screen is not replaced.
+ */
+async function showGrantedSecret() {
+  if (!secretPanel.hidden) return false;
+  const granted = await invoke('granted_secret_take');
+  if (granted) showSecretOnce(granted);
+  return Boolean(granted);
+}
+
+$('secret-done').addEventListener('click', async () => {
   $('secret-value').textContent = '';
   secretPanel.hidden = true;
   generateOpen.hidden = false;
-  generateOpen.focus();
+  if (!(await showGrantedSecret())) generateOpen.focus();
 });
 
 function askRevoke(token) {
@@ -209,6 +225,9 @@ await refreshTokens();
 await listen('settings-changed', showSettings);
 await listen('rest-state', showRestState);
 await listen('tokens-changed', refreshTokens);
+// Listen first, then take: a secret granted in between is not missed.
+await listen('secret-granted', showGrantedSecret);
+await showGrantedSecret();
 // "Last used" changes with every request; show it fresh when the user looks.
 window.addEventListener('focus', refreshTokens);
 document.body.dataset.ready = 'true';

@@ -1,0 +1,238 @@
+//! `almanac --request-access` end to end: a second launch hands the request
+//! to the running app (single-instance handoff), whose consent dialog asks
+//! the user; an allowed token's secret is shown once in Settings and works
+//! over real HTTP for its scopes only; a declined request creates nothing.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use support::eventually;
+use support::instance::Instance;
+use support::webdriver::{Session, Theme};
+
+fn screenshot_path(theme: Theme) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../artifacts/screenshots")
+        .join(format!("consent-{}.png", theme.name()))
+}
+
+/// Runs `almanac ARGS` for the instance's profile, as a script would.
+fn almanac(instance: &Instance, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_almanac"))
+        .args(args)
+        .envs(instance.env())
+        .output()
+        .expect("run almanac")
+}
+
+/// `almanac --request-access …` while the app runs: it hands over and exits.
+fn request_access(instance: &Instance, args: &[&str]) {
+    let mut all = vec!["--request-access"];
+    all.extend_from_slice(args);
+    let second = almanac(instance, &all);
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+}
+
+/// Waits for a window whose handle is not in `known`, switches to it and
+/// waits until its page is ready; returns its handle.
+async fn switch_to_new_window(session: &Session, known: &[Value]) -> Value {
+    let handle = eventually("a new window", || async {
+        session
+            .window_handles()
+            .await
+            .into_iter()
+            .find(|handle| !known.contains(handle))
+    })
+    .await;
+    session.switch_to_window(&handle).await;
+    session
+        .wait_for("document.body && document.body.dataset.ready === 'true'")
+        .await;
+    handle
+}
+
+/// Calls a Tauri command from the current window's page.
+async fn invoke(session: &Session, command: &str) -> Value {
+    session
+        .execute_async(&format!(
+            "const done = arguments[arguments.length - 1];
+             window.__TAURI__.core.invoke('{command}').then(done, (e) => done({{ error: String(e) }}));"
+        ))
+        .await
+}
+
+async fn background(session: &Session) -> String {
+    let color = session
+        .execute(
+            "return getComputedStyle(document.body).backgroundColor",
+            json!([]),
+        )
+        .await;
+    color.as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn allowed_request_shows_a_working_secret_once() {
+    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let session = Session::start(&instance, "calendar", Theme::Light).await;
+    let calendar = session.window_handle().await;
+
+    request_access(
+        &instance,
+        &[
+            "nightly export",
+            "--scopes",
+            "events:read",
+            "--reason",
+            "Back up the calendar every night",
+        ],
+    );
+    let dialog = switch_to_new_window(&session, std::slice::from_ref(&calendar)).await;
+    assert_eq!(session.title().await, "Almanac — Allow access?");
+    assert_eq!(session.text("#token-name").await, "nightly export");
+    assert_eq!(
+        session.text("#reason").await,
+        "Back up the calendar every night"
+    );
+    let scopes = session.text("#scopes").await;
+    assert!(
+        scopes.contains("events:read") && !scopes.contains("settings:read"),
+        "{scopes}"
+    );
+    assert_eq!(background(&session).await, "rgb(255, 255, 255)");
+    session.screenshot(&screenshot_path(Theme::Light)).await;
+
+    // Allow: the dialog closes and Settings shows the secret.
+    session.click_closing_window("#allow").await;
+    switch_to_new_window(&session, &[calendar, dialog]).await;
+    let secret = session
+        .wait_for("document.getElementById('secret-value').textContent")
+        .await;
+    let secret = secret.as_str().unwrap().to_string();
+    assert!(secret.starts_with("ofc_pat_"), "{secret}");
+    assert_eq!(session.text("#secret-name").await, "nightly export");
+    assert!(
+        session
+            .text("#secret-panel")
+            .await
+            .contains("will not be shown again")
+    );
+    // Handed out once: the shell no longer has it.
+    assert_eq!(invoke(&session, "granted_secret_take").await, Value::Null);
+    session
+        .wait_for("document.querySelector(\"tr[data-token-name='nightly export']\")")
+        .await;
+
+    // The secret works over real HTTP, for the granted scope only.
+    let http = reqwest::Client::new();
+    let get = |path: &str| {
+        http.get(format!("{}{path}", instance.api()))
+            .bearer_auth(&secret)
+            .send()
+    };
+    assert_eq!(get("/events").await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        get("/settings").await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
+
+    session.click("#secret-done").await;
+    let page = session
+        .execute("return document.documentElement.outerHTML", json!([]))
+        .await;
+    assert!(!page.as_str().unwrap().contains(&secret));
+    assert!(!session.log().contains(&secret), "the secret was logged");
+    session.end().await;
+}
+
+#[tokio::test]
+async fn declined_request_creates_no_token() {
+    let instance = Instance::new();
+    let session = Session::start(&instance, "settings", Theme::Dark).await;
+    let settings = session.window_handle().await;
+
+    request_access(
+        &instance,
+        &["sync tool", "--scopes", "events:write,ui:open-calendar"],
+    );
+    switch_to_new_window(&session, std::slice::from_ref(&settings)).await;
+    assert_eq!(session.text("#token-name").await, "sync tool");
+    assert_eq!(session.text("#reason").await, "No reason given.");
+    let scopes = session.text("#scopes").await;
+    assert!(
+        scopes.contains("events:write") && scopes.contains("ui:open-calendar"),
+        "{scopes}"
+    );
+    assert_eq!(background(&session).await, "rgb(27, 29, 33)");
+    session.screenshot(&screenshot_path(Theme::Dark)).await;
+
+    session.click_closing_window("#deny").await;
+    eventually("the core to record the decline", || async {
+        session
+            .log()
+            .contains("access request declined by the user")
+            .then_some(())
+    })
+    .await;
+    eventually("the dialog to close", || async {
+        (session.window_handles().await == [settings.clone()]).then_some(())
+    })
+    .await;
+    session.switch_to_window(&settings).await;
+    assert_eq!(invoke(&session, "tokens_list").await, json!([]));
+    assert_eq!(invoke(&session, "granted_secret_take").await, Value::Null);
+    assert_eq!(
+        session
+            .execute(
+                "return document.getElementById('no-tokens').hidden",
+                json!([])
+            )
+            .await,
+        json!(false)
+    );
+    session.end().await;
+}
+
+#[test]
+fn invalid_or_headless_requests_are_refused_before_starting() {
+    let instance = Instance::new();
+    for (args, expected) in [
+        (
+            &["--request-access", " ", "--scopes", "events:read"][..],
+            "must not be empty",
+        ),
+        (
+            &["--request-access", "x", "--scopes", "events:delete"],
+            "unknown scope `events:delete`",
+        ),
+        (&["--request-access", "x"], "needs --scopes"),
+        (
+            &[
+                "--headless",
+                "--request-access",
+                "x",
+                "--scopes",
+                "events:read",
+            ],
+            "headless mode",
+        ),
+    ] {
+        let refused = almanac(&instance, args);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(stderr.contains("Usage: almanac"), "{stderr}");
+    }
+    assert!(
+        !instance.data_home().join("almanac").exists(),
+        "nothing started"
+    );
+}
