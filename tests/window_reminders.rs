@@ -22,19 +22,19 @@ async fn fired_reminder_can_be_snoozed_and_opened_from_the_window() {
         port_open(instance.daemon_port).then_some(())
     })
     .await;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    instance
-        .sync_reminders(json!([{ "id": "plants", "title": "Water the plants",
-            "body": "Balcony first", "trigger_at_epoch": now + 1, "action_url": URL }]))
-        .await;
-
-    // It is upcoming, then fires and moves to "Recently fired" by itself.
+    // Seen as upcoming first (an hour away, so it cannot fire before the
+    // window shows it), then re-synced to fire in a moment.
+    let plants = |trigger_at_epoch: i64| {
+        json!([{ "id": "plants", "title": "Water the plants", "body": "Balcony first",
+            "trigger_at_epoch": trigger_at_epoch, "action_url": URL }])
+    };
+    instance.sync_reminders(plants(epoch_now() + 3600)).await;
     session
         .wait_for("document.querySelector('#upcoming tr[data-reminder-id=plants]')")
         .await;
+
+    // It fires and moves to "Recently fired" by itself.
+    instance.sync_reminders(plants(epoch_now() + 2)).await;
     session
         .wait_for("document.querySelector('#fired tr[data-reminder-id=plants]')")
         .await;
@@ -77,4 +77,12 @@ async fn fired_reminder_can_be_snoozed_and_opened_from_the_window() {
     assert_eq!(recorded.trim(), URL);
     session.end().await;
     support::dismiss_notifications();
+}
+
+/// Now, in whole Unix seconds (the daemon's unit).
+fn epoch_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
 }

@@ -61,7 +61,7 @@ async fn sync_reminders(instance: &Instance) {
         .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
         .json(&json!([
             { "id": "soon", "title": "Water the plants", "body": "Balcony first",
-              "trigger_at_epoch": now + 1, "action_url": "obsidian://open?file=Plants" },
+              "trigger_at_epoch": now + 2, "action_url": "obsidian://open?file=Plants" },
             { "id": "later", "title": "Call the dentist", "body": "Before noon",
               "trigger_at_epoch": now + 3600, "action_url": "https://example.org/dentist" },
         ]))
