@@ -8,11 +8,10 @@ mod support;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 use support::instance::Instance;
-use support::{eventually, port_open, require_desktop_session};
+use support::{epoch_now, eventually, port_open, require_desktop_session};
 
 const URL: &str = "obsidian://open?vault=Almanac&file=Dentist";
 
@@ -79,20 +78,12 @@ async fn clicking_a_fired_reminder_opens_its_action_url() {
     })
     .await;
 
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    let response = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
-        .json(&json!([{
+    instance
+        .sync_reminders(json!([{
             "id": "dentist", "title": "E2E dentist", "body": "Bring the forms",
-            "trigger_at_epoch": now + 2, "action_url": URL,
+            "trigger_at_epoch": epoch_now() + 2, "action_url": URL,
         }]))
-        .send()
-        .await
-        .unwrap();
-    assert!(response.status().is_success(), "{}", response.status());
+        .await;
 
     // The notification reaches the notification server over D-Bus.
     let notify = eventually("the Notify call", || async {

@@ -132,15 +132,12 @@ async fn allowed_request_shows_a_working_secret_once() {
         .await;
 
     // The secret works over real HTTP, for the granted scope only.
-    let http = reqwest::Client::new();
-    let get = |path: &str| {
-        http.get(format!("{}{path}", instance.api()))
-            .bearer_auth(&secret)
-            .send()
-    };
-    assert_eq!(get("/events").await.unwrap().status(), StatusCode::OK);
     assert_eq!(
-        get("/settings").await.unwrap().status(),
+        instance.api_status(&secret, "/events").await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        instance.api_status(&secret, "/settings").await,
         StatusCode::FORBIDDEN
     );
 

@@ -4,12 +4,10 @@
 
 mod support;
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde_json::json;
 use support::instance::Instance;
 use support::webdriver::{Session, Theme};
-use support::{eventually, port_open};
+use support::{epoch_now, eventually, port_open};
 
 const URL: &str = "obsidian://open?vault=Almanac&file=Plants";
 
@@ -77,12 +75,4 @@ async fn fired_reminder_can_be_snoozed_and_opened_from_the_window() {
     assert_eq!(recorded.trim(), URL);
     session.end().await;
     support::dismiss_notifications();
-}
-
-/// Now, in whole Unix seconds (the daemon's unit).
-fn epoch_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
 }

@@ -5,12 +5,11 @@
 mod support;
 
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 use support::instance::Instance;
 use support::webdriver::{Session, Theme};
-use support::{eventually, port_open};
+use support::{epoch_now, eventually, port_open};
 
 fn screenshot_path(window: &str, theme: Theme) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -47,28 +46,21 @@ fn chrono_today() -> String {
     chrono::Utc::now().format("%Y-%m-%d").to_string()
 }
 
-/// Syncs one reminder due in a second and one due in an hour.
+/// Syncs one reminder due in two seconds and one due in an hour.
 async fn sync_reminders(instance: &Instance) {
     eventually("the reminder daemon", || async {
         port_open(instance.daemon_port).then_some(())
     })
     .await;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    let response = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
-        .json(&json!([
+    let now = epoch_now();
+    instance
+        .sync_reminders(json!([
             { "id": "soon", "title": "Water the plants", "body": "Balcony first",
               "trigger_at_epoch": now + 2, "action_url": "obsidian://open?file=Plants" },
             { "id": "later", "title": "Call the dentist", "body": "Before noon",
               "trigger_at_epoch": now + 3600, "action_url": "https://example.org/dentist" },
         ]))
-        .send()
-        .await
-        .unwrap();
-    assert!(response.status().is_success(), "{}", response.status());
+        .await;
 }
 
 /// The page background: what prefers-color-scheme chose.

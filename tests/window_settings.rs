@@ -75,15 +75,12 @@ async fn token_from_the_settings_window_works_until_revoked() {
     );
 
     // The secret works over real HTTP, for its scope only.
-    let http = reqwest::Client::new();
-    let get = |path: &str| {
-        http.get(format!("{}{path}", instance.api()))
-            .bearer_auth(&secret)
-            .send()
-    };
-    assert_eq!(get("/events").await.unwrap().status(), StatusCode::OK);
     assert_eq!(
-        get("/settings").await.unwrap().status(),
+        instance.api_status(&secret, "/events").await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        instance.api_status(&secret, "/settings").await,
         StatusCode::FORBIDDEN
     );
     let listed = session.text(ROW).await;
@@ -104,7 +101,7 @@ async fn token_from_the_settings_window_works_until_revoked() {
         ))
         .await;
     assert_eq!(
-        get("/events").await.unwrap().status(),
+        instance.api_status(&secret, "/events").await,
         StatusCode::FORBIDDEN
     );
 

@@ -157,6 +157,17 @@ impl Instance {
     pub fn api(&self) -> String {
         format!("http://127.0.0.1:{}/api/v1", self.rest_port)
     }
+
+    /// The status of `GET <api>/<path>` with `secret` as the bearer token.
+    pub async fn api_status(&self, secret: &str, path: &str) -> reqwest::StatusCode {
+        reqwest::Client::new()
+            .get(format!("{}{path}", self.api()))
+            .bearer_auth(secret)
+            .send()
+            .await
+            .unwrap()
+            .status()
+    }
 }
 
 /// Deep-merges `extra` into `base` (objects merge, everything else replaces).

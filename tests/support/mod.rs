@@ -13,11 +13,19 @@ pub mod webdriver;
 
 use std::future::Future;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Generous upper bound for anything the app does in response to a test:
 /// CI machines are slow and shared, and a hang must still end the test.
 pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Now, in whole Unix seconds (the reminder daemon's unit).
+pub fn epoch_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
 
 /// A loopback port nobody listens on right now.
 pub fn free_port() -> u16 {
