@@ -1,5 +1,6 @@
-//! What the daemon is told at start: where to listen, where to store, and the
-//! limits and allowlists it enforces.
+//! What the daemon is told at start (and again on every settings change):
+//! where to listen, where to store, and the limits and allowlists it
+//! enforces.
 //!
 //! The crate does not read Almanac's settings file itself; the desktop shell
 //! fills a [`DaemonConfig`] from `settings.reminders` so the daemon stays
@@ -65,7 +66,7 @@ impl DaemonConfig {
 
 /// Release awareness: off unless the user opts in, and then checked in the
 /// background only, never inside a request.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpdateConfig {
     pub enabled: bool,
     /// A JSON document shaped like a GitHub "latest release"

@@ -17,7 +17,7 @@ use crate::notifier::{Notification, Notifier, ReminderActions};
 use crate::opener::{OpenError, Opener};
 use crate::payload::{self, PayloadError};
 use crate::reminder::{Reminder, Rules, SnoozeRequest, scheme_allowed};
-use crate::schedule::{Schedule, Slot, SyncSummary};
+use crate::schedule::{FIRED_RETENTION_SECS, Schedule, Slot, SyncSummary};
 use crate::store::{Changes, ReminderStore, StoreError};
 
 /// A reminder fired at most this late is shown on its own; later than that
@@ -68,7 +68,8 @@ pub struct Scheduled {
 /// orders every change. Shared by the routes, the scheduler, the handle and
 /// (weakly) the notification actions.
 pub struct Engine {
-    config: DaemonConfig,
+    /// Replaced whole by [`Engine::reconfigure`]; readers take a snapshot.
+    config: RwLock<Arc<DaemonConfig>>,
     store: Arc<dyn ReminderStore>,
     schedule: RwLock<Schedule>,
     history: RwLock<History>,
@@ -89,7 +90,7 @@ pub struct Engine {
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
-            .field("db_path", &self.config.db_path)
+            .field("db_path", &self.config().db_path)
             .finish_non_exhaustive()
     }
 }
@@ -106,7 +107,7 @@ impl Engine {
         let history = History::new(std::mem::take(&mut stored.history));
         let schedule = Schedule::from_stored(stored);
         Ok(Arc::new_cyclic(|me| Engine {
-            config,
+            config: RwLock::new(Arc::new(config)),
             store,
             schedule: RwLock::new(schedule),
             history: RwLock::new(history),
@@ -120,8 +121,24 @@ impl Engine {
         }))
     }
 
-    pub fn config(&self) -> &DaemonConfig {
-        &self.config
+    /// The configuration in force now.
+    pub fn config(&self) -> Arc<DaemonConfig> {
+        self.config.read().expect("config lock poisoned").clone()
+    }
+
+    /// Puts `config` in force for everything that follows: the next payload
+    /// is checked against its schemes, the next settling uses its grace
+    /// window. (The listener and the update checks are the handle's part.)
+    pub(crate) fn reconfigure(&self, config: DaemonConfig) {
+        *self.config.write().expect("config lock poisoned") = Arc::new(config);
+    }
+
+    /// How late a synced item may be and still be scheduled (to fire at
+    /// once): the grace window, but never longer than fired keys are kept,
+    /// so an item can never fire twice.
+    fn late_limit_secs(&self) -> i64 {
+        let grace = i64::try_from(self.config().grace_window.as_secs()).unwrap_or(i64::MAX);
+        grace.min(FIRED_RETENTION_SECS)
     }
 
     pub fn store(&self) -> &dyn ReminderStore {
@@ -130,14 +147,6 @@ impl Engine {
 
     pub fn notifier(&self) -> &dyn Notifier {
         self.notifier.as_ref()
-    }
-
-    pub fn rules(&self, now_epoch: i64) -> Rules<'_> {
-        Rules {
-            limits: &self.config.limits,
-            allowed_schemes: &self.config.allowed_schemes,
-            now_epoch,
-        }
     }
 
     /// Runs `read` on the in-memory schedule.
@@ -188,15 +197,18 @@ impl Engine {
     pub async fn sync(&self, body: Bytes) -> Result<SyncSummary, WriteError> {
         let me = self.strong();
         let reminders = blocking(move || {
-            let rules = me.rules(clock::now_epoch());
-            payload::parse_sync(&body, &rules)
+            let config = me.config();
+            payload::parse_sync(&body, &Rules::of(&config))
         })
         .await?;
 
         let _writer = self.writer.lock().await;
         let me = self.strong();
+        let late_limit_secs = self.late_limit_secs();
         let plan = blocking(move || {
-            me.with_schedule(|schedule| schedule.plan_sync(reminders, clock::now_epoch()))
+            me.with_schedule(|schedule| {
+                schedule.plan_sync(reminders, clock::now_epoch(), late_limit_secs)
+            })
         })
         .await;
         if let Some(next) = plan.next {
@@ -217,7 +229,7 @@ impl Engine {
 
     /// `POST /snooze`: schedules the reminder `minutes` from now, durably.
     pub async fn snooze(&self, body: Bytes) -> Result<Reminder, WriteError> {
-        let request = payload::parse_snooze(&body, &self.rules(clock::now_epoch()))?;
+        let request = payload::parse_snooze(&body, &Rules::of(&self.config()))?;
         Ok(self.schedule_snooze(request).await?)
     }
 
@@ -235,7 +247,7 @@ impl Engine {
             action_url: reminder.action_url.clone(),
             minutes,
         };
-        self.rules(clock::now_epoch())
+        Rules::of(&self.config())
             .check_snooze(&request)
             .map_err(|(field, reason)| ActionError::Invalid { field, reason })?;
         Ok(self.schedule_snooze(request).await?)
@@ -278,7 +290,7 @@ impl Engine {
         if url.is_empty() {
             return Err(OpenError::NoUrl.into());
         }
-        if !scheme_allowed(url, &self.config.allowed_schemes) {
+        if !scheme_allowed(url, &self.config().allowed_schemes) {
             return Err(OpenError::SchemeRefused(url.to_string()).into());
         }
         Ok(self.opener.open(url)?)
@@ -303,13 +315,13 @@ impl Engine {
         if due.is_empty() {
             return Settled::default();
         }
-        let grace_ms = i64::try_from(self.config.grace_window.as_millis()).unwrap_or(i64::MAX);
+        let grace_ms = i64::try_from(self.config().grace_window.as_millis()).unwrap_or(i64::MAX);
         let mut settled = Settled::default();
         let mut notifications = Vec::new();
         let mut missed = Vec::new();
         let mut records = Vec::with_capacity(due.len());
         for Slot { origin, reminder } in &due {
-            let late_ms = now_ms - reminder.trigger_ms();
+            let late_ms = now_ms.saturating_sub(reminder.trigger_ms());
             let outcome = match on_time_limit_ms {
                 Some(limit) if late_ms <= limit => Outcome::Fired,
                 _ if late_ms <= grace_ms => Outcome::Missed,

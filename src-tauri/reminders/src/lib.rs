@@ -5,7 +5,8 @@
 //! Layout, from the outside in:
 //!
 //! - [`daemon`] — [`Daemon::start`] and the [`DaemonHandle`] the shell keeps
-//!   (address, upcoming, recently fired, snooze, open, shutdown).
+//!   (address, upcoming, recently fired, snooze, open, reconfigure,
+//!   shutdown).
 //! - [`server`], [`guard`], [`routes`], [`error`], [`view`] — the HTTP side:
 //!   loopback listener, browser hardening, one module per route family,
 //!   JSON errors, FCR-compatible response shapes.
@@ -22,7 +23,8 @@
 //! - [`config`], [`clock`] — what the daemon is told; wall-clock helpers.
 //!
 //! This crate never depends on tauri; the shell fills [`DaemonConfig`] from
-//! its settings and may plug in its own [`Notifier`].
+//! its settings (again on every change, through
+//! [`DaemonHandle::reconfigure`]) and may plug in its own [`Notifier`].
 
 pub mod clock;
 pub mod config;
@@ -44,7 +46,7 @@ pub mod updates;
 pub mod view;
 
 pub use config::{DaemonConfig, Limits, UpdateConfig};
-pub use daemon::{Daemon, DaemonHandle, StartError};
+pub use daemon::{Daemon, DaemonHandle, ReconfigureError, StartError};
 pub use engine::{ActionError, Scheduled};
 pub use history::{HistoryEntry, Origin, Outcome};
 pub use notifier::{

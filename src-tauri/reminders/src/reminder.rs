@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Limits;
+use crate::config::{DaemonConfig, Limits};
 
 /// The last second `rfc3339` can print with four year digits
 /// (9999-12-31T23:59:59Z); later triggers are refused as nonsense.
@@ -56,16 +56,25 @@ impl SnoozeRequest {
     }
 }
 
-/// The rules a payload is checked against at one instant.
+/// The rules a payload is checked against. They are about the shape of
+/// each value only: whether a trigger lies in the past is decided when the
+/// sync is planned (see [`crate::schedule::Schedule::plan_sync`]), because a
+/// slightly late item is accepted and fired at once rather than refused.
 #[derive(Debug, Clone, Copy)]
 pub struct Rules<'a> {
     pub limits: &'a Limits,
     pub allowed_schemes: &'a [String],
-    /// "In the future" means strictly after this second.
-    pub now_epoch: i64,
 }
 
-impl Rules<'_> {
+impl<'a> Rules<'a> {
+    /// The rules of `config` (its limits and scheme allowlist).
+    pub fn of(config: &'a DaemonConfig) -> Self {
+        Self {
+            limits: &config.limits,
+            allowed_schemes: &config.allowed_schemes,
+        }
+    }
+
     pub fn check_id(&self, id: &str) -> Result<(), String> {
         if id.is_empty() {
             return Err("must not be empty".into());
@@ -92,13 +101,9 @@ impl Rules<'_> {
         }
     }
 
+    /// At most the year 9999. Past triggers pass here: see [`Rules`].
     pub fn check_trigger(&self, trigger_at_epoch: i64) -> Result<(), String> {
-        if trigger_at_epoch <= self.now_epoch {
-            Err(format!(
-                "{trigger_at_epoch} is not in the future (now is {})",
-                self.now_epoch
-            ))
-        } else if trigger_at_epoch > MAX_TRIGGER_EPOCH {
+        if trigger_at_epoch > MAX_TRIGGER_EPOCH {
             Err(format!(
                 "{trigger_at_epoch} is after the year 9999 (at most {MAX_TRIGGER_EPOCH})"
             ))
@@ -190,16 +195,15 @@ mod tests {
     }
 
     #[test]
-    fn rules_refuse_past_nul_and_oversized_values() {
+    fn rules_refuse_nul_oversized_values_and_triggers_after_9999() {
         let limits = Limits::default();
         let schemes = schemes();
         let rules = Rules {
             limits: &limits,
             allowed_schemes: &schemes,
-            now_epoch: 1_000,
         };
-        assert!(rules.check_trigger(1_000).is_err());
-        assert!(rules.check_trigger(1_001).is_ok());
+        assert!(rules.check_trigger(1_000).is_ok());
+        assert!(rules.check_trigger(MAX_TRIGGER_EPOCH).is_ok());
         assert!(rules.check_trigger(MAX_TRIGGER_EPOCH + 1).is_err());
         assert!(rules.check_id("").is_err());
         assert!(rules.check_id(&"x".repeat(257)).is_err());

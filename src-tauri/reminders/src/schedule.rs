@@ -84,16 +84,38 @@ impl PartialEq for ById {
 impl Eq for ById {}
 
 /// What a `/sync` did, for its answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SyncSummary {
     /// Elements in the request.
     pub received: usize,
-    /// Of those, now scheduled.
+    /// Of those, now scheduled (`late` ones included).
     pub scheduled: usize,
     /// Of those, skipped because that `(id, trigger_at_epoch)` already fired.
     pub skipped_already_fired: usize,
     /// Reminders pending in total (synced, snoozed, due-but-not-yet-shown).
     pub active_reminders: usize,
+    /// Scheduled elements whose trigger had already passed (by at most the
+    /// late limit): they fire at once.
+    pub late: Vec<SyncedItem>,
+    /// Elements whose trigger lies further back than the late limit: not
+    /// scheduled, not shown.
+    pub expired: Vec<SyncedItem>,
+}
+
+/// One element of a `/sync`, as its answer names it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SyncedItem {
+    pub id: String,
+    pub trigger_at_epoch: i64,
+}
+
+impl SyncedItem {
+    fn of(reminder: &Reminder) -> Self {
+        Self {
+            id: reminder.id.clone(),
+            trigger_at_epoch: reminder.trigger_at_epoch,
+        }
+    }
 }
 
 /// The result of planning a sync: the schedule to swap in once `changes`
@@ -209,19 +231,31 @@ impl Schedule {
 
     /// Replaces the synced set with `incoming` (already validated).
     ///
-    /// Instances that already fired are left out. Synced reminders that are
+    /// Instances that already fired are left out. An instance whose trigger
+    /// is at or before `now_epoch` is still scheduled (so it fires at once)
+    /// if it is at most `late_limit_secs` old, and reported as `late`; an
+    /// older one is left out and reported as `expired`. The host drops only
+    /// items at or before the current second, so the item it computed one
+    /// second ahead can arrive a moment past its trigger. Synced reminders that are
     /// due but not yet shown are kept: the host omits past items, so a sync
     /// racing the scheduler by a millisecond must not swallow them.
     /// Snoozed reminders are untouched. Fired keys older than
     /// [`FIRED_RETENTION_SECS`] are forgotten in the same commit.
-    pub fn plan_sync(&self, incoming: Vec<Reminder>, now_epoch: i64) -> SyncPlan {
+    pub fn plan_sync(
+        &self,
+        incoming: Vec<Reminder>,
+        now_epoch: i64,
+        late_limit_secs: i64,
+    ) -> SyncPlan {
         let received = incoming.len();
+        let expired_before = now_epoch.saturating_sub(late_limit_secs);
+        let is_expired = |r: &Reminder| r.trigger_at_epoch < expired_before;
         let mut changes = Changes::default();
         let mut kept: Vec<Arc<Reminder>> = Vec::with_capacity(received);
         {
             let accepted: HashSet<&str> = incoming
                 .iter()
-                .filter(|r| !self.has_fired(&r.id, r.trigger_at_epoch))
+                .filter(|r| !self.has_fired(&r.id, r.trigger_at_epoch) && !is_expired(r))
                 .map(|r| r.id.as_str())
                 .collect();
             for ById(old) in &self.synced {
@@ -236,10 +270,18 @@ impl Schedule {
             }
         }
         let mut skipped_already_fired = 0;
+        let (mut late, mut expired) = (Vec::new(), Vec::new());
         for reminder in incoming {
             if self.has_fired(&reminder.id, reminder.trigger_at_epoch) {
                 skipped_already_fired += 1;
                 continue;
+            }
+            if is_expired(&reminder) {
+                expired.push(SyncedItem::of(&reminder));
+                continue;
+            }
+            if reminder.trigger_at_epoch <= now_epoch {
+                late.push(SyncedItem::of(&reminder));
             }
             match self.synced.get(reminder.id.as_str()) {
                 // Unchanged: keep sharing the stored value, write nothing.
@@ -251,7 +293,7 @@ impl Schedule {
                 }
             }
         }
-        let scheduled = received - skipped_already_fired;
+        let scheduled = received - skipped_already_fired - expired.len();
 
         let horizon = now_epoch.saturating_sub(FIRED_RETENTION_SECS);
         let mut kept_fired = Vec::new();
@@ -288,6 +330,8 @@ impl Schedule {
                 scheduled,
                 skipped_already_fired,
                 active_reminders,
+                late,
+                expired,
             },
         }
     }
@@ -391,6 +435,8 @@ mod tests {
         }
     }
 
+    const LATE_LIMIT: i64 = 3600;
+
     fn ids(schedule: &Schedule) -> Vec<(String, i64, Origin)> {
         schedule
             .iter()
@@ -403,7 +449,7 @@ mod tests {
         incoming: Vec<Reminder>,
         now: i64,
     ) -> (Schedule, Changes, SyncSummary) {
-        let plan = schedule.plan_sync(incoming, now);
+        let plan = schedule.plan_sync(incoming, now, LATE_LIMIT);
         let next = plan.next.unwrap_or_else(|| schedule.clone());
         (next, plan.changes, plan.summary)
     }
@@ -429,7 +475,7 @@ mod tests {
         assert_eq!(c2.remove, vec![(Origin::Synced, "b".to_string())]);
         assert_eq!(c2.put.len(), 1);
         assert_eq!(summary.active_reminders, 2);
-        let again = s2.plan_sync(vec![reminder("c", 150), reminder("a", 100)], 60);
+        let again = s2.plan_sync(vec![reminder("c", 150), reminder("a", 100)], 60, LATE_LIMIT);
         assert!(again.next.is_none() && again.changes.is_empty());
         assert_eq!(again.summary.active_reminders, 2);
     }
@@ -457,6 +503,37 @@ mod tests {
         );
         let (s, _, _) = synced(&s, vec![], 100);
         assert_eq!(ids(&s), vec![("a".into(), 100, Origin::Synced)]);
+    }
+
+    #[test]
+    fn past_items_within_the_limit_are_scheduled_as_late_older_ones_expire() {
+        let now = 10_000;
+        let (s, _, summary) = synced(
+            &Schedule::default(),
+            vec![
+                reminder("ahead", now + 60),
+                reminder("a-second-ago", now - 1),
+                reminder("this-second", now),
+                reminder("at-the-limit", now - LATE_LIMIT),
+                reminder("too-old", now - LATE_LIMIT - 1),
+            ],
+            now,
+        );
+        let names = |items: &[SyncedItem]| -> Vec<String> {
+            items.iter().map(|item| item.id.clone()).collect()
+        };
+        assert_eq!(
+            names(&summary.late),
+            ["a-second-ago", "this-second", "at-the-limit"]
+        );
+        assert_eq!(names(&summary.expired), ["too-old"]);
+        assert_eq!(summary.expired[0].trigger_at_epoch, now - LATE_LIMIT - 1);
+        assert_eq!((summary.received, summary.scheduled), (5, 4));
+        assert_eq!(
+            ids(&s).into_iter().map(|(id, ..)| id).collect::<Vec<_>>(),
+            ["at-the-limit", "a-second-ago", "this-second", "ahead"]
+        );
+        assert_eq!(s.due(now * 1000).len(), 3);
     }
 
     #[test]
@@ -502,7 +579,7 @@ mod tests {
             ],
             ..Changes::default()
         });
-        let plan = s.plan_sync(vec![], FIRED_RETENTION_SECS + 100);
+        let plan = s.plan_sync(vec![], FIRED_RETENTION_SECS + 100, LATE_LIMIT);
         assert_eq!(plan.changes.forget_fired.len(), 1);
         assert_eq!(plan.next.unwrap().fired_count(), 1);
     }

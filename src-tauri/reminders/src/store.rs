@@ -16,11 +16,22 @@
 //! costs about 10 µs per key written, so a 100k-reminder sync as 100k keys
 //! took seconds, while as 256 values it writes in tens of milliseconds. A
 //! small change (one reminder fired, one edited) rewrites one bucket.
+//!
+//! One unreadable record must not keep the daemon down: [`SledStore::load`]
+//! moves every record it cannot decode, raw bytes and all, to the
+//! `quarantine` tree (with when and why) and loads the rest;
+//! [`SledStore::open`] moves a database sled itself reports as corrupt aside
+//! and starts a fresh one, recording that in the quarantine too. `/doctor`
+//! lists the quarantine. The host's next sync restores the synced set (it is
+//! authoritative); snoozes and history in a lost record are gone.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use serde::{Deserialize, Serialize};
+
+use crate::clock;
 use crate::history::{HistoryEntry, Origin};
 use crate::reminder::Reminder;
 
@@ -77,14 +88,32 @@ pub enum StoreError {
     },
 }
 
+/// A record the store could not read, kept aside for inspection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quarantined {
+    /// What the record was (`synced bucket 17`, `snoozed reminder "x"`,
+    /// `the whole database`).
+    pub record: String,
+    pub reason: String,
+    pub quarantined_at_ms: i64,
+    /// The raw key and value, as found.
+    pub key: Vec<u8>,
+    pub value: Vec<u8>,
+    /// Where an unopenable database was moved (whole-database recovery only).
+    pub moved_to: Option<PathBuf>,
+}
+
 /// Durable storage of the daemon's state.
 pub trait ReminderStore: Send + Sync + 'static {
+    /// Everything readable; unreadable records are quarantined, not fatal.
     fn load(&self) -> Result<Stored, StoreError>;
     /// Applies `changes` atomically and makes them durable before returning.
     fn commit(&self, changes: &Changes) -> Result<(), StoreError>;
     /// Where the data lives (for `/storage` and `/doctor`).
     fn path(&self) -> &Path;
     fn size_on_disk(&self) -> Result<u64, StoreError>;
+    /// The records kept aside as unreadable, oldest first.
+    fn quarantined(&self) -> Result<Vec<Quarantined>, StoreError>;
 }
 
 const SYNCED: u8 = b'b';
@@ -93,6 +122,8 @@ pub const SYNCED_BUCKETS: u64 = 256;
 const SNOOZED: u8 = b'z';
 const FIRED: u8 = b'f';
 const HISTORY: u8 = b'h';
+/// The sled tree unreadable records are moved to, keyed by a sled id.
+const QUARANTINE_TREE: &str = "quarantine";
 
 /// The sled database of one Almanac instance.
 pub struct SledStore {
@@ -104,50 +135,173 @@ pub struct SledStore {
 
 impl SledStore {
     /// Opens (or creates) the database; fails if another process holds it.
+    ///
+    /// A database sled reports as corrupt (or as written in a format it does
+    /// not support) is renamed to `<name>.corrupt-<UTC time>`, kept for
+    /// inspection, and a fresh one is started in its place; the quarantine
+    /// records the move. Any other failure (locked by another process, no
+    /// permission, disk full) is returned: moving a database that may be
+    /// fine aside would lose it for nothing.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let path = path.into();
+        let source = match Self::open_as_is(&path) {
+            Ok(store) => return Ok(store),
+            Err(source) if is_unreadable(&source) => source,
+            Err(source) => return Err(StoreError::Open { path, source }),
+        };
+        let aside = aside_path(&path);
+        tracing::error!(
+            database = %path.display(), moved_to = %aside.display(), error = %source,
+            "the reminder database is unreadable; moving it aside and starting a fresh one"
+        );
+        std::fs::rename(&path, &aside).map_err(|io| StoreError::Open {
+            path: path.clone(),
+            source: sled::Error::Io(io),
+        })?;
+        let store = Self::open_as_is(&path).map_err(|source| StoreError::Open {
+            path: path.clone(),
+            source,
+        })?;
+        store.quarantine(Quarantined {
+            record: "the whole database".into(),
+            reason: source.to_string(),
+            quarantined_at_ms: clock::now_ms(),
+            key: Vec::new(),
+            value: Vec::new(),
+            moved_to: Some(aside),
+        })?;
+        store.db.flush()?;
+        Ok(store)
+    }
+
+    fn open_as_is(path: &Path) -> Result<Self, sled::Error> {
         // Every commit flushes itself, so sled's periodic flusher thread
         // (a wake-up every 500 ms) would only cost idle CPU.
         let db = sled::Config::new()
-            .path(&path)
+            .path(path)
             .flush_every_ms(None)
-            .open()
-            .map_err(|source| StoreError::Open {
-                path: path.clone(),
-                source,
-            })?;
+            .open()?;
         Ok(Self {
             db,
-            path,
+            path: path.to_path_buf(),
             commit: Mutex::new(()),
         })
     }
+
+    /// Moves one record from the main tree to the quarantine, atomically.
+    fn quarantine(&self, record: Quarantined) -> Result<(), StoreError> {
+        use sled::Transactional;
+        use sled::transaction::{ConflictableTransactionError, TransactionError};
+
+        let quarantine = self.db.open_tree(QUARANTINE_TREE)?;
+        let id = self.db.generate_id()?.to_be_bytes();
+        let value = to_json(&record);
+        let main: &sled::Tree = &self.db;
+        (main, &quarantine)
+            .transaction(|(main, quarantine)| {
+                if !record.key.is_empty() {
+                    main.remove(record.key.as_slice())?;
+                }
+                quarantine.insert(&id, value.as_slice())?;
+                Ok::<_, ConflictableTransactionError<()>>(())
+            })
+            .map_err(|error| match error {
+                TransactionError::Storage(error) => StoreError::Sled(error),
+                TransactionError::Abort(()) => unreachable!("the transaction never aborts"),
+            })
+    }
+}
+
+/// Whether `error` says the database's content cannot be read (as opposed
+/// to the database being busy, forbidden or out of space).
+fn is_unreadable(error: &sled::Error) -> bool {
+    match error {
+        sled::Error::Corruption { .. }
+        | sled::Error::Unsupported(_)
+        | sled::Error::ReportableBug(_) => true,
+        sled::Error::Io(io) => matches!(
+            io.kind(),
+            std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof
+        ),
+        sled::Error::CollectionNotFound(_) => false,
+    }
+}
+
+/// `reminders.sled` → `reminders.sled.corrupt-20260504T091500.123Z`.
+fn aside_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(
+        ".corrupt-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
+    ));
+    path.with_file_name(name)
+}
+
+/// What a record of the main tree is, for the quarantine.
+fn describe(key: &[u8]) -> String {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    match (key.first(), key.get(2..)) {
+        (Some(&SYNCED), Some(&[high, low])) => {
+            format!("synced bucket {}", u16::from_be_bytes([high, low]))
+        }
+        (Some(&SNOOZED), Some(id)) => format!("snoozed reminder {:?}", text(id)),
+        (Some(&FIRED), Some(rest)) => format!("fired key {:?}", text(rest.get(8..).unwrap_or_default())),
+        (Some(&HISTORY), Some(seq)) => match <[u8; 8]>::try_from(seq) {
+            Ok(seq) => format!("history entry {}", u64::from_be_bytes(seq)),
+            Err(_) => format!("history entry {:?}", text(seq)),
+        },
+        _ => format!("record {:?}", text(key)),
+    }
+}
+
+/// Adds one record of the main tree to `stored`, or says why it cannot.
+fn decode_into(stored: &mut Stored, key: &[u8], value: &[u8]) -> Result<(), String> {
+    let json = |error: serde_json::Error| error.to_string();
+    match key.first() {
+        Some(&SYNCED) => stored
+            .synced
+            .extend(serde_json::from_slice::<Vec<Reminder>>(value).map_err(json)?),
+        Some(&SNOOZED) => stored
+            .snoozed
+            .push(serde_json::from_slice(value).map_err(json)?),
+        Some(&FIRED) => stored.fired.push(
+            decode_fired_key(key).ok_or("a fired key needs a separator and an 8-byte trigger")?,
+        ),
+        Some(&HISTORY) => stored
+            .history
+            .push(serde_json::from_slice(value).map_err(json)?),
+        // Unknown prefixes belong to a newer version: leave them be.
+        _ => {}
+    }
+    Ok(())
 }
 
 impl ReminderStore for SledStore {
     fn load(&self) -> Result<Stored, StoreError> {
         let mut stored = Stored::default();
+        let mut unreadable = Vec::new();
         for item in self.db.iter() {
             let (key, value) = item?;
-            let decode_err = |source| StoreError::Corrupt {
-                key: String::from_utf8_lossy(&key).into_owned(),
-                source,
-            };
-            match key.first() {
-                Some(&SYNCED) => stored
-                    .synced
-                    .extend(serde_json::from_slice::<Vec<Reminder>>(&value).map_err(decode_err)?),
-                Some(&SNOOZED) => stored
-                    .snoozed
-                    .push(serde_json::from_slice(&value).map_err(decode_err)?),
-                Some(&FIRED) => stored.fired.push(decode_fired_key(&key)),
-                Some(&HISTORY) => stored
-                    .history
-                    .push(serde_json::from_slice(&value).map_err(decode_err)?),
-                // Unknown prefixes belong to a newer version: leave them be.
-                _ => {}
+            if let Err(reason) = decode_into(&mut stored, &key, &value) {
+                unreadable.push((key, value, reason));
             }
         }
+        if unreadable.is_empty() {
+            return Ok(stored);
+        }
+        for (key, value, reason) in unreadable {
+            let record = describe(&key);
+            tracing::error!(%record, %reason, "unreadable reminder record quarantined");
+            self.quarantine(Quarantined {
+                record,
+                reason,
+                quarantined_at_ms: clock::now_ms(),
+                key: key.to_vec(),
+                value: value.to_vec(),
+                moved_to: None,
+            })?;
+        }
+        self.db.flush()?;
         Ok(stored)
     }
 
@@ -191,6 +345,21 @@ impl ReminderStore for SledStore {
 
     fn size_on_disk(&self) -> Result<u64, StoreError> {
         Ok(self.db.size_on_disk()?)
+    }
+
+    fn quarantined(&self) -> Result<Vec<Quarantined>, StoreError> {
+        let quarantine = self.db.open_tree(QUARANTINE_TREE)?;
+        quarantine
+            .iter()
+            .values()
+            .map(|value| {
+                let value = value?;
+                serde_json::from_slice(&value).map_err(|source| StoreError::Corrupt {
+                    key: "quarantine".into(),
+                    source,
+                })
+            })
+            .collect()
     }
 }
 
@@ -279,14 +448,12 @@ fn fired_key(key: &FiredKey) -> Vec<u8> {
     bytes
 }
 
-fn decode_fired_key(bytes: &[u8]) -> FiredKey {
-    let mut trigger = [0u8; 8];
-    let raw = bytes.get(2..10).unwrap_or(&[0; 8]);
-    trigger.copy_from_slice(raw);
-    FiredKey {
+fn decode_fired_key(bytes: &[u8]) -> Option<FiredKey> {
+    let trigger: [u8; 8] = bytes.get(2..10)?.try_into().ok()?;
+    Some(FiredKey {
         trigger_at_epoch: (u64::from_be_bytes(trigger) ^ (1 << 63)) as i64,
-        id: String::from_utf8_lossy(bytes.get(10..).unwrap_or_default()).into_owned(),
-    }
+        id: String::from_utf8_lossy(&bytes[10..]).into_owned(),
+    })
 }
 
 fn history_key(seq: u64) -> [u8; 10] {
@@ -320,7 +487,7 @@ mod tests {
         let encoded: Vec<_> = keys.iter().map(fired_key).collect();
         assert!(encoded.windows(2).all(|pair| pair[0] < pair[1]));
         for (key, bytes) in keys.iter().zip(&encoded) {
-            assert_eq!(&decode_fired_key(bytes), key);
+            assert_eq!(decode_fired_key(bytes).as_ref(), Some(key));
         }
     }
 
@@ -396,6 +563,84 @@ mod tests {
         );
         assert_eq!(bucket_of("r1"), bucket_of("r1"));
         assert!(bucket_of("any id at all") < SYNCED_BUCKETS);
+    }
+
+    /// Garbage under three keys of a real database: the rest loads, the
+    /// three are in the quarantine (raw bytes, what and why), and gone from
+    /// the main tree, so the next load is clean.
+    #[test]
+    fn unreadable_records_are_quarantined_and_the_rest_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
+        store
+            .commit(&Changes {
+                put: vec![
+                    (Origin::Synced, reminder("good", 10)),
+                    (Origin::Snoozed, reminder("snoozed", 20)),
+                ],
+                ..Changes::default()
+            })
+            .unwrap();
+        let bad_bucket = bucket_key((bucket_of("good") + 1) % SYNCED_BUCKETS);
+        store.db.insert(bad_bucket, &b"\xff not json"[..]).unwrap();
+        store.db.insert(snoozed_key("broken"), &b"{\"id\":"[..]).unwrap();
+        store.db.insert([FIRED, 0, 1], &[][..]).unwrap();
+
+        let stored = store.load().unwrap();
+        assert_eq!(stored.synced, vec![(*reminder("good", 10)).clone()]);
+        assert_eq!(stored.snoozed, vec![(*reminder("snoozed", 20)).clone()]);
+        assert!(stored.fired.is_empty());
+        let quarantined = store.quarantined().unwrap();
+        let records: Vec<&str> = quarantined.iter().map(|q| q.record.as_str()).collect();
+        assert_eq!(records.len(), 3, "{quarantined:?}");
+        // In key order: b(ucket), f(ired), z (snoozed).
+        assert!(records[0].starts_with("synced bucket "), "{records:?}");
+        assert!(records[1].starts_with("fired key"), "{records:?}");
+        assert_eq!(records[2], "snoozed reminder \"broken\"");
+        assert_eq!(quarantined[0].key, bad_bucket);
+        assert_eq!(quarantined[0].value, b"\xff not json");
+        assert!(quarantined[2].reason.contains("EOF"), "{quarantined:?}");
+        assert!(quarantined.iter().all(|q| q.quarantined_at_ms > 0));
+        assert_eq!(store.db.get(bad_bucket).unwrap(), None);
+
+        drop(store);
+        let store = SledStore::open(dir.path()).unwrap();
+        assert_eq!(store.load().unwrap().synced.len(), 1);
+        assert_eq!(store.quarantined().unwrap().len(), 3);
+    }
+
+    /// A database whose files sled cannot read is moved aside, not fatal.
+    #[test]
+    fn an_unreadable_database_is_moved_aside_and_a_fresh_one_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("reminders.sled");
+        {
+            let store = SledStore::open(&path).unwrap();
+            store
+                .commit(&Changes {
+                    put: vec![(Origin::Synced, reminder("lost", 10))],
+                    ..Changes::default()
+                })
+                .unwrap();
+        }
+        for entry in std::fs::read_dir(&path).unwrap() {
+            let file = entry.unwrap().path();
+            if file.is_file() {
+                let len = std::fs::metadata(&file).unwrap().len() as usize;
+                std::fs::write(&file, vec![0xA5; len.max(64)]).unwrap();
+            }
+        }
+        let store = SledStore::open(&path).unwrap();
+        assert!(store.load().unwrap().synced.is_empty());
+        let quarantined = store.quarantined().unwrap();
+        assert_eq!(quarantined.len(), 1, "{quarantined:?}");
+        assert_eq!(quarantined[0].record, "the whole database");
+        let aside = quarantined[0].moved_to.clone().unwrap();
+        assert!(aside.is_dir(), "{aside:?}");
+        assert!(
+            aside.file_name().unwrap().to_string_lossy().starts_with("reminders.sled.corrupt-"),
+            "{aside:?}"
+        );
     }
 
     #[test]

@@ -4,7 +4,12 @@
 //! document shaped like a GitHub "latest release") at start and then every
 //! `interval`, and caches what it learned; the route only reads the cache,
 //! so no request ever waits on the network. Disabled, nothing is fetched and
-//! the route says `"enabled": false`.
+//! the route says `"enabled": false`. [`Updates::reconfigure`] switches
+//! checks on or off, or to another feed, while the daemon runs.
+//!
+//! A feed body is read up to [`MAX_FEED_BYTES`] and no further: a release
+//! document is a few kilobytes, and a feed that streams more is reported as
+//! an error rather than buffered.
 
 use std::sync::RwLock;
 use std::time::Duration;
@@ -17,6 +22,8 @@ use crate::config::UpdateConfig;
 
 const CURRENT_VERSION: &str = env!("CARGO_PKG_VERSION");
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most of a feed body that is read (1 MiB).
+pub const MAX_FEED_BYTES: usize = 1024 * 1024;
 
 /// A published release, as the feed describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -61,32 +68,36 @@ struct FeedRelease {
 /// The cache the route reads and the checker writes.
 #[derive(Debug)]
 pub struct Updates {
-    config: UpdateConfig,
+    config: watch::Sender<UpdateConfig>,
     state: RwLock<UpdateState>,
+}
+
+/// The state before the first check of `config`.
+fn unchecked(config: &UpdateConfig) -> UpdateState {
+    let enabled = config.enabled && config.feed_url.is_some();
+    let status_label = if enabled {
+        "Update check pending"
+    } else {
+        "Update checks are off"
+    };
+    UpdateState {
+        enabled,
+        feed_url: config.feed_url.clone().filter(|_| enabled),
+        current_version: CURRENT_VERSION.to_string(),
+        update_available: false,
+        latest_release: None,
+        last_checked_at_epoch: 0,
+        next_check_at_epoch: None,
+        last_error: None,
+        status_label: status_label.to_string(),
+    }
 }
 
 impl Updates {
     pub fn new(config: UpdateConfig) -> Self {
-        let enabled = config.enabled && config.feed_url.is_some();
-        let status_label = if enabled {
-            "Update check pending"
-        } else {
-            "Update checks are off"
-        };
-        let state = UpdateState {
-            enabled,
-            feed_url: config.feed_url.clone().filter(|_| enabled),
-            current_version: CURRENT_VERSION.to_string(),
-            update_available: false,
-            latest_release: None,
-            last_checked_at_epoch: 0,
-            next_check_at_epoch: None,
-            last_error: None,
-            status_label: status_label.to_string(),
-        };
         Self {
-            config,
-            state: RwLock::new(state),
+            state: RwLock::new(unchecked(&config)),
+            config: watch::Sender::new(config),
         }
     }
 
@@ -94,40 +105,66 @@ impl Updates {
         self.state.read().expect("update lock poisoned").clone()
     }
 
-    /// Checks now and then every interval until shutdown; returns at once
-    /// when checks are off.
+    /// Follows `config` from now on: the state starts over (what an old
+    /// feed said is not about the new one) and the checker checks at once.
+    /// An unchanged config changes nothing.
+    pub fn reconfigure(&self, config: UpdateConfig) {
+        let mut state = self.state.write().expect("update lock poisoned");
+        self.config.send_if_modified(|current| {
+            if *current == config {
+                return false;
+            }
+            *state = unchecked(&config);
+            *current = config;
+            true
+        });
+    }
+
+    /// Checks now and then every interval until shutdown, following
+    /// [`Self::reconfigure`]; idle while checks are off.
     pub async fn run(&self, mut shutdown: watch::Receiver<bool>) {
-        let Some(feed_url) = self.config.feed_url.clone().filter(|_| self.config.enabled) else {
-            return;
-        };
-        let client = match reqwest::Client::builder()
+        let mut configs = self.config.subscribe();
+        let client = reqwest::Client::builder()
             .timeout(REQUEST_TIMEOUT)
             .user_agent(concat!("almanac-reminders/", env!("CARGO_PKG_VERSION")))
             .build()
-        {
-            Ok(client) => client,
-            Err(error) => {
-                self.record(Err(format!("cannot build an HTTP client: {error}")));
-                return;
-            }
-        };
+            .map_err(|error| format!("cannot build an HTTP client: {error}"));
         loop {
-            let outcome = tokio::select! {
-                outcome = fetch(&client, &feed_url) => outcome,
-                _ = shutdown.changed() => return,
-            };
-            self.record(outcome);
-            tokio::select! {
-                () = tokio::time::sleep(self.config.interval) => {}
-                _ = shutdown.changed() => return,
+            let config = configs.borrow_and_update().clone();
+            let feed_url = config.feed_url.clone().filter(|_| config.enabled);
+            if let Some(feed_url) = feed_url {
+                let outcome = match &client {
+                    Ok(client) => tokio::select! {
+                        outcome = fetch(client, &feed_url) => outcome,
+                        _ = configs.changed() => continue,
+                        _ = shutdown.changed() => return,
+                    },
+                    Err(error) => Err(error.clone()),
+                };
+                self.record(&config, outcome);
+                tokio::select! {
+                    () = tokio::time::sleep(config.interval) => {}
+                    _ = configs.changed() => {}
+                    _ = shutdown.changed() => return,
+                }
+            } else {
+                tokio::select! {
+                    _ = configs.changed() => {}
+                    _ = shutdown.changed() => return,
+                }
             }
         }
     }
 
-    fn record(&self, outcome: Result<Option<ReleaseInfo>, String>) {
-        let now = clock::now_epoch();
-        let interval = i64::try_from(self.config.interval.as_secs()).unwrap_or(i64::MAX);
+    /// Caches the outcome of a check made under `config`, unless the config
+    /// changed meanwhile (then the outcome is about a feed no longer asked).
+    fn record(&self, config: &UpdateConfig, outcome: Result<Option<ReleaseInfo>, String>) {
         let mut state = self.state.write().expect("update lock poisoned");
+        if *self.config.borrow() != *config {
+            return;
+        }
+        let now = clock::now_epoch();
+        let interval = i64::try_from(config.interval.as_secs()).unwrap_or(i64::MAX);
         state.last_checked_at_epoch = now;
         state.next_check_at_epoch = Some(now.saturating_add(interval));
         match outcome {
@@ -164,9 +201,8 @@ async fn fetch(client: &reqwest::Client, url: &str) -> Result<Option<ReleaseInfo
     if !response.status().is_success() {
         return Err(format!("{url} answered HTTP {}", response.status()));
     }
-    let release: FeedRelease = response
-        .json()
-        .await
+    let body = read_capped(response, MAX_FEED_BYTES).await?;
+    let release: FeedRelease = serde_json::from_slice(&body)
         .map_err(|error| format!("unreadable release feed: {error}"))?;
     if release.draft || release.prerelease {
         return Ok(None);
@@ -178,6 +214,33 @@ async fn fetch(client: &reqwest::Client, url: &str) -> Result<Option<ReleaseInfo
         html_url: release.html_url.unwrap_or_default(),
         published_at_rfc3339: release.published_at.unwrap_or_default(),
     }))
+}
+
+/// The body of `response`, refused (and left unread) past `max_bytes`.
+async fn read_capped(mut response: reqwest::Response, max_bytes: usize) -> Result<Vec<u8>, String> {
+    let too_large = || {
+        format!(
+            "the release feed is larger than {max_bytes} bytes; stopped reading it"
+        )
+    };
+    if response
+        .content_length()
+        .is_some_and(|length| length > max_bytes as u64)
+    {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| format!("cannot read the release feed: {error}"))?
+    {
+        if body.len() + chunk.len() > max_bytes {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// Whether `candidate` is a newer semantic version than `current`;

@@ -136,9 +136,9 @@ async fn every_validation_error_names_index_and_field_and_changes_nothing() {
         "unknown field",
     ));
     cases.push((
-        with(&|e| drop(e.insert("trigger_at_epoch".into(), json!(now - 10)))),
+        with(&|e| drop(e.insert("trigger_at_epoch".into(), json!(253_402_300_800_i64)))),
         "trigger_at_epoch",
-        "not in the future",
+        "after the year 9999",
     ));
     cases.push((
         with(&|e| drop(e.insert("action_url".into(), json!("file:///etc/passwd")))),

@@ -9,6 +9,7 @@ use crate::clock;
 use crate::engine::Settled;
 use crate::history::Outcome;
 use crate::notifier::NotifierInfo;
+use crate::store::Quarantined;
 use crate::view::{Checked, ReminderView, StorageView};
 
 #[derive(Serialize)]
@@ -24,6 +25,8 @@ pub struct DoctorAnswer {
     notifications: NotifierInfo,
     missed_at_start: Settled,
     history: HistoryCounts,
+    /// Records the store could not read and kept aside (see `store`).
+    quarantine: QuarantineView,
     /// Supplied by the host app (keyring, REST server, …); null if none.
     host: serde_json::Value,
 }
@@ -49,6 +52,40 @@ struct Check {
 }
 
 #[derive(Serialize)]
+struct QuarantineView {
+    count: usize,
+    /// The most recent [`QUARANTINE_SHOWN`], oldest first.
+    records: Vec<QuarantinedView>,
+}
+
+/// At most this many quarantined records are listed (all are counted).
+const QUARANTINE_SHOWN: usize = 50;
+
+#[derive(Serialize)]
+struct QuarantinedView {
+    record: String,
+    reason: String,
+    quarantined_at_rfc3339: String,
+    value_bytes: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moved_to: Option<String>,
+}
+
+impl From<Quarantined> for QuarantinedView {
+    fn from(quarantined: Quarantined) -> Self {
+        Self {
+            quarantined_at_rfc3339: clock::rfc3339_ms(quarantined.quarantined_at_ms),
+            value_bytes: quarantined.value.len(),
+            moved_to: quarantined
+                .moved_to
+                .map(|path| path.display().to_string()),
+            record: quarantined.record,
+            reason: quarantined.reason,
+        }
+    }
+}
+
+#[derive(Serialize)]
 struct HistoryCounts {
     fired: usize,
     missed: usize,
@@ -62,6 +99,8 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
     let size = engine.store().size_on_disk();
     let notifications = engine.notifier().info();
     let storage_error = engine.storage_error();
+    let quarantined = engine.store().quarantined();
+    let listen = state.listen();
     let executable = std::env::current_exe()
         .map(|path| path.display().to_string())
         .unwrap_or_default();
@@ -83,6 +122,18 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
             detail: storage_error.or_else(|| size.as_ref().err().map(ToString::to_string)),
         },
         Check {
+            name: "storage_records_readable",
+            ok: quarantined.as_ref().is_ok_and(Vec::is_empty),
+            detail: match &quarantined {
+                Ok(records) if records.is_empty() => None,
+                Ok(records) => Some(format!(
+                    "{} unreadable records were quarantined (see `quarantine`)",
+                    records.len()
+                )),
+                Err(error) => Some(error.to_string()),
+            },
+        },
+        Check {
             name: "notification_server_available",
             ok: notifications.problem.is_none(),
             detail: notifications.problem.clone(),
@@ -94,8 +145,11 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
         },
         Check {
             name: "loopback_server_bound",
-            ok: true,
-            detail: Some(state.instance.addr.to_string()),
+            ok: listen.problem.is_none(),
+            detail: Some(match &listen.problem {
+                None => listen.addr.to_string(),
+                Some(problem) => format!("still serving on {}; {problem}", listen.addr),
+            }),
         },
     ];
     let started_at_epoch = state.instance.started_at_ms.div_euclid(1000);
@@ -106,8 +160,8 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
             version: state.instance.version,
             running_from_path: executable.clone(),
             executable_path: executable,
-            server_url: format!("http://{}", state.instance.addr),
-            bound_address: state.instance.addr.to_string(),
+            server_url: format!("http://{}", listen.addr),
+            bound_address: listen.addr.to_string(),
             started_at_epoch,
             started_at_rfc3339: clock::rfc3339_ms(state.instance.started_at_ms),
         },
@@ -122,6 +176,18 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
             fired: engine.history_count(Outcome::Fired),
             missed: engine.history_count(Outcome::Missed),
             dropped: engine.history_count(Outcome::Dropped),
+        },
+        quarantine: {
+            let records = quarantined.unwrap_or_default();
+            let older = records.len().saturating_sub(QUARANTINE_SHOWN);
+            QuarantineView {
+                count: records.len(),
+                records: records
+                    .into_iter()
+                    .skip(older)
+                    .map(QuarantinedView::from)
+                    .collect(),
+            }
         },
         host: state
             .diagnostics

@@ -8,7 +8,7 @@ mod sync;
 mod updates;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -33,7 +33,15 @@ pub struct Instance {
     pub pid: u32,
     pub version: &'static str,
     pub started_at_ms: i64,
+}
+
+/// Where the daemon listens now.
+#[derive(Debug, Clone)]
+pub(crate) struct Listen {
     pub addr: SocketAddr,
+    /// Why the configured port is not the one listened on (a rebind failed;
+    /// the old listener keeps serving).
+    pub problem: Option<String>,
 }
 
 /// What the handlers share.
@@ -41,6 +49,7 @@ pub(crate) struct AppState {
     pub engine: Arc<Engine>,
     pub updates: Arc<Updates>,
     pub instance: Instance,
+    pub listen: RwLock<Listen>,
     /// Where the database lives (paths and file URLs, computed once).
     pub storage: StorageView,
     pub diagnostics: Option<DiagnosticsProvider>,
@@ -50,12 +59,17 @@ pub(crate) struct AppState {
 
 type Shared = axum::extract::State<Arc<AppState>>;
 
-pub(crate) fn router(state: Arc<AppState>) -> Router {
-    let limits = state.engine.config().limits.clone();
-    let guard = Arc::new(Guard::new(
-        state.instance.addr.port(),
-        &state.engine.config().allowed_origins,
-    ));
+impl AppState {
+    pub fn listen(&self) -> Listen {
+        self.listen.read().expect("listen lock poisoned").clone()
+    }
+}
+
+/// The routes, for a listener bound to `addr` (the `Host` check needs it).
+pub(crate) fn router(state: Arc<AppState>, addr: SocketAddr) -> Router {
+    let config = state.engine.config();
+    let limits = config.limits.clone();
+    let guard = Arc::new(Guard::new(addr.port(), &config.allowed_origins));
     Router::new()
         .route(
             "/sync",
