@@ -7,6 +7,7 @@
 mod cli;
 mod desktop;
 mod headless;
+mod reminder_daemon;
 mod signals;
 mod wiring;
 

@@ -6,18 +6,16 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use almanac_core::api::{ApiError, ConsentPrompt, UiController};
 use almanac_core::app::{Core, CoreError};
 use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
-use almanac_core::settings::Settings;
 use almanac_core::tokens::KeyringSecretStore;
-use almanac_reminders::{
-    DaemonConfig, DaemonHandle, DbusNotifier, LogNotifier, Notifier, SystemOpener, UpdateConfig,
-};
-use tokio::sync::{Mutex, RwLock, watch};
+use almanac_reminders::{DaemonHandle, DbusNotifier, LogNotifier, Notifier};
+use tokio::sync::{Mutex, watch};
+
+use crate::reminder_daemon::ReminderDaemon;
 
 /// Why the services could not start. A server that cannot bind its port is
 /// not one of these: the app runs on and reports it.
@@ -45,9 +43,8 @@ pub struct Services {
     /// Follows `restServerEnabled` / `localServerPort`; `None` once shut down.
     rest: Mutex<Option<RestServer>>,
     rest_state: watch::Receiver<ServerState>,
-    /// `None` once shut down, or when the daemon could not start.
-    reminders: RwLock<Option<DaemonHandle>>,
-    reminders_problem: Option<String>,
+    /// Follows `settings.reminders`.
+    reminders: Arc<ReminderDaemon>,
 }
 
 impl Services {
@@ -79,28 +76,18 @@ impl Services {
         let rest = RestServer::start(&core);
         let rest_state = rest.subscribe();
 
-        let config = daemon_config(&core.paths, &core.settings.get());
-        let (reminders, reminders_problem) = match almanac_reminders::Daemon::start(
-            config,
+        let reminders = ReminderDaemon::start(
+            core.paths.clone(),
+            core.settings.subscribe(),
             hooks.notifier,
-            Arc::new(SystemOpener),
-            None,
         )
-        .await
-        {
-            Ok(handle) => (Some(handle), None),
-            Err(error) => {
-                tracing::error!("reminder daemon not started: {error}");
-                (None, Some(error.to_string()))
-            }
-        };
+        .await;
 
         Ok(Services {
             core,
             rest: Mutex::new(Some(rest)),
             rest_state,
-            reminders: RwLock::new(reminders),
-            reminders_problem,
+            reminders,
         })
     }
 
@@ -111,12 +98,12 @@ impl Services {
 
     /// The running reminder daemon, if it runs. Hold the guard only briefly.
     pub async fn reminders(&self) -> tokio::sync::RwLockReadGuard<'_, Option<DaemonHandle>> {
-        self.reminders.read().await
+        self.reminders.handle().await
     }
 
-    /// Why the reminder daemon is not running, if it could not start.
-    pub fn reminders_problem(&self) -> Option<&str> {
-        self.reminders_problem.as_deref()
+    /// Why the reminder daemon is not running, or not on the configured port.
+    pub fn reminders_problem(&self) -> Option<String> {
+        self.reminders.problem()
     }
 
     /// Stops the servers (their ports are closed when this returns) and
@@ -125,9 +112,7 @@ impl Services {
         if let Some(rest) = self.rest.lock().await.take() {
             rest.shutdown().await;
         }
-        if let Some(daemon) = self.reminders.write().await.take() {
-            daemon.shutdown().await;
-        }
+        self.reminders.shutdown().await;
         let tokens = self.core.tokens.clone();
         let flushed = tokio::task::spawn_blocking(move || tokens.flush_last_used()).await;
         if let Ok(Err(error)) = flushed {
@@ -135,21 +120,6 @@ impl Services {
         }
         tracing::info!("services stopped");
     }
-}
-
-/// The daemon's configuration from `settings.reminders`.
-fn daemon_config(paths: &Paths, settings: &Settings) -> DaemonConfig {
-    let reminders = &settings.reminders;
-    let mut config = DaemonConfig::new(paths.reminders_db());
-    config.port = reminders.daemon_port;
-    config.grace_window = Duration::from_secs(u64::from(reminders.grace_window_hours) * 3600);
-    config.allowed_schemes = reminders.allowed_schemes.clone();
-    config.updates = UpdateConfig {
-        enabled: reminders.check_updates,
-        feed_url: reminders.update_feed_url.clone(),
-        ..UpdateConfig::default()
-    };
-    config
 }
 
 /// Native notifications through the session bus's notification server, or

@@ -117,3 +117,77 @@ async fn a_reminder_is_shown_by_the_real_server_and_a_click_opens_its_url() {
     assert_eq!(url, format!("obsidian://open?file={id}"));
     daemon.shutdown().await;
 }
+
+/// The Full Calendar host's item one second past its trigger: accepted,
+/// reported as late, and shown at once by the real notification server;
+/// the items ahead are stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_synced_item_a_second_late_is_shown_at_once() {
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+        eprintln!("SKIPPED: no session bus; run under scripts/session.sh");
+        return;
+    }
+    let mut monitor = Command::new("dbus-monitor")
+        .args([
+            "--session",
+            "interface='org.freedesktop.Notifications',member='Notify'",
+        ])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("dbus-monitor");
+    let mut lines = BufReader::new(monitor.stdout.take().unwrap()).lines();
+    line_containing(&mut lines, "NameLost").await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (open_tx, _opened) = mpsc::unbounded_channel();
+    let daemon = Daemon::start(
+        config(&dir.path().join("reminders.sled")),
+        Arc::new(DbusNotifier::connect().await.expect("a notification server")),
+        Arc::new(ChannelOpener(open_tx)),
+        None,
+    )
+    .await
+    .unwrap();
+    let title = format!("Standup {}", std::process::id());
+    let item = |day: &str, trigger: i64| {
+        let file = format!("events/{day} {title}.md");
+        serde_json::json!({
+            "id": format!("fullnote:{file}::{day}T09:30"),
+            "title": title,
+            "body": format!("{day} 09:30"),
+            "trigger_at_epoch": trigger,
+            "action_url": format!(
+                "obsidian://open?vault=My%20Vault&file={}",
+                file.replace('/', "%2F").replace(' ', "%20")
+            ),
+        })
+    };
+    let now = now_epoch();
+    let response = reqwest::Client::new()
+        .post(format!("http://{}/sync", daemon.addr()))
+        .json(&serde_json::json!([
+            item("2026-11-23", now - 1),
+            item("2026-11-24", now + 86_400),
+            item("2026-11-25", now + 2 * 86_400),
+        ]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let answer: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(answer["late"][0]["trigger_at_epoch"], now - 1, "{answer}");
+    assert_eq!(answer["scheduled"], 3);
+
+    line_containing(&mut lines, "member=Notify").await;
+    line_containing(&mut lines, &title).await;
+    let pending: Vec<String> = daemon
+        .upcoming(10)
+        .into_iter()
+        .map(|scheduled| scheduled.reminder.id)
+        .collect();
+    assert_eq!(pending.len(), 2, "{pending:?}");
+    assert!(pending.iter().all(|id| !id.contains("2026-11-23")), "{pending:?}");
+    let _ = Command::new("dunstctl").arg("close-all").status().await;
+    daemon.shutdown().await;
+}

@@ -104,3 +104,37 @@ async fn a_failing_feed_is_reported_not_fatal() {
     let (status, _) = daemon.get("/status").await;
     assert_eq!(status, 200);
 }
+
+/// A feed that streams more than the cap: reading stops, the check fails
+/// with a message naming the cap, the daemon is unaffected.
+#[tokio::test]
+async fn a_feed_larger_than_the_cap_is_refused() {
+    use almanac_reminders::updates::MAX_FEED_BYTES;
+    use futures_util::stream;
+
+    let (hits_tx, mut hits) = mpsc::unbounded_channel();
+    let app = Router::new().route(
+        "/latest",
+        get(move || {
+            let _ = hits_tx.send(());
+            // Chunked, no Content-Length: 64 KiB chunks, twice the cap.
+            let chunks = (0..2 * MAX_FEED_BYTES / 65_536)
+                .map(|_| Ok::<_, std::io::Error>(axum::body::Bytes::from(vec![b' '; 65_536])));
+            async move { axum::body::Body::from_stream(stream::iter(chunks)) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/latest", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = daemon_checking(dir.path(), url).await;
+    let body = checked_updates(&daemon, &mut hits).await;
+    let error = body["last_error"].as_str().unwrap();
+    assert!(
+        error.contains(&format!("larger than {MAX_FEED_BYTES} bytes")),
+        "{body}"
+    );
+    assert_eq!(body["update_available"], false);
+    assert_eq!(daemon.get("/status").await.0, 200);
+}

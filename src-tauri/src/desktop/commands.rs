@@ -241,7 +241,7 @@ const UPCOMING_SHOWN: usize = 200;
 pub struct RemindersView {
     upcoming: Vec<Scheduled>,
     recently_fired: Vec<HistoryEntry>,
-    /// Why the daemon is not running, if it is not.
+    /// Why the daemon is not running, or not on the configured port.
     problem: Option<String>,
 }
 
@@ -252,7 +252,7 @@ pub async fn reminders_list(services: State<'_, Arc<Services>>) -> CommandResult
         Some(daemon) => RemindersView {
             upcoming: daemon.upcoming(UPCOMING_SHOWN),
             recently_fired: daemon.recently_fired(),
-            problem: None,
+            problem: services.reminders_problem(),
         },
         None => RemindersView {
             upcoming: Vec::new(),
@@ -260,8 +260,7 @@ pub async fn reminders_list(services: State<'_, Arc<Services>>) -> CommandResult
             problem: Some(
                 services
                     .reminders_problem()
-                    .unwrap_or("the reminder daemon has stopped")
-                    .to_string(),
+                    .unwrap_or_else(|| "the reminder daemon has stopped".to_string()),
             ),
         },
     })

@@ -1,0 +1,129 @@
+//! The reminder daemon as `settings.reminders` wants it: started with the
+//! services, then reconfigured on every change of those settings (port,
+//! schemes, grace window, update checks), so none needs a restart. A daemon
+//! that could not start (its port was taken) is started again by the next
+//! change. What went wrong last is kept for the Reminders window.
+
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use almanac_core::paths::Paths;
+use almanac_core::settings::Settings;
+use almanac_reminders::{
+    Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig,
+};
+use tokio::sync::{RwLock, RwLockReadGuard, watch};
+use tokio::task::JoinHandle;
+
+pub struct ReminderDaemon {
+    /// `None` when it could not start, or once shut down.
+    handle: RwLock<Option<DaemonHandle>>,
+    /// Why the daemon does not run, or runs on another port than configured.
+    problem: Mutex<Option<String>>,
+    /// Applies settings changes; stopped first on shutdown.
+    follower: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl ReminderDaemon {
+    /// Starts the daemon as `settings` say, and follows their changes.
+    pub async fn start(
+        paths: Paths,
+        settings: watch::Receiver<Arc<Settings>>,
+        notifier: Arc<dyn Notifier>,
+    ) -> Arc<Self> {
+        let daemon = Arc::new(Self {
+            handle: RwLock::new(None),
+            problem: Mutex::new(None),
+            follower: Mutex::new(None),
+        });
+        let config = daemon_config(&paths, &settings.borrow());
+        daemon.apply(config, &notifier).await;
+        let follower = tokio::spawn(follow(Arc::downgrade(&daemon), paths, settings, notifier));
+        *daemon.follower.lock().expect("follower lock") = Some(follower);
+        daemon
+    }
+
+    /// The running daemon, if it runs. Hold the guard only briefly.
+    pub async fn handle(&self) -> RwLockReadGuard<'_, Option<DaemonHandle>> {
+        self.handle.read().await
+    }
+
+    /// Why the daemon is not running, or not on the configured port.
+    pub fn problem(&self) -> Option<String> {
+        self.problem.lock().expect("problem lock").clone()
+    }
+
+    /// Stops following the settings, then stops the daemon.
+    pub async fn shutdown(&self) {
+        let follower = self.follower.lock().expect("follower lock").take();
+        if let Some(follower) = follower {
+            follower.abort();
+            let _ = follower.await;
+        }
+        if let Some(daemon) = self.handle.write().await.take() {
+            daemon.shutdown().await;
+        }
+    }
+
+    /// Reconfigures the running daemon, or starts it if it does not run.
+    async fn apply(&self, config: DaemonConfig, notifier: &Arc<dyn Notifier>) {
+        let mut handle = self.handle.write().await;
+        let problem = match handle.as_ref() {
+            Some(running) => running.reconfigure(config).await.err().map(|e| e.to_string()),
+            None => {
+                let started =
+                    Daemon::start(config, notifier.clone(), Arc::new(SystemOpener), None).await;
+                match started {
+                    Ok(started) => {
+                        *handle = Some(started);
+                        None
+                    }
+                    Err(error) => Some(error.to_string()),
+                }
+            }
+        };
+        if let Some(problem) = &problem {
+            tracing::error!("reminder daemon: {problem}");
+        }
+        *self.problem.lock().expect("problem lock") = problem;
+    }
+}
+
+/// Applies each change of `settings.reminders` (other settings are not the
+/// daemon's business) until the settings store or the daemon goes away.
+async fn follow(
+    daemon: Weak<ReminderDaemon>,
+    paths: Paths,
+    mut settings: watch::Receiver<Arc<Settings>>,
+    notifier: Arc<dyn Notifier>,
+) {
+    let mut applied = settings.borrow_and_update().reminders.clone();
+    while settings.changed().await.is_ok() {
+        let current = settings.borrow_and_update().clone();
+        if current.reminders == applied {
+            continue;
+        }
+        applied = current.reminders.clone();
+        let Some(daemon) = daemon.upgrade() else {
+            return;
+        };
+        daemon
+            .apply(daemon_config(&paths, &current), &notifier)
+            .await;
+    }
+}
+
+/// The daemon's configuration from `settings.reminders`.
+fn daemon_config(paths: &Paths, settings: &Settings) -> DaemonConfig {
+    let reminders = &settings.reminders;
+    let mut config = DaemonConfig::new(paths.reminders_db());
+    config.port = reminders.daemon_port;
+    config.grace_window = Duration::from_secs(u64::from(reminders.grace_window_hours) * 3600);
+    config.allowed_schemes = reminders.allowed_schemes.clone();
+    config.updates = UpdateConfig {
+        enabled: reminders.check_updates,
+        feed_url: reminders.update_feed_url.clone(),
+        ..UpdateConfig::default()
+    };
+    config
+}
