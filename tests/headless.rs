@@ -4,8 +4,9 @@ mod support;
 
 use std::process::Command;
 
+use serde_json::json;
 use support::instance::Instance;
-use support::{eventually, port_open};
+use support::{epoch_now, eventually, free_port, port_open};
 
 #[test]
 fn help_names_headless_mode() {
@@ -74,6 +75,71 @@ async fn headless_serves_both_ports_and_stops_cleanly_on_sigterm() {
         "{}",
         instance.log()
     );
+}
+
+/// `PUT /settings {"reminders": …}` takes effect without a restart: the
+/// daemon moves to the new port (the old one closes) and follows the new
+/// scheme allowlist, in both directions.
+#[tokio::test]
+async fn reminder_settings_apply_to_the_running_daemon() {
+    support::require_desktop_session();
+    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let token = instance.seed_token("live settings test", &["system:full-access"]);
+    let mut app = instance.spawn(&["--headless"]);
+    for port in [instance.rest_port, instance.daemon_port] {
+        eventually("both ports", || async { port_open(port).then_some(()) }).await;
+    }
+
+    let http = reqwest::Client::new();
+    let new_port = free_port();
+    let response = http
+        .put(format!("{}/settings", instance.api()))
+        .bearer_auth(&token)
+        .json(&json!({"settings": {"reminders": {
+            "daemonPort": new_port,
+            "allowedSchemes": ["obsidian", "zotero"],
+        }}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+    eventually("the daemon on its new port", || async {
+        port_open(new_port).then_some(())
+    })
+    .await;
+    eventually("the old daemon port closed", || async {
+        (!port_open(instance.daemon_port)).then_some(())
+    })
+    .await;
+
+    let sync = |url: &'static str| {
+        let http = http.clone();
+        async move {
+            let response = http
+                .post(format!("http://127.0.0.1:{new_port}/sync"))
+                .json(&json!([{
+                    "id": "paper", "title": "Read", "body": "",
+                    "trigger_at_epoch": epoch_now() + 3600, "action_url": url,
+                }]))
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            (status, response.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    let (status, body) = sync("zotero://select/items/ABC").await;
+    assert_eq!(status, 200, "newly allowed: {body}");
+    let (status, body) = sync("https://example.org/").await;
+    assert_eq!(status, 400, "newly disallowed: {body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("field `action_url`"),
+        "{body}"
+    );
+
+    app.terminate();
+    assert_eq!(app.exited().await.code(), Some(0), "{}", instance.log());
+    assert!(!port_open(new_port));
 }
 
 /// `--open` names a window; a typo is a usage error, not a silent no-op.

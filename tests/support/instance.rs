@@ -153,6 +153,41 @@ impl Instance {
         assert!(response.status().is_success(), "{}", response.status());
     }
 
+    /// A token with `scopes`, put where the app finds tokens before it
+    /// starts: its record in `tokens.json` and its secret in the session's
+    /// real keyring (service `almanac-pat`, user = the token's id), as the
+    /// settings window would. Returns the secret.
+    pub fn seed_token(&self, name: &str, scopes: &[&str]) -> String {
+        use std::io::Write;
+        let id = format!("00000000-0000-4000-8000-{:012x}", rand_suffix());
+        let secret = format!("ofc_pat_{:043}", rand_suffix());
+        let mut store = Command::new("secret-tool")
+            .args(["store", "--label", name, "service", "almanac-pat", "username", &id])
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("secret-tool (libsecret-tools)");
+        store
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(secret.as_bytes())
+            .unwrap();
+        assert!(store.wait().unwrap().success(), "secret-tool store failed");
+        let dir = self.data_home().join("almanac");
+        std::fs::create_dir_all(&dir).unwrap();
+        let record = json!({
+            "id": id, "name": name, "scopes": scopes,
+            "createdAt": "2026-01-01T00:00:00Z",
+            "expiresAt": null, "lastUsedAt": null, "revokedAt": null,
+        });
+        std::fs::write(
+            dir.join("tokens.json"),
+            serde_json::to_vec(&json!({"version": 1, "tokens": [record]})).unwrap(),
+        )
+        .unwrap();
+        secret
+    }
+
     /// The `http://127.0.0.1:<rest port>/api/v1` base URL.
     pub fn api(&self) -> String {
         format!("http://127.0.0.1:{}/api/v1", self.rest_port)
@@ -168,6 +203,16 @@ impl Instance {
             .unwrap()
             .status()
     }
+}
+
+/// A number unlikely to repeat across tests and runs (they share one
+/// keyring): the clock's nanoseconds mixed with the process id.
+fn rand_suffix() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    (nanos ^ (u64::from(std::process::id()) << 40)) & 0xffff_ffff_ffff
 }
 
 /// Deep-merges `extra` into `base` (objects merge, everything else replaces).
