@@ -133,7 +133,10 @@ async fn reminder_settings_apply_to_the_running_daemon() {
     let (status, body) = sync("https://example.org/").await;
     assert_eq!(status, 400, "newly disallowed: {body}");
     assert!(
-        body["message"].as_str().unwrap().contains("field `action_url`"),
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("field `action_url`"),
         "{body}"
     );
 

@@ -24,7 +24,6 @@ fuzz_target!(|data: &[u8]| {
     let rules = Rules {
         limits: &limits,
         allowed_schemes: &schemes,
-        now_epoch: 1_700_000_000,
     };
     if let Ok(reminders) = parse_sync(data, &rules) {
         assert!(reminders.len() <= limits.max_reminders);

@@ -9,9 +9,7 @@ use std::time::Duration;
 
 use almanac_core::paths::Paths;
 use almanac_core::settings::Settings;
-use almanac_reminders::{
-    Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig,
-};
+use almanac_reminders::{Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig};
 use tokio::sync::{RwLock, RwLockReadGuard, watch};
 use tokio::task::JoinHandle;
 
@@ -69,7 +67,11 @@ impl ReminderDaemon {
     async fn apply(&self, config: DaemonConfig, notifier: &Arc<dyn Notifier>) {
         let mut handle = self.handle.write().await;
         let problem = match handle.as_ref() {
-            Some(running) => running.reconfigure(config).await.err().map(|e| e.to_string()),
+            Some(running) => running
+                .reconfigure(config)
+                .await
+                .err()
+                .map(|e| e.to_string()),
             None => {
                 let started =
                     Daemon::start(config, notifier.clone(), Arc::new(SystemOpener), None).await;

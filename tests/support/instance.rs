@@ -162,7 +162,15 @@ impl Instance {
         let id = format!("00000000-0000-4000-8000-{:012x}", rand_suffix());
         let secret = format!("ofc_pat_{:043}", rand_suffix());
         let mut store = Command::new("secret-tool")
-            .args(["store", "--label", name, "service", "almanac-pat", "username", &id])
+            .args([
+                "store",
+                "--label",
+                name,
+                "service",
+                "almanac-pat",
+                "username",
+                &id,
+            ])
             .stdin(Stdio::piped())
             .spawn()
             .expect("secret-tool (libsecret-tools)");

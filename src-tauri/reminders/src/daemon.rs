@@ -183,7 +183,11 @@ impl DaemonHandle {
         let Some(old) = serving.take_if(|old| needs_rebind(port, current.port, old.addr())) else {
             // Same port (or shut down): nothing to move; an earlier failure
             // to move is moot.
-            self.state.listen.write().expect("listen lock poisoned").problem = None;
+            self.state
+                .listen
+                .write()
+                .expect("listen lock poisoned")
+                .problem = None;
             return Ok(());
         };
         match server::bind(port).await {
@@ -207,8 +211,11 @@ impl DaemonHandle {
                     source,
                 };
                 tracing::error!("reminder daemon not moved: {error}");
-                self.state.listen.write().expect("listen lock poisoned").problem =
-                    Some(error.to_string());
+                self.state
+                    .listen
+                    .write()
+                    .expect("listen lock poisoned")
+                    .problem = Some(error.to_string());
                 Err(error)
             }
         }

@@ -177,10 +177,7 @@ impl SledStore {
     fn open_as_is(path: &Path) -> Result<Self, sled::Error> {
         // Every commit flushes itself, so sled's periodic flusher thread
         // (a wake-up every 500 ms) would only cost idle CPU.
-        let db = sled::Config::new()
-            .path(path)
-            .flush_every_ms(None)
-            .open()?;
+        let db = sled::Config::new().path(path).flush_every_ms(None).open()?;
         Ok(Self {
             db,
             path: path.to_path_buf(),
@@ -245,7 +242,9 @@ fn describe(key: &[u8]) -> String {
             format!("synced bucket {}", u16::from_be_bytes([high, low]))
         }
         (Some(&SNOOZED), Some(id)) => format!("snoozed reminder {:?}", text(id)),
-        (Some(&FIRED), Some(rest)) => format!("fired key {:?}", text(rest.get(8..).unwrap_or_default())),
+        (Some(&FIRED), Some(rest)) => {
+            format!("fired key {:?}", text(rest.get(8..).unwrap_or_default()))
+        }
         (Some(&HISTORY), Some(seq)) => match <[u8; 8]>::try_from(seq) {
             Ok(seq) => format!("history entry {}", u64::from_be_bytes(seq)),
             Err(_) => format!("history entry {:?}", text(seq)),
@@ -583,7 +582,10 @@ mod tests {
             .unwrap();
         let bad_bucket = bucket_key((bucket_of("good") + 1) % SYNCED_BUCKETS);
         store.db.insert(bad_bucket, &b"\xff not json"[..]).unwrap();
-        store.db.insert(snoozed_key("broken"), &b"{\"id\":"[..]).unwrap();
+        store
+            .db
+            .insert(snoozed_key("broken"), &b"{\"id\":"[..])
+            .unwrap();
         store.db.insert([FIRED, 0, 1], &[][..]).unwrap();
 
         let stored = store.load().unwrap();
@@ -638,7 +640,11 @@ mod tests {
         let aside = quarantined[0].moved_to.clone().unwrap();
         assert!(aside.is_dir(), "{aside:?}");
         assert!(
-            aside.file_name().unwrap().to_string_lossy().starts_with("reminders.sled.corrupt-"),
+            aside
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("reminders.sled.corrupt-"),
             "{aside:?}"
         );
     }

@@ -218,11 +218,8 @@ async fn fetch(client: &reqwest::Client, url: &str) -> Result<Option<ReleaseInfo
 
 /// The body of `response`, refused (and left unread) past `max_bytes`.
 async fn read_capped(mut response: reqwest::Response, max_bytes: usize) -> Result<Vec<u8>, String> {
-    let too_large = || {
-        format!(
-            "the release feed is larger than {max_bytes} bytes; stopped reading it"
-        )
-    };
+    let too_large =
+        || format!("the release feed is larger than {max_bytes} bytes; stopped reading it");
     if response
         .content_length()
         .is_some_and(|length| length > max_bytes as u64)

@@ -143,7 +143,11 @@ async fn a_synced_item_a_second_late_is_shown_at_once() {
     let (open_tx, _opened) = mpsc::unbounded_channel();
     let daemon = Daemon::start(
         config(&dir.path().join("reminders.sled")),
-        Arc::new(DbusNotifier::connect().await.expect("a notification server")),
+        Arc::new(
+            DbusNotifier::connect()
+                .await
+                .expect("a notification server"),
+        ),
         Arc::new(ChannelOpener(open_tx)),
         None,
     )
@@ -187,7 +191,10 @@ async fn a_synced_item_a_second_late_is_shown_at_once() {
         .map(|scheduled| scheduled.reminder.id)
         .collect();
     assert_eq!(pending.len(), 2, "{pending:?}");
-    assert!(pending.iter().all(|id| !id.contains("2026-11-23")), "{pending:?}");
+    assert!(
+        pending.iter().all(|id| !id.contains("2026-11-23")),
+        "{pending:?}"
+    );
     let _ = Command::new("dunstctl").arg("close-all").status().await;
     daemon.shutdown().await;
 }

@@ -64,11 +64,17 @@ async fn a_new_port_listens_and_the_old_one_closes() {
     daemon.base = format!("http://127.0.0.1:{port}");
     assert_eq!(daemon.event_ids().await, ["kept"]);
     let (_, doctor) = daemon.get("/doctor").await;
-    assert_eq!(doctor["instance"]["bound_address"], format!("127.0.0.1:{port}"));
+    assert_eq!(
+        doctor["instance"]["bound_address"],
+        format!("127.0.0.1:{port}")
+    );
     // The Host check follows the port too.
     let (status, _, _) = common::raw_request(
         daemon.addr(),
-        &format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", old.port()),
+        &format!(
+            "GET /status HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            old.port()
+        ),
     )
     .await;
     assert_eq!(status, 421);
@@ -109,7 +115,10 @@ async fn a_busy_port_is_reported_and_the_old_listener_keeps_serving() {
         .unwrap();
     assert_eq!(bound["ok"], false, "{bound}");
     assert!(
-        bound["detail"].as_str().unwrap().contains(&format!("still serving on {old}")),
+        bound["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("still serving on {old}")),
         "{bound}"
     );
 
@@ -117,10 +126,7 @@ async fn a_busy_port_is_reported_and_the_old_listener_keeps_serving() {
     drop(taken);
     daemon
         .handle()
-        .reconfigure(DaemonConfig {
-            port: busy,
-            ..base
-        })
+        .reconfigure(DaemonConfig { port: busy, ..base })
         .await
         .unwrap();
     assert_eq!(daemon.addr().port(), busy);
@@ -153,12 +159,17 @@ async fn schemes_and_grace_window_apply_to_the_next_sync() {
     let (status, body) = daemon.post("/sync", &json!([zotero.clone(), web])).await;
     assert_eq!(status, 400, "{body}");
     assert!(
-        body["message"].as_str().unwrap().contains("element 1, field `action_url`"),
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("element 1, field `action_url`"),
         "{body}"
     );
     // No grace: an item a few seconds late expires.
     let late = reminder("late", now_epoch() - 5);
-    let (_, body) = daemon.post("/sync", &json!([zotero.clone(), late.clone()])).await;
+    let (_, body) = daemon
+        .post("/sync", &json!([zotero.clone(), late.clone()]))
+        .await;
     assert_eq!(body["expired"][0]["id"], "late", "{body}");
 
     daemon
@@ -204,7 +215,10 @@ async fn update_checks_switch_on_and_fixed_fields_are_refused() {
         .await
         .unwrap();
     let (_, updates) = daemon.get("/updates").await;
-    assert_eq!((updates["enabled"].clone(), updates["feed_url"].clone()), (json!(true), json!(feed_url)));
+    assert_eq!(
+        (updates["enabled"].clone(), updates["feed_url"].clone()),
+        (json!(true), json!(feed_url))
+    );
     tokio::time::timeout(TIMEOUT, hits.recv())
         .await
         .expect("the feed was fetched without a restart");
@@ -216,6 +230,13 @@ async fn update_checks_switch_on_and_fixed_fields_are_refused() {
             ..config(&dir.path().join("elsewhere"))
         })
         .await;
-    assert!(matches!(moved, Err(ReconfigureError::Fixed("db_path"))), "{moved:?}");
-    assert_eq!(daemon.get("/updates").await.1["enabled"], true, "nothing applied");
+    assert!(
+        matches!(moved, Err(ReconfigureError::Fixed("db_path"))),
+        "{moved:?}"
+    );
+    assert_eq!(
+        daemon.get("/updates").await.1["enabled"],
+        true,
+        "nothing applied"
+    );
 }

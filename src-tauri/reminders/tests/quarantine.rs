@@ -24,7 +24,10 @@ async fn an_undecodable_record_is_quarantined_and_the_rest_is_served() {
     let now = now_epoch();
     let mut daemon = TestDaemon::start_with(config(&db_path)).await;
     daemon
-        .sync(&[reminder("kept-1", now + 3600), reminder("kept-2", now + 7200)])
+        .sync(&[
+            reminder("kept-1", now + 3600),
+            reminder("kept-2", now + 7200),
+        ])
         .await;
     daemon.stop().await;
 
@@ -72,7 +75,10 @@ async fn an_undecodable_record_is_quarantined_and_the_rest_is_served() {
     let readable = check(&doctor, "storage_records_readable");
     assert_eq!(readable["ok"], false);
     assert!(
-        readable["detail"].as_str().unwrap().contains("2 unreadable"),
+        readable["detail"]
+            .as_str()
+            .unwrap()
+            .contains("2 unreadable"),
         "{readable}"
     );
 
@@ -87,9 +93,7 @@ async fn an_unreadable_database_is_moved_aside_and_the_daemon_starts_fresh() {
     let dir = tempfile::tempdir().unwrap();
     let db_path = dir.path().join("reminders.sled");
     let mut daemon = TestDaemon::start_with(config(&db_path)).await;
-    daemon
-        .sync(&[reminder("lost", now_epoch() + 3600)])
-        .await;
+    daemon.sync(&[reminder("lost", now_epoch() + 3600)]).await;
     daemon.stop().await;
     for file in ["conf", "db"] {
         let path = db_path.join(file);
@@ -104,7 +108,10 @@ async fn an_unreadable_database_is_moved_aside_and_the_daemon_starts_fresh() {
     assert_eq!(records.len(), 1, "{doctor}");
     assert_eq!(records[0]["record"], "the whole database");
     let moved_to = records[0]["moved_to"].as_str().unwrap();
-    assert!(std::path::Path::new(moved_to).join("db").is_file(), "{moved_to}");
+    assert!(
+        std::path::Path::new(moved_to).join("db").is_file(),
+        "{moved_to}"
+    );
     assert_eq!(check(&doctor, "storage_records_readable")["ok"], false);
     let (status, _) = daemon
         .post("/sync", &json!([reminder("fresh", now_epoch() + 600)]))

@@ -53,7 +53,10 @@ async fn an_item_a_second_late_fires_at_once_and_the_rest_is_stored() {
 
     match daemon.next_notification().await {
         Notification::Reminder { reminder, .. } => {
-            assert_eq!(reminder.id, "fullnote:events/2026-11-23 Standup.md::2026-11-23T09:30");
+            assert_eq!(
+                reminder.id,
+                "fullnote:events/2026-11-23 Standup.md::2026-11-23T09:30"
+            );
             assert_eq!(
                 reminder.action_url,
                 "obsidian://open?vault=My%20Vault&file=events%2F2026-11-23%20Standup.md"
@@ -84,7 +87,10 @@ async fn items_older_than_the_grace_window_expire_instead_of_failing_the_sync() 
         .post("/sync", &json!([old.clone(), ahead.clone()]))
         .await;
     assert_eq!(status, 200, "{answer}");
-    assert_eq!((answer["received"].clone(), answer["scheduled"].clone()), (json!(2), json!(1)));
+    assert_eq!(
+        (answer["received"].clone(), answer["scheduled"].clone()),
+        (json!(2), json!(1))
+    );
     assert_eq!(
         answer["expired"],
         json!([{"id": old["id"], "trigger_at_epoch": now - 7200}])

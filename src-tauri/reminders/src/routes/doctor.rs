@@ -76,9 +76,7 @@ impl From<Quarantined> for QuarantinedView {
         Self {
             quarantined_at_rfc3339: clock::rfc3339_ms(quarantined.quarantined_at_ms),
             value_bytes: quarantined.value.len(),
-            moved_to: quarantined
-                .moved_to
-                .map(|path| path.display().to_string()),
+            moved_to: quarantined.moved_to.map(|path| path.display().to_string()),
             record: quarantined.record,
             reason: quarantined.reason,
         }
