@@ -177,7 +177,15 @@ impl SledStore {
     fn open_as_is(path: &Path) -> Result<Self, sled::Error> {
         // Every commit flushes itself, so sled's periodic flusher thread
         // (a wake-up every 500 ms) would only cost idle CPU.
-        let db = sled::Config::new().path(path).flush_every_ms(None).open()?;
+        let config = sled::Config::new().path(path).flush_every_ms(None);
+        // sled asserts on some malformed files instead of returning an
+        // error; that is damage too, not a reason to take the app down.
+        let db = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| config.open()))
+            .unwrap_or_else(|_| {
+                Err(sled::Error::ReportableBug(
+                    "sled panicked while reading the database".into(),
+                ))
+            })?;
         Ok(Self {
             db,
             path: path.to_path_buf(),
