@@ -80,7 +80,7 @@ pub enum SourceKind {
         url: String,
         /// Lets the feed (and its redirects) reach loopback, link-local and
         /// private addresses, which are otherwise refused. Only the user can
-        /// set it (see [`class`]).
+        /// set it, in Almanac's settings or its settings file; no token can.
         #[serde(default, rename = "allowPrivateNetwork")]
         allow_private_network: bool,
     },
