@@ -79,6 +79,24 @@ pub fn keys_of(class: SettingClass) -> impl Iterator<Item = &'static str> {
         .map(|(key, _)| key)
 }
 
+/// What a scope lets a script change in the settings, in words the token
+/// dialog shows next to it; `None` for scopes that change no setting.
+pub fn settings_reach(scope: Scope) -> Option<String> {
+    let keys = |class| keys_of(class).collect::<Vec<_>>().join(", ");
+    match scope {
+        Scope::SettingsWrite => Some(format!(
+            "Settings it can change: only how the calendar looks ({}).",
+            keys(SettingClass::Display)
+        )),
+        Scope::SystemFullAccess => Some(format!(
+            "Settings it can change: all of them, including what Almanac reads, writes, \
+             fetches, opens and listens on ({}).",
+            keys(SettingClass::Privileged)
+        )),
+        _ => None,
+    }
+}
+
 /// Who asks for a settings change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Actor {
@@ -258,6 +276,21 @@ mod tests {
                 scope: Scope::SettingsWrite
             }
         );
+    }
+
+    #[test]
+    fn the_token_dialog_names_each_class() {
+        let write = settings_reach(Scope::SettingsWrite).unwrap();
+        let full = settings_reach(Scope::SystemFullAccess).unwrap();
+        assert!(
+            write.contains("firstDay") && !write.contains("vaultPath"),
+            "{write}"
+        );
+        assert!(
+            full.contains("vaultPath") && full.contains("reminders"),
+            "{full}"
+        );
+        assert_eq!(settings_reach(Scope::SettingsRead), None);
     }
 
     fn with_feed(allow: bool, url: &str) -> Settings {
