@@ -182,7 +182,9 @@ pub fn fetch(
         return Err(too_large());
     }
     Ok(Fetched::Body {
-        text: String::from_utf8_lossy(&bytes).into_owned(),
+        // Valid UTF-8 (the usual case) becomes the text without a copy.
+        text: String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         etag,
         last_modified,
     })
