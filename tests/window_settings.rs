@@ -42,6 +42,19 @@ async fn token_from_the_settings_window_works_until_revoked() {
     );
     let dangerous = session.text("#scope-list label.dangerous").await;
     assert!(dangerous.contains("system:full-access") && dangerous.contains("Dangerous"));
+    // The two classes of settings, next to the scopes that reach them.
+    assert!(dangerous.contains("vaultPath"), "{dangerous}");
+    let write = session
+        .execute(
+            "return document.querySelector(\"#scope-list input[value='settings:write']\").closest('label').innerText",
+            serde_json::json!([]),
+        )
+        .await;
+    let write = write.as_str().unwrap();
+    assert!(
+        write.contains("firstDay") && !write.contains("vaultPath"),
+        "{write}"
+    );
     session
         .click("input[name=scope][value='events:read']")
         .await;

@@ -12,7 +12,8 @@ Usage: almanac [--headless] [--vault DIR] [--open WINDOW]
 
   --headless     run the calendar REST server and the reminder daemon with no
                  windows (the default when no display is available)
-  --vault DIR    use DIR as the vault (saved to settings)
+  --vault DIR    use DIR as the vault (saved to settings); an existing folder,
+                 not /, the home folder itself or a system folder
   --open WINDOW  open a window at start: calendar, sidebar, reminders or
                  settings (a second launch opens it in the running instance)
   --request-access NAME

@@ -11,6 +11,7 @@ use almanac_core::api::{ApiError, ConsentPrompt, UiController};
 use almanac_core::app::{Core, CoreError};
 use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
+use almanac_core::settings::class::Actor;
 use almanac_core::tokens::KeyringSecretStore;
 use almanac_reminders::{DaemonHandle, DbusNotifier, LogNotifier, Notifier};
 use tokio::sync::{Mutex, watch};
@@ -67,7 +68,7 @@ impl Services {
             let plugin = core.plugin().clone();
             // Moving the vault rescans it: blocking file I/O.
             tokio::task::spawn_blocking(move || {
-                plugin.update_settings(&serde_json::json!({ "vaultPath": vault }))
+                plugin.update_settings(Actor::User, &serde_json::json!({ "vaultPath": vault }))
             })
             .await
             .map_err(|e| CoreError::Startup(e.to_string()))??;

@@ -16,6 +16,10 @@ use crate::fsutil::atomic_write;
 use crate::paths::Paths;
 use crate::view::CalendarView;
 
+pub mod class;
+pub mod redact;
+pub mod vault_path;
+
 /// Ports below this need privileges; the REST server never asks for them.
 pub const MIN_PORT: u16 = 1024;
 
@@ -72,7 +76,14 @@ pub enum SourceKind {
         heading: String,
     },
     /// A remote ICS feed, read-only and cached on disk.
-    Ical { url: String },
+    Ical {
+        url: String,
+        /// Lets the feed (and its redirects) reach loopback, link-local and
+        /// private addresses, which are otherwise refused. Only the user can
+        /// set it, in Almanac's settings or its settings file; no token can.
+        #[serde(default, rename = "allowPrivateNetwork")]
+        allow_private_network: bool,
+    },
 }
 
 /// Reminder daemon options.
@@ -217,7 +228,7 @@ impl Settings {
                     format!("duplicate source id `{}`", source.id),
                 ));
             }
-            if let SourceKind::Ical { url } = &source.kind
+            if let SourceKind::Ical { url, .. } = &source.kind
                 && !(url.starts_with("http://") || url.starts_with("https://"))
             {
                 return Err(invalid(

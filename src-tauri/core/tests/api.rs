@@ -495,10 +495,12 @@ async fn ui_operations_validate_views_and_report_a_missing_ui() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_updates_are_all_or_nothing_and_reach_the_engine() {
     let instance = Instance::open().await;
+    // `localServerPort` and `calendarSources` are privileged settings.
     let api = instance.api(&[
         Scope::SettingsRead,
         Scope::SettingsWrite,
         Scope::ProvidersRead,
+        Scope::SystemFullAccess,
     ]);
     let before = api.get_settings().unwrap();
     for bad in [

@@ -285,6 +285,8 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
         "team",
         SourceKind::Ical {
             url: server.url.clone(),
+            // The test server is on loopback.
+            allow_private_network: true,
         },
     );
     let cal = vault.open();
@@ -403,7 +405,13 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
     let dead = TcpListener::bind("127.0.0.1:0").unwrap();
     let dead_url = format!("http://{}/gone.ics", dead.local_addr().unwrap());
     drop(dead);
-    settings.calendar_sources[1] = common::source("team", SourceKind::Ical { url: dead_url });
+    settings.calendar_sources[1] = common::source(
+        "team",
+        SourceKind::Ical {
+            url: dead_url,
+            allow_private_network: true,
+        },
+    );
     let cal = almanac_core::calendar::Calendar::open(&settings, &vault.paths()).unwrap();
     assert!(
         cal.query(&EventQuery {
@@ -440,7 +448,13 @@ fn broken_feeds_report_errors_and_keep_nothing_stale() {
                 .write_all(b"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         }
     });
-    let vault = TestVault::new().with_source("bad", SourceKind::Ical { url: url.clone() });
+    let vault = TestVault::new().with_source(
+        "bad",
+        SourceKind::Ical {
+            url: url.clone(),
+            allow_private_network: true,
+        },
+    );
     let cal = vault.open();
     wait_until(&cal, "error recorded", |c| {
         c.sources().iter().any(|s| s.last_error.is_some())

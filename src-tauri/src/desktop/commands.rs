@@ -8,6 +8,7 @@ use almanac_core::api::Consent;
 use almanac_core::calendar::{Event, EventQuery, SourceInfo};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
+use almanac_core::settings::class::{self, Actor};
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenInfo};
 use almanac_reminders::{HistoryEntry, Scheduled};
 use serde::Serialize;
@@ -41,10 +42,11 @@ pub async fn settings_update(
 ) -> CommandResult<Settings> {
     let plugin = services.core.plugin().clone();
     // The calendar adopts the settings by rescanning the vault: blocking I/O.
-    let updated = tauri::async_runtime::spawn_blocking(move || plugin.update_settings(&patch))
-        .await
-        .map_err(message)?
-        .map_err(message)?;
+    let updated =
+        tauri::async_runtime::spawn_blocking(move || plugin.update_settings(Actor::User, &patch))
+            .await
+            .map_err(message)?
+            .map_err(message)?;
     Ok((*updated).clone())
 }
 
@@ -100,6 +102,8 @@ pub struct ScopeChoice {
     id: &'static str,
     description: &'static str,
     dangerous: bool,
+    /// Which settings the scope lets a script change, if any.
+    settings: Option<String>,
 }
 
 impl From<Scope> for ScopeChoice {
@@ -108,6 +112,7 @@ impl From<Scope> for ScopeChoice {
             id: scope.as_str(),
             description: scope.description(),
             dangerous: scope == Scope::SystemFullAccess,
+            settings: class::settings_reach(scope),
         }
     }
 }

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use almanac_core::settings::class::Actor;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager, Wry};
@@ -122,7 +123,7 @@ fn toggle_rest(app: &AppHandle) {
     tauri::async_runtime::spawn_blocking(move || {
         let enabled = core.settings.get().rest_server_enabled;
         let patch = serde_json::json!({ "restServerEnabled": !enabled });
-        if let Err(error) = core.plugin().update_settings(&patch) {
+        if let Err(error) = core.plugin().update_settings(Actor::User, &patch) {
             tracing::error!("tray: could not switch the REST server: {error}");
             // GTK already flipped the check mark; put it back.
             tray.show_rest_enabled(enabled);

@@ -72,6 +72,8 @@ function renderScopes(scopes) {
         el('input', { type: 'checkbox', name: 'scope', value: scope.id }),
         el('span', {}, el('code', {}, scope.id), scope.dangerous ? el('span', { class: 'badge danger' }, 'Dangerous') : null),
         el('span', { class: 'desc' }, scope.description),
+        // settings:write and system:full-access: which settings a script may change.
+        scope.settings ? el('span', { class: 'desc settings-reach' }, scope.settings) : null,
       ),
     ),
   );

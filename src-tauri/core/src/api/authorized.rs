@@ -18,6 +18,8 @@ use super::request::{EventFilter, EventOptions};
 use super::state::InternalState;
 use crate::calendar::{Event, EventDetails, EventFields, EventQuery, SourceInfo};
 use crate::settings::Settings;
+use crate::settings::class::Actor;
+use crate::settings::redact::redact_feed_url;
 use crate::tokens::{Grant, Scope, ScopeSet, TokenCheck};
 use crate::view::CalendarView;
 
@@ -99,10 +101,18 @@ impl AuthorizedApi {
         Ok(())
     }
 
-    /// The configured calendar sources. Scope `providers:read`.
+    /// The configured calendar sources. Scope `providers:read`. Feed URLs
+    /// are shown with their credentials hidden unless the token has
+    /// `system:full-access` ([`crate::settings::redact`]).
     pub fn get_sources(&self) -> Result<Vec<SourceInfo>, ApiError> {
-        self.require(Scope::ProvidersRead)?;
-        Ok(self.plugin.calendar.sources())
+        let grant = self.require(Scope::ProvidersRead)?;
+        let mut sources = self.plugin.calendar.sources();
+        if !grant.scopes.grants(Scope::SystemFullAccess) {
+            for url in sources.iter_mut().filter_map(|s| s.url.as_mut()) {
+                *url = redact_feed_url(url);
+            }
+        }
+        Ok(sources)
     }
 
     /// Starts a background refetch of remote calendars. Scope `providers:write`.
@@ -140,16 +150,25 @@ impl AuthorizedApi {
         self.plugin.ui.change_view(view).map_err(ui_error)
     }
 
-    /// The current settings (they hold no secrets). Scope `settings:read`.
+    /// The current settings (they hold no token secrets). Scope
+    /// `settings:read`. Feed URLs are shown with their credentials hidden
+    /// unless the token has `system:full-access`.
     pub fn get_settings(&self) -> Result<Arc<Settings>, ApiError> {
-        self.require(Scope::SettingsRead)?;
-        Ok(self.plugin.settings.get())
+        let grant = self.require(Scope::SettingsRead)?;
+        Ok(shown_to(&grant, self.plugin.settings.get()))
     }
 
-    /// Applies a partial settings object, all or nothing. Scope `settings:write`.
+    /// Applies a partial settings object, all or nothing. Scope
+    /// `settings:write`; keys that change what Almanac reads, writes, fetches,
+    /// opens or listens on need `system:full-access`
+    /// ([`crate::settings::class`]). The answer hides feed credentials as
+    /// [`AuthorizedApi::get_settings`] does.
     pub fn update_settings(&self, patch: &Value) -> Result<Arc<Settings>, ApiError> {
-        self.require(Scope::SettingsWrite)?;
-        self.plugin.update_settings(patch)
+        let grant = self.require(Scope::SettingsWrite)?;
+        let next = self
+            .plugin
+            .update_settings(Actor::Token(grant.scopes), patch)?;
+        Ok(shown_to(&grant, next))
     }
 
     /// `getInternalState()`: raw state — settings, sources, cache statistics,
@@ -166,10 +185,10 @@ impl AuthorizedApi {
         })
     }
 
-    /// The token still holds and grants `scope`.
-    fn require(&self, scope: Scope) -> Result<(), ApiError> {
+    /// The token still holds and grants `scope`; its current grant.
+    fn require(&self, scope: Scope) -> Result<Grant, ApiError> {
         match self.plugin.tokens.recheck(self.grant.token_id) {
-            TokenCheck::Valid(grant) if grant.scopes.grants(scope) => Ok(()),
+            TokenCheck::Valid(grant) if grant.scopes.grants(scope) => Ok(grant),
             TokenCheck::Valid(grant) => {
                 tracing::info!(
                     token_id = %grant.token_id, token_name = %grant.token_name, %scope,
@@ -186,6 +205,16 @@ impl AuthorizedApi {
             let message = format!("{} by “{}”", message(), self.grant.token_name);
             self.plugin.ui.announce(&message);
         }
+    }
+}
+
+/// The settings as `grant` may see them: feed credentials only with
+/// `system:full-access`.
+fn shown_to(grant: &Grant, settings: Arc<Settings>) -> Arc<Settings> {
+    if grant.scopes.grants(Scope::SystemFullAccess) {
+        settings
+    } else {
+        Arc::new(settings.with_feed_urls_hidden())
     }
 }
 

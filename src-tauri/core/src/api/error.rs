@@ -4,6 +4,7 @@
 
 use crate::calendar::CalendarError;
 use crate::settings::SettingsError;
+use crate::settings::class::Refusal;
 use crate::tokens::Scope;
 
 /// Why an API call was refused or failed. A refused call changed nothing.
@@ -12,6 +13,10 @@ pub enum ApiError {
     /// The token does not carry the scope this operation requires. → 403
     #[error("this token lacks the `{0}` scope")]
     MissingScope(Scope),
+    /// The token may not change this setting (see [`crate::settings::class`]).
+    /// → 403
+    #[error("{0}")]
+    SettingRefused(Refusal),
     /// The token was revoked or expired after this API object was issued. → 403
     #[error("this token is no longer valid ({0})")]
     TokenNoLongerValid(&'static str),
@@ -47,6 +52,7 @@ impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::MissingScope(_) => "missing_scope",
+            Self::SettingRefused(_) => "setting_refused",
             Self::TokenNoLongerValid(_) => "invalid_token",
             Self::NotFound(_) => "not_found",
             Self::BadRequest { .. } => "bad_request",
@@ -60,7 +66,7 @@ impl ApiError {
     /// The HTTP status the REST server answers with.
     pub fn status(&self) -> u16 {
         match self {
-            Self::MissingScope(_) | Self::TokenNoLongerValid(_) => 403,
+            Self::MissingScope(_) | Self::SettingRefused(_) | Self::TokenNoLongerValid(_) => 403,
             Self::NotFound(_) => 404,
             Self::BadRequest { .. } | Self::ReadOnly(_) => 400,
             Self::Conflict(_) => 409,
@@ -80,6 +86,12 @@ impl From<CalendarError> for ApiError {
             CalendarError::PathEscape(_) => Self::bad_request("id", error.to_string()),
             CalendarError::Io { .. } => Self::Internal(error.to_string()),
         }
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> Self {
+        Self::SettingRefused(refusal)
     }
 }
 

@@ -12,6 +12,8 @@ use super::consent::{AccessRequest, Consent, ConsentPrompt};
 use super::error::ApiError;
 use super::ui::UiController;
 use crate::calendar::Calendar;
+use crate::settings::class::Actor;
+use crate::settings::vault_path::check_vault_path;
 use crate::settings::{Settings, SettingsStore};
 use crate::tokens::{NewToken, ScopeSet, Secret, TokenCheck, TokenStore};
 
@@ -109,17 +111,27 @@ impl CalendarPlugin {
         }
     }
 
-    /// Applies a partial settings object: validated whole, persisted, then
-    /// handed to the calendar engine. If the engine refuses it (say, a vault
-    /// folder that cannot be created) the previous settings are restored and
-    /// the error returned. Used by the API and by the desktop shell alike.
-    pub fn update_settings(&self, patch: &Value) -> Result<Arc<Settings>, ApiError> {
+    /// Applies a partial settings object for `actor`: checked against the
+    /// setting classes ([`crate::settings::class`]; a refused key is a 403),
+    /// validated whole, a new `vaultPath` held to
+    /// [`crate::settings::vault_path`], persisted, then handed to the calendar
+    /// engine. If the engine refuses it (say, a vault folder that cannot be
+    /// read) the previous settings are restored and the error returned. The
+    /// API passes its token's scopes; the desktop shell passes
+    /// [`Actor::User`].
+    pub fn update_settings(&self, actor: Actor, patch: &Value) -> Result<Arc<Settings>, ApiError> {
         let _one_at_a_time = self
             .settings_update
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let previous = self.settings.get();
-        let next = self.settings.update(patch)?;
+        actor.may_patch(&previous, patch)?;
+        let next = previous.patched(patch)?;
+        actor.may_adopt(&previous, &next)?;
+        if next.vault_path != previous.vault_path {
+            check_vault_path(&next.vault_path)?;
+        }
+        let next = self.settings.replace(next)?;
         // Flipping the REST switch or a reminder option must not cost a rescan
         // of the whole vault; only what the calendar reads triggers one.
         if !next.same_calendar_as(&previous)

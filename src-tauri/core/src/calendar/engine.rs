@@ -212,7 +212,7 @@ impl Inner {
         let feeds: Vec<(usize, SourceConfig)> = self.feed_sources();
         let tz = self.read().cache.display_tz;
         for (index, source) in feeds {
-            let SourceType::Ical { url } = &source.kind else {
+            let SourceType::Ical { url, .. } = &source.kind else {
                 continue;
             };
             if let Some((body, meta)) = self.feeds.load(&source.id, url) {
@@ -279,7 +279,11 @@ impl Inner {
     fn revalidate_feeds(&self, force: bool) {
         let tz = self.read().cache.display_tz;
         for (index, source) in self.feed_sources() {
-            let SourceType::Ical { url } = &source.kind else {
+            let SourceType::Ical {
+                url,
+                allow_private_network,
+            } = &source.kind
+            else {
                 continue;
             };
             let previous = self.feeds.load(&source.id, url).map(|(_, meta)| meta);
@@ -290,7 +294,7 @@ impl Inner {
             if fresh && !force {
                 continue;
             }
-            let outcome = match ical::fetch(url, previous.as_ref()) {
+            let outcome = match ical::fetch(url, previous.as_ref(), *allow_private_network) {
                 Ok(ical::Fetched::NotModified) => {
                     let meta = ical::FeedMeta {
                         fetched_at_millis: now,
@@ -676,7 +680,7 @@ impl Calendar {
                     SourceType::DailyNote { dir, heading } => {
                         (Some(dir.clone()), Some(heading.clone()), None)
                     }
-                    SourceType::Ical { url } => (None, None, Some(url.clone())),
+                    SourceType::Ical { url, .. } => (None, None, Some(url.clone())),
                 };
                 SourceInfo {
                     id: config.id.clone(),

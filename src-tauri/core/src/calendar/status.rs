@@ -19,7 +19,8 @@ pub struct SourceInfo {
     /// The heading daily-note events live under.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<String>,
-    /// The feed of an `ical` source.
+    /// The feed of an `ical` source (credentials hidden as `***` from tokens
+    /// without `system:full-access`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// False for `ical` sources (read-only).
@@ -29,7 +30,8 @@ pub struct SourceInfo {
     /// `ical` only: when the feed was last fetched successfully (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_fetched: Option<String>,
-    /// `ical` only: why the last fetch or parse failed, if it did.
+    /// `ical` only: why the last fetch or parse failed, if it did (a refused
+    /// private address, a feed over the size cap, an HTTP error, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
 }

@@ -33,6 +33,8 @@ pub struct CalendarList {
 }
 
 /// Lists the configured calendar sources.
+///
+/// Without `system:full-access`, the userinfo, path, query and fragment of feed URLs are shown as `***`.
 #[utoipa::path(
     get, path = "/api/v1/calendars", operation_id = "listCalendars", tag = "calendars",
     responses((status = 200, description = "The calendar sources", body = CalendarList)),

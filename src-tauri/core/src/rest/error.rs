@@ -107,9 +107,9 @@ impl RestError {
 impl From<ApiError> for RestError {
     fn from(error: ApiError) -> Self {
         match error {
-            ApiError::MissingScope(_) | ApiError::TokenNoLongerValid(_) => {
-                Self::Forbidden(error.to_string())
-            }
+            ApiError::MissingScope(_)
+            | ApiError::SettingRefused(_)
+            | ApiError::TokenNoLongerValid(_) => Self::Forbidden(error.to_string()),
             ApiError::NotFound(message) => Self::NotFound(message),
             ApiError::BadRequest { field, reason } => Self::BadRequest { field, reason },
             ApiError::ReadOnly(_) => Self::bad_request("calendarId", error.to_string()),

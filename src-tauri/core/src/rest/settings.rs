@@ -34,6 +34,9 @@ pub struct SettingsAnswer {
 }
 
 /// The current settings.
+///
+/// Without `system:full-access`, the userinfo, path, query and fragment of ICS feed URLs are shown as `***` (they carry the
+/// secrets of private calendar links).
 #[utoipa::path(
     get, path = "/api/v1/settings", operation_id = "getSettings", tag = "settings",
     responses((status = 200, description = "The settings", body = SettingsAnswer)),
@@ -63,8 +66,15 @@ pub struct UpdateSettings {
     options: Option<IgnoredAny>,
 }
 
-/// Updates and persists settings. Changing `restServerEnabled` or
-/// `localServerPort` stops or moves this server right after the answer.
+/// Updates and persists settings.
+///
+/// `settings:write` may change the display
+/// settings (`displayTimezone`, `initialView`, `firstDay`); changing any other
+/// key (`vaultPath`, `calendarSources`, `restServerEnabled`, `localServerPort`,
+/// `reminders.*`) needs `system:full-access`, and no token may set a source's
+/// `allowPrivateNetwork`. A new `vaultPath` must be an existing folder that is
+/// not `/`, the home folder or a system folder. Changing `restServerEnabled`
+/// or `localServerPort` stops or moves this server right after the answer.
 #[utoipa::path(
     put, path = "/api/v1/settings", operation_id = "updateSettings", tag = "settings",
     request_body = UpdateSettings,

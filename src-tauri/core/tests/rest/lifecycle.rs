@@ -52,8 +52,9 @@ fn other_interfaces() -> Vec<IpAddr> {
 #[tokio::test(flavor = "multi_thread")]
 async fn starts_moves_stops_and_reports_a_busy_port() {
     let instance = Instance::start().await;
+    // Moving the port is a privileged setting.
     let token = instance
-        .token(&[Scope::EventsRead, Scope::SettingsWrite])
+        .token(&[Scope::EventsRead, Scope::SystemFullAccess])
         .await;
     let settings = instance.core.settings.clone();
     let server = RestServer::start(&instance.core);

@@ -5,8 +5,10 @@
 mod support;
 
 mod auth;
+mod feeds;
 mod hostile;
 mod lifecycle;
 mod openapi;
 mod routes;
 mod scopes;
+mod settings_classes;

@@ -6,10 +6,11 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use almanac_core::api::{DeclineAll, HeadlessUi, UiController, UiUnavailable};
+use almanac_core::api::{ApiError, DeclineAll, HeadlessUi, UiController, UiUnavailable};
 use almanac_core::app::Core;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{self, Listening, RestState};
+use almanac_core::settings::class::Actor;
 use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
 use almanac_core::tokens::{Expiry, NewToken, Scope};
 use almanac_core::view::CalendarView;
@@ -98,10 +99,11 @@ impl Instance {
             id: ICS_CALENDAR.into(),
             name: "Holidays".into(),
             color: "#ff0000".into(),
-            // Nothing listens on the discard port: the feed fails fast and
-            // the calendar stays empty and read-only.
+            // A loopback feed without the user's permission: the fetch is
+            // refused at once and the calendar stays empty and read-only.
             kind: SourceKind::Ical {
                 url: "http://127.0.0.1:9/holidays.ics".into(),
+                allow_private_network: false,
             },
         });
         SettingsStore::open(&paths.settings_file())
@@ -130,6 +132,14 @@ impl Instance {
             base,
             client: reqwest::Client::new(),
         }
+    }
+
+    /// Changes settings as the desktop UI does: the user may change every key.
+    pub async fn settings_as_user(&self, patch: Value) -> Result<Arc<Settings>, ApiError> {
+        let plugin = self.core.plugin().clone();
+        tokio::task::spawn_blocking(move || plugin.update_settings(Actor::User, &patch))
+            .await
+            .unwrap()
     }
 
     pub fn vault(&self) -> PathBuf {

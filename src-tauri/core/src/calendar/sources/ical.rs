@@ -6,6 +6,11 @@
 //! next start before the network answers. Feed URLs may embed secrets
 //! (private calendar links), so they never appear in logs or error messages.
 //!
+//! Fetches only reach public addresses, on every redirect too, unless the
+//! source allows the private network ([`super::net_guard`]). A body is read
+//! as a stream and abandoned past [`MAX_FEED_BYTES`], so a feed that never
+//! ends costs at most that much memory.
+//!
 //! VEVENTs map to events: `DTSTART`/`DTEND`/`DURATION` to date, times and zone
 //! (`TZID` names an IANA zone; UTC and floating times show in the display
 //! zone), `RRULE` to an `rrule` series with `EXDATE`s as `skipDates`,
@@ -22,7 +27,7 @@ use icalendar::{CalendarComponent, CalendarDateTime, Component, DatePerhapsTime,
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{ParsedNote, SourceConfig};
+use super::{ParsedNote, SourceConfig, net_guard};
 use crate::calendar::cache::Indexed;
 use crate::calendar::event::EventType;
 use crate::calendar::recurrence::Timing;
@@ -30,8 +35,10 @@ use crate::calendar::spec::EventSpec;
 use crate::calendar::status::SkippedNote;
 use crate::fsutil::atomic_write;
 
-/// Feeds larger than this are refused (a calendar is kilobytes to a few MB).
-pub const MAX_FEED_BYTES: u64 = 32 * 1024 * 1024;
+/// Feeds larger than this (20 MiB) are refused, and reading stops there (a
+/// calendar is kilobytes to a few MB; years of a busy shared calendar stay
+/// well under it).
+pub const MAX_FEED_BYTES: u64 = 20 * 1024 * 1024;
 
 /// What is remembered about the last successful fetch of a feed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,12 +117,25 @@ pub enum Fetched {
     },
 }
 
-/// GETs `url`, conditionally on `previous`. Errors never contain the URL.
-pub fn fetch(url: &str, previous: Option<&FeedMeta>) -> Result<Fetched, String> {
-    let client = reqwest::blocking::Client::builder()
+/// GETs `url`, conditionally on `previous`; public addresses only unless
+/// `allow_private_network`. Errors never contain the URL.
+pub fn fetch(
+    url: &str,
+    previous: Option<&FeedMeta>,
+    allow_private_network: bool,
+) -> Result<Fetched, String> {
+    let builder = reqwest::blocking::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(60))
-        .user_agent(concat!("Almanac/", env!("CARGO_PKG_VERSION")))
+        .user_agent(concat!("Almanac/", env!("CARGO_PKG_VERSION")));
+    let builder = if allow_private_network {
+        builder
+    } else {
+        let parsed = reqwest::Url::parse(url).map_err(|e| format!("invalid feed URL: {e}"))?;
+        net_guard::check_url(&parsed, net_guard::public_only).map_err(|e| e.to_string())?;
+        net_guard::guard(builder, net_guard::public_only)
+    };
+    let client = builder
         .build()
         .map_err(|e| format!("cannot build HTTP client: {}", e.without_url()))?;
     let mut request = client.get(url);
@@ -127,9 +147,10 @@ pub fn fetch(url: &str, previous: Option<&FeedMeta>) -> Result<Fetched, String> 
             request = request.header(reqwest::header::IF_MODIFIED_SINCE, modified);
         }
     }
-    let response = request
-        .send()
-        .map_err(|e| format!("fetch failed: {}", e.without_url()))?;
+    let response = request.send().map_err(|e| match net_guard::refusal(&e) {
+        Some(refused) => refused.to_string(),
+        None => format!("fetch failed: {}", e.without_url()),
+    })?;
     let status = response.status();
     if status == reqwest::StatusCode::NOT_MODIFIED {
         return Ok(Fetched::NotModified);
@@ -141,7 +162,7 @@ pub fn fetch(url: &str, previous: Option<&FeedMeta>) -> Result<Fetched, String> 
         .content_length()
         .is_some_and(|n| n > MAX_FEED_BYTES)
     {
-        return Err(format!("the feed is larger than {MAX_FEED_BYTES} bytes"));
+        return Err(too_large());
     }
     let header = |name: reqwest::header::HeaderName| {
         response
@@ -158,13 +179,22 @@ pub fn fetch(url: &str, previous: Option<&FeedMeta>) -> Result<Fetched, String> 
         .read_to_end(&mut bytes)
         .map_err(|e| format!("reading the feed failed: {e}"))?;
     if bytes.len() as u64 > MAX_FEED_BYTES {
-        return Err(format!("the feed is larger than {MAX_FEED_BYTES} bytes"));
+        return Err(too_large());
     }
     Ok(Fetched::Body {
-        text: String::from_utf8_lossy(&bytes).into_owned(),
+        // Valid UTF-8 (the usual case) becomes the text without a copy.
+        text: String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         etag,
         last_modified,
     })
+}
+
+fn too_large() -> String {
+    format!(
+        "the feed is larger than the {} MiB limit; reading stopped there",
+        MAX_FEED_BYTES / (1024 * 1024)
+    )
 }
 
 /// A new metadata record for a body fetched from `url` now.

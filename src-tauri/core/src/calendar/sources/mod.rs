@@ -2,11 +2,13 @@
 //!
 //! - [`fullnote`]: one note per event, the event in the YAML frontmatter;
 //! - [`dailynote`]: list items under a heading of daily notes;
-//! - [`ical`]: a remote ICS feed (read-only, cached on disk).
+//! - [`ical`]: a remote ICS feed (read-only, cached on disk), fetched
+//!   through [`net_guard`] (public addresses only, unless allowed).
 
 pub mod dailynote;
 pub mod fullnote;
 pub mod ical;
+pub mod net_guard;
 
 use std::path::{Component, Path};
 
@@ -38,6 +40,7 @@ pub enum SourceType {
     },
     Ical {
         url: String,
+        allow_private_network: bool,
     },
 }
 
@@ -53,7 +56,13 @@ impl SourceConfig {
                 dir: relative_dir(directory, vault)?,
                 heading: heading.trim().trim_start_matches('#').trim().to_string(),
             },
-            SourceKind::Ical { url } => SourceType::Ical { url: url.clone() },
+            SourceKind::Ical {
+                url,
+                allow_private_network,
+            } => SourceType::Ical {
+                url: url.clone(),
+                allow_private_network: *allow_private_network,
+            },
         };
         Ok(Self {
             id: source.id.clone(),

@@ -1,0 +1,86 @@
+//! Feed URLs as shown to a token without `system:full-access`.
+//!
+//! Private calendar links carry their secret in the URL: in the userinfo
+//! (`https://user:pass@host/…`), the query (`?token=…`), or, with most
+//! providers (Google's `…/private-<key>/basic.ics`, iCloud's
+//! `…/published/2/<key>`), the path. A script that may list calendars or read
+//! settings has no business holding that secret, so every part after the
+//! host is replaced by `***`: `https://***@calendar.example.com:8443/***?***`.
+//! Scheme, host and port stay, so the feed can still be told apart.
+
+use url::Url;
+
+use super::{Settings, SourceKind};
+
+/// What is shown in place of a hidden part.
+pub const HIDDEN: &str = "***";
+
+/// `url` with its userinfo, path, query and fragment hidden. A URL that
+/// cannot be parsed is hidden whole.
+pub fn redact_feed_url(url: &str) -> String {
+    let Ok(parsed) = Url::parse(url) else {
+        return HIDDEN.to_string();
+    };
+    let Some(host) = parsed.host_str() else {
+        return HIDDEN.to_string();
+    };
+    let mut shown = format!("{}://", parsed.scheme());
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        shown.push_str(HIDDEN);
+        shown.push('@');
+    }
+    shown.push_str(host);
+    if let Some(port) = parsed.port() {
+        shown.push_str(&format!(":{port}"));
+    }
+    shown.push('/');
+    if parsed.path() != "/" {
+        shown.push_str(HIDDEN);
+    }
+    if parsed.query().is_some() {
+        shown.push('?');
+        shown.push_str(HIDDEN);
+    }
+    if parsed.fragment().is_some() {
+        shown.push('#');
+        shown.push_str(HIDDEN);
+    }
+    shown
+}
+
+impl Settings {
+    /// These settings with every feed URL passed through [`redact_feed_url`].
+    pub fn with_feed_urls_hidden(&self) -> Settings {
+        let mut shown = self.clone();
+        for source in &mut shown.calendar_sources {
+            if let SourceKind::Ical { url, .. } = &mut source.kind {
+                *url = redact_feed_url(url);
+            }
+        }
+        shown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_in_every_part_are_hidden() {
+        for (url, shown) in [
+            (
+                "https://alice:s3cret@cal.example.com/private-abc/basic.ics?token=xyz#frag",
+                "https://***@cal.example.com/***?***#***",
+            ),
+            (
+                "https://bob@cal.example.com:8443/",
+                "https://***@cal.example.com:8443/",
+            ),
+            ("http://cal.example.com", "http://cal.example.com/"),
+            ("http://[::1]:9/a.ics?k=v", "http://[::1]:9/***?***"),
+            ("not a url", "***"),
+        ] {
+            assert_eq!(redact_feed_url(url), shown, "{url}");
+        }
+    }
+}
