@@ -104,10 +104,13 @@ fn dates(cal: &Calendar, title: &str, from: &str, to: &str) -> Vec<String> {
 }
 
 fn occurrences(cal: &Calendar, title: &str, from: &str, to: &str) -> Vec<Event> {
-    cal.query(&range(&format!("{from}T00:00:00Z"), &format!("{to}T23:59:59.999Z")))
-        .into_iter()
-        .filter(|e| e.title == title)
-        .collect()
+    cal.query(&range(
+        &format!("{from}T00:00:00Z"),
+        &format!("{to}T23:59:59.999Z"),
+    ))
+    .into_iter()
+    .filter(|e| e.title == title)
+    .collect()
 }
 
 #[test]
@@ -298,8 +301,11 @@ fn updates_keep_every_other_key_and_the_body_byte_exact() {
     // and the body stay as written.
     let club = "events/Book club.md";
     let before = vault.read(club);
-    cal.update(&format!("fullnote:{club}"), fields(json!({"endTime": "21:30"})))
-        .unwrap();
+    cal.update(
+        &format!("fullnote:{club}"),
+        fields(json!({"endTime": "21:30"})),
+    )
+    .unwrap();
     let after = vault.read(club);
     assert_eq!(without(&after, "endTime"), without(&before, "endTime"));
     assert!(after.contains("endTime: '21:30'") || after.contains("endTime: 21:30"));
@@ -344,7 +350,10 @@ fn new_shapes_are_created_through_the_api_fields() {
         .unwrap();
     let path = created.file_path.clone().unwrap();
     let text = vault.read(&path);
-    assert!(text.contains("repeatOn:\n  week: 1\n  weekday: 1\n"), "{text}");
+    assert!(
+        text.contains("repeatOn:\n  week: 1\n  weekday: 1\n"),
+        "{text}"
+    );
     assert!(text.contains("display: list-item\n"), "{text}");
     // The first Mondays of early 2026: Jan 5, Feb 2, Mar 2.
     assert_eq!(
@@ -379,24 +388,67 @@ fn invalid_shapes_are_skipped_with_the_reason() {
     let recurring = "title: X\nallDay: true\ntype: recurring\nstartRecur: 2026-01-01\n";
     let cases = [
         ("dom32.md", "dayOfMonth: 32\n", "dayOfMonth"),
-        ("weekly-and-monthly.md", "daysOfWeek: [M]\ndayOfMonth: 3\n", "daysOfWeek"),
+        (
+            "weekly-and-monthly.md",
+            "daysOfWeek: [M]\ndayOfMonth: 3\n",
+            "daysOfWeek",
+        ),
         ("no-rule.md", "", "daysOfWeek"),
-        ("month-alone.md", "month: 5\nrepeatOn: {week: 1, weekday: 1}\n", "month"),
+        (
+            "month-alone.md",
+            "month: 5\nrepeatOn: {week: 1, weekday: 1}\n",
+            "month",
+        ),
         ("week5.md", "repeatOn: {week: 5, weekday: 1}\n", "repeatOn"),
         ("week0.md", "repeatOn: {week: 0, weekday: 1}\n", "repeatOn"),
-        ("weekday7.md", "repeatOn: {week: 1, weekday: 7}\n", "repeatOn"),
-        ("both-monthly.md", "dayOfMonth: 3\nrepeatOn: {week: 1, weekday: 1}\n", "repeatOn"),
-        ("interval0.md", "dayOfMonth: 3\nrepeatInterval: 0\n", "repeatInterval"),
+        (
+            "weekday7.md",
+            "repeatOn: {week: 1, weekday: 7}\n",
+            "repeatOn",
+        ),
+        (
+            "both-monthly.md",
+            "dayOfMonth: 3\nrepeatOn: {week: 1, weekday: 1}\n",
+            "repeatOn",
+        ),
+        (
+            "interval0.md",
+            "dayOfMonth: 3\nrepeatInterval: 0\n",
+            "repeatInterval",
+        ),
         ("fraction.md", "dayOfMonth: 3.5\n", "dayOfMonth"),
-        ("display.md", "dayOfMonth: 3\ndisplay: sideways\n", "display"),
-        ("notify-big.md", "dayOfMonth: 3\nnotify: {value: 2000}\n", "notify"),
+        (
+            "display.md",
+            "dayOfMonth: 3\ndisplay: sideways\n",
+            "display",
+        ),
+        (
+            "notify-big.md",
+            "dayOfMonth: 3\nnotify: {value: 2000}\n",
+            "notify",
+        ),
         ("notify-bare.md", "dayOfMonth: 3\nnotify: 15\n", "notify"),
-        ("alarms.md", "dayOfMonth: 3\nalarms: [{minutesBefore: 20000}]\n", "alarms"),
-        ("alarm-action.md", "dayOfMonth: 3\nalarms: [{minutesBefore: 5, action: SMS}]\n", "alarms"),
-        ("end-reminder.md", "dayOfMonth: 3\nendReminder: soon\n", "endReminder"),
+        (
+            "alarms.md",
+            "dayOfMonth: 3\nalarms: [{minutesBefore: 20000}]\n",
+            "alarms",
+        ),
+        (
+            "alarm-action.md",
+            "dayOfMonth: 3\nalarms: [{minutesBefore: 5, action: SMS}]\n",
+            "alarms",
+        ),
+        (
+            "end-reminder.md",
+            "dayOfMonth: 3\nendReminder: soon\n",
+            "endReminder",
+        ),
     ];
     for (name, keys, _) in &cases {
-        vault.write(&format!("events/{name}"), &format!("---\n{recurring}{keys}---\n"));
+        vault.write(
+            &format!("events/{name}"),
+            &format!("---\n{recurring}{keys}---\n"),
+        );
     }
     let cal = vault.open();
     assert!(all(&cal).is_empty());
@@ -457,7 +509,10 @@ fn daily_notes_follow_obsidians_folder_and_format() {
     cal.update(&standup.id, fields(json!({"location": "Room 5"})))
         .unwrap();
     let note = vault.read(DAILY_PATH);
-    assert!(note.contains("\n- [x] 14:00 - 16:00 Dentist run\n"), "{note}");
+    assert!(
+        note.contains("\n- [x] 14:00 - 16:00 Dentist run\n"),
+        "{note}"
+    );
     assert!(
         note.contains("\n- Standup [startTime:: 10:00] [location:: Room 5] [uid:: su-1] [notify:: 10] [mood:: fine]\n"),
         "{note}"
@@ -490,7 +545,10 @@ fn a_source_folder_of_its_own_wins_over_obsidians() {
             heading: "Events".into(),
         },
     );
-    vault.write(".obsidian/daily-notes.json", r#"{"folder": "Journal", "format": "DD.MM.YYYY"}"#);
+    vault.write(
+        ".obsidian/daily-notes.json",
+        r#"{"folder": "Journal", "format": "DD.MM.YYYY"}"#,
+    );
     vault.write("days/03.03.2026.md", "## Events\n- Here\n");
     vault.write("Journal/03.03.2026.md", "## Events\n- Not here\n");
     vault.write("days/2026-03-03.md", "## Events\n- Nor here\n");
@@ -515,7 +573,8 @@ fn an_unsupported_daily_note_format_is_reported() {
     let daily = sources.iter().find(|s| s.id == "daily").unwrap();
     let problem = daily.last_error.as_deref().unwrap_or_default();
     assert!(
-        problem.contains(".obsidian/daily-notes.json") && problem.contains("`gggg` is not supported"),
+        problem.contains(".obsidian/daily-notes.json")
+            && problem.contains("`gggg` is not supported"),
         "{problem}"
     );
     assert!(all(&cal).is_empty());

@@ -615,12 +615,7 @@ impl Calendar {
                     format,
                 },
                 None,
-            ) => write::delete_daily(
-                &vault,
-                &DailyTarget::new(dir, heading, format)?,
-                &path,
-                id,
-            )?,
+            ) => write::delete_daily(&vault, &DailyTarget::new(dir, heading, format)?, &path, id)?,
             (SourceType::DailyNote { .. }, Some(_)) => {
                 return Err(CalendarError::invalid(
                     "instanceDate",

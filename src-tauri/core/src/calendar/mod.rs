@@ -36,8 +36,8 @@ mod write;
 pub use engine::Calendar;
 pub use error::CalendarError;
 pub use event::{
-    Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, Event, EventDetails, EventType, FileRef,
-    Location, RepeatOn,
+    Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, Event, EventDetails, EventType,
+    FileRef, Location, RepeatOn,
 };
 pub use fields::EventFields;
 pub use query::{EventQuery, RangeSide, parse_range_bound};

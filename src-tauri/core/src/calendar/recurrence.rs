@@ -449,7 +449,11 @@ fn recurring_rule(spec: &EventSpec) -> Option<String> {
     let interval = spec.repeat_interval.filter(|n| *n > 1);
     let mut rule = if !spec.days_of_week.is_empty() {
         interval?;
-        let days: Vec<&str> = spec.days_of_week.iter().map(|d| BYDAY[*d as usize]).collect();
+        let days: Vec<&str> = spec
+            .days_of_week
+            .iter()
+            .map(|d| BYDAY[*d as usize])
+            .collect();
         format!("FREQ=WEEKLY;BYDAY={}", days.join(","))
     } else if let Some(on) = spec.repeat_on {
         let day = BYDAY.get(usize::try_from(on.weekday).ok()?)?;

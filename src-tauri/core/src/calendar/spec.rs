@@ -159,18 +159,21 @@ fn check_alarms(alarms: &[Alarm]) -> Result<(), CalendarError> {
 /// by numbered weekday (`repeatOn`); each number in its range.
 fn check_recurring(spec: &EventSpec) -> Result<(), CalendarError> {
     let weekly = !spec.days_of_week.is_empty();
-    let in_range = |field: &str, value: Option<i64>, range: std::ops::RangeInclusive<i64>| {
-        match value {
+    let in_range =
+        |field: &str, value: Option<i64>, range: std::ops::RangeInclusive<i64>| match value {
             Some(v) if !range.contains(&v) => Err(CalendarError::invalid(
                 field,
                 format!("{v} is outside {} to {}", range.start(), range.end()),
             )),
             _ => Ok(()),
-        }
-    };
+        };
     in_range("month", spec.month, 1..=12)?;
     in_range("dayOfMonth", spec.day_of_month, 1..=31)?;
-    in_range("repeatInterval", spec.repeat_interval, 1..=i64::from(u16::MAX))?;
+    in_range(
+        "repeatInterval",
+        spec.repeat_interval,
+        1..=i64::from(u16::MAX),
+    )?;
     if let Some(on) = spec.repeat_on {
         // Full Calendar turns `week` into BYSETPOS, where 0 means nothing.
         if !(on.week == -1 || (1..=4).contains(&on.week)) {

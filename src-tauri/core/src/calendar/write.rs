@@ -152,7 +152,10 @@ impl<'a> DailyTarget<'a> {
         format: &'a Result<DateFormat, String>,
     ) -> Result<Self, CalendarError> {
         let format = format.as_ref().map_err(|problem| {
-            CalendarError::invalid("calendarId", format!("daily notes cannot be written: {problem}"))
+            CalendarError::invalid(
+                "calendarId",
+                format!("daily notes cannot be written: {problem}"),
+            )
         })?;
         Ok(Self {
             dir,

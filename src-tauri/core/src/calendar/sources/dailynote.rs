@@ -27,9 +27,9 @@ use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
 use super::ParsedNote;
+use super::dateformat::DateFormat;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
-use super::dateformat::DateFormat;
 use crate::calendar::event::{Completion, DisplayMode, EventType};
 use crate::calendar::recurrence::Timing;
 use crate::calendar::spec::{self, EventSpec, format_date, format_time};
@@ -114,9 +114,13 @@ pub fn parse_line(line: &str, line_number: usize) -> Option<Item> {
 fn split_planner_times(title: &str) -> Option<(&str, &str, &str)> {
     let clock = |s: &str| {
         s.len() == 5
-            && s.bytes()
-                .enumerate()
-                .all(|(i, b)| if i == 2 { b == b':' } else { b.is_ascii_digit() })
+            && s.bytes().enumerate().all(|(i, b)| {
+                if i == 2 {
+                    b == b':'
+                } else {
+                    b.is_ascii_digit()
+                }
+            })
     };
     let (start, rest) = title.split_at_checked(5)?;
     let rest = rest.strip_prefix(" - ")?;

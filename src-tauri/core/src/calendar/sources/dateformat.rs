@@ -221,7 +221,11 @@ fn read(parts: &[Part], mut text: &str) -> Option<NaiveDate> {
 
 /// Takes `min..=max` leading ASCII digits (as many as there are).
 fn digits(text: &mut &str, min: usize, max: usize) -> Option<u32> {
-    let count = text.bytes().take(max).take_while(u8::is_ascii_digit).count();
+    let count = text
+        .bytes()
+        .take(max)
+        .take_while(u8::is_ascii_digit)
+        .count();
     if count < min {
         return None;
     }
@@ -245,7 +249,10 @@ mod tests {
         let path = format.render(day);
         assert_eq!(path, "2026/03-Mar/Tuesday, March 3, 2026 Log Tue 03.3");
         assert_eq!(format.date_of(&format!("Journal/{path}.md")), Some(day));
-        assert_eq!(format.date_of("Journal/x/Tuesday, March 3, 2026 Log Tue 03.3.md"), Some(day));
+        assert_eq!(
+            format.date_of("Journal/x/Tuesday, March 3, 2026 Log Tue 03.3.md"),
+            Some(day)
+        );
     }
 
     #[test]

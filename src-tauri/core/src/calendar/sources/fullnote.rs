@@ -233,10 +233,7 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
     let display = text("display")?
         .map(|name| {
             DisplayMode::parse(&name).ok_or_else(|| {
-                CalendarError::invalid(
-                    "display",
-                    format!("`{name}` is not {}", DisplayMode::NAMES),
-                )
+                CalendarError::invalid("display", format!("`{name}` is not {}", DisplayMode::NAMES))
             })
         })
         .transpose()?;

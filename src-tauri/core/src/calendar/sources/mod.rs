@@ -18,8 +18,8 @@ use chrono_tz::Tz;
 use super::cache::Indexed;
 use super::error::CalendarError;
 use super::status::SkippedNote;
-use dateformat::DateFormat;
 use crate::settings::{CalendarSource, SourceKind};
+use dateformat::DateFormat;
 
 /// A configured source with its folder made vault-relative.
 #[derive(Debug, Clone, PartialEq)]
