@@ -314,6 +314,26 @@ fn updates_keep_every_other_key_and_the_body_byte_exact() {
         Some(ms("2026-02-11T02:30:00Z"))
     );
 
+    // Suppressing one occurrence rewrites skipDates (sorted), nothing else.
+    let before = vault.read(club);
+    cal.delete(
+        &format!("fullnote:{club}"),
+        Some(chrono::NaiveDate::from_ymd_opt(2026, 2, 10).unwrap()),
+    )
+    .unwrap();
+    let after = vault.read(club);
+    assert_eq!(
+        after,
+        before.replace(
+            "skipDates:\n  - 2026-07-14\n",
+            "skipDates:\n- 2026-02-10\n- 2026-07-14\n"
+        )
+    );
+    assert_eq!(
+        dates(&cal, "Book club", "2026-01-01", "2026-03-31"),
+        ["2026-01-13", "2026-03-10"]
+    );
+
     // Changing the shape writes the plugin's keys.
     cal.update(
         "fullnote:events/Rent.md",

@@ -10,3 +10,4 @@ mod lifecycle;
 mod openapi;
 mod routes;
 mod scopes;
+mod shapes;
