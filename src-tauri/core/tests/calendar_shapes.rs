@@ -548,6 +548,24 @@ fn daily_notes_follow_obsidians_folder_and_format() {
         Some("Journal/2026/03-Mar/Thursday, March 5, 2026.md")
     );
     assert_eq!(created.start_millis, Some(ms("2026-03-05T08:00:00Z")));
+    let note = vault.read(DAILY_PATH);
+    for refused in [
+        json!({"alarms": [{"minutesBefore": 5}]}),
+        json!({"subCategory": "x"}),
+    ] {
+        let error = cal
+            .update(&standup.id, fields(refused.clone()))
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("daily-note"),
+            "{refused}: {error}"
+        );
+    }
+    assert_eq!(
+        vault.read(DAILY_PATH),
+        note,
+        "a refused update changed the note"
+    );
     assert_eq!(vault.read(".obsidian/daily-notes.json"), obsidian_before);
     assert_eq!(
         note_names(&vault.vault().join(".obsidian")),

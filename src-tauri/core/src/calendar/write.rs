@@ -178,6 +178,18 @@ fn daily_spec(spec: EventSpec) -> Result<EventSpec, CalendarError> {
             "daily-note events are single events",
         ));
     }
+    // Keys a list item has no inline field for are refused, not dropped.
+    for (field, present) in [
+        ("alarms", spec.alarms.is_some()),
+        ("subCategory", spec.sub_category.is_some()),
+    ] {
+        if present {
+            return Err(CalendarError::invalid(
+                field,
+                "daily-note events cannot carry it; use a Full Note calendar",
+            ));
+        }
+    }
     Ok(spec)
 }
 
