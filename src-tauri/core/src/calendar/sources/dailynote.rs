@@ -66,7 +66,7 @@ pub struct Item {
     /// trimmed.
     pub title: String,
     /// The `HH:mm - HH:mm ` times the title started with (Day Planner
-    /// format), if it did.
+    /// format), if it did and the item has no time field.
     pub planner: Option<(String, String)>,
     /// Inline fields in order of appearance.
     pub fields: Vec<(String, String)>,
@@ -95,7 +95,11 @@ pub fn parse_line(line: &str, line_number: usize) -> Option<Item> {
         }
     }
     let (title, fields) = split_inline_fields(text);
-    let (planner, title) = match split_planner_times(&title) {
+    // As in Full Calendar, the title's times count only without time fields.
+    let timed = fields
+        .iter()
+        .any(|(k, _)| k == "startTime" || k == "endTime");
+    let (planner, title) = match split_planner_times(&title).filter(|_| !timed) {
         Some((start, end, rest)) => (Some((start.to_string(), end.to_string())), rest.to_string()),
         None => (None, title),
     };
@@ -223,11 +227,7 @@ pub fn item_spec(item: &Item, date: NaiveDate) -> Result<EventSpec, CalendarErro
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     };
-    // Day Planner times count only when no time field is given.
-    let planner = item
-        .planner
-        .as_ref()
-        .filter(|_| field("startTime").is_none() && field("endTime").is_none());
+    let planner = item.planner.as_ref();
     let start_field = field("startTime").or(planner.map(|(start, _)| start.as_str()));
     let end_field = field("endTime").or(planner.map(|(_, end)| end.as_str()));
     let start_time = start_field
@@ -510,6 +510,26 @@ mod tests {
         assert_eq!(plain.title, "Dentist [link] tomorrow");
         assert!(parse_line("not a list", 0).is_none());
         assert!(parse_line("-nospace", 0).is_none());
+    }
+
+    #[test]
+    fn day_planner_times_lead_the_title() {
+        let item = parse_line("- [ ] 09:00 - 10:30 Review  [mood:: ok]", 0).unwrap();
+        assert_eq!(item.title, "Review");
+        assert_eq!(item.planner, Some(("09:00".into(), "10:30".into())));
+        for not_planner in ["- 09:00 - 10:30", "- 9:00 - 10:30 Late", "- 09:00-10:30 X"] {
+            assert_eq!(
+                parse_line(not_planner, 0).unwrap().planner,
+                None,
+                "{not_planner}"
+            );
+        }
+        // With time fields, the times are part of the title.
+        let both = parse_line("- 09:00 - 10:30 Review [startTime:: 11:00]", 0).unwrap();
+        assert_eq!(both.title, "09:00 - 10:30 Review");
+        let spec = item_spec(&both, NaiveDate::from_ymd_opt(2026, 1, 1).unwrap()).unwrap();
+        assert_eq!(spec.start_time.map(format_time).as_deref(), Some("11:00"));
+        assert_eq!(spec.end_time, None);
     }
 
     #[test]
