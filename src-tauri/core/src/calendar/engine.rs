@@ -16,7 +16,7 @@ use super::event::{Event, EventDetails, FileRef, Location};
 use super::fields::EventFields;
 use super::query::EventQuery;
 use super::scan;
-use super::sources::{SourceConfig, SourceType, dailynote, fullnote, ical};
+use super::sources::{SourceConfig, SourceType, fullnote, ical};
 use super::status::{CacheStats, SourceInfo};
 use super::vault::Vault;
 use super::watcher::{ChangeSink, VaultWatcher};
@@ -531,8 +531,12 @@ impl Calendar {
                 self.inner.refresh(std::slice::from_ref(&path));
                 self.cached(&path, &fullnote::event_id(&path))
             }
-            SourceType::DailyNote { dir, heading } => {
-                let target = DailyTarget { dir, heading };
+            SourceType::DailyNote {
+                dir,
+                heading,
+                format,
+            } => {
+                let target = DailyTarget::new(dir, heading, format)?;
                 let path = write::create_daily(&vault, &target, &fields, |date| {
                     self.daily_note(&source.id, date)
                 })?;
@@ -563,8 +567,12 @@ impl Calendar {
                 self.inner.refresh(&[path, new_path.clone()]);
                 self.cached(&new_path, &fullnote::event_id(&new_path))
             }
-            SourceType::DailyNote { dir, heading } => {
-                let target = DailyTarget { dir, heading };
+            SourceType::DailyNote {
+                dir,
+                heading,
+                format,
+            } => {
+                let target = DailyTarget::new(dir, heading, format)?;
                 let new_path = write::update_daily(&vault, &target, &path, id, &fields, |date| {
                     self.daily_note(&source.id, date)
                 })?;
@@ -604,9 +612,14 @@ impl Calendar {
             (SourceType::FullNote { .. }, Some(date)) => {
                 write::skip_fullnote_occurrence(&vault, &path, date)?
             }
-            (SourceType::DailyNote { dir, heading }, None) => {
-                write::delete_daily(&vault, &DailyTarget { dir, heading }, &path, id)?
-            }
+            (
+                SourceType::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                },
+                None,
+            ) => write::delete_daily(&vault, &DailyTarget::new(dir, heading, format)?, &path, id)?,
             (SourceType::DailyNote { .. }, Some(_)) => {
                 return Err(CalendarError::invalid(
                     "instanceDate",
@@ -654,13 +667,16 @@ impl Calendar {
     fn daily_note(&self, source_id: &str, date: NaiveDate) -> Option<String> {
         let state = self.inner.read();
         let source = state.cache.source(source_id)?;
-        let name = format!("{}.md", super::spec::format_date(date));
+        let SourceType::DailyNote {
+            format: Ok(format), ..
+        } = &source.config.kind
+        else {
+            return None;
+        };
         let mut paths: Vec<&String> = source
             .notes
             .keys()
-            .filter(|p| {
-                p.rsplit('/').next() == Some(name.as_str()) && dailynote::note_date(p) == Some(date)
-            })
+            .filter(|p| format.date_of(p) == Some(date))
             .collect();
         paths.sort();
         paths.first().map(|p| p.to_string())
@@ -677,7 +693,7 @@ impl Calendar {
                 let config = &source.config;
                 let (directory, heading, url) = match &config.kind {
                     SourceType::FullNote { dir } => (Some(dir.clone()), None, None),
-                    SourceType::DailyNote { dir, heading } => {
+                    SourceType::DailyNote { dir, heading, .. } => {
                         (Some(dir.clone()), Some(heading.clone()), None)
                     }
                     SourceType::Ical { url, .. } => (None, None, Some(url.clone())),
@@ -693,7 +709,11 @@ impl Calendar {
                     editable: config.dir().is_some(),
                     event_count: source.notes.values().map(Vec::len).sum(),
                     last_fetched: source.feed.last_fetched.clone(),
-                    last_error: source.feed.last_error.clone(),
+                    last_error: source
+                        .feed
+                        .last_error
+                        .clone()
+                        .or_else(|| config.problem().map(str::to_string)),
                 }
             })
             .collect()

@@ -103,6 +103,76 @@ impl<'de> Deserialize<'de> for DayOfWeek {
     }
 }
 
+/// `repeatOn` of a monthly series: the `week`-th `weekday` of the month.
+/// `week` is 1-4 (first to fourth) or -1 (last); `weekday` is 0 (Sunday)
+/// to 6 (Saturday), as Full Calendar writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatOn {
+    pub week: i64,
+    pub weekday: i64,
+}
+
+/// One of an event's `alarms`: a reminder `minutesBefore` the start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Alarm {
+    /// 0-10080 (one week).
+    pub minutes_before: i64,
+    /// `DISPLAY` when absent, as in Full Calendar.
+    #[serde(default)]
+    pub action: AlarmAction,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum AlarmAction {
+    #[default]
+    Display,
+    Audio,
+    Email,
+}
+
+/// How a calendar view draws the event (Full Calendar's `display`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DisplayMode {
+    Auto,
+    Block,
+    ListItem,
+    Background,
+    InverseBackground,
+    None,
+}
+
+impl DisplayMode {
+    pub const NAMES: &str = "auto, block, list-item, background, inverse-background or none";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Block => "block",
+            Self::ListItem => "list-item",
+            Self::Background => "background",
+            Self::InverseBackground => "inverse-background",
+            Self::None => "none",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        [
+            Self::Auto,
+            Self::Block,
+            Self::ListItem,
+            Self::Background,
+            Self::InverseBackground,
+            Self::None,
+        ]
+        .into_iter()
+        .find(|mode| mode.as_str() == name)
+    }
+}
+
 /// A task's state. An event without `completed` is not a task.
 ///
 /// JSON: `false` (or `null` on input) = open task; a date or date-time string
@@ -192,6 +262,19 @@ pub struct Event {
     pub kind: EventType,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub days_of_week: Option<Vec<DayOfWeek>>,
+    /// Monthly / yearly series: the day of the month (1-31).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub day_of_month: Option<i64>,
+    /// Yearly series: the month (1-12), with `dayOfMonth`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub month: Option<i64>,
+    /// Monthly series on a numbered weekday (the 2nd Tuesday, the last Friday).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_on: Option<RepeatOn>,
+    /// Every `repeatInterval` weeks (weekly), months (monthly) or years
+    /// (yearly), counted from `startRecur`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_interval: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_recur: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -214,9 +297,24 @@ pub struct Event {
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Reminder settings, passed through as written in the note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sub_category: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// The event's identity in another calendar (iCalendar `UID`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display: Option<DisplayMode>,
+    /// Reminder `{"value": minutes before the start}` (0-1440), passed
+    /// through as written in the note.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notify: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alarms: Option<Vec<Alarm>>,
+    /// Whether a reminder is also due at the end of the event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_reminder: Option<bool>,
     /// On an expanded occurrence of a series: the occurrence's own date
     /// (`YYYY-MM-DD`), which together with `id` addresses that occurrence.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -12,7 +12,7 @@
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
-use super::event::{Completion, DayOfWeek, EventType};
+use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, EventType, RepeatOn};
 
 /// The writable fields of an event. See the module docs for the semantics of
 /// absent / `null` / value.
@@ -45,6 +45,16 @@ pub struct EventFields {
     pub description: Option<Option<String>>,
     pub url: Option<Option<String>>,
     pub notify: Option<Option<serde_json::Value>>,
+    pub day_of_month: Option<Option<i64>>,
+    pub month: Option<Option<i64>>,
+    pub repeat_on: Option<Option<RepeatOn>>,
+    pub repeat_interval: Option<Option<i64>>,
+    pub sub_category: Option<Option<String>>,
+    pub location: Option<Option<String>>,
+    pub uid: Option<Option<String>>,
+    pub display: Option<Option<DisplayMode>>,
+    pub alarms: Option<Option<Vec<Alarm>>>,
+    pub end_reminder: Option<Option<bool>>,
 }
 
 /// The wire form: [`EventFields`] plus the ignored read-only fields.
@@ -88,6 +98,26 @@ struct WireFields {
     url: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
     notify: Option<Option<serde_json::Value>>,
+    #[serde(default, deserialize_with = "nullable")]
+    day_of_month: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "nullable")]
+    month: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "nullable")]
+    repeat_on: Option<Option<RepeatOn>>,
+    #[serde(default, deserialize_with = "nullable")]
+    repeat_interval: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "nullable")]
+    sub_category: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    location: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    uid: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    display: Option<Option<DisplayMode>>,
+    #[serde(default, deserialize_with = "nullable")]
+    alarms: Option<Option<Vec<Alarm>>>,
+    #[serde(default, deserialize_with = "nullable")]
+    end_reminder: Option<Option<bool>>,
 
     // Read-only fields of `Event`, accepted and ignored (see module docs).
     #[serde(default, rename = "id")]
@@ -154,6 +184,16 @@ impl From<WireFields> for EventFields {
             description: wire.description,
             url: wire.url,
             notify: wire.notify,
+            day_of_month: wire.day_of_month,
+            month: wire.month,
+            repeat_on: wire.repeat_on,
+            repeat_interval: wire.repeat_interval,
+            sub_category: wire.sub_category,
+            location: wire.location,
+            uid: wire.uid,
+            display: wire.display,
+            alarms: wire.alarms,
+            end_reminder: wire.end_reminder,
         }
     }
 }

@@ -35,7 +35,10 @@ mod write;
 
 pub use engine::Calendar;
 pub use error::CalendarError;
-pub use event::{Completion, DayOfWeek, Event, EventDetails, EventType, FileRef, Location};
+pub use event::{
+    Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, Event, EventDetails, EventType,
+    FileRef, Location, RepeatOn,
+};
 pub use fields::EventFields;
 pub use query::{EventQuery, RangeSide, parse_range_bound};
 pub use status::{CacheStats, SkippedNote, SourceInfo};

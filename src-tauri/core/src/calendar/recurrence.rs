@@ -208,6 +208,20 @@ impl Timing {
                     span: slot.span_at(start),
                 })
             }
+            EventType::Recurring if let Some(rule) = recurring_rule(spec) => {
+                let zone = if spec.all_day { Tz::UTC } else { slot.tz };
+                let anchor = first.and_time(slot.start);
+                let rule = parse_rule(&rule, zone, anchor)
+                    .map_err(|reason| CalendarError::invalid("type", reason))?;
+                Timing::Rule(Box::new(RuleTiming {
+                    rule,
+                    anchor,
+                    zone,
+                    slot,
+                    skip,
+                    memo: Mutex::new(Vec::new()),
+                }))
+            }
             EventType::Recurring => {
                 let mut days = [false; 7];
                 for day in &spec.days_of_week {
@@ -422,6 +436,40 @@ impl RuleTiming {
             _ => anchor,
         }
     }
+}
+
+/// The RRULE a `recurring` series other than a plain weekly one stands for,
+/// built the way Full Calendar builds it for its calendar view (so both show
+/// the same days): weekly with an interval, monthly on a day or on a numbered
+/// weekday (`BYSETPOS`), yearly on a month's day; `INTERVAL` counts from
+/// `startRecur`, `endRecur` ends the series with its last day. `None` for a
+/// plain weekly series, which [`Timing::Weekly`] expands.
+fn recurring_rule(spec: &EventSpec) -> Option<String> {
+    const BYDAY: [&str; 7] = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"];
+    let interval = spec.repeat_interval.filter(|n| *n > 1);
+    let mut rule = if !spec.days_of_week.is_empty() {
+        interval?;
+        let days: Vec<&str> = spec
+            .days_of_week
+            .iter()
+            .map(|d| BYDAY[*d as usize])
+            .collect();
+        format!("FREQ=WEEKLY;BYDAY={}", days.join(","))
+    } else if let Some(on) = spec.repeat_on {
+        let day = BYDAY.get(usize::try_from(on.weekday).ok()?)?;
+        format!("FREQ=MONTHLY;BYDAY={day};BYSETPOS={}", on.week)
+    } else if let (Some(month), Some(day)) = (spec.month, spec.day_of_month) {
+        format!("FREQ=YEARLY;BYMONTH={month};BYMONTHDAY={day}")
+    } else {
+        format!("FREQ=MONTHLY;BYMONTHDAY={}", spec.day_of_month?)
+    };
+    if let Some(n) = interval {
+        rule.push_str(&format!(";INTERVAL={n}"));
+    }
+    if let Some(end) = spec.end_recur {
+        rule.push_str(&format!(";UNTIL={}", end.format("%Y%m%d")));
+    }
+    Some(rule)
 }
 
 fn first_of_month(month_index: i64) -> Option<NaiveDate> {

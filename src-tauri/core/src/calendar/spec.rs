@@ -9,7 +9,7 @@ use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
 use chrono_tz::Tz;
 
 use super::error::CalendarError;
-use super::event::{Completion, DayOfWeek, Event, EventType};
+use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, Event, EventType, RepeatOn};
 use super::fields::EventFields;
 
 /// Longest accepted title, in bytes (titles become file names and lines).
@@ -26,6 +26,13 @@ pub struct EventSpec {
     pub start_time: Option<NaiveTime>,
     pub end_time: Option<NaiveTime>,
     pub days_of_week: Vec<DayOfWeek>,
+    /// Monthly (and with `month` yearly) series: the day of the month.
+    pub day_of_month: Option<i64>,
+    pub month: Option<i64>,
+    /// Monthly series on the n-th (or last) weekday of the month.
+    pub repeat_on: Option<RepeatOn>,
+    /// Every n-th week / month / year of a `recurring` series.
+    pub repeat_interval: Option<i64>,
     pub start_recur: Option<NaiveDate>,
     pub end_recur: Option<NaiveDate>,
     pub rrule: Option<String>,
@@ -37,7 +44,18 @@ pub struct EventSpec {
     pub description: Option<String>,
     pub url: Option<String>,
     pub notify: Option<serde_json::Value>,
+    pub sub_category: Option<String>,
+    pub location: Option<String>,
+    pub uid: Option<String>,
+    pub display: Option<DisplayMode>,
+    pub alarms: Option<Vec<Alarm>>,
+    pub end_reminder: Option<bool>,
 }
+
+/// Longest `notify` lead time Full Calendar accepts, in minutes (one day).
+const MAX_NOTIFY_MINUTES: f64 = 1440.0;
+/// Longest alarm lead time Full Calendar accepts, in minutes (one week).
+const MAX_ALARM_MINUTES: i64 = 10080;
 
 /// Parses a strict `YYYY-MM-DD` date.
 pub fn parse_date(field: &str, value: &str) -> Result<NaiveDate, CalendarError> {
@@ -107,6 +125,102 @@ fn check_text(field: &str, value: &str) -> Result<(), CalendarError> {
     Ok(())
 }
 
+/// `notify` must be `{value: minutes}` with 0 <= minutes <= 1440 (other
+/// keys are ignored, as Full Calendar's schema ignores them).
+fn check_notify(notify: &serde_json::Value) -> Result<(), CalendarError> {
+    let minutes = notify.get("value").and_then(serde_json::Value::as_f64);
+    match minutes {
+        Some(m) if (0.0..=MAX_NOTIFY_MINUTES).contains(&m) => Ok(()),
+        _ => Err(CalendarError::invalid(
+            "notify",
+            format!("must be {{value: minutes before the start}}, 0 to {MAX_NOTIFY_MINUTES}"),
+        )),
+    }
+}
+
+fn check_alarms(alarms: &[Alarm]) -> Result<(), CalendarError> {
+    match alarms
+        .iter()
+        .find(|a| !(0..=MAX_ALARM_MINUTES).contains(&a.minutes_before))
+    {
+        Some(bad) => Err(CalendarError::invalid(
+            "alarms",
+            format!(
+                "minutesBefore {} is outside 0 to {MAX_ALARM_MINUTES}",
+                bad.minutes_before
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The rules of Full Calendar's `recurring` schema: exactly one of weekly
+/// (`daysOfWeek`), by day of the month (`dayOfMonth`, with `month` yearly) or
+/// by numbered weekday (`repeatOn`); each number in its range.
+fn check_recurring(spec: &EventSpec) -> Result<(), CalendarError> {
+    let weekly = !spec.days_of_week.is_empty();
+    let in_range =
+        |field: &str, value: Option<i64>, range: std::ops::RangeInclusive<i64>| match value {
+            Some(v) if !range.contains(&v) => Err(CalendarError::invalid(
+                field,
+                format!("{v} is outside {} to {}", range.start(), range.end()),
+            )),
+            _ => Ok(()),
+        };
+    in_range("month", spec.month, 1..=12)?;
+    in_range("dayOfMonth", spec.day_of_month, 1..=31)?;
+    in_range(
+        "repeatInterval",
+        spec.repeat_interval,
+        1..=i64::from(u16::MAX),
+    )?;
+    if let Some(on) = spec.repeat_on {
+        // Full Calendar turns `week` into BYSETPOS, where 0 means nothing.
+        if !(on.week == -1 || (1..=4).contains(&on.week)) {
+            return Err(CalendarError::invalid(
+                "repeatOn",
+                format!("week {} is not 1 to 4 or -1 (last)", on.week),
+            ));
+        }
+        in_range("repeatOn", Some(on.weekday), 0..=6).map_err(|_| {
+            CalendarError::invalid(
+                "repeatOn",
+                format!("weekday {} is not 0 (Sunday) to 6 (Saturday)", on.weekday),
+            )
+        })?;
+    }
+    if weekly && spec.day_of_month.is_some() {
+        return Err(CalendarError::invalid(
+            "daysOfWeek",
+            "a recurring event cannot be both weekly (daysOfWeek) and monthly/yearly (dayOfMonth)",
+        ));
+    }
+    if !weekly && spec.day_of_month.is_none() && spec.repeat_on.is_none() {
+        return Err(CalendarError::invalid(
+            "daysOfWeek",
+            "a recurring event needs daysOfWeek (U M T W R F S), dayOfMonth or repeatOn",
+        ));
+    }
+    if spec.month.is_some() && spec.day_of_month.is_none() {
+        return Err(CalendarError::invalid(
+            "month",
+            "a yearly event (with month) also needs dayOfMonth",
+        ));
+    }
+    if spec.day_of_month.is_some() && spec.repeat_on.is_some() {
+        return Err(CalendarError::invalid(
+            "repeatOn",
+            "a monthly event repeats on a dayOfMonth or on a numbered weekday (repeatOn), not both",
+        ));
+    }
+    if let (Some(start), Some(end)) = (spec.start_recur, spec.end_recur)
+        && end < start
+    {
+        return Err(CalendarError::invalid("endRecur", "is before `startRecur`"));
+    }
+    Ok(())
+}
+
 impl EventSpec {
     /// The day the event (or series) starts, for file names and `date`.
     pub fn first_day(&self) -> Option<NaiveDate> {
@@ -139,6 +253,9 @@ impl EventSpec {
             ("category", &self.category),
             ("description", &self.description),
             ("url", &self.url),
+            ("subCategory", &self.sub_category),
+            ("location", &self.location),
+            ("uid", &self.uid),
         ] {
             if let Some(value) = value {
                 check_text(field, value)?;
@@ -155,19 +272,7 @@ impl EventSpec {
                     return Err(CalendarError::invalid("endDate", "is before `date`"));
                 }
             }
-            EventType::Recurring => {
-                if self.days_of_week.is_empty() {
-                    return Err(CalendarError::invalid(
-                        "daysOfWeek",
-                        "a recurring event needs at least one day (U M T W R F S)",
-                    ));
-                }
-                if let (Some(start), Some(end)) = (self.start_recur, self.end_recur)
-                    && end < start
-                {
-                    return Err(CalendarError::invalid("endRecur", "is before `startRecur`"));
-                }
-            }
+            EventType::Recurring => check_recurring(self)?,
             EventType::Rrule => {
                 if self.start_date.is_none() {
                     return Err(CalendarError::invalid(
@@ -189,6 +294,12 @@ impl EventSpec {
         }
         if let Some(completion) = &self.completed {
             check_completion(completion)?;
+        }
+        if let Some(notify) = &self.notify {
+            check_notify(notify)?;
+        }
+        if let Some(alarms) = &self.alarms {
+            check_alarms(alarms)?;
         }
         Ok(())
     }
@@ -218,12 +329,13 @@ impl EventSpec {
                 Some(Some(s)) => parse_time(field, s).map(Some),
             }
         }
-        fn text(v: &Option<Option<String>>, cur: &Option<String>) -> Option<String> {
+        fn patch<T: Clone>(v: &Option<Option<T>>, cur: &Option<T>) -> Option<T> {
             match v {
                 None => cur.clone(),
                 Some(v) => v.clone(),
             }
         }
+        let text = patch::<String>;
         let mut next = self.clone();
         if let Some(title) = &fields.title {
             next.title = title.trim().to_string();
@@ -282,10 +394,17 @@ impl EventSpec {
         next.category = text(&fields.category, &self.category);
         next.description = text(&fields.description, &self.description);
         next.url = text(&fields.url, &self.url);
-        next.notify = match &fields.notify {
-            None => self.notify.clone(),
-            Some(v) => v.clone(),
-        };
+        next.notify = patch(&fields.notify, &self.notify);
+        next.day_of_month = patch(&fields.day_of_month, &self.day_of_month);
+        next.month = patch(&fields.month, &self.month);
+        next.repeat_on = patch(&fields.repeat_on, &self.repeat_on);
+        next.repeat_interval = patch(&fields.repeat_interval, &self.repeat_interval);
+        next.sub_category = patch(&fields.sub_category, &self.sub_category);
+        next.location = patch(&fields.location, &self.location);
+        next.uid = patch(&fields.uid, &self.uid);
+        next.display = patch(&fields.display, &self.display);
+        next.alarms = patch(&fields.alarms, &self.alarms);
+        next.end_reminder = patch(&fields.end_reminder, &self.end_reminder);
         // A series created with just a `date` starts on that date.
         if next.kind == EventType::Recurring && next.start_recur.is_none() {
             next.start_recur = next.date;
@@ -295,6 +414,15 @@ impl EventSpec {
         }
         // Fields of other event types are dropped when the type changes, so a
         // note never carries contradicting recurrence data.
+        match next.kind {
+            EventType::Single | EventType::Rrule => {
+                next.day_of_month = None;
+                next.month = None;
+                next.repeat_on = None;
+                next.repeat_interval = None;
+            }
+            EventType::Recurring => {}
+        }
         match next.kind {
             EventType::Single => {
                 next.days_of_week.clear();
@@ -340,6 +468,10 @@ impl EventSpec {
             end_millis: None,
             kind: self.kind,
             days_of_week: (!self.days_of_week.is_empty()).then(|| self.days_of_week.clone()),
+            day_of_month: self.day_of_month,
+            month: self.month,
+            repeat_on: self.repeat_on,
+            repeat_interval: self.repeat_interval,
             start_recur: self.start_recur.map(format_date),
             end_recur: self.end_recur.map(format_date),
             rrule: self.rrule.clone(),
@@ -350,7 +482,13 @@ impl EventSpec {
             category: self.category.clone(),
             description: self.description.clone(),
             url: self.url.clone(),
+            sub_category: self.sub_category.clone(),
+            location: self.location.clone(),
+            uid: self.uid.clone(),
+            display: self.display,
             notify: self.notify.clone(),
+            alarms: self.alarms.clone(),
+            end_reminder: self.end_reminder,
             instance_date: None,
         }
     }

@@ -30,8 +30,10 @@ pub struct SourceInfo {
     /// `ical` only: when the feed was last fetched successfully (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_fetched: Option<String>,
-    /// `ical` only: why the last fetch or parse failed, if it did (a refused
-    /// private address, a feed over the size cap, an HTTP error, …).
+    /// Why the source cannot be read, if it cannot: for `ical`, why the last
+    /// fetch or parse failed (a refused private address, a feed over the
+    /// size cap, an HTTP error, …); for `dailynote`, an Obsidian daily-note
+    /// date format Almanac cannot follow.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
 }

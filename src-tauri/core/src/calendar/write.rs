@@ -15,7 +15,9 @@ use chrono::NaiveDate;
 use super::error::CalendarError;
 use super::event::EventType;
 use super::fields::EventFields;
-use super::sources::{dailynote, fullnote};
+use super::sources::dailynote::{self, Style};
+use super::sources::dateformat::DateFormat;
+use super::sources::fullnote;
 use super::spec::{EventSpec, format_date};
 use super::vault::Vault;
 use crate::fsutil::{atomic_create_new, atomic_write, sync_dir};
@@ -134,17 +136,38 @@ pub fn skip_fullnote_occurrence(
 
 // ---- Daily notes ----
 
-/// A daily-note source's folder and heading.
+/// A daily-note source's folder, heading and note names.
 pub struct DailyTarget<'a> {
     pub dir: &'a str,
     pub heading: &'a str,
+    pub format: &'a DateFormat,
 }
 
-impl DailyTarget<'_> {
+impl<'a> DailyTarget<'a> {
+    /// The target of a daily-note source, unless its notes cannot be named
+    /// (an unsupported date format).
+    pub fn new(
+        dir: &'a str,
+        heading: &'a str,
+        format: &'a Result<DateFormat, String>,
+    ) -> Result<Self, CalendarError> {
+        let format = format.as_ref().map_err(|problem| {
+            CalendarError::invalid(
+                "calendarId",
+                format!("daily notes cannot be written: {problem}"),
+            )
+        })?;
+        Ok(Self {
+            dir,
+            heading,
+            format,
+        })
+    }
+
     /// The path of the note for `date` (`existing`, or a new one in the
-    /// folder).
+    /// folder, named by the date format).
     fn note_for(&self, date: NaiveDate, existing: Option<String>) -> String {
-        existing.unwrap_or_else(|| join(self.dir, &format!("{}.md", format_date(date))))
+        existing.unwrap_or_else(|| join(self.dir, &format!("{}.md", self.format.render(date))))
     }
 }
 
@@ -154,6 +177,18 @@ fn daily_spec(spec: EventSpec) -> Result<EventSpec, CalendarError> {
             "type",
             "daily-note events are single events",
         ));
+    }
+    // Keys a list item has no inline field for are refused, not dropped.
+    for (field, present) in [
+        ("alarms", spec.alarms.is_some()),
+        ("subCategory", spec.sub_category.is_some()),
+    ] {
+        if present {
+            return Err(CalendarError::invalid(
+                field,
+                "daily-note events cannot carry it; use a Full Note calendar",
+            ));
+        }
     }
     Ok(spec)
 }
@@ -219,7 +254,7 @@ pub fn create_daily(
         vault,
         target,
         &rel,
-        &dailynote::render_line(&spec, "", '-', &[]),
+        &dailynote::render_line(&spec, Style::NEW, &[]),
     )?;
     Ok(rel)
 }
@@ -269,13 +304,16 @@ pub fn update_daily(
 ) -> Result<String, CalendarError> {
     let text = read(vault, rel)?;
     let item = find_item(&text, target, rel, id)?;
-    let date = dailynote::note_date(rel).ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
+    let date = target
+        .format
+        .date_of(rel)
+        .ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
     let old = dailynote::item_spec(&item, date)?;
     let new = daily_spec(old.patched(fields)?)?;
     let extra = dailynote::extra_fields(&item);
     let new_date = new.date.unwrap_or(date);
     if new_date == date {
-        let line = dailynote::render_line(&new, &item.indent, item.marker, &extra);
+        let line = dailynote::render_line(&new, Style::of(&item), &extra);
         replace(vault, rel, &set_line(&text, item.line, Some(&line)))?;
         return Ok(rel.to_string());
     }
@@ -284,7 +322,14 @@ pub fn update_daily(
         vault,
         target,
         &other,
-        &dailynote::render_line(&new, "", item.marker, &extra),
+        &dailynote::render_line(
+            &new,
+            Style {
+                indent: "",
+                ..Style::of(&item)
+            },
+            &extra,
+        ),
     )?;
     replace(vault, rel, &set_line(&text, item.line, None))?;
     Ok(other)

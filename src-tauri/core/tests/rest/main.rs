@@ -12,3 +12,4 @@ mod openapi;
 mod routes;
 mod scopes;
 mod settings_classes;
+mod shapes;

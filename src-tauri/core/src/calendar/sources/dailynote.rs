@@ -1,35 +1,42 @@
 //! Daily-note calendars: events are list items under a heading of the daily
-//! notes (`YYYY-MM-DD.md`) in a folder.
+//! notes in a folder, named by Obsidian's daily-note date format
+//! (`YYYY-MM-DD.md` by default; see [`super::dateformat`]).
 //!
 //! ```markdown
 //! ## Events
-//! - [ ] Call Ann [startTime:: 09:00] [endTime:: 09:30]
-//! - [x] Pay rent
-//! - Dentist [startTime:: 14:00]
+//! - [ ] Call Ann [startTime:: 09:00]  [endTime:: 09:30]
+//! - [x] Pay rent [allDay:: true]
+//! - Dentist [startTime:: 14:00] [location:: Main St 1] [notify:: 15]
+//! - [ ] 16:00 - 17:30 Review
 //! ```
 //!
 //! Every list item in the heading's section (up to the next heading of the
 //! same or a higher level) is an event on the note's date: `- [ ]` an open
 //! task, `- [x]` a done one, a plain `- ` item no task. Dataview inline
 //! fields `[key:: value]` carry `startTime`, `endTime`, `endDate`, `allDay`,
-//! `timezone`, `category` and `url`; other inline fields are the user's and are
-//! kept on rewrite. Items without `startTime` are all-day. Fenced code blocks
-//! are skipped.
+//! `timezone`, `category`, `url`, `location`, `uid`, `display`,
+//! `endReminder` and `notify` (minutes before the start, as Full Calendar
+//! writes it); other inline fields are the user's and are kept on rewrite.
+//! A title starting `HH:mm - HH:mm ` (Full Calendar's Day Planner format)
+//! gives the times when the item has no `startTime` / `endTime` field, and
+//! such an item is written back in that format. Items without a start time
+//! are all-day. Fenced code blocks are skipped.
 
 use chrono::NaiveDate;
 use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
 use super::ParsedNote;
+use super::dateformat::DateFormat;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
-use crate::calendar::event::{Completion, EventType};
+use crate::calendar::event::{Completion, DisplayMode, EventType};
 use crate::calendar::recurrence::Timing;
 use crate::calendar::spec::{self, EventSpec, format_date, format_time};
 use crate::calendar::status::SkippedNote;
 
 /// Inline fields that are part of the event.
-const EVENT_FIELDS: [&str; 7] = [
+const EVENT_FIELDS: [&str; 12] = [
     "startTime",
     "endTime",
     "endDate",
@@ -37,13 +44,12 @@ const EVENT_FIELDS: [&str; 7] = [
     "timezone",
     "category",
     "url",
+    "location",
+    "uid",
+    "display",
+    "endReminder",
+    "notify",
 ];
-
-/// The date of a daily note from its file name (`…/YYYY-MM-DD.md`).
-pub fn note_date(path: &str) -> Option<NaiveDate> {
-    let name = path.rsplit('/').next()?;
-    spec::parse_date("", name.strip_suffix(".md")?).ok()
-}
 
 /// One list item, as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,8 +62,12 @@ pub struct Item {
     pub marker: char,
     /// `Some(' ')` for `[ ]`, `Some('x')` for `[x]`, `None` without a box.
     pub checkbox: Option<char>,
-    /// The text without checkbox and inline fields, trimmed.
+    /// The text without checkbox, inline fields and Day Planner times,
+    /// trimmed.
     pub title: String,
+    /// The `HH:mm - HH:mm ` times the title started with (Day Planner
+    /// format), if it did and the item has no time field.
+    pub planner: Option<(String, String)>,
     /// Inline fields in order of appearance.
     pub fields: Vec<(String, String)>,
 }
@@ -85,14 +95,42 @@ pub fn parse_line(line: &str, line_number: usize) -> Option<Item> {
         }
     }
     let (title, fields) = split_inline_fields(text);
+    // As in Full Calendar, the title's times count only without time fields.
+    let timed = fields
+        .iter()
+        .any(|(k, _)| k == "startTime" || k == "endTime");
+    let (planner, title) = match split_planner_times(&title).filter(|_| !timed) {
+        Some((start, end, rest)) => (Some((start.to_string(), end.to_string())), rest.to_string()),
+        None => (None, title),
+    };
     Some(Item {
         line: line_number,
         indent: indent.to_string(),
         marker,
         checkbox,
         title,
+        planner,
         fields,
     })
+}
+
+/// `HH:mm - HH:mm Title` → the two times and the title.
+fn split_planner_times(title: &str) -> Option<(&str, &str, &str)> {
+    let clock = |s: &str| {
+        s.len() == 5
+            && s.bytes().enumerate().all(|(i, b)| {
+                if i == 2 {
+                    b == b':'
+                } else {
+                    b.is_ascii_digit()
+                }
+            })
+    };
+    let (start, rest) = title.split_at_checked(5)?;
+    let rest = rest.strip_prefix(" - ")?;
+    let (end, rest) = rest.split_at_checked(5)?;
+    let rest = rest.strip_prefix(' ')?.trim();
+    (clock(start) && clock(end) && !rest.is_empty()).then_some((start, end, rest))
 }
 
 /// Separates `[key:: value]` fields from the rest of the text (the same
@@ -189,7 +227,10 @@ pub fn item_spec(item: &Item, date: NaiveDate) -> Result<EventSpec, CalendarErro
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     };
-    let start_time = field("startTime")
+    let planner = item.planner.as_ref();
+    let start_field = field("startTime").or(planner.map(|(start, _)| start.as_str()));
+    let end_field = field("endTime").or(planner.map(|(_, end)| end.as_str()));
+    let start_time = start_field
         .map(|v| spec::parse_time("startTime", v))
         .transpose()?;
     let all_day = match field("allDay") {
@@ -215,7 +256,7 @@ pub fn item_spec(item: &Item, date: NaiveDate) -> Result<EventSpec, CalendarErro
         end_time: if all_day {
             None
         } else {
-            field("endTime")
+            end_field
                 .map(|v| spec::parse_time("endTime", v))
                 .transpose()?
         },
@@ -229,36 +270,99 @@ pub fn item_spec(item: &Item, date: NaiveDate) -> Result<EventSpec, CalendarErro
         timezone: field("timezone").map(spec::parse_timezone).transpose()?,
         category: field("category").map(str::to_string),
         url: field("url").map(str::to_string),
+        location: field("location").map(str::to_string),
+        uid: field("uid").map(str::to_string),
+        display: field("display")
+            .map(|name| {
+                DisplayMode::parse(name).ok_or_else(|| {
+                    CalendarError::invalid(
+                        "display",
+                        format!("`{name}` is not {}", DisplayMode::NAMES),
+                    )
+                })
+            })
+            .transpose()?,
+        end_reminder: match field("endReminder") {
+            None => None,
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            Some(other) => {
+                return Err(CalendarError::invalid(
+                    "endReminder",
+                    format!("`{other}` is not true or false"),
+                ));
+            }
+        },
+        notify: field("notify").map(notify_minutes).transpose()?,
         ..EventSpec::default()
     };
     spec.validate()?;
     Ok(spec)
 }
 
-/// The list item line for `spec`, keeping `indent`, `marker` and the user's
-/// own inline fields.
-pub fn render_line(
-    spec: &EventSpec,
-    indent: &str,
-    marker: char,
-    extra: &[(String, String)],
-) -> String {
-    let mut line = format!("{indent}{marker} ");
+/// `[notify:: 15]`: Full Calendar writes `notify` as its minutes.
+fn notify_minutes(value: &str) -> Result<serde_json::Value, CalendarError> {
+    let minutes: serde_json::Number = value.trim().parse().map_err(|_| {
+        CalendarError::invalid("notify", format!("`{value}` is not a number of minutes"))
+    })?;
+    Ok(serde_json::json!({ "value": minutes }))
+}
+
+/// How an item is written: its indentation, list marker and whether its
+/// times lead the title (Day Planner format).
+#[derive(Debug, Clone, Copy)]
+pub struct Style<'a> {
+    pub indent: &'a str,
+    pub marker: char,
+    pub planner: bool,
+}
+
+impl Style<'_> {
+    /// A new item: `- `, no indentation, times as fields.
+    pub const NEW: Style<'static> = Style {
+        indent: "",
+        marker: '-',
+        planner: false,
+    };
+
+    /// The style `item` is written in.
+    pub fn of(item: &Item) -> Style<'_> {
+        Style {
+            indent: &item.indent,
+            marker: item.marker,
+            planner: item.planner.is_some(),
+        }
+    }
+}
+
+/// The list item line for `spec` in `style`, keeping the user's own inline
+/// fields.
+pub fn render_line(spec: &EventSpec, style: Style, extra: &[(String, String)]) -> String {
+    let mut line = format!("{}{} ", style.indent, style.marker);
     match &spec.completed {
         Some(Completion::Open) => line.push_str("[ ] "),
         Some(Completion::Done(_)) => line.push_str("[x] "),
         None => {}
+    }
+    let planner = match (style.planner, spec.start_time, spec.end_time) {
+        (true, Some(start), Some(end)) => Some((start, end)),
+        _ => None,
+    };
+    if let Some((start, end)) = planner {
+        line.push_str(&format!("{} - {} ", format_time(start), format_time(end)));
     }
     line.push_str(&spec.title);
     let mut push = |key: &str, value: String| line.push_str(&format!(" [{key}:: {value}]"));
     if spec.all_day {
         push("allDay", "true".to_string());
     }
-    if let Some(t) = spec.start_time {
-        push("startTime", format_time(t));
-    }
-    if let Some(t) = spec.end_time {
-        push("endTime", format_time(t));
+    if planner.is_none() {
+        if let Some(t) = spec.start_time {
+            push("startTime", format_time(t));
+        }
+        if let Some(t) = spec.end_time {
+            push("endTime", format_time(t));
+        }
     }
     if let Some(d) = spec.end_date {
         push("endDate", format_date(d));
@@ -272,6 +376,21 @@ pub fn render_line(
     if let Some(u) = &spec.url {
         push("url", u.clone());
     }
+    if let Some(l) = &spec.location {
+        push("location", l.clone());
+    }
+    if let Some(u) = &spec.uid {
+        push("uid", u.clone());
+    }
+    if let Some(d) = spec.display {
+        push("display", d.as_str().to_string());
+    }
+    if let Some(r) = spec.end_reminder {
+        push("endReminder", r.to_string());
+    }
+    if let Some(minutes) = spec.notify.as_ref().and_then(|n| n.get("value")) {
+        push("notify", minutes.to_string());
+    }
     for (key, value) in extra {
         push(key, value.clone());
     }
@@ -283,12 +402,11 @@ pub fn render_line(
 /// field would silently change meaning, so it is refused instead.
 pub fn render_checked(
     spec: &EventSpec,
-    indent: &str,
-    marker: char,
+    style: Style,
     extra: &[(String, String)],
     date: NaiveDate,
 ) -> Result<String, CalendarError> {
-    let line = render_line(spec, indent, marker, extra);
+    let line = render_line(spec, style, extra);
     let same = parse_line(&line, 0).is_some_and(|item| {
         item_spec(&item, date).ok().as_ref() == Some(spec) && extra_fields(&item) == extra
     });
@@ -338,9 +456,15 @@ pub fn item_ids(path: &str, titles: impl IntoIterator<Item = impl AsRef<str>>) -
 }
 
 /// Reads every item of one daily note.
-pub fn parse(heading: &str, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
+pub fn parse(
+    heading: &str,
+    format: &DateFormat,
+    path: &str,
+    text: &str,
+    display_tz: Tz,
+) -> ParsedNote {
     let mut parsed = ParsedNote::default();
-    let Some(date) = note_date(path) else {
+    let Some(date) = format.date_of(path) else {
         return parsed;
     };
     let items = items_under_heading(text, heading);
@@ -386,6 +510,26 @@ mod tests {
         assert_eq!(plain.title, "Dentist [link] tomorrow");
         assert!(parse_line("not a list", 0).is_none());
         assert!(parse_line("-nospace", 0).is_none());
+    }
+
+    #[test]
+    fn day_planner_times_lead_the_title() {
+        let item = parse_line("- [ ] 09:00 - 10:30 Review  [mood:: ok]", 0).unwrap();
+        assert_eq!(item.title, "Review");
+        assert_eq!(item.planner, Some(("09:00".into(), "10:30".into())));
+        for not_planner in ["- 09:00 - 10:30", "- 9:00 - 10:30 Late", "- 09:00-10:30 X"] {
+            assert_eq!(
+                parse_line(not_planner, 0).unwrap().planner,
+                None,
+                "{not_planner}"
+            );
+        }
+        // With time fields, the times are part of the title.
+        let both = parse_line("- 09:00 - 10:30 Review [startTime:: 11:00]", 0).unwrap();
+        assert_eq!(both.title, "09:00 - 10:30 Review");
+        let spec = item_spec(&both, NaiveDate::from_ymd_opt(2026, 1, 1).unwrap()).unwrap();
+        assert_eq!(spec.start_time.map(format_time).as_deref(), Some("11:00"));
+        assert_eq!(spec.end_time, None);
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //!
 //! Keys (Obsidian Full Calendar's): `title`, `allDay`, `date`, `endDate`,
 //! `startTime`, `endTime`, `type` (single | recurring | rrule), `daysOfWeek`,
+//! `dayOfMonth`, `month`, `repeatOn`, `repeatInterval` (recurring only),
 //! `startRecur`, `endRecur`, `rrule`, `startDate`, `skipDates`, `completed`,
-//! `timezone`, `category`, `description`, `url`, `notify`. Any other key is
+//! `timezone`, `category`, `subCategory`, `description`, `url`, `location`,
+//! `uid`, `display`, `notify`, `alarms`, `endReminder`. Any other key is
 //! the user's and is kept as written. Reading is lenient where Full Calendar
 //! is (a missing `title` comes from the file name, a missing `allDay` or
 //! `type` is inferred); anything else malformed makes the note invalid.
@@ -13,14 +15,16 @@ use serde_norway::{Mapping, Value};
 
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
-use crate::calendar::event::{Completion, DayOfWeek, EventType};
+use crate::calendar::event::{
+    Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, EventType, RepeatOn,
+};
 use crate::calendar::frontmatter::{self, Update};
 use crate::calendar::recurrence::Timing;
 use crate::calendar::spec::{self, EventSpec, format_date, format_time};
 
 /// The frontmatter keys that belong to the event, in the order new notes
 /// get them.
-pub const EVENT_KEYS: [&str; 19] = [
+pub const EVENT_KEYS: [&str; 29] = [
     "title",
     "allDay",
     "date",
@@ -29,6 +33,10 @@ pub const EVENT_KEYS: [&str; 19] = [
     "endTime",
     "type",
     "daysOfWeek",
+    "dayOfMonth",
+    "month",
+    "repeatOn",
+    "repeatInterval",
     "startRecur",
     "endRecur",
     "rrule",
@@ -37,9 +45,15 @@ pub const EVENT_KEYS: [&str; 19] = [
     "completed",
     "timezone",
     "category",
+    "subCategory",
     "description",
     "url",
+    "location",
+    "uid",
+    "display",
     "notify",
+    "alarms",
+    "endReminder",
 ];
 
 /// The id of the Full Note event stored at vault-relative `path`.
@@ -183,6 +197,46 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
                 .map_err(|e| CalendarError::invalid("notify", e.to_string()))?,
         ),
     };
+    // Full Calendar's schema keeps these keys only on `recurring` events.
+    let recurring = kind == EventType::Recurring;
+    let number = |key: &str| -> Result<Option<i64>, CalendarError> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            _ if !recurring => Ok(None),
+            Some(Value::Number(n)) => n
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| CalendarError::invalid(key, "must be a whole number")),
+            Some(_) => Err(CalendarError::invalid(key, "must be a whole number")),
+        }
+    };
+    let repeat_on = match map.get("repeatOn") {
+        None | Some(Value::Null) => None,
+        _ if !recurring => None,
+        Some(value) => Some(repeat_on(value)?),
+    };
+    let alarms = match map.get("alarms") {
+        None | Some(Value::Null) => None,
+        Some(Value::Sequence(items)) => Some(items.iter().map(alarm).collect::<Result<_, _>>()?),
+        Some(_) => return Err(CalendarError::invalid("alarms", "must be a list")),
+    };
+    let end_reminder = match map.get("endReminder") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => {
+            return Err(CalendarError::invalid(
+                "endReminder",
+                "must be true or false",
+            ));
+        }
+    };
+    let display = text("display")?
+        .map(|name| {
+            DisplayMode::parse(&name).ok_or_else(|| {
+                CalendarError::invalid("display", format!("`{name}` is not {}", DisplayMode::NAMES))
+            })
+        })
+        .transpose()?;
     let title = text("title")?.unwrap_or_else(|| fallback_title.to_string());
     let spec = EventSpec {
         title: title.trim().to_string(),
@@ -193,6 +247,10 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
         start_time: if all_day { None } else { start_time },
         end_time: if all_day { None } else { time("endTime")? },
         days_of_week,
+        day_of_month: number("dayOfMonth")?,
+        month: number("month")?,
+        repeat_on,
+        repeat_interval: number("repeatInterval")?,
         start_recur: date("startRecur")?,
         end_recur: date("endRecur")?,
         rrule,
@@ -206,9 +264,45 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
         description: text("description")?,
         url: text("url")?,
         notify,
+        sub_category: text("subCategory")?,
+        location: text("location")?,
+        uid: text("uid")?,
+        display,
+        alarms,
+        end_reminder,
     };
     spec.validate()?;
     Ok(spec)
+}
+
+/// `repeatOn: {week, weekday}` (ranges are checked with the event).
+fn repeat_on(value: &Value) -> Result<RepeatOn, CalendarError> {
+    let bad = || CalendarError::invalid("repeatOn", "must be {week: 1-4 or -1, weekday: 0-6}");
+    let part = |key: &str| value.get(key).and_then(Value::as_i64).ok_or_else(bad);
+    Ok(RepeatOn {
+        week: part("week")?,
+        weekday: part("weekday")?,
+    })
+}
+
+/// One `alarms` item: `{minutesBefore, action?}`.
+fn alarm(value: &Value) -> Result<Alarm, CalendarError> {
+    let minutes_before = value
+        .get("minutesBefore")
+        .and_then(Value::as_i64)
+        .ok_or_else(|| {
+            CalendarError::invalid("alarms", "each alarm needs a whole minutesBefore")
+        })?;
+    let action = match value.get("action") {
+        None | Some(Value::Null) => AlarmAction::default(),
+        Some(action) => serde_norway::from_value(action.clone()).map_err(|_| {
+            CalendarError::invalid("alarms", "action must be DISPLAY, AUDIO or EMAIL")
+        })?,
+    };
+    Ok(Alarm {
+        minutes_before,
+        action,
+    })
 }
 
 /// The frontmatter value of every event key for `spec` (`None`: key absent).
@@ -236,6 +330,10 @@ fn key_values(spec: &EventSpec) -> Vec<(&'static str, Option<Value>)> {
                     .collect(),
             ),
         ),
+        ("dayOfMonth", spec.day_of_month.map(Value::from)),
+        ("month", spec.month.map(Value::from)),
+        ("repeatOn", spec.repeat_on.as_ref().and_then(to_yaml)),
+        ("repeatInterval", spec.repeat_interval.map(Value::from)),
         ("startRecur", date(&spec.start_recur)),
         ("endRecur", date(&spec.end_recur)),
         ("rrule", string(&spec.rrule)),
@@ -257,15 +355,23 @@ fn key_values(spec: &EventSpec) -> Vec<(&'static str, Option<Value>)> {
             spec.timezone.map(|tz| Value::String(tz.name().to_string())),
         ),
         ("category", string(&spec.category)),
+        ("subCategory", string(&spec.sub_category)),
         ("description", string(&spec.description)),
         ("url", string(&spec.url)),
+        ("location", string(&spec.location)),
+        ("uid", string(&spec.uid)),
         (
-            "notify",
-            spec.notify
-                .as_ref()
-                .and_then(|n| serde_norway::to_value(n).ok()),
+            "display",
+            spec.display.map(|d| Value::String(d.as_str().to_string())),
         ),
+        ("notify", spec.notify.as_ref().and_then(to_yaml)),
+        ("alarms", spec.alarms.as_ref().and_then(to_yaml)),
+        ("endReminder", spec.end_reminder.map(Value::Bool)),
     ]
+}
+
+fn to_yaml(value: &impl serde::Serialize) -> Option<Value> {
+    serde_norway::to_value(value).ok()
 }
 
 /// The frontmatter changes that turn `old` into `new`: only keys whose value

@@ -1,11 +1,14 @@
 //! Calendar sources: where events come from and how each kind is read.
 //!
 //! - [`fullnote`]: one note per event, the event in the YAML frontmatter;
-//! - [`dailynote`]: list items under a heading of daily notes;
+//! - [`dailynote`]: list items under a heading of daily notes, named by
+//!   [`dateformat`] as Obsidian's [`dailyconfig`] says;
 //! - [`ical`]: a remote ICS feed (read-only, cached on disk), fetched
 //!   through [`net_guard`] (public addresses only, unless allowed).
 
+pub mod dailyconfig;
 pub mod dailynote;
+pub mod dateformat;
 pub mod fullnote;
 pub mod ical;
 pub mod net_guard;
@@ -18,6 +21,7 @@ use super::cache::Indexed;
 use super::error::CalendarError;
 use super::status::SkippedNote;
 use crate::settings::{CalendarSource, SourceKind};
+use dateformat::DateFormat;
 
 /// A configured source with its folder made vault-relative.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +41,10 @@ pub enum SourceType {
     DailyNote {
         dir: String,
         heading: String,
+        /// How daily notes are named, or why they cannot be read (an
+        /// unsupported Obsidian date format): the source then reads nothing
+        /// and reports the problem.
+        format: Result<DateFormat, String>,
     },
     Ical {
         url: String,
@@ -52,10 +60,20 @@ impl SourceConfig {
             SourceKind::Local { directory } => SourceType::FullNote {
                 dir: relative_dir(directory, vault)?,
             },
-            SourceKind::Dailynote { directory, heading } => SourceType::DailyNote {
-                dir: relative_dir(directory, vault)?,
-                heading: heading.trim().trim_start_matches('#').trim().to_string(),
-            },
+            SourceKind::Dailynote { directory, heading } => {
+                // The vault's Daily notes settings name the notes, and give
+                // the folder unless the source has its own.
+                let obsidian = dailyconfig::read(vault);
+                let dir = match directory.trim() {
+                    "" => relative_dir(&obsidian.folder, vault)?,
+                    _ => relative_dir(directory, vault)?,
+                };
+                SourceType::DailyNote {
+                    dir,
+                    heading: heading.trim().trim_start_matches('#').trim().to_string(),
+                    format: obsidian.format,
+                }
+            }
             SourceKind::Ical {
                 url,
                 allow_private_network,
@@ -94,9 +112,22 @@ impl SourceConfig {
         if hidden || !inside.ends_with(".md") {
             return false;
         }
-        match self.kind {
-            SourceType::DailyNote { .. } => dailynote::note_date(path).is_some(),
+        match &self.kind {
+            SourceType::DailyNote { format, .. } => format
+                .as_ref()
+                .is_ok_and(|format| format.date_of(path).is_some()),
             _ => true,
+        }
+    }
+
+    /// Why this source cannot read its notes, if it cannot.
+    pub fn problem(&self) -> Option<&str> {
+        match &self.kind {
+            SourceType::DailyNote {
+                format: Err(problem),
+                ..
+            } => Some(problem),
+            _ => None,
         }
     }
 
@@ -117,9 +148,12 @@ impl SourceConfig {
                     }],
                 },
             },
-            SourceType::DailyNote { heading, .. } => {
-                dailynote::parse(heading, path, text, display_tz)
-            }
+            SourceType::DailyNote {
+                heading,
+                format: Ok(format),
+                ..
+            } => dailynote::parse(heading, format, path, text, display_tz),
+            SourceType::DailyNote { format: Err(_), .. } => ParsedNote::default(),
             SourceType::Ical { .. } => ParsedNote::default(),
         }
     }
