@@ -289,6 +289,33 @@ impl Session {
         .await;
     }
 
+    /// Presses keys that make their own window close (a dialog's answer):
+    /// the driver may report the window gone before the keys are done.
+    pub async fn press_closing_window(&self, keys: &str) {
+        let actions: Vec<Value> = keys
+            .chars()
+            .flat_map(|key| {
+                let key = key.to_string();
+                [
+                    json!({ "type": "keyDown", "value": key }),
+                    json!({ "type": "keyUp", "value": key }),
+                ]
+            })
+            .collect();
+        let pressed = self
+            .try_call(
+                reqwest::Method::POST,
+                "/actions",
+                Some(
+                    json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] }),
+                ),
+            )
+            .await;
+        if let Err((error, message)) = pressed {
+            assert_eq!(error, "no such window", "press {keys:?}: {message}");
+        }
+    }
+
     /// The id of the focused element.
     pub async fn focused_id(&self) -> String {
         let id = self
