@@ -65,11 +65,12 @@ async fn switch_to_new_window(session: &Session, known: &[Value]) -> Value {
 /// whether Allow could be used yet. Read in the same script that sees the
 /// page ready, so nothing can happen in between.
 const FIRST_LOOK: &str = "document.body && document.body.dataset.ready === 'true' && {
-    name: document.getElementById('token-name').textContent,
-    reason: document.getElementById('reason').textContent,
-    warnings: document.getElementById('text-warnings').textContent,
-    scopes: document.getElementById('scopes').textContent,
-    allowDisabled: document.getElementById('allow').disabled,
+    page: location.pathname,
+    name: document.getElementById('token-name')?.textContent,
+    reason: document.getElementById('reason')?.textContent,
+    warnings: document.getElementById('text-warnings')?.textContent,
+    scopes: document.getElementById('scopes')?.textContent,
+    allowDisabled: document.getElementById('allow')?.disabled,
 }";
 
 /// Waits for a new consent dialog, switches to it and returns its first
@@ -86,6 +87,12 @@ async fn first_look_at_new_dialog(session: &Session, known: &[Value]) -> (Value,
     .await;
     session.switch_to_window(&handle).await;
     let first = session.wait_for(FIRST_LOOK).await;
+    assert!(
+        first["page"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("consent.html")),
+        "the new window is not a consent dialog: {first}"
+    );
     assert_eq!(
         first["allowDisabled"], true,
         "Allow was usable as soon as the dialog was ready: {first}"
