@@ -671,7 +671,9 @@ async fn access_requests_are_asked_one_at_a_time_and_rate_limited() {
         threads.push(request(format!("then {n}")));
     }
     // One is over the limit and declined at once, without asking anyone.
-    let (refused, granted) = done.recv().unwrap();
+    let (refused, granted) = done
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("no request was declined for the rate limit");
     assert!(!granted);
     {
         let held = consent.state.lock().unwrap();
