@@ -73,13 +73,25 @@ const FIRST_LOOK: &str = "document.body && document.body.dataset.ready === 'true
     allowDisabled: document.getElementById('allow')?.disabled,
 }";
 
+/// The handles of the open consent dialogs (found by switching to every
+/// window: switch to the one wanted afterwards).
+async fn consent_dialogs(session: &Session) -> Vec<Value> {
+    let mut dialogs = Vec::new();
+    for handle in session.window_handles().await {
+        let page = session.page_in(&handle).await;
+        if page.is_some_and(|page| page.ends_with("consent.html")) {
+            dialogs.push(handle);
+        }
+    }
+    dialogs
+}
+
 /// Waits for a new consent dialog, switches to it and returns its first
 /// look ([`FIRST_LOOK`]) and its handle. Allow must be disabled then, with
 /// the request's text already on the page.
 async fn first_look_at_new_dialog(session: &Session, known: &[Value]) -> (Value, Value) {
-    let handle = eventually("a new window", || async {
-        session
-            .window_handles()
+    let handle = eventually("a new consent dialog", || async {
+        consent_dialogs(session)
             .await
             .into_iter()
             .find(|handle| !known.contains(handle))
@@ -290,10 +302,11 @@ async fn requests_queue_one_dialog_at_a_time_and_hidden_characters_show() {
     })
     .await;
     assert_eq!(
-        session.window_handles().await.len(),
-        2,
+        consent_dialogs(&session).await,
+        [dialog.clone()],
         "a dialog was stacked"
     );
+    session.switch_to_window(&dialog).await;
 
     // Enter goes to Deny (it has the focus), never to Allow.
     assert_eq!(session.focused_id().await, "deny");

@@ -201,6 +201,27 @@ impl Session {
         .await;
     }
 
+    /// Switches to window `handle` and returns the path of its page, or
+    /// `None` if the window is gone (or going).
+    pub async fn page_in(&self, handle: &Value) -> Option<String> {
+        self.try_call(
+            reqwest::Method::POST,
+            "/window",
+            Some(json!({ "handle": handle })),
+        )
+        .await
+        .ok()?;
+        let page = self
+            .try_call(
+                reqwest::Method::POST,
+                "/execute/sync",
+                Some(json!({ "script": "return location.pathname", "args": [] })),
+            )
+            .await
+            .ok()?;
+        page.as_str().map(str::to_string)
+    }
+
     /// What the driver and the app logged so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
