@@ -303,7 +303,7 @@ async fn requests_queue_one_dialog_at_a_time_and_hidden_characters_show() {
     .await;
     assert_eq!(
         consent_dialogs(&session).await,
-        [dialog.clone()],
+        std::slice::from_ref(&dialog),
         "a dialog was stacked"
     );
     session.switch_to_window(&dialog).await;
