@@ -2,7 +2,8 @@
 //! to the running app (single-instance handoff), whose consent dialog asks
 //! the user; an allowed token's secret is shown once in Settings and works
 //! over real HTTP for its scopes only; a declined request creates nothing.
-//! Allow is enabled only after the request is painted and a short delay;
+//! Allow is enabled only after the request is painted and a short delay
+//! (again after the dialog regains focus); Enter goes to Deny;
 //! hidden characters are shown; requests queue, one dialog at a time.
 
 mod support;
@@ -164,6 +165,19 @@ async fn allowed_request_shows_a_working_secret_once() {
     assert_eq!(first["name"], "nightly export");
     assert_eq!(first["reason"], "Back up the calendar every night");
     assert_eq!(first["warnings"], "");
+    wait_for_allow(&session).await;
+    // Coming back into focus starts the wait again.
+    let rearmed = session
+        .execute(
+            "window.dispatchEvent(new FocusEvent('focus'));
+             return document.getElementById('allow').disabled",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        rearmed, true,
+        "Allow stayed usable when the dialog regained focus"
+    );
     wait_for_allow(&session).await;
     assert_eq!(session.title().await, "Almanac — Allow access?");
     assert_eq!(session.text("#token-name").await, "nightly export");
