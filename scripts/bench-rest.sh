@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# REST server load benchmark (DESIGN.md targets): wrk with 64 connections on a
+# REST server load benchmark (targets in BENCHMARKS.md): wrk with 64 connections on a
 # generated 10k-note vault, GET /api/v1/events for one day and for one week with
 # a valid token, next to a bare hyper "hello" server measured in the same run.
 #

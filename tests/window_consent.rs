@@ -2,6 +2,9 @@
 //! to the running app (single-instance handoff), whose consent dialog asks
 //! the user; an allowed token's secret is shown once in Settings and works
 //! over real HTTP for its scopes only; a declined request creates nothing.
+//! Allow is enabled only after the request is painted and a short delay
+//! (again after the dialog regains focus); Enter goes to Deny;
+//! hidden characters are shown; requests queue, one dialog at a time.
 
 mod support;
 
@@ -59,6 +62,69 @@ async fn switch_to_new_window(session: &Session, known: &[Value]) -> Value {
     handle
 }
 
+/// What the dialog showed the first time it was seen ready: its text, and
+/// whether Allow could be used yet. Read in the same script that sees the
+/// page ready, so nothing can happen in between.
+const FIRST_LOOK: &str = "document.body && document.body.dataset.ready === 'true' && {
+    page: location.pathname,
+    name: document.getElementById('token-name')?.textContent,
+    reason: document.getElementById('reason')?.textContent,
+    warnings: document.getElementById('text-warnings')?.textContent,
+    scopes: document.getElementById('scopes')?.textContent,
+    allowDisabled: document.getElementById('allow')?.disabled,
+}";
+
+/// The handles of the open consent dialogs (found by switching to every
+/// window: switch to the one wanted afterwards).
+async fn consent_dialogs(session: &Session) -> Vec<Value> {
+    let mut dialogs = Vec::new();
+    for handle in session.window_handles().await {
+        let page = session.page_in(&handle).await;
+        if page.is_some_and(|page| page.ends_with("consent.html")) {
+            dialogs.push(handle);
+        }
+    }
+    dialogs
+}
+
+/// Waits for a new consent dialog, switches to it and returns its first
+/// look ([`FIRST_LOOK`]) and its handle. Allow must be disabled then, with
+/// the request's text already on the page.
+async fn first_look_at_new_dialog(session: &Session, known: &[Value]) -> (Value, Value) {
+    let handle = eventually("a new consent dialog", || async {
+        consent_dialogs(session)
+            .await
+            .into_iter()
+            .find(|handle| !known.contains(handle))
+    })
+    .await;
+    session.switch_to_window(&handle).await;
+    let first = session.wait_for(FIRST_LOOK).await;
+    assert!(
+        first["page"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("consent.html")),
+        "the new window is not a consent dialog: {first}"
+    );
+    assert_eq!(
+        first["allowDisabled"], true,
+        "Allow was usable as soon as the dialog was ready: {first}"
+    );
+    assert!(
+        first["name"].as_str().is_some_and(|n| !n.is_empty())
+            && first["scopes"].as_str().is_some_and(|s| !s.is_empty()),
+        "the dialog was ready without its text: {first}"
+    );
+    (first, handle)
+}
+
+/// Waits until Allow can be used: the text is painted and the delay over.
+async fn wait_for_allow(session: &Session) {
+    session
+        .wait_for("!document.getElementById('allow').disabled")
+        .await;
+}
+
 /// Calls a Tauri command from the current window's page.
 async fn invoke(session: &Session, command: &str) -> Value {
     session
@@ -95,7 +161,24 @@ async fn allowed_request_shows_a_working_secret_once() {
             "Back up the calendar every night",
         ],
     );
-    let dialog = switch_to_new_window(&session, std::slice::from_ref(&calendar)).await;
+    let (first, dialog) = first_look_at_new_dialog(&session, std::slice::from_ref(&calendar)).await;
+    assert_eq!(first["name"], "nightly export");
+    assert_eq!(first["reason"], "Back up the calendar every night");
+    assert_eq!(first["warnings"], "");
+    wait_for_allow(&session).await;
+    // Coming back into focus starts the wait again.
+    let rearmed = session
+        .execute(
+            "window.dispatchEvent(new FocusEvent('focus'));
+             return document.getElementById('allow').disabled",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        rearmed, true,
+        "Allow stayed usable when the dialog regained focus"
+    );
+    wait_for_allow(&session).await;
     assert_eq!(session.title().await, "Almanac — Allow access?");
     assert_eq!(session.text("#token-name").await, "nightly export");
     assert_eq!(
@@ -160,7 +243,8 @@ async fn declined_request_creates_no_token() {
         &instance,
         &["sync tool", "--scopes", "events:write,ui:open-calendar"],
     );
-    switch_to_new_window(&session, std::slice::from_ref(&settings)).await;
+    first_look_at_new_dialog(&session, std::slice::from_ref(&settings)).await;
+    wait_for_allow(&session).await;
     assert_eq!(session.text("#token-name").await, "sync tool");
     assert_eq!(session.text("#reason").await, "No reason given.");
     let scopes = session.text("#scopes").await;
@@ -195,6 +279,69 @@ async fn declined_request_creates_no_token() {
             .await,
         json!(false)
     );
+    session.end().await;
+}
+
+#[tokio::test]
+async fn requests_queue_one_dialog_at_a_time_and_hidden_characters_show() {
+    let instance = Instance::new();
+    let session = Session::start(&instance, "calendar", Theme::Light).await;
+    let calendar = session.window_handle().await;
+
+    // A name that reverses itself on screen, a reason with a Cyrillic `а`
+    // and a zero-width space.
+    request_access(
+        &instance,
+        &[
+            "evil\u{202E}gnp.exe",
+            "--scopes",
+            "events:read",
+            "--reason",
+            "p\u{0430}ypal\u{200B} backup",
+        ],
+    );
+    let (first, dialog) = first_look_at_new_dialog(&session, std::slice::from_ref(&calendar)).await;
+    assert_eq!(first["name"], "evil[U+202E]gnp.exe");
+    assert_eq!(first["reason"], "p\u{0430}ypal[U+200B] backup");
+    let warnings = first["warnings"].as_str().unwrap();
+    assert!(warnings.contains("mixes Latin and Cyrillic"), "{warnings}");
+
+    // A second request while the dialog is open waits; no second dialog.
+    request_access(&instance, &["second tool", "--scopes", "events:read"]);
+    eventually("the second request to wait its turn", || async {
+        session
+            .log()
+            .contains("access request waiting: another one is being asked")
+            .then_some(())
+    })
+    .await;
+    assert_eq!(
+        consent_dialogs(&session).await,
+        std::slice::from_ref(&dialog),
+        "a dialog was stacked"
+    );
+    session.switch_to_window(&dialog).await;
+
+    // Enter goes to Deny (it has the focus), never to Allow.
+    assert_eq!(session.focused_id().await, "deny");
+    session.press_closing_window("\u{E007}").await;
+    let (second, _) = first_look_at_new_dialog(&session, &[calendar.clone(), dialog]).await;
+    assert_eq!(second["name"], "second tool");
+    wait_for_allow(&session).await;
+    session.click_closing_window("#deny").await;
+    eventually("both requests to be declined", || async {
+        (session
+            .log()
+            .matches("access request declined by the user")
+            .count()
+            == 2)
+            .then_some(())
+    })
+    .await;
+    eventually("the dialog to close", || async {
+        (session.window_handles().await == [calendar.clone()]).then_some(())
+    })
+    .await;
     session.end().await;
 }
 

@@ -201,6 +201,27 @@ impl Session {
         .await;
     }
 
+    /// Switches to window `handle` and returns the path of its page, or
+    /// `None` if the window is gone (or going).
+    pub async fn page_in(&self, handle: &Value) -> Option<String> {
+        self.try_call(
+            reqwest::Method::POST,
+            "/window",
+            Some(json!({ "handle": handle })),
+        )
+        .await
+        .ok()?;
+        let page = self
+            .try_call(
+                reqwest::Method::POST,
+                "/execute/sync",
+                Some(json!({ "script": "return location.pathname", "args": [] })),
+            )
+            .await
+            .ok()?;
+        page.as_str().map(str::to_string)
+    }
+
     /// What the driver and the app logged so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
@@ -287,6 +308,33 @@ impl Session {
             Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
         )
         .await;
+    }
+
+    /// Presses keys that make their own window close (a dialog's answer):
+    /// the driver may report the window gone before the keys are done.
+    pub async fn press_closing_window(&self, keys: &str) {
+        let actions: Vec<Value> = keys
+            .chars()
+            .flat_map(|key| {
+                let key = key.to_string();
+                [
+                    json!({ "type": "keyDown", "value": key }),
+                    json!({ "type": "keyUp", "value": key }),
+                ]
+            })
+            .collect();
+        let pressed = self
+            .try_call(
+                reqwest::Method::POST,
+                "/actions",
+                Some(
+                    json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] }),
+                ),
+            )
+            .await;
+        if let Err((error, message)) = pressed {
+            assert_eq!(error, "no such window", "press {keys:?}: {message}");
+        }
     }
 
     /// The id of the focused element.

@@ -4,70 +4,67 @@
 //! one, never a half-written mix: the bytes go to a temporary file in the same
 //! directory, are fsynced, renamed over the target, and the directory is fsynced
 //! so the rename itself is durable.
+//!
+//! The temporary file gets a random name and is created exclusively
+//! (`O_CREAT | O_EXCL | O_NOFOLLOW`): in a synced or shared vault someone else
+//! may write into the folder, and a symlink planted at a name we would use must
+//! make the create fail (and retry under another name), never redirect our
+//! bytes to wherever it points. The final step is a rename, which replaces the
+//! directory entry itself and so never writes through a symlink either.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+
+use tempfile::NamedTempFile;
 
 /// Atomically replaces (or creates) `path` with `contents`.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = parent_of(path);
     fs::create_dir_all(dir)?;
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    // A dot-prefixed temp name keeps the file watcher and vault scans from
-    // mistaking it for a note.
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        file_name.to_string_lossy(),
-        uuid_like()
-    ));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
-        file.write_all(contents)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        sync_dir(dir)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    let staged = staged(path, contents)?;
+    staged.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
 }
 
 /// Creates `path` with `contents`, failing with `AlreadyExists` if it exists.
 /// The content is durable before the name appears, so a crash never leaves a
-/// partial note, and the existence check is atomic (a hard link never replaces).
+/// partial note, and the existence check is atomic (the file is linked in
+/// without replacing anything).
 pub fn atomic_create_new(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let staged = dir.join(format!(".almanac-new.{}.tmp", uuid_like()));
-    atomic_write(&staged, contents)?;
-    let linked = fs::hard_link(&staged, path);
-    let _ = fs::remove_file(&staged);
-    linked?;
-    sync_dir(dir)
+    let staged = staged(path, contents)?;
+    staged.persist_noclobber(path).map_err(|e| e.error)?;
+    sync_dir(parent_of(path))
 }
 
-/// A name unique within this process, for staging files.
-fn uuid_like() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    format!(
-        "{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// `contents` written and fsynced to a new temporary file next to `path`
+/// (removed again if it is dropped unpersisted). A dot-prefixed name keeps the
+/// file watcher and vault scans from mistaking it for a note.
+fn staged(path: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+    let prefix = format!(".{}.", file_name.to_string_lossy());
+    let mut staged = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        .make_in(parent_of(path), |name| {
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(name)
+        })?;
+    staged.write_all(contents)?;
+    staged.as_file().sync_all()?;
+    Ok(staged)
 }
 
 /// Fsyncs a directory so that renames and creations inside it are durable.

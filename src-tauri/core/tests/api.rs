@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use almanac_core::api::{
     AccessRequest, ApiError, AuthorizedApi, CalendarPlugin, Consent, ConsentPrompt, DeclineAll,
-    EventFilter, EventOptions, HeadlessUi, PLUGIN_ID, UiController, UiUnavailable,
+    EventFilter, EventOptions, HeadlessUi, MAX_REQUESTS_PER_MINUTE, PLUGIN_ID, UiController,
+    UiUnavailable,
 };
 use almanac_core::app::Core;
 use almanac_core::calendar::{Event, EventFields, EventQuery};
@@ -610,4 +611,85 @@ async fn request_access_creates_a_token_only_with_consent() {
             .is_none()
     );
     assert!(declining.core.tokens.list().is_empty());
+}
+
+/// Keeps every request open until the test releases it (then declines),
+/// recording how many were open at once.
+#[derive(Default)]
+struct HeldConsent {
+    state: Mutex<Held>,
+    asked: std::sync::Condvar,
+    release: Mutex<Option<std::sync::mpsc::Receiver<()>>>,
+}
+
+#[derive(Default)]
+struct Held {
+    open: usize,
+    most_open: usize,
+    asked: Vec<String>,
+}
+
+impl ConsentPrompt for HeldConsent {
+    fn ask(&self, request: &AccessRequest) -> Consent {
+        {
+            let mut held = self.state.lock().unwrap();
+            held.open += 1;
+            held.most_open = held.most_open.max(held.open);
+            held.asked.push(request.name.clone());
+        }
+        self.asked.notify_all();
+        let release = self.release.lock().unwrap();
+        release.as_ref().unwrap().recv().unwrap();
+        self.state.lock().unwrap().open -= 1;
+        Consent::Declined
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_requests_are_asked_one_at_a_time_and_rate_limited() {
+    let consent = Arc::new(HeldConsent::default());
+    let (release, released) = std::sync::mpsc::channel();
+    *consent.release.lock().unwrap() = Some(released);
+    let instance = Instance::open_with(consent.clone()).await;
+    let plugin = instance.plugin();
+    let (done_tx, done) = std::sync::mpsc::channel();
+    let request = |name: String| {
+        let (plugin, done_tx) = (plugin.clone(), done_tx.clone());
+        std::thread::spawn(move || {
+            let secret =
+                plugin.request_access(&name, "", [Scope::EventsRead].into_iter().collect());
+            done_tx.send((name, secret.is_some())).unwrap();
+        })
+    };
+    let mut threads = vec![request("first".into())];
+    drop(
+        consent
+            .asked
+            .wait_while(consent.state.lock().unwrap(), |held| held.asked.is_empty())
+            .unwrap(),
+    );
+    // The first is on screen; as many again as the limit arrive meanwhile.
+    for n in 0..MAX_REQUESTS_PER_MINUTE {
+        threads.push(request(format!("then {n}")));
+    }
+    // One is over the limit and declined at once, without asking anyone.
+    let (refused, granted) = done
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("no request was declined for the rate limit");
+    assert!(!granted);
+    {
+        let held = consent.state.lock().unwrap();
+        assert_eq!(held.asked, ["first"], "asked while the first was open");
+        assert!(!held.asked.contains(&refused));
+    }
+    for _ in 0..MAX_REQUESTS_PER_MINUTE {
+        release.send(()).unwrap();
+    }
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let held = consent.state.lock().unwrap();
+    assert_eq!(held.most_open, 1, "two dialogs at once");
+    assert_eq!(held.asked.len(), MAX_REQUESTS_PER_MINUTE);
+    assert!(instance.core.tokens.list().is_empty());
 }

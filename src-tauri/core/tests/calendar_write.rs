@@ -125,7 +125,7 @@ fn updates_keep_unknown_keys_and_the_body_byte_for_byte() {
     assert_eq!(updated.start_millis, Some(ms("2024-05-01T08:30:00Z")));
     let text = vault.read("events/dentist.md");
     let expected = HAND_WRITTEN
-        .replace("startTime: \"08:00\"", "startTime: 08:30")
+        .replace("startTime: \"08:00\"", "startTime: \"08:30\"")
         .replace("endTime: 09:00", "endTime: 09:30");
     assert_eq!(text, expected);
     let body = &HAND_WRITTEN[HAND_WRITTEN.find("---\n\n# Notes").unwrap() + 4..];
@@ -365,4 +365,134 @@ fn unknown_ids_are_not_found() {
             "{id:?}"
         );
     }
+}
+
+#[test]
+fn changed_values_keep_their_quoting() {
+    let vault = TestVault::new();
+    let note = "---\ntitle: Standup\nallDay: false\ndate: 2024-05-01\nstartTime: \"09:30\"\nendTime: '09:45'\ncategory: work\nowner: \"me\"   # kept as written\n---\nBody  \r\nstays.\n";
+    vault.write("events/standup.md", note);
+    let cal = vault.open();
+    cal.update(
+        "fullnote:events/standup.md",
+        fields(json!({"startTime": "10:00", "endTime": "10:30", "category": "focus"})),
+    )
+    .unwrap();
+    let expected = note
+        .replace("startTime: \"09:30\"", "startTime: \"10:00\"")
+        .replace("endTime: '09:45'", "endTime: '10:30'")
+        .replace("category: work", "category: focus");
+    assert_eq!(vault.read("events/standup.md"), expected);
+}
+
+#[test]
+fn plain_times_are_quoted_where_plain_would_read_as_a_number() {
+    let vault = TestVault::new();
+    // `09:00` is a string to every YAML reader; `10:00` is the integer 600
+    // to a YAML 1.1 one.
+    let note = "---\ntitle: Early\ndate: 2024-05-01\nstartTime: 08:00\nendTime: 09:00\n---\n";
+    vault.write("events/early.md", note);
+    let cal = vault.open();
+    cal.update(
+        "fullnote:events/early.md",
+        fields(json!({"startTime": "09:00", "endTime": "10:00"})),
+    )
+    .unwrap();
+    assert_eq!(
+        vault.read("events/early.md"),
+        "---\ntitle: Early\ndate: 2024-05-01\nstartTime: 09:00\nendTime: \"10:00\"\n---\n"
+    );
+}
+
+#[test]
+fn new_times_are_written_double_quoted() {
+    let vault = TestVault::new();
+    vault.write(
+        "events/day.md",
+        "---\ntitle: Day\nallDay: true\ndate: 2024-05-01\n---\n",
+    );
+    let cal = vault.open();
+    cal.update(
+        "fullnote:events/day.md",
+        fields(json!({"allDay": false, "startTime": "10:00", "endTime": "11:15"})),
+    )
+    .unwrap();
+    assert_eq!(
+        vault.read("events/day.md"),
+        "---\ntitle: Day\nallDay: false\ndate: 2024-05-01\nstartTime: \"10:00\"\nendTime: \"11:15\"\n---\n"
+    );
+    let created = cal
+        .create(
+            "local",
+            fields(json!({"title": "Call", "date": "2024-05-02", "startTime": "09:00", "allDay": false})),
+        )
+        .unwrap();
+    let text = vault.read(created.id.strip_prefix("fullnote:").unwrap());
+    assert!(text.contains("\nstartTime: \"09:00\"\n"), "{text}");
+}
+
+/// The names the staging files had before they were random: a symlink
+/// planted at one of them (in a synced or shared vault) used to receive the
+/// note's bytes.
+fn plant_symlinks_at_old_temp_names(dir: &std::path::Path, note: &str, target: &std::path::Path) {
+    let pid = std::process::id();
+    for n in 0..1000 {
+        for name in [
+            format!(".{note}.{pid}-{n}.tmp"),
+            format!(".almanac-new.{pid}-{n}.tmp"),
+            format!("..almanac-new.{pid}-{n}.tmp.{pid}-{}.tmp", n + 1),
+        ] {
+            std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn writes_never_follow_a_planted_temp_symlink() {
+    let vault = TestVault::new();
+    let original = "---\ntitle: Plan\ndate: 2024-05-01\nstartTime: \"09:00\"\n---\nbody\n";
+    vault.write("events/plan.md", original);
+    let outside = vault.dir.path().join("outside.txt");
+    std::fs::write(&outside, "untouched").unwrap();
+    let events = vault.vault().join("events");
+    plant_symlinks_at_old_temp_names(&events, "plan.md", &outside);
+    let cal = vault.open();
+
+    cal.update(
+        "fullnote:events/plan.md",
+        fields(json!({"startTime": "10:00"})),
+    )
+    .unwrap();
+    cal.create(
+        "local",
+        fields(json!({"title": "New", "date": "2024-05-03", "allDay": true})),
+    )
+    .unwrap();
+
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "untouched");
+    let plan = vault.vault().join("events/plan.md");
+    assert!(!plan.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(
+        vault.read("events/plan.md"),
+        original.replace("\"09:00\"", "\"10:00\"")
+    );
+    assert!(
+        vault
+            .read("events/2024-05-03 New.md")
+            .contains("title: New\n")
+    );
+    // Every planted link is still there, and no staging file was left.
+    let mut links = 0;
+    for entry in std::fs::read_dir(&events).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            assert!(
+                entry.file_type().unwrap().is_symlink(),
+                "left behind: {name}"
+            );
+            links += 1;
+        }
+    }
+    assert_eq!(links, 3000);
 }

@@ -199,11 +199,13 @@ pub async fn token_revoke(
 
 // ---- consent ---------------------------------------------------------------
 
-/// An access request as the consent dialog shows it.
+/// An access request as the consent dialog shows it: its text made safe to
+/// show by the core.
 #[derive(Serialize)]
 pub struct ConsentView {
     name: String,
     reason: String,
+    warnings: Vec<String>,
     scopes: Vec<ScopeChoice>,
 }
 
@@ -212,9 +214,11 @@ pub fn consent_request(dialogs: State<'_, ConsentDialogs>, id: u64) -> CommandRe
     let request = dialogs
         .request(id)
         .ok_or("this request was already answered or has expired")?;
+    let shown = request.shown();
     Ok(ConsentView {
-        name: request.name,
-        reason: request.reason,
+        name: shown.name,
+        reason: shown.reason,
+        warnings: shown.warnings,
         scopes: request.scopes.iter().map(ScopeChoice::from).collect(),
     })
 }

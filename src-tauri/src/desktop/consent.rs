@@ -1,6 +1,8 @@
 //! The consent dialog behind `request_access`: a small window asks the user,
 //! and the waiting caller gets the answer. A window closed without an answer,
-//! or left unanswered for [`ANSWER_TIMEOUT`], declines.
+//! or left unanswered for [`ANSWER_TIMEOUT`], declines. The core asks one
+//! request at a time (rate-limited), so there is never more than one dialog;
+//! what the dialog shows comes from `AccessRequest::shown`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,7 +43,8 @@ impl ConsentDialogs {
         pending.get(&id).map(|(request, _)| request.clone())
     }
 
-    /// Delivers the user's answer and closes the dialog.
+    /// Closes the dialog and delivers the user's answer (in that order: the
+    /// core shows the next queued request as soon as it has the answer).
     pub fn answer(&self, id: u64, consent: Consent) -> Result<(), String> {
         let answered = self
             .pending
@@ -49,10 +52,10 @@ impl ConsentDialogs {
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id)
             .ok_or("this request was already answered or has expired")?;
-        let _ = answered.1.send(consent);
         if let Some(window) = self.app.get_webview_window(&label(id)) {
             let _ = window.close();
         }
+        let _ = answered.1.send(consent);
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::shown_text::{look_alike_warnings, visible};
 use crate::tokens::{Expiry, ScopeSet};
 
 /// What a script asks for.
@@ -15,6 +16,31 @@ pub struct AccessRequest {
     /// Why the script wants access, in its own words, for the dialog.
     pub reason: String,
     pub scopes: ScopeSet,
+}
+
+impl AccessRequest {
+    /// The name and reason as the consent dialog must show them: hidden and
+    /// direction-changing characters made visible, look-alike letters
+    /// flagged (see [`super::shown_text`]). The dialog renders this as plain
+    /// text and decides nothing itself.
+    pub fn shown(&self) -> ShownRequest {
+        let mut warnings = look_alike_warnings(&self.name);
+        warnings.extend(look_alike_warnings(&self.reason));
+        ShownRequest {
+            name: visible(&self.name),
+            reason: visible(&self.reason),
+            warnings,
+        }
+    }
+}
+
+/// An [`AccessRequest`]'s text, safe to show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShownRequest {
+    pub name: String,
+    pub reason: String,
+    /// Why the name or reason may be imitating other text, one per word.
+    pub warnings: Vec<String>,
 }
 
 /// The user's answer.

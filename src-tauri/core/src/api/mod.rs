@@ -8,21 +8,26 @@
 //! - [`authorized`]: [`AuthorizedApi`] — every operation, each behind its scope.
 //! - [`request`]: the `getEvents` filter and the event-write `options`.
 //! - [`ui`] / [`consent`]: what the API needs from the desktop shell (windows,
-//!   a consent dialog), with headless implementations.
+//!   a consent dialog), with headless implementations; [`consent_gate`]
+//!   rate-limits and queues access requests, [`shown_text`] makes a
+//!   request's text safe to show.
 //! - [`state`]: `getInternalState()`'s answer.
 //! - [`error`]: [`ApiError`], with its REST status and code.
 
 pub mod authorized;
 pub mod consent;
+pub mod consent_gate;
 pub mod error;
 pub mod plugin;
 pub mod registry;
 pub mod request;
+pub mod shown_text;
 pub mod state;
 pub mod ui;
 
 pub use authorized::AuthorizedApi;
-pub use consent::{AccessRequest, Consent, ConsentPrompt, DeclineAll};
+pub use consent::{AccessRequest, Consent, ConsentPrompt, DeclineAll, ShownRequest};
+pub use consent_gate::MAX_REQUESTS_PER_MINUTE;
 pub use error::ApiError;
 pub use plugin::{CalendarPlugin, MAX_REASON_CHARS, PLUGIN_ID};
 pub use registry::Registry;

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::authorized::AuthorizedApi;
 use super::consent::{AccessRequest, Consent, ConsentPrompt};
+use super::consent_gate::{ConsentGate, MAX_REQUESTS_PER_MINUTE};
 use super::error::ApiError;
 use super::ui::UiController;
 use crate::calendar::Calendar;
@@ -30,6 +31,8 @@ pub struct CalendarPlugin {
     pub(super) tokens: Arc<TokenStore>,
     pub(super) ui: Arc<dyn UiController>,
     consent: Arc<dyn ConsentPrompt>,
+    /// Access requests: rate-limited, asked one at a time.
+    consent_gate: ConsentGate,
     /// Serializes settings updates so "apply to the engine, roll back on
     /// failure" never interleaves with another update.
     settings_update: Mutex<()>,
@@ -49,6 +52,7 @@ impl CalendarPlugin {
             tokens,
             ui,
             consent,
+            consent_gate: ConsentGate::default(),
             settings_update: Mutex::new(()),
         }
     }
@@ -71,8 +75,10 @@ impl CalendarPlugin {
 
     /// `requestAccess(name, reason, scopes)`: asks the user, through the
     /// consent prompt, to create a token. Returns its secret (this is the only
-    /// time anyone sees it) or `None` when the request is malformed, the user
-    /// declines, or the token cannot be stored; the log says which.
+    /// time anyone sees it) or `None` when the request is malformed, over the
+    /// rate limit, declined by the user, or the token cannot be stored; the
+    /// log says which. Requests are asked one at a time: this blocks while
+    /// earlier ones are being answered (see [`super::consent_gate`]).
     pub fn request_access(&self, name: &str, reason: &str, scopes: ScopeSet) -> Option<Secret> {
         let reason = reason.trim();
         let request = NewToken {
@@ -98,7 +104,18 @@ impl CalendarPlugin {
             reason: reason.to_string(),
             scopes,
         };
-        let Consent::Granted { expiry } = self.consent.ask(&ask) else {
+        let Ok(turn) = self.consent_gate.admit(|| {
+            tracing::info!(name = %ask.name, "access request waiting: another one is being asked");
+        }) else {
+            tracing::info!(
+                name = %ask.name,
+                "access request declined: more than {MAX_REQUESTS_PER_MINUTE} requests in a minute"
+            );
+            return None;
+        };
+        let consent = self.consent.ask(&ask);
+        drop(turn);
+        let Consent::Granted { expiry } = consent else {
             tracing::info!(name = %ask.name, "access request declined by the user");
             return None;
         };

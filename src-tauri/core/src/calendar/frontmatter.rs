@@ -11,8 +11,15 @@
 //! real parse; when it cannot be trusted (complex keys, odd layouts), the
 //! mapping is re-serialized whole instead: keys, values and order still
 //! survive, only their formatting may change.
+//!
+//! A changed string value keeps the quoting it had (`"…"`, `'…'` or plain),
+//! see [`quoting`]. Plain stays plain only while a YAML 1.1 reader would still
+//! read it as the same string: `10:00` is the integer 600 there. New times are
+//! written double-quoted, as the Full Calendar plugin writes them.
 
 use serde_norway::{Mapping, Value};
+
+mod quoting;
 
 /// A note cut into frontmatter and body. `head + yaml + close + body` is the
 /// original text.
@@ -106,15 +113,31 @@ fn rewrite_segments(yaml: &str, updates: &[Update]) -> Option<String> {
     let (preamble, segments) = segment(yaml)?;
     let parsed = parse(yaml).ok()?;
     let parsed_keys: Vec<String> = parsed.keys().map(key_text).collect::<Option<_>>()?;
-    let cut_keys: Vec<&str> = segments.iter().map(|(k, _)| k.as_str()).collect();
+    let cut_keys: Vec<&str> = segments.iter().map(|s| s.key.as_str()).collect();
     if parsed_keys != cut_keys {
         return None;
     }
     let crlf = yaml.contains("\r\n");
-    let render = |key: &str, value: &Value| -> Option<String> {
-        let mut one = Mapping::new();
-        one.insert(Value::String(key.to_string()), value.clone());
-        let text = serde_norway::to_string(&one).ok()?;
+    let newline = if crlf { "\r\n" } else { "\n" };
+    let render = |segment: Option<&Segment>, key: &str, value: &Value| -> Option<String> {
+        let text = match (value, segment) {
+            // A string keeps the key's text and the value's quoting.
+            (Value::String(s), Some(old)) => {
+                let (key_text, value_text) = old.text.split_at(old.value_at);
+                format!(
+                    "{key_text} {}\n",
+                    quoting::scalar(s, quoting::of(value_text))
+                )
+            }
+            (Value::String(s), None) if quoting::is_plain_key(key) => {
+                format!("{key}: {}\n", quoting::scalar(s, quoting::Style::New))
+            }
+            _ => {
+                let mut one = Mapping::new();
+                one.insert(Value::String(key.to_string()), value.clone());
+                serde_norway::to_string(&one).ok()?
+            }
+        };
         Some(if crlf {
             text.replace('\n', "\r\n")
         } else {
@@ -123,26 +146,34 @@ fn rewrite_segments(yaml: &str, updates: &[Update]) -> Option<String> {
     };
     let mut out = String::with_capacity(yaml.len() + 64);
     out.push_str(preamble);
-    for (key, text) in &segments {
-        match updates.iter().find(|(k, _)| k == key) {
+    for segment in &segments {
+        match updates.iter().find(|(k, _)| *k == segment.key) {
             None => {
-                out.push_str(text);
-                if !text.ends_with('\n') {
-                    out.push_str(if crlf { "\r\n" } else { "\n" });
+                out.push_str(segment.text);
+                if !segment.text.ends_with('\n') {
+                    out.push_str(newline);
                 }
             }
-            Some((_, Some(value))) => out.push_str(&render(key, value)?),
+            Some((key, Some(value))) => out.push_str(&render(Some(segment), key, value)?),
             Some((_, None)) => {}
         }
     }
     for (key, value) in updates {
         if let Some(value) = value
-            && !segments.iter().any(|(k, _)| k == key)
+            && !segments.iter().any(|s| s.key == *key)
         {
-            out.push_str(&render(key, value)?);
+            out.push_str(&render(None, key, value)?);
         }
     }
     Some(out)
+}
+
+/// One top-level key's text: its line plus every line that belongs to it.
+struct Segment<'a> {
+    key: String,
+    text: &'a str,
+    /// Where the value starts in `text`: just after the key's `:`.
+    value_at: usize,
 }
 
 /// A mapping key as plain text, if it is a scalar.
@@ -158,9 +189,9 @@ fn key_text(key: &Value) -> Option<String> {
 /// Cuts YAML into the text before the first key and one segment per
 /// top-level key (its line plus every following indented, list, comment or
 /// blank line).
-fn segment(yaml: &str) -> Option<(&str, Vec<(String, &str)>)> {
+fn segment(yaml: &str) -> Option<(&str, Vec<Segment<'_>>)> {
     let mut preamble_end = None;
-    let mut segments: Vec<(String, usize, usize)> = Vec::new();
+    let mut segments: Vec<(String, usize, usize, usize)> = Vec::new();
     let mut offset = 0;
     for line in yaml.split_inclusive('\n') {
         let starts_key = line
@@ -168,14 +199,14 @@ fn segment(yaml: &str) -> Option<(&str, Vec<(String, &str)>)> {
             .next()
             .is_some_and(|c| !matches!(c, ' ' | '\t' | '#' | '-' | '\r' | '\n'));
         if starts_key {
-            let key = top_level_key(line)?;
+            let (key, value_at) = top_level_key(line)?;
             if preamble_end.is_none() {
                 preamble_end = Some(offset);
             }
             if let Some(last) = segments.last_mut() {
-                last.2 = offset;
+                last.3 = offset;
             }
-            segments.push((key, offset, yaml.len()));
+            segments.push((key, value_at, offset, yaml.len()));
         } else if line.starts_with("---") || line.starts_with("...") {
             return None;
         }
@@ -184,14 +215,19 @@ fn segment(yaml: &str) -> Option<(&str, Vec<(String, &str)>)> {
     let preamble_end = preamble_end.unwrap_or(yaml.len());
     let segments = segments
         .into_iter()
-        .map(|(key, start, end)| (key, &yaml[start..end]))
+        .map(|(key, value_at, start, end)| Segment {
+            key,
+            text: &yaml[start..end],
+            value_at,
+        })
         .collect();
     Some((&yaml[..preamble_end], segments))
 }
 
-/// The key of a `key: value` line at column 0, unquoted; `None` for lines the
-/// cut does not understand (complex keys, flow collections, anchors…).
-fn top_level_key(line: &str) -> Option<String> {
+/// The key of a `key: value` line at column 0, unquoted, and the offset just
+/// past its `:`; `None` for lines the cut does not understand (complex keys,
+/// flow collections, anchors…).
+fn top_level_key(line: &str) -> Option<(String, usize)> {
     let first = line.chars().next()?;
     if matches!(
         first,
@@ -210,7 +246,7 @@ fn top_level_key(line: &str) -> Option<String> {
         if inner.contains('\\') || inner.contains("''") {
             return None;
         }
-        return Some(inner.to_string());
+        return Some((inner.to_string(), close + 2));
     }
     let bytes = line.as_bytes();
     let colon = (0..bytes.len()).find(|&i| {
@@ -223,7 +259,7 @@ fn top_level_key(line: &str) -> Option<String> {
     if key.contains(" #") || key.is_empty() {
         return None;
     }
-    Some(key.to_string())
+    Some((key.to_string(), colon + 1))
 }
 
 #[cfg(test)]
