@@ -404,7 +404,7 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
     let dead_url = format!("http://{}/gone.ics", dead.local_addr().unwrap());
     drop(dead);
     settings.calendar_sources[1] = common::source("team", SourceKind::Ical { url: dead_url });
-    let cal = almanac_core::calendar::Calendar::open(&settings, &vault.paths()).unwrap();
+    let cal = almanac_core::calendar::Calendar::open(&settings, &vault.paths());
     assert!(
         cal.query(&EventQuery {
             text: Some("call renamed".into()),
@@ -413,7 +413,7 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
         .is_empty(),
         "the copy belongs to the old URL"
     );
-    let cal = almanac_core::calendar::Calendar::open(&vault.settings, &vault.paths()).unwrap();
+    let cal = almanac_core::calendar::Calendar::open(&vault.settings, &vault.paths());
     assert!(
         cal.query(&EventQuery {
             text: Some("call renamed".into()),

@@ -16,7 +16,7 @@ use super::error::ApiError;
 use super::plugin::CalendarPlugin;
 use super::request::{EventFilter, EventOptions};
 use super::state::InternalState;
-use crate::calendar::{Event, EventDetails, EventFields, EventQuery, SourceInfo};
+use crate::calendar::{Event, EventDetails, EventFields, EventQuery, SourceInfo, VaultStatus};
 use crate::settings::Settings;
 use crate::tokens::{Grant, Scope, ScopeSet, TokenCheck};
 use crate::view::CalendarView;
@@ -105,6 +105,12 @@ impl AuthorizedApi {
         Ok(self.plugin.calendar.sources())
     }
 
+    /// Whether the vault can be used, and if not, why. Scope `providers:read`.
+    pub fn get_vault_status(&self) -> Result<VaultStatus, ApiError> {
+        self.require(Scope::ProvidersRead)?;
+        Ok(self.plugin.calendar.vault_status())
+    }
+
     /// Starts a background refetch of remote calendars. Scope `providers:write`.
     pub fn revalidate(&self, force: bool) -> Result<(), ApiError> {
         self.require(Scope::ProvidersWrite)?;
@@ -160,6 +166,7 @@ impl AuthorizedApi {
         Ok(InternalState {
             settings: self.plugin.settings.get(),
             sources: self.plugin.calendar.sources(),
+            vault: self.plugin.calendar.vault_status(),
             cache: self.plugin.calendar.stats(),
             tokens: self.plugin.tokens.list(),
             keyring: self.plugin.tokens.keyring_status(),

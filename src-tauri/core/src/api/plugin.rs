@@ -3,7 +3,7 @@
 //! a token ([`CalendarPlugin::with_token`]) or by asking the user for one
 //! ([`CalendarPlugin::request_access`]).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -28,9 +28,6 @@ pub struct CalendarPlugin {
     pub(super) tokens: Arc<TokenStore>,
     pub(super) ui: Arc<dyn UiController>,
     consent: Arc<dyn ConsentPrompt>,
-    /// Serializes settings updates so "apply to the engine, roll back on
-    /// failure" never interleaves with another update.
-    settings_update: Mutex<()>,
 }
 
 impl CalendarPlugin {
@@ -47,7 +44,6 @@ impl CalendarPlugin {
             tokens,
             ui,
             consent,
-            settings_update: Mutex::new(()),
         }
     }
 
@@ -109,25 +105,16 @@ impl CalendarPlugin {
         }
     }
 
-    /// Applies a partial settings object: validated whole, persisted, then
-    /// handed to the calendar engine. If the engine refuses it (say, a vault
-    /// folder that cannot be created) the previous settings are restored and
-    /// the error returned. Used by the API and by the desktop shell alike.
+    /// Applies a partial settings object: validated whole (a bad value is
+    /// refused before anything is written), persisted and announced on the
+    /// settings store's change channel, which every consumer follows. Returns
+    /// once the calendar engine has adopted it, so the answer and the next
+    /// read agree; a vault that cannot be used is then the engine's reported
+    /// state ([`Calendar::vault_status`]), not a refusal. Used by the API and
+    /// by the desktop shell alike.
     pub fn update_settings(&self, patch: &Value) -> Result<Arc<Settings>, ApiError> {
-        let _one_at_a_time = self
-            .settings_update
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let previous = self.settings.get();
         let next = self.settings.update(patch)?;
-        // Flipping the REST switch or a reminder option must not cost a rescan
-        // of the whole vault; only what the calendar reads triggers one.
-        if !next.same_calendar_as(&previous)
-            && let Err(e) = self.calendar.apply_settings(&next)
-        {
-            self.settings.replace((*previous).clone())?;
-            return Err(e.into());
-        }
+        self.calendar.catch_up(&self.settings);
         Ok(next)
     }
 }
