@@ -123,7 +123,9 @@ fn every_settings_change_reaches_the_engine_through_the_store() {
     wait_until(&cal, "the new zone", |c| {
         c.display_timezone() == chrono_tz::Asia::Tokyo
     });
-    // A change the engine does not read costs no rescan.
+    // A change the engine does not read costs no rescan. (Catching up first
+    // waits for the zone change's rescan, which may still be running.)
+    cal.catch_up(&store);
     let generation = *cal.subscribe().borrow();
     store.update(&json!({"firstDay": 1})).unwrap();
     cal.catch_up(&store);
