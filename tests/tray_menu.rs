@@ -60,7 +60,12 @@ struct Menu {
     connection: zbus::Connection,
     owner: String,
     path: OwnedObjectPath,
+    /// One tray host at a time: the watcher's bus name is unique.
+    _host: tokio::sync::MutexGuard<'static, ()>,
 }
+
+/// Serializes the tests of this binary, which each play the tray host.
+static TRAY_HOST: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 impl Menu {
     async fn items(&self) -> Vec<Item> {
@@ -147,6 +152,7 @@ fn collect(
 /// Becomes the session's tray host, starts the app and returns its menu.
 async fn start_app_with_tray(instance: &Instance) -> (App, Menu, zbus::Connection) {
     require_desktop_session();
+    let host_turn = TRAY_HOST.lock().await;
     let (registered, mut registrations) = mpsc::unbounded_channel();
     let host = zbus::connection::Builder::session()
         .unwrap()
@@ -185,6 +191,7 @@ async fn start_app_with_tray(instance: &Instance) -> (App, Menu, zbus::Connectio
         connection: host.clone(),
         owner,
         path,
+        _host: host_turn,
     };
     (app, menu, host)
 }
@@ -281,4 +288,34 @@ async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
         instance.log()
     );
     assert!(!port_open(instance.rest_port) && !port_open(instance.daemon_port));
+}
+
+/// A vault path that is a regular file: the app starts all the same, the
+/// reminder daemon runs, and the tray's status line says why the vault cannot
+/// be used, until the path is a folder (no restart).
+#[tokio::test]
+async fn tray_status_line_names_an_unusable_vault_until_it_is_fixed() {
+    let instance = Instance::new();
+    std::fs::remove_dir_all(instance.vault()).unwrap();
+    std::fs::write(instance.vault(), "not a folder").unwrap();
+    let (mut app, menu, _host) = start_app_with_tray(&instance).await;
+    let line = menu
+        .wait_item("Vault:", |i| i.label.contains("unavailable"))
+        .await;
+    assert!(
+        line.label
+            .contains(&instance.vault().display().to_string().replace('_', "")),
+        "{line:?}"
+    );
+    assert!(!line.enabled, "the status line is not clickable");
+    eventually("the reminder daemon's port", || async {
+        port_open(instance.daemon_port).then_some(())
+    })
+    .await;
+
+    std::fs::remove_file(instance.vault()).unwrap();
+    std::fs::create_dir_all(instance.vault()).unwrap();
+    menu.wait_item("Vault:", |i| i.label == "Vault: ready")
+        .await;
+    assert!(app.is_running(), "{}", instance.log());
 }

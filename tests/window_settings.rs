@@ -209,3 +209,29 @@ async fn tokens_can_be_generated_with_the_keyboard_alone() {
         .await;
     session.end().await;
 }
+
+/// A vault path that is a regular file: the window opens all the same, a
+/// banner says why the notes' calendars are empty, and it goes away once the
+/// path is a folder (no restart).
+#[tokio::test]
+async fn an_unusable_vault_is_named_in_a_banner_until_it_is_fixed() {
+    let instance = Instance::new();
+    std::fs::remove_dir_all(instance.vault()).unwrap();
+    std::fs::write(instance.vault(), "not a folder").unwrap();
+    let session = Session::start(&instance, "settings", Theme::Light).await;
+    session
+        .wait_for("!document.getElementById('vault-problem').hidden")
+        .await;
+    let banner = session.text("#vault-problem").await;
+    assert!(
+        banner.contains(&instance.vault().display().to_string()),
+        "{banner}"
+    );
+
+    std::fs::remove_file(instance.vault()).unwrap();
+    std::fs::create_dir_all(instance.vault()).unwrap();
+    session
+        .wait_for("document.getElementById('vault-problem').hidden")
+        .await;
+    session.end().await;
+}

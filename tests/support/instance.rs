@@ -2,8 +2,14 @@
 //! vault and free ports, so tests run side by side without touching the
 //! user's files or each other.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+use almanac_core::clock::SystemClock;
+use almanac_core::paths::Paths;
+use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope, TokenStore};
 
 use serde_json::{Value, json};
 
@@ -78,6 +84,31 @@ impl Instance {
         ]
     }
 
+    /// Creates a token for this instance, as the Settings window does: its
+    /// metadata in the instance's token file, its secret in the session's
+    /// keyring (scripts/session.sh's gnome-keyring). Returns the secret. Call
+    /// it while the app is not running: the app reads the file at start.
+    pub fn mint_token(&self, scopes: &[Scope]) -> String {
+        let paths = Paths::new(
+            self.config_home().join("almanac"),
+            self.data_home().join("almanac"),
+        );
+        let store = TokenStore::open(
+            paths.tokens_file(),
+            Arc::new(KeyringSecretStore::new()),
+            Arc::new(SystemClock),
+        )
+        .unwrap();
+        let created = store
+            .create(NewToken {
+                name: "black-box test".into(),
+                scopes: scopes.iter().copied().collect(),
+                expiry: Expiry::Never,
+            })
+            .expect("the session's keyring takes the secret");
+        created.secret.expose().to_string()
+    }
+
     /// Writes a Full Note event into the vault's `events` folder.
     pub fn write_note(&self, file_name: &str, frontmatter: &str) {
         std::fs::write(
@@ -89,10 +120,20 @@ impl Instance {
 
     /// Starts `almanac ARGS` in this instance, its output in `<root>/app.log`.
     pub fn spawn(&self, args: &[&str]) -> App {
+        self.spawn_with_env(args, std::iter::empty::<(&str, &OsStr)>())
+    }
+
+    /// Like [`Instance::spawn`], with `extra` variables set (or overridden).
+    pub fn spawn_with_env<K: AsRef<OsStr>, V: AsRef<OsStr>>(
+        &self,
+        args: &[&str],
+        extra: impl IntoIterator<Item = (K, V)>,
+    ) -> App {
         let log = std::fs::File::create(self.root().join("app.log")).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_almanac"))
             .args(args)
             .envs(self.env())
+            .envs(extra)
             .env("ALMANAC_LOG", "info")
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())

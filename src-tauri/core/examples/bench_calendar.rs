@@ -128,7 +128,7 @@ fn main() {
     let data = tempfile::tempdir().unwrap();
     let paths = Paths::new(data.path().join("config"), data.path().join("data"));
     let started = Instant::now();
-    let calendar = Calendar::open(&settings(&dir), &paths).unwrap();
+    let calendar = Calendar::open(&settings(&dir), &paths);
     let index = started.elapsed();
     let stats = calendar.stats();
     println!(

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::api::{CalendarPlugin, ConsentPrompt, PLUGIN_ID, Registry, UiController};
-use crate::calendar::{Calendar, CalendarError};
+use crate::calendar::Calendar;
 use crate::clock::SystemClock;
 use crate::paths::Paths;
 use crate::settings::{SettingsError, SettingsStore};
@@ -16,8 +16,6 @@ use crate::tokens::{self, SecretStore, TokenError, TokenStore};
 pub enum CoreError {
     #[error("settings: {0}")]
     Settings(#[from] SettingsError),
-    #[error("calendar: {0}")]
-    Calendar(#[from] CalendarError),
     #[error("tokens: {0}")]
     Tokens(#[from] TokenError),
     #[error("start-up task failed: {0}")]
@@ -38,10 +36,14 @@ pub struct Core {
 impl Core {
     /// Opens (or on first start creates) the instance at `paths`: settings,
     /// the vault, token metadata plus secrets from `secrets` (normally
-    /// [`tokens::KeyringSecretStore`]). A keyring that cannot be reached does
-    /// not stop the start: tokens are then refused and
-    /// [`TokenStore::keyring_status`] says why. Must run on a tokio runtime: it
-    /// starts the background writer of token last-used times.
+    /// [`tokens::KeyringSecretStore`]). Neither a vault nor a keyring that
+    /// cannot be used stops the start: the calendar reports
+    /// [`Calendar::vault_status`] and tokens are refused with
+    /// [`TokenStore::keyring_status`] saying why; both are retried in the
+    /// background and recover by themselves. The calendar follows every
+    /// settings change ([`Calendar::follow`]). Must run on a tokio runtime:
+    /// it starts the background writer of token last-used times and the
+    /// keyring retry.
     pub async fn open(
         paths: Paths,
         secrets: Arc<dyn SecretStore>,
@@ -52,7 +54,7 @@ impl Core {
         let opening = paths.clone();
         let (settings, calendar, tokens) = tokio::task::spawn_blocking(move || {
             let settings = Arc::new(SettingsStore::open(&opening.settings_file())?);
-            let calendar = Calendar::open(&settings.get(), &opening)?;
+            let calendar = Calendar::open(&settings.get(), &opening);
             let tokens = Arc::new(TokenStore::open(
                 opening.tokens_file(),
                 secrets,
@@ -62,7 +64,9 @@ impl Core {
         })
         .await
         .map_err(|e| CoreError::Startup(e.to_string()))??;
+        calendar.follow(&settings);
         tokens::spawn_last_used_writer(&tokens, tokens::DEFAULT_DEBOUNCE);
+        tokens::spawn_keyring_retry(&tokens);
         let plugin = Arc::new(CalendarPlugin::new(
             settings.clone(),
             calendar.clone(),

@@ -12,7 +12,7 @@ use almanac_core::api::{
     UiUnavailable,
 };
 use almanac_core::app::Core;
-use almanac_core::calendar::{Event, EventFields, EventQuery};
+use almanac_core::calendar::{Event, EventFields, EventQuery, VaultStatus};
 use almanac_core::paths::Paths;
 use almanac_core::settings::{Settings, SettingsStore};
 use almanac_core::tokens::{Expiry, NewToken, Scope, ScopeSet, Secret, TokenStatus};
@@ -532,6 +532,43 @@ async fn settings_updates_are_all_or_nothing_and_reach_the_engine() {
         ["work"],
         "the engine did not adopt the new sources"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
+    let instance = Instance::open().await;
+    let api = instance.api(&[
+        Scope::SettingsRead,
+        Scope::SettingsWrite,
+        Scope::ProvidersRead,
+        Scope::EventsWrite,
+    ]);
+    let good = api.get_settings().unwrap().vault_path.clone();
+    assert_eq!(api.get_vault_status().unwrap(), VaultStatus::Available);
+    // A real fault: the new vault path is a regular file.
+    let file = good.with_file_name("vault-file");
+    std::fs::write(&file, b"").unwrap();
+    let saved = api.update_settings(&json!({"vaultPath": file})).unwrap();
+    assert_eq!(saved.vault_path, file);
+    assert_eq!(api.get_settings().unwrap().vault_path, file, "kept");
+    let VaultStatus::Unavailable { reason, .. } = api.get_vault_status().unwrap() else {
+        panic!("the engine did not adopt the vault path")
+    };
+    assert!(reason.contains("vault-file"), "{reason}");
+    let refused = api
+        .create_event(
+            "local",
+            fields(json!({"title": "x", "date": "2024-05-01", "allDay": true})),
+            EventOptions::default(),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(refused, ApiError::VaultUnavailable(_)),
+        "{refused:?}"
+    );
+    assert_eq!(refused.status(), 503);
+    api.update_settings(&json!({"vaultPath": good})).unwrap();
+    assert_eq!(api.get_vault_status().unwrap(), VaultStatus::Available);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

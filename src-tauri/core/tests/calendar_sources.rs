@@ -412,7 +412,7 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
             allow_private_network: true,
         },
     );
-    let cal = almanac_core::calendar::Calendar::open(&settings, &vault.paths()).unwrap();
+    let cal = almanac_core::calendar::Calendar::open(&settings, &vault.paths());
     assert!(
         cal.query(&EventQuery {
             text: Some("call renamed".into()),
@@ -421,7 +421,7 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
         .is_empty(),
         "the copy belongs to the old URL"
     );
-    let cal = almanac_core::calendar::Calendar::open(&vault.settings, &vault.paths()).unwrap();
+    let cal = almanac_core::calendar::Calendar::open(&vault.settings, &vault.paths());
     assert!(
         cal.query(&EventQuery {
             text: Some("call renamed".into()),

@@ -161,7 +161,7 @@ fn own_writes_are_visible_without_the_watcher_and_settings_changes_rescan() {
             directory: "other".into(),
         },
     ));
-    cal.apply_settings(&settings).unwrap();
+    cal.apply_settings(&settings);
     let q = cal.query(&range("2024-04-30T15:00:00Z", "2024-04-30T15:00:00Z"));
     assert_eq!(
         titles(&q),
@@ -173,7 +173,7 @@ fn own_writes_are_visible_without_the_watcher_and_settings_changes_rescan() {
     // Moving the vault moves the watcher.
     let new_root = vault.dir.path().join("vault2");
     settings.vault_path = new_root.clone();
-    cal.apply_settings(&settings).unwrap();
+    cal.apply_settings(&settings);
     assert!(all(&cal).is_empty());
     assert!(new_root.join("events").is_dir() && new_root.join("other").is_dir());
     std::fs::write(

@@ -14,7 +14,8 @@ use almanac_core::rest::ServerState;
 pub const SETTINGS_CHANGED: &str = "settings-changed";
 /// Payload: [`RestView`], what the REST server is doing.
 pub const REST_STATE: &str = "rest-state";
-/// No payload: calendar windows refetch their events.
+/// No payload: calendar windows refetch their events, the settings window
+/// the vault's status.
 pub const CALENDAR_CHANGED: &str = "calendar-changed";
 /// No payload: the Reminders window refetches.
 pub const REMINDERS_CHANGED: &str = "reminders-changed";
@@ -38,10 +39,15 @@ pub async fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
     }
 
     let mut calendar = services.core.calendar.subscribe();
-    let calendar_app = app.clone();
+    let engine = services.core.calendar.clone();
+    let (calendar_app, calendar_tray) = (app.clone(), tray.clone());
     tauri::async_runtime::spawn(async move {
-        while calendar.changed().await.is_ok() {
+        loop {
             calendar.borrow_and_update();
+            calendar_tray.show_vault_status(&engine.vault_status());
+            if calendar.changed().await.is_err() {
+                break;
+            }
             let _ = calendar_app.emit(CALENDAR_CHANGED, ());
         }
     });

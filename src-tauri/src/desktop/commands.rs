@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use almanac_core::api::Consent;
-use almanac_core::calendar::{Event, EventQuery, SourceInfo};
+use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
 use almanac_core::settings::class::{self, Actor};
@@ -92,6 +92,12 @@ pub fn calendar_events(services: State<'_, Arc<Services>>, start: i64, end: i64)
 #[tauri::command]
 pub fn calendar_sources(services: State<'_, Arc<Services>>) -> Vec<SourceInfo> {
     services.core.calendar.sources()
+}
+
+/// Whether the vault can be used; the settings window shows why not.
+#[tauri::command]
+pub fn vault_status(services: State<'_, Arc<Services>>) -> VaultStatus {
+    services.core.calendar.vault_status()
 }
 
 // ---- tokens ----------------------------------------------------------------

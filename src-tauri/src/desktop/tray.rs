@@ -1,6 +1,7 @@
 //! The tray icon and its menu. The menu's "Enable REST Server" check item
 //! mirrors the `restServerEnabled` setting (kept in step by the bridge) and a
 //! disabled item under it says what the REST server is doing, errors included.
+//! Another disabled item says whether the vault can be used, and if not, why.
 //!
 //! On Linux the menu is exported over D-Bus (StatusNotifierItem +
 //! `com.canonical.dbusmenu`) by libayatana-appindicator; a click arrives here
@@ -8,6 +9,7 @@
 
 use std::sync::Arc;
 
+use almanac_core::calendar::VaultStatus;
 use almanac_core::settings::class::Actor;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
@@ -19,6 +21,7 @@ use crate::wiring::Services;
 
 const REST_TOGGLE: &str = "rest-enabled";
 const REST_STATUS: &str = "rest-status";
+const VAULT_STATUS: &str = "vault-status";
 const QUIT: &str = "quit";
 
 /// The menu items whose state follows the services.
@@ -26,6 +29,7 @@ const QUIT: &str = "quit";
 pub struct Tray {
     rest_toggle: CheckMenuItem<Wry>,
     rest_status: MenuItem<Wry>,
+    vault_status: MenuItem<Wry>,
 }
 
 impl Tray {
@@ -44,6 +48,23 @@ impl Tray {
     }
 }
 
+impl Tray {
+    /// Shows whether the vault can be used.
+    pub fn show_vault_status(&self, status: &VaultStatus) {
+        if let Err(error) = self.vault_status.set_text(vault_line(status)) {
+            tracing::warn!("could not update the tray menu: {error}");
+        }
+    }
+}
+
+/// The vault's status line, e.g. `Vault: unavailable — I/O error on …`.
+pub fn vault_line(status: &VaultStatus) -> String {
+    match status {
+        VaultStatus::Available => "Vault: ready".to_string(),
+        VaultStatus::Unavailable { reason, .. } => format!("Vault: unavailable — {reason}"),
+    }
+}
+
 /// Builds the tray icon and its menu.
 pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
     let enabled = services.core.settings.get().rest_server_enabled;
@@ -56,6 +77,13 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
         None::<&str>,
     )?;
     let rest_status = MenuItem::with_id(app, REST_STATUS, "REST server: off", false, None::<&str>)?;
+    let vault_status = MenuItem::with_id(
+        app,
+        VAULT_STATUS,
+        vault_line(&services.core.calendar.vault_status()),
+        false,
+        None::<&str>,
+    )?;
     let item = |kind: WindowKind, text: &str| {
         MenuItem::with_id(app, kind.name(), text, true, None::<&str>)
     };
@@ -64,6 +92,7 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
         &[
             &rest_toggle,
             &rest_status,
+            &vault_status,
             &PredefinedMenuItem::separator(app)?,
             &item(WindowKind::Calendar, "Open Calendar")?,
             &item(WindowKind::Sidebar, "Open Sidebar")?,
@@ -86,6 +115,7 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
     Ok(Tray {
         rest_toggle,
         rest_status,
+        vault_status,
     })
 }
 
@@ -129,4 +159,22 @@ fn toggle_rest(app: &AppHandle) {
             tray.show_rest_enabled(enabled);
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vault_line_says_why_the_vault_cannot_be_used() {
+        assert_eq!(vault_line(&VaultStatus::Available), "Vault: ready");
+        let line = vault_line(&VaultStatus::Unavailable {
+            reason: "I/O error on /notes: this is a file, not a folder".into(),
+            since: "2026-01-01T00:00:00+00:00".into(),
+        });
+        assert_eq!(
+            line,
+            "Vault: unavailable — I/O error on /notes: this is a file, not a folder"
+        );
+    }
 }

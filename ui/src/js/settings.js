@@ -1,12 +1,30 @@
 // Settings, section "API & Security": the REST server switch and port, and
 // personal access tokens (generate, show the secret once, list, revoke). A
 // token allowed in a consent dialog (`almanac --request-access`) has its
-// secret shown here too, taken from the shell once.
+// secret shown here too, taken from the shell once. Above it all, a banner
+// says why the vault cannot be used, while it cannot.
 
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
 
 const $ = (id) => document.getElementById(id);
+
+// ---- Vault ------------------------------------------------------------------
+
+const vaultProblem = $('vault-problem');
+
+/** The vault's status as reported by the shell (see `vault_status`). */
+function showVaultStatus(status) {
+  vaultProblem.hidden = status.state !== 'unavailable';
+  vaultProblem.textContent = vaultProblem.hidden
+    ? ''
+    : `The vault cannot be used, so your notes' calendars are empty: ${status.reason}. ` +
+      'Almanac keeps trying and picks it up as soon as it can.';
+}
+
+async function refreshVaultStatus() {
+  showVaultStatus(await invoke('vault_status'));
+}
 
 // ---- REST server ----------------------------------------------------------
 
@@ -215,18 +233,21 @@ function askRevoke(token) {
 
 // ---- Start ----------------------------------------------------------------
 
-const [settings, restState, scopes] = await Promise.all([
+const [settings, restState, scopes, vaultStatus] = await Promise.all([
   invoke('settings_get'),
   invoke('rest_status'),
   invoke('token_scopes'),
+  invoke('vault_status'),
 ]);
 showSettings(settings);
 showRestState(restState);
+showVaultStatus(vaultStatus);
 renderScopes(scopes);
 await refreshTokens();
 await listen('settings-changed', showSettings);
 await listen('rest-state', showRestState);
 await listen('tokens-changed', refreshTokens);
+await listen('calendar-changed', refreshVaultStatus);
 // Listen first, then take: a secret granted in between is not missed.
 await listen('secret-granted', showGrantedSecret);
 await showGrantedSecret();

@@ -16,7 +16,7 @@ use super::error::ApiError;
 use super::plugin::CalendarPlugin;
 use super::request::{EventFilter, EventOptions};
 use super::state::InternalState;
-use crate::calendar::{Event, EventDetails, EventFields, EventQuery, SourceInfo};
+use crate::calendar::{Event, EventDetails, EventFields, EventQuery, SourceInfo, VaultStatus};
 use crate::settings::Settings;
 use crate::settings::class::Actor;
 use crate::settings::redact::redact_feed_url;
@@ -115,6 +115,12 @@ impl AuthorizedApi {
         Ok(sources)
     }
 
+    /// Whether the vault can be used, and if not, why. Scope `providers:read`.
+    pub fn get_vault_status(&self) -> Result<VaultStatus, ApiError> {
+        self.require(Scope::ProvidersRead)?;
+        Ok(self.plugin.calendar.vault_status())
+    }
+
     /// Starts a background refetch of remote calendars. Scope `providers:write`.
     pub fn revalidate(&self, force: bool) -> Result<(), ApiError> {
         self.require(Scope::ProvidersWrite)?;
@@ -179,6 +185,7 @@ impl AuthorizedApi {
         Ok(InternalState {
             settings: self.plugin.settings.get(),
             sources: self.plugin.calendar.sources(),
+            vault: self.plugin.calendar.vault_status(),
             cache: self.plugin.calendar.stats(),
             tokens: self.plugin.tokens.list(),
             keyring: self.plugin.tokens.keyring_status(),

@@ -35,6 +35,9 @@ pub enum ApiError {
     /// No user interface is attached (headless mode) or it cannot do this. → 503
     #[error("the calendar UI is unavailable: {0}")]
     UiUnavailable(String),
+    /// The vault cannot be used right now; `GET /calendars` says why. → 503
+    #[error("{0}")]
+    VaultUnavailable(String),
     /// An unexpected failure (disk, keyring). → 500
     #[error("internal error: {0}")]
     Internal(String),
@@ -59,6 +62,7 @@ impl ApiError {
             Self::ReadOnly(_) => "read_only",
             Self::Conflict(_) => "conflict",
             Self::UiUnavailable(_) => "ui_unavailable",
+            Self::VaultUnavailable(_) => "vault_unavailable",
             Self::Internal(_) => "internal_error",
         }
     }
@@ -70,7 +74,7 @@ impl ApiError {
             Self::NotFound(_) => 404,
             Self::BadRequest { .. } | Self::ReadOnly(_) => 400,
             Self::Conflict(_) => 409,
-            Self::UiUnavailable(_) => 503,
+            Self::UiUnavailable(_) | Self::VaultUnavailable(_) => 503,
             Self::Internal(_) => 500,
         }
     }
@@ -84,6 +88,7 @@ impl From<CalendarError> for ApiError {
             CalendarError::InvalidInput { field, reason } => Self::BadRequest { field, reason },
             CalendarError::Conflict(message) => Self::Conflict(message),
             CalendarError::PathEscape(_) => Self::bad_request("id", error.to_string()),
+            CalendarError::VaultUnavailable(_) => Self::VaultUnavailable(error.to_string()),
             CalendarError::Io { .. } => Self::Internal(error.to_string()),
         }
     }

@@ -33,8 +33,8 @@ pub struct CalendarPlugin {
     consent: Arc<dyn ConsentPrompt>,
     /// Access requests: rate-limited, asked one at a time.
     consent_gate: ConsentGate,
-    /// Serializes settings updates so "apply to the engine, roll back on
-    /// failure" never interleaves with another update.
+    /// Serializes settings updates: the class checks look at the settings
+    /// the patch is applied to, so check-patch-replace must not interleave.
     settings_update: Mutex<()>,
 }
 
@@ -130,33 +130,30 @@ impl CalendarPlugin {
 
     /// Applies a partial settings object for `actor`: checked against the
     /// setting classes ([`crate::settings::class`]; a refused key is a 403),
-    /// validated whole, a new `vaultPath` held to
-    /// [`crate::settings::vault_path`], persisted, then handed to the calendar
-    /// engine. If the engine refuses it (say, a vault folder that cannot be
-    /// read) the previous settings are restored and the error returned. The
-    /// API passes its token's scopes; the desktop shell passes
+    /// validated whole (a bad value is refused before anything is written), a
+    /// new `vaultPath` held to [`crate::settings::vault_path`], persisted and
+    /// announced on the settings store's change channel, which every consumer
+    /// follows. Returns once the calendar engine has adopted it, so the answer
+    /// and the next read agree; a vault that cannot be used is then the
+    /// engine's reported state ([`Calendar::vault_status`]), not a refusal.
+    /// The API passes its token's scopes; the desktop shell passes
     /// [`Actor::User`].
     pub fn update_settings(&self, actor: Actor, patch: &Value) -> Result<Arc<Settings>, ApiError> {
-        let _one_at_a_time = self
-            .settings_update
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let previous = self.settings.get();
-        actor.may_patch(&previous, patch)?;
-        let next = previous.patched(patch)?;
-        actor.may_adopt(&previous, &next)?;
-        if next.vault_path != previous.vault_path {
-            check_vault_path(&next.vault_path)?;
-        }
-        let next = self.settings.replace(next)?;
-        // Flipping the REST switch or a reminder option must not cost a rescan
-        // of the whole vault; only what the calendar reads triggers one.
-        if !next.same_calendar_as(&previous)
-            && let Err(e) = self.calendar.apply_settings(&next)
-        {
-            self.settings.replace((*previous).clone())?;
-            return Err(e.into());
-        }
+        let next = {
+            let _one_at_a_time = self
+                .settings_update
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let previous = self.settings.get();
+            actor.may_patch(&previous, patch)?;
+            let next = previous.patched(patch)?;
+            actor.may_adopt(&previous, &next)?;
+            if next.vault_path != previous.vault_path {
+                check_vault_path(&next.vault_path)?;
+            }
+            self.settings.replace(next)?
+        };
+        self.calendar.catch_up(&self.settings);
         Ok(next)
     }
 }

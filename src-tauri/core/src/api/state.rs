@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::calendar::{CacheStats, SourceInfo};
+use crate::calendar::{CacheStats, SourceInfo, VaultStatus};
 use crate::settings::Settings;
 use crate::tokens::{KeyringStatus, TokenInfo};
 
@@ -14,6 +14,7 @@ use crate::tokens::{KeyringStatus, TokenInfo};
 pub struct InternalState {
     pub settings: Arc<Settings>,
     pub sources: Vec<SourceInfo>,
+    pub vault: VaultStatus,
     pub cache: CacheStats,
     pub tokens: Vec<TokenInfo>,
     pub keyring: KeyringStatus,

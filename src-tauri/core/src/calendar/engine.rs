@@ -17,12 +17,12 @@ use super::fields::EventFields;
 use super::query::EventQuery;
 use super::scan;
 use super::sources::{SourceConfig, SourceType, fullnote, ical};
-use super::status::{CacheStats, SourceInfo};
+use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::vault::Vault;
 use super::watcher::{ChangeSink, VaultWatcher};
 use super::write::{self, DailyTarget};
 use crate::paths::Paths;
-use crate::settings::Settings;
+use crate::settings::{Settings, SettingsStore};
 
 /// A feed fetched less than this long ago is not fetched again unless forced.
 pub const ICS_MIN_INTERVAL: Duration = Duration::from_secs(5 * 60);
@@ -33,12 +33,14 @@ pub const ICS_MIN_INTERVAL: Duration = Duration::from_secs(5 * 60);
 /// dropped.
 #[derive(Clone)]
 pub struct Calendar {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 struct State {
+    /// [`Vault::unopened`] while `vault_status` is unavailable.
     vault: Vault,
     cache: Cache,
+    vault_status: VaultStatus,
 }
 
 pub(crate) struct Inner {
@@ -54,6 +56,10 @@ pub(crate) struct Inner {
     feeds: ical::FeedStore,
     /// Feed revalidation state: [`RUNNING`], [`AGAIN`], [`AGAIN_FORCED`].
     revalidating: AtomicU8,
+    /// The settings the engine was last told to use (guarded by
+    /// `write_lock` for writers): what an unavailable vault is retried with,
+    /// and what [`Calendar::catch_up`] compares against.
+    wanted: Mutex<Settings>,
 }
 
 /// A revalidation thread is running.
@@ -81,10 +87,11 @@ impl Inner {
     }
 
     /// Re-reads every note of every note source.
+    /// An unavailable vault is not read: its note sources end up empty.
     fn rescan_notes(&self) {
         let _refresh = lock(&self.refresh_lock);
         let started = Instant::now();
-        let (vault, configs, tz) = {
+        let (vault, configs, tz, usable) = {
             let state = self.read();
             let configs: Vec<SourceConfig> = state
                 .cache
@@ -92,11 +99,13 @@ impl Inner {
                 .iter()
                 .map(|s| s.config.clone())
                 .collect();
-            (state.vault.clone(), configs, state.cache.display_tz)
+            let usable = state.vault_status.is_available();
+            (state.vault.clone(), configs, state.cache.display_tz, usable)
         };
         let jobs: Vec<(usize, String)> = configs
             .iter()
             .enumerate()
+            .filter(|_| usable)
             .flat_map(|(index, source)| {
                 scan::note_paths(&vault, source, "")
                     .into_iter()
@@ -400,6 +409,47 @@ fn create_source_dirs(vault: &Vault, configs: &[SourceConfig]) -> Result<(), Cal
     Ok(())
 }
 
+/// What the engine needs to use `settings`: the vault (its note calendars'
+/// folders created), the sources and the vault's status. When the vault
+/// cannot be used the status says why; `previous` keeps the `since` of a
+/// problem that persists.
+fn prepare(settings: &Settings, previous: &VaultStatus) -> (Vault, Vec<SourceConfig>, VaultStatus) {
+    let opened = Vault::open(&settings.vault_path).and_then(|vault| {
+        let configs = configs(settings, &vault);
+        create_source_dirs(&vault, &configs)?;
+        Ok((vault, configs))
+    });
+    match opened {
+        Ok((vault, configs)) => (vault, configs, VaultStatus::Available),
+        Err(error) => {
+            let vault = Vault::unopened(&settings.vault_path);
+            let configs = configs(settings, &vault);
+            let since = match previous {
+                VaultStatus::Unavailable { since, .. } => since.clone(),
+                VaultStatus::Available => chrono::Utc::now().to_rfc3339(),
+            };
+            let reason = error.to_string();
+            (vault, configs, VaultStatus::Unavailable { reason, since })
+        }
+    }
+}
+
+/// Logs a change of the vault's status (not a repeat of the same problem).
+fn log_transition(previous: &VaultStatus, next: &VaultStatus) {
+    match (previous, next) {
+        (VaultStatus::Unavailable { .. }, VaultStatus::Available) => {
+            tracing::info!("the vault is available again")
+        }
+        (VaultStatus::Unavailable { reason: old, .. }, VaultStatus::Unavailable { reason, .. })
+            if old == reason => {}
+        (_, VaultStatus::Unavailable { reason, .. }) => tracing::error!(
+            %reason,
+            "the vault is unavailable; note calendars stay empty until it can be opened"
+        ),
+        (VaultStatus::Available, VaultStatus::Available) => {}
+    }
+}
+
 /// What a client's id names.
 enum Target {
     FullNote { path: String },
@@ -437,14 +487,19 @@ impl Calendar {
     /// of its note sources when missing, indexes every note (in parallel),
     /// loads cached ICS feeds from `paths.ical_cache_dir()` and starts their
     /// background refresh, and starts the file watcher.
-    pub fn open(settings: &Settings, paths: &Paths) -> Result<Calendar, CalendarError> {
-        let vault = Vault::open(&settings.vault_path)?;
-        let configs = configs(settings, &vault);
-        create_source_dirs(&vault, &configs)?;
+    ///
+    /// A vault that cannot be opened does not stop the engine: it starts with
+    /// empty note calendars and [`Calendar::vault_status`] says why (feeds
+    /// still load). [`Calendar::follow`] retries it.
+    pub fn open(settings: &Settings, paths: &Paths) -> Calendar {
+        let (vault, configs, vault_status) = prepare(settings, &VaultStatus::Available);
+        log_transition(&VaultStatus::Available, &vault_status);
+        let usable = vault_status.is_available();
         let inner = Arc::new(Inner {
             state: RwLock::new(State {
                 vault,
                 cache: Cache::new(configs, display_tz(settings)),
+                vault_status,
             }),
             changes: watch::Sender::new(0),
             write_lock: Mutex::new(()),
@@ -453,14 +508,32 @@ impl Calendar {
             watcher_alive: Arc::new(AtomicBool::new(false)),
             feeds: ical::FeedStore::new(&paths.ical_cache_dir()),
             revalidating: AtomicU8::new(0),
+            wanted: Mutex::new(settings.clone()),
         });
         // Watch first, so nothing changed during the scan is missed.
-        inner.start_watcher();
+        if usable {
+            inner.start_watcher();
+        }
         inner.rescan_notes();
         inner.load_cached_feeds();
         let calendar = Calendar { inner };
         calendar.revalidate(false);
-        Ok(calendar)
+        calendar
+    }
+
+    /// Whether the vault can be used, and if not, why.
+    pub fn vault_status(&self) -> VaultStatus {
+        self.inner.read().vault_status.clone()
+    }
+
+    /// Refuses a write while the vault is unavailable.
+    fn require_vault(&self) -> Result<(), CalendarError> {
+        match &self.inner.read().vault_status {
+            VaultStatus::Available => Ok(()),
+            VaultStatus::Unavailable { reason, .. } => {
+                Err(CalendarError::VaultUnavailable(reason.clone()))
+            }
+        }
     }
 
     /// The events matching `query`, series expanded into occurrences, sorted
@@ -513,6 +586,7 @@ impl Calendar {
     /// calendars get a new item under the heading of that day's note.
     pub fn create(&self, calendar_id: &str, fields: EventFields) -> Result<Event, CalendarError> {
         let _write = lock(&self.inner.write_lock);
+        self.require_vault()?;
         let (vault, source) = {
             let state = self.inner.read();
             let source = state
@@ -560,6 +634,7 @@ impl Calendar {
     /// (new date or title) or a daily-note item moves to another day.
     pub fn update(&self, id: &str, fields: EventFields) -> Result<Event, CalendarError> {
         let _write = lock(&self.inner.write_lock);
+        self.require_vault()?;
         let (vault, index, path, source) = self.locate(id)?;
         match &source.kind {
             SourceType::FullNote { .. } => {
@@ -606,6 +681,7 @@ impl Calendar {
     /// series is suppressed (added to the series' `skipDates`).
     pub fn delete(&self, id: &str, instance_date: Option<NaiveDate>) -> Result<(), CalendarError> {
         let _write = lock(&self.inner.write_lock);
+        self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
         match (&source.kind, instance_date) {
             (SourceType::FullNote { .. }, None) => write::delete_fullnote(&vault, &path)?,
@@ -786,15 +862,64 @@ impl Calendar {
 
     /// Adopts changed settings (vault path, sources, display time zone):
     /// rebuilds the cache from a full rescan, keeps the cached feeds of
-    /// unchanged ICS sources, and moves the watcher when the vault moved.
-    pub fn apply_settings(&self, settings: &Settings) -> Result<(), CalendarError> {
+    /// unchanged ICS sources, and moves the watcher when the vault moved. A
+    /// vault that cannot be used becomes the [`Calendar::vault_status`].
+    pub fn apply_settings(&self, settings: &Settings) {
         let _write = lock(&self.inner.write_lock);
-        let vault = Vault::open(&settings.vault_path)?;
-        let configs = configs(settings, &vault);
-        create_source_dirs(&vault, &configs)?;
-        let moved = {
+        self.adopt(settings);
+    }
+
+    /// Adopts `store`'s current settings if the engine would read them
+    /// differently (vault, sources, zone) from the ones it uses; otherwise,
+    /// while the vault is unavailable, tries it again. Returns when done.
+    /// [`Calendar::follow`] calls it on every settings change; the API calls
+    /// it after an update, so its answer already reflects the change.
+    pub fn catch_up(&self, store: &SettingsStore) {
+        let _write = lock(&self.inner.write_lock);
+        // Read under the lock: two callers can never adopt out of order.
+        let latest = store.get();
+        if latest.same_calendar_as(&lock(&self.inner.wanted)) {
+            self.retry_vault();
+        } else {
+            self.adopt(&latest);
+        }
+    }
+
+    /// Tries an unavailable vault again; changes nothing (not even the cache
+    /// generation) while the problem stays the same. Callers hold `write_lock`.
+    fn retry_vault(&self) {
+        let previous = self.vault_status();
+        if previous.is_available() {
+            return;
+        }
+        let wanted = lock(&self.inner.wanted).clone();
+        let prepared = prepare(&wanted, &previous);
+        if prepared.2 != previous {
+            self.install(&wanted, prepared, previous);
+        }
+    }
+
+    /// Callers hold `write_lock`.
+    fn adopt(&self, settings: &Settings) {
+        *lock(&self.inner.wanted) = settings.clone();
+        let previous = self.vault_status();
+        let prepared = prepare(settings, &previous);
+        self.install(settings, prepared, previous);
+    }
+
+    /// Puts a prepared vault and sources in place and rescans. Callers hold
+    /// `write_lock`.
+    fn install(
+        &self,
+        settings: &Settings,
+        (vault, configs, status): (Vault, Vec<SourceConfig>, VaultStatus),
+        previous: VaultStatus,
+    ) {
+        log_transition(&previous, &status);
+        let usable = status.is_available();
+        let rewatch = {
             let mut state = self.inner.write();
-            let moved = state.vault != vault;
+            let rewatch = state.vault != vault || previous.is_available() != usable;
             let mut cache = Cache::new(configs, display_tz(settings));
             let same_tz = cache.display_tz == state.cache.display_tz;
             for source in cache.sources.iter_mut() {
@@ -809,16 +934,18 @@ impl Calendar {
             }
             state.vault = vault;
             state.cache = cache;
-            moved
+            state.vault_status = status;
+            rewatch
         };
-        if moved {
+        if rewatch {
             *lock(&self.inner.watcher) = None;
-            self.inner.start_watcher();
+            if usable {
+                self.inner.start_watcher();
+            }
         }
         self.inner.rescan_notes();
         self.inner.load_cached_feeds();
         self.revalidate(false);
-        Ok(())
     }
 
     /// A receiver of the cache generation: it changes whenever the cached

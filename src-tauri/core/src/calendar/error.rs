@@ -25,6 +25,10 @@ pub enum CalendarError {
     /// An id or title would read or write outside the vault. → 400
     #[error("`{0}` points outside the vault")]
     PathEscape(String),
+    /// The vault cannot be used right now (see
+    /// [`VaultStatus`](super::status::VaultStatus)). → 503
+    #[error("the vault is unavailable: {0}")]
+    VaultUnavailable(String),
     /// The file system failed. → 500
     #[error("I/O error on {path}: {source}")]
     Io {
@@ -42,6 +46,7 @@ impl CalendarError {
             Self::InvalidInput { .. } => "invalid_input",
             Self::Conflict(_) => "conflict",
             Self::PathEscape(_) => "path_escape",
+            Self::VaultUnavailable(_) => "vault_unavailable",
             Self::Io { .. } => "io_error",
         }
     }

@@ -15,6 +15,7 @@
 //! - `recurrence`: time spans and series expansion;
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
+//! - `follow`: adopting settings changes, retrying an unavailable vault;
 //! - `vault`: confining every path to the vault.
 
 mod cache;
@@ -22,6 +23,7 @@ mod engine;
 pub mod error;
 pub mod event;
 pub mod fields;
+mod follow;
 pub mod frontmatter;
 pub mod query;
 mod recurrence;
@@ -41,4 +43,4 @@ pub use event::{
 };
 pub use fields::EventFields;
 pub use query::{EventQuery, RangeSide, parse_range_bound};
-pub use status::{CacheStats, SkippedNote, SourceInfo};
+pub use status::{CacheStats, SkippedNote, SourceInfo, VaultStatus};

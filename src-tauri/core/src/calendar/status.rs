@@ -1,5 +1,6 @@
-//! What the engine reports about itself: the configured sources
-//! (`GET /api/v1/calendars`) and cache statistics (internal state, benchmarks).
+//! What the engine reports about itself: the configured sources and whether
+//! the vault can be used (`GET /api/v1/calendars`), and cache statistics
+//! (internal state, benchmarks).
 
 use serde::Serialize;
 
@@ -36,6 +37,31 @@ pub struct SourceInfo {
     /// date format Almanac cannot follow.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+}
+
+/// Whether the vault can be used. `GET /api/v1/calendars` reports it as
+/// `vault`, the tray and the Settings window show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum VaultStatus {
+    /// Notes are read from, and written to, the vault.
+    Available,
+    /// The vault folder (or a note calendar's folder in it) could not be
+    /// opened or created. Note calendars are empty and refuse writes, feeds
+    /// still work. The engine tries again every few seconds and on every
+    /// settings change, and recovers by itself.
+    Unavailable {
+        /// What went wrong, naming the path.
+        reason: String,
+        /// When the vault became unavailable (RFC 3339).
+        since: String,
+    },
+}
+
+impl VaultStatus {
+    pub fn is_available(&self) -> bool {
+        matches!(self, VaultStatus::Available)
+    }
 }
 
 /// Statistics of the in-memory event cache.

@@ -18,11 +18,27 @@ pub struct Vault {
 impl Vault {
     /// Creates the vault folder if needed and canonicalizes it.
     pub fn open(path: &Path) -> Result<Vault, CalendarError> {
+        // `create_dir_all` would only say "File exists" about a file here.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_dir()) {
+            let not_a_folder = std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                "this is a file, not a folder",
+            );
+            return Err(CalendarError::io(path, not_a_folder));
+        }
         std::fs::create_dir_all(path).map_err(|e| CalendarError::io(path, e))?;
         let root = path
             .canonicalize()
             .map_err(|e| CalendarError::io(path, e))?;
         Ok(Vault { root })
+    }
+
+    /// The vault of a path that could not be opened: its root as configured.
+    /// Nothing is read from or written to it (the engine checks first).
+    pub fn unopened(path: &Path) -> Vault {
+        Vault {
+            root: path.to_path_buf(),
+        }
     }
 
     pub fn root(&self) -> &Path {

@@ -12,7 +12,7 @@ use super::error::RestError;
 use super::extract::JsonBody;
 use super::fallback::method_not_allowed;
 use super::{RestState, Success};
-use crate::calendar::SourceInfo;
+use crate::calendar::{SourceInfo, VaultStatus};
 
 /// The calendar and provider routes.
 pub fn routes() -> Router<RestState> {
@@ -30,6 +30,9 @@ pub struct CalendarList {
     success: bool,
     /// The configured sources, in settings order.
     calendars: Vec<SourceInfo>,
+    /// Whether the vault can be used. While it is `unavailable`, note
+    /// calendars list no events and writes to them answer 503.
+    vault: VaultStatus,
 }
 
 /// Lists the configured calendar sources.
@@ -46,6 +49,7 @@ pub async fn list(
     Ok(Json(CalendarList {
         success: true,
         calendars: api.get_sources()?,
+        vault: api.get_vault_status()?,
     }))
 }
 

@@ -114,7 +114,9 @@ impl From<ApiError> for RestError {
             ApiError::BadRequest { field, reason } => Self::BadRequest { field, reason },
             ApiError::ReadOnly(_) => Self::bad_request("calendarId", error.to_string()),
             ApiError::Conflict(message) => Self::Conflict(message),
-            ApiError::UiUnavailable(_) => Self::Unavailable(error.to_string()),
+            ApiError::UiUnavailable(_) | ApiError::VaultUnavailable(_) => {
+                Self::Unavailable(error.to_string())
+            }
             ApiError::Internal(detail) => {
                 tracing::error!(%detail, "API call failed");
                 Self::Internal

@@ -134,6 +134,7 @@ impl EventWritten {
         (status = 201, description = "Created", body = EventWritten),
         (status = 400, description = "Invalid body or event, unknown or read-only calendar", body = super::ErrorBody),
         (status = 409, description = "A note of that name exists", body = super::ErrorBody),
+        (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
     security(("bearer" = ["events:write"])),
 )]
@@ -194,6 +195,7 @@ pub struct UpdateEvent {
         (status = 400, description = "Invalid body or fields, or a read-only calendar", body = super::ErrorBody),
         (status = 404, description = "No such event", body = super::ErrorBody),
         (status = 409, description = "The renamed note exists", body = super::ErrorBody),
+        (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
     security(("bearer" = ["events:write"])),
 )]
@@ -225,6 +227,7 @@ pub struct DeleteEvent {
         (status = 200, description = "Deleted", body = Success),
         (status = 400, description = "Invalid body, or a read-only calendar", body = super::ErrorBody),
         (status = 404, description = "No such event", body = super::ErrorBody),
+        (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
     security(("bearer" = ["events:write"])),
 )]

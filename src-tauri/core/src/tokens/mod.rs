@@ -8,9 +8,11 @@
 //! - [`store`]: [`TokenStore`] — create, check, revoke, list.
 //! - [`check`]: the outcome of a check; everything but `Valid` means "no access".
 //! - [`last_used`]: the background task that writes last-used times in batches.
+//! - [`keyring_retry`]: the background task that retries an unavailable keyring.
 
 pub mod check;
 mod file;
+pub mod keyring_retry;
 pub mod keyring_store;
 pub mod last_used;
 pub mod record;
@@ -24,6 +26,7 @@ use std::path::PathBuf;
 use uuid::Uuid;
 
 pub use check::{Grant, TokenCheck};
+pub use keyring_retry::spawn_keyring_retry;
 pub use keyring_store::KeyringSecretStore;
 pub use last_used::{DEFAULT_DEBOUNCE, spawn_last_used_writer};
 pub use record::{Expiry, TokenInfo, TokenRecord, TokenStatus};

@@ -10,7 +10,7 @@ use super::secret::Secret;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SecretStoreError {
     /// The store cannot be reached at all (no Secret Service on the bus, keyring
-    /// locked, unsupported platform). Token checks are refused until restart.
+    /// locked, unsupported platform). Token checks are refused until it answers.
     #[error("the OS keyring is unavailable: {0}")]
     Unavailable(String),
     /// The store answered but the operation failed.
@@ -39,20 +39,21 @@ pub(crate) use memory::MemorySecretStore;
 mod memory {
     use std::collections::HashMap;
     use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use super::*;
 
     /// An in-memory store for unit tests; `unavailable` simulates a keyring
-    /// that cannot be reached.
+    /// that cannot be reached (and can come up later).
     #[derive(Default)]
     pub(crate) struct MemorySecretStore {
         pub(crate) secrets: Mutex<HashMap<Uuid, Secret>>,
-        pub(crate) unavailable: bool,
+        pub(crate) unavailable: AtomicBool,
     }
 
     impl MemorySecretStore {
         fn check(&self) -> Result<(), SecretStoreError> {
-            if self.unavailable {
+            if self.unavailable.load(Ordering::SeqCst) {
                 Err(SecretStoreError::Unavailable("simulated".into()))
             } else {
                 Ok(())

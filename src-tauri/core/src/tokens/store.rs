@@ -7,12 +7,16 @@
 //! decides with a constant-time comparison of all 256. Checks never touch the
 //! keyring or the disk: revocation and expiry are plain in-memory reads, so they
 //! apply to the very next check, and "last used" is an atomic store, written to
-//! disk later in batches (see [`super::last_used`]).
+//! disk later in batches (see [`super::last_used`]). A keyring that cannot be
+//! used at start is tried again in the background (see
+//! [`super::keyring_retry`]); tokens work from the moment it answers.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+// tokio's clock: the same as std's, except that tests can pause it.
+use tokio::time::Instant;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -23,10 +27,11 @@ use uuid::Uuid;
 use super::TokenError;
 use super::check::{Grant, TokenCheck};
 use super::file;
+use super::keyring_retry::EAGER_RETRY;
 use super::record::{Expiry, MAX_NAME_CHARS, TokenInfo, TokenRecord, TokenStatus};
 use super::scope::ScopeSet;
 use super::secret::{Secret, SecretHash};
-use super::secret_store::SecretStore;
+use super::secret_store::{SecretStore, SecretStoreError};
 use crate::clock::Clock;
 
 /// What the user asked for when creating a token.
@@ -78,8 +83,9 @@ pub struct CreatedToken {
 #[serde(tag = "state", rename_all = "camelCase")]
 pub enum KeyringStatus {
     Available,
-    /// Every token check is refused until the app is restarted with a working
-    /// keyring; `reason` says what went wrong.
+    /// Every token check is refused until the keyring answers; it is tried
+    /// again in the background, with backoff, and at once when a token is
+    /// presented. `reason` says what went wrong the last time.
     Unavailable {
         reason: Arc<str>,
     },
@@ -98,6 +104,11 @@ pub struct TokenStore {
     last_used_dirty: AtomicBool,
     /// Wakes the background writer when `last_used_dirty` becomes true.
     pub(super) last_used_changed: Arc<Notify>,
+    /// Wakes the keyring retry early: a token was refused for want of it.
+    pub(super) keyring_wanted: Arc<Notify>,
+    /// When the keyring was last tried, in milliseconds since `opened`.
+    keyring_tried_ms: AtomicU64,
+    opened: Instant,
 }
 
 struct State {
@@ -200,36 +211,23 @@ impl TokenStore {
             tokens: HashMap::new(),
             by_hash: HashMap::new(),
         };
-        let mut keyring_usable = secrets.probe();
-        for record in records {
-            let mut hash = None;
-            if record.revoked_at.is_none()
-                && let Ok(()) = keyring_usable
-            {
-                match secrets.get(record.id) {
-                    Ok(Some(secret)) => hash = Some(secret.hash()),
-                    Ok(None) => tracing::warn!(
-                        token_id = %record.id, token_name = %record.name,
-                        "the keyring has no secret for this token; it cannot be used"
-                    ),
-                    Err(e) => keyring_usable = Err(e),
-                }
-            }
-            state.insert(Token::new(record, hash));
-        }
-        if let Err(e) = keyring_usable {
+        let hashes = load_hashes(&*secrets, &records);
+        if let Err(e) = &hashes {
             tracing::error!(
                 reason = %e,
-                "token secrets could not be loaded; every token check will be refused"
+                "token secrets could not be loaded; every token check is refused until the keyring answers"
             );
             state.keyring = KeyringStatus::Unavailable {
                 reason: e.to_string().into(),
             };
-            // Hashes read before the failure must not make a partial set usable.
-            state.by_hash.clear();
-            for token in state.tokens.values_mut() {
-                token.hash = None;
-            }
+        }
+        for record in records {
+            // Hashes read before a failure must not make a partial set usable.
+            let hash = hashes
+                .as_ref()
+                .ok()
+                .and_then(|h| h.get(&record.id).copied());
+            state.insert(Token::new(record, hash));
         }
         Ok(Self {
             file,
@@ -239,7 +237,67 @@ impl TokenStore {
             writer: Mutex::new(()),
             last_used_dirty: AtomicBool::new(false),
             last_used_changed: Arc::new(Notify::new()),
+            keyring_wanted: Arc::new(Notify::new()),
+            keyring_tried_ms: AtomicU64::new(0),
+            opened: Instant::now(),
         })
+    }
+
+    /// Tries the keyring again while it is unavailable: once it answers, every
+    /// live token's secret is loaded and checks work from then on. Returns
+    /// whether the keyring is available. Blocks on the keyring; call it off
+    /// the async runtime.
+    pub fn retry_keyring(&self) -> bool {
+        self.keyring_tried_ms
+            .store(self.opened.elapsed().as_millis() as u64, Ordering::Relaxed);
+        let records: Vec<TokenRecord> = {
+            let state = self.read();
+            if state.keyring == KeyringStatus::Available {
+                return true;
+            }
+            state.tokens.values().map(|t| t.record.clone()).collect()
+        };
+        let loaded = load_hashes(&*self.secrets, &records);
+        let mut guard = self.write();
+        let state = &mut *guard;
+        match loaded {
+            Ok(hashes) => {
+                state.by_hash.clear();
+                for (id, token) in state.tokens.iter_mut() {
+                    token.hash = hashes.get(id).copied();
+                    if let Some(hash) = token.hash {
+                        state
+                            .by_hash
+                            .entry(hash.lookup_key())
+                            .or_default()
+                            .push(*id);
+                    }
+                }
+                state.keyring = KeyringStatus::Available;
+                tracing::info!(
+                    tokens = hashes.len(),
+                    "the OS keyring is available again; tokens are accepted"
+                );
+                true
+            }
+            Err(e) => {
+                tracing::debug!(reason = %e, "the OS keyring is still unavailable");
+                state.keyring = KeyringStatus::Unavailable {
+                    reason: e.to_string().into(),
+                };
+                false
+            }
+        }
+    }
+
+    /// A check was refused for want of the keyring: wake the retry, unless
+    /// it tried less than [`EAGER_RETRY`] ago.
+    fn want_keyring(&self) {
+        let now = self.opened.elapsed().as_millis() as u64;
+        let tried = self.keyring_tried_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(tried) >= EAGER_RETRY.as_millis() as u64 {
+            self.keyring_wanted.notify_one();
+        }
     }
 
     /// The one token check, shared by the in-process API and the REST server.
@@ -248,9 +306,12 @@ impl TokenStore {
         let hash = SecretHash::of(presented);
         let state = self.read();
         let outcome = match &state.keyring {
-            KeyringStatus::Unavailable { reason } => TokenCheck::KeyringUnavailable {
-                reason: reason.clone(),
-            },
+            KeyringStatus::Unavailable { reason } => {
+                self.want_keyring();
+                TokenCheck::KeyringUnavailable {
+                    reason: reason.clone(),
+                }
+            }
             KeyringStatus::Available => match state.find(&hash) {
                 Some(token) => self.judge(token),
                 None => TokenCheck::Invalid,
@@ -266,9 +327,12 @@ impl TokenStore {
     pub fn recheck(&self, id: Uuid) -> TokenCheck {
         let state = self.read();
         let outcome = match (&state.keyring, state.tokens.get(&id)) {
-            (KeyringStatus::Unavailable { reason }, _) => TokenCheck::KeyringUnavailable {
-                reason: reason.clone(),
-            },
+            (KeyringStatus::Unavailable { reason }, _) => {
+                self.want_keyring();
+                TokenCheck::KeyringUnavailable {
+                    reason: reason.clone(),
+                }
+            }
             (KeyringStatus::Available, Some(token)) if token.hash.is_some() => self.judge(token),
             (KeyringStatus::Available, _) => TokenCheck::Invalid,
         };
@@ -425,13 +489,37 @@ impl TokenStore {
 
 impl Drop for TokenStore {
     /// Last-used times still in memory are written on the way out, and the
-    /// background writer (which holds only a weak reference) is told to stop.
+    /// background tasks (which hold only weak references) are told to stop.
     fn drop(&mut self) {
         if let Err(e) = self.flush_last_used() {
             tracing::warn!(error = %e, "could not save token last-used times");
         }
         self.last_used_changed.notify_one();
+        self.keyring_wanted.notify_one();
     }
+}
+
+/// Each live token's secret hash from `secrets`; a token the keyring has no
+/// secret for is left out (and logged). Fails as a whole when the keyring
+/// cannot be used.
+fn load_hashes(
+    secrets: &dyn SecretStore,
+    records: &[TokenRecord],
+) -> Result<HashMap<Uuid, SecretHash>, SecretStoreError> {
+    secrets.probe()?;
+    let mut hashes = HashMap::new();
+    for record in records.iter().filter(|r| r.revoked_at.is_none()) {
+        match secrets.get(record.id)? {
+            Some(secret) => {
+                hashes.insert(record.id, secret.hash());
+            }
+            None => tracing::warn!(
+                token_id = %record.id, token_name = %record.name,
+                "the keyring has no secret for this token; it cannot be used"
+            ),
+        }
+    }
+    Ok(hashes)
 }
 
 /// Refusals are logged with the token's id and name (never the secret).

@@ -186,7 +186,7 @@ fn an_unavailable_keyring_refuses_every_check_and_creation() {
     };
     let down = Arc::new(MemorySecretStore {
         secrets: Mutex::new(fx.secrets.secrets.lock().unwrap().clone()),
-        unavailable: true,
+        unavailable: true.into(),
     });
     let store =
         TokenStore::open(fx.dir.path().join("tokens.json"), down, fx.clock.clone()).unwrap();
@@ -203,6 +203,74 @@ fn an_unavailable_keyring_refuses_every_check_and_creation() {
         Err(TokenError::KeyringUnavailable(_))
     ));
     assert_eq!(store.list().len(), 1);
+}
+
+#[test]
+fn a_keyring_that_comes_up_later_is_picked_up_by_a_retry() {
+    use std::sync::atomic::Ordering;
+    let fx = Fixture::new();
+    let (live, revoked) = {
+        let store = fx.open();
+        let live = store
+            .create(new_token("live", &[Scope::EventsRead], Expiry::Never))
+            .unwrap();
+        let revoked = store
+            .create(new_token("revoked", &[Scope::EventsRead], Expiry::Never))
+            .unwrap();
+        store.revoke(revoked.info.record.id).unwrap();
+        (live, revoked)
+    };
+    fx.secrets.unavailable.store(true, Ordering::SeqCst);
+    let store = fx.open();
+    assert_eq!(
+        store.check(live.secret.expose()).kind(),
+        "keyring-unavailable"
+    );
+    assert!(!store.retry_keyring(), "still down");
+    assert_eq!(
+        store.check(live.secret.expose()).kind(),
+        "keyring-unavailable"
+    );
+
+    fx.secrets.unavailable.store(false, Ordering::SeqCst);
+    assert!(store.retry_keyring());
+    assert_eq!(store.keyring_status(), KeyringStatus::Available);
+    let grant = store.check(live.secret.expose()).grant().expect("valid");
+    assert_eq!(grant.token_id, live.info.record.id);
+    assert_eq!(store.check(revoked.secret.expose()).kind(), "invalid");
+    assert_eq!(store.check("ofc_pat_unknown").kind(), "invalid");
+    assert!(
+        store
+            .create(new_token("after", &[Scope::EventsRead], Expiry::Never))
+            .is_ok()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_background_retry_backs_off_and_a_presented_token_wakes_it() {
+    use std::sync::atomic::Ordering;
+    let fx = Fixture::new();
+    let live = fx
+        .open()
+        .create(new_token("live", &[Scope::EventsRead], Expiry::Never))
+        .unwrap();
+    fx.secrets.unavailable.store(true, Ordering::SeqCst);
+    let store = Arc::new(fx.open());
+    let retry = spawn_keyring_retry(&store);
+    // Tries at 1, 3, 7, 15, 31 and 61 s fail; the next is due at 91 s.
+    tokio::time::sleep(Duration::seconds(65).to_std().unwrap()).await;
+    assert_eq!(
+        store.check(live.secret.expose()).kind(),
+        "keyring-unavailable"
+    );
+    fx.secrets.unavailable.store(false, Ordering::SeqCst);
+    // The check above found the last try 4 s old and woke the retry: it
+    // succeeds long before the backoff would have come round.
+    tokio::time::timeout(keyring_retry::EAGER_RETRY * 2, retry)
+        .await
+        .expect("the woken retry found the keyring")
+        .unwrap();
+    assert!(store.check(live.secret.expose()).grant().is_some());
 }
 
 #[test]

@@ -70,7 +70,7 @@ impl TestVault {
     }
 
     pub fn open(&self) -> Calendar {
-        Calendar::open(&self.settings, &self.paths()).unwrap()
+        Calendar::open(&self.settings, &self.paths())
     }
 }
 

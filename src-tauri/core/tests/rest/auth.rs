@@ -99,7 +99,7 @@ async fn an_expired_token_is_403() {
             ..Settings::default()
         })
         .unwrap();
-    let calendar = Calendar::open(&settings.get(), &paths).unwrap();
+    let calendar = Calendar::open(&settings.get(), &paths);
     let clock = ManualClock::new();
     let tokens =
         Arc::new(TokenStore::open(paths.tokens_file(), real_keyring(), clock.clone()).unwrap());
