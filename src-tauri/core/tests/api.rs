@@ -545,10 +545,14 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
     ]);
     let good = api.get_settings().unwrap().vault_path.clone();
     assert_eq!(api.get_vault_status().unwrap(), VaultStatus::Available);
-    // A real fault: the new vault path is a regular file.
+    // A real fault: the new vault path is a regular file. The API refuses
+    // such a path (settings::vault_path), so it arrives the way a hand-edited
+    // settings file does: through the settings store, which the engine follows.
     let file = good.with_file_name("vault-file");
     std::fs::write(&file, b"").unwrap();
-    let saved = api.update_settings(&json!({"vaultPath": file})).unwrap();
+    let settings = &instance.core.settings;
+    let saved = settings.update(&json!({"vaultPath": file})).unwrap();
+    instance.core.calendar.catch_up(settings);
     assert_eq!(saved.vault_path, file);
     assert_eq!(api.get_settings().unwrap().vault_path, file, "kept");
     let VaultStatus::Unavailable { reason, .. } = api.get_vault_status().unwrap() else {
@@ -567,7 +571,8 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
         "{refused:?}"
     );
     assert_eq!(refused.status(), 503);
-    api.update_settings(&json!({"vaultPath": good})).unwrap();
+    settings.update(&json!({"vaultPath": good})).unwrap();
+    instance.core.calendar.catch_up(settings);
     assert_eq!(api.get_vault_status().unwrap(), VaultStatus::Available);
 }
 
