@@ -14,15 +14,19 @@
 //! - `spec`: the validated internal form every source converts to;
 //! - `recurrence`: time spans and series expansion;
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
+//! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
+//!   series years;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
 //! - `vault`: confining every path to the vault.
 
+mod budget;
 mod cache;
 mod engine;
 pub mod error;
 pub mod event;
 pub mod fields;
 pub mod frontmatter;
+mod memo;
 pub mod query;
 mod recurrence;
 mod scan;

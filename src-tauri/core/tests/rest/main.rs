@@ -5,6 +5,7 @@
 mod support;
 
 mod auth;
+mod bounds;
 mod hostile;
 mod lifecycle;
 mod openapi;
