@@ -501,7 +501,10 @@ fn checked_queries_refuse_past_the_ceiling_and_never_cut_short() {
             ms("2000-01-01T00:00:00Z") + (MAX_EVENTS_PER_ANSWER as i64) * 86_400_000 - 1,
         )
     };
-    assert_eq!(cal.query_checked(&fits).unwrap().len(), MAX_EVENTS_PER_ANSWER);
+    assert_eq!(
+        cal.query_checked(&fits).unwrap().len(),
+        MAX_EVENTS_PER_ANSWER
+    );
     // A week in 2900 holds few events but costs too many steps to reach.
     let far = EventQuery {
         text: Some("counted".into()),

@@ -69,7 +69,15 @@ fn main() {
     let counts: Arc<[AtomicUsize; 4]> = Arc::new(Default::default());
     let started = Instant::now();
     let tasks: Vec<_> = (0..clients)
-        .map(|client| load.spawn(hammer(client, base.clone(), token.clone(), stop.clone(), counts.clone())))
+        .map(|client| {
+            load.spawn(hammer(
+                client,
+                base.clone(),
+                token.clone(),
+                stop.clone(),
+                counts.clone(),
+            ))
+        })
         .collect();
     std::thread::sleep(Duration::from_secs(2));
     let loaded = app.block_on(lateness(&daemon, &mut fired, "loaded"));

@@ -306,10 +306,7 @@ impl Cache {
                 if let Timing::Once(o) = &entry.timing {
                     if o.span.overlaps(query.start_millis, query.end_millis) {
                         if ceiling == Ceiling::PerAnswer {
-                            super::budget::spend(
-                                &mut answer.occurrences,
-                                Exhausted::Occurrences,
-                            )?;
+                            super::budget::spend(&mut answer.occurrences, Exhausted::Occurrences)?;
                         }
                         hits.push(hit(o.span.start, None));
                     }
@@ -334,7 +331,11 @@ impl Cache {
                 }
             }
         }
-        hits.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.entry.id.cmp(&b.entry.id)));
+        hits.sort_by(|a, b| {
+            a.start
+                .cmp(&b.start)
+                .then_with(|| a.entry.id.cmp(&b.entry.id))
+        });
         Ok(hits
             .into_iter()
             .map(|hit| match &hit.occurrence {

@@ -210,7 +210,11 @@ mod tests {
             assert!(entries.bytes <= MAX_TOTAL_BYTES);
             assert_eq!(
                 entries.bytes,
-                entries.filed.values().map(|f| f.answer.len()).sum::<usize>()
+                entries
+                    .filed
+                    .values()
+                    .map(|f| f.answer.len())
+                    .sum::<usize>()
             );
             entries.filed.len() as i64
         };

@@ -13,12 +13,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::answers::AnswerCache;
-use super::query_slots::QuerySlots;
 use super::auth::{Authorized, EventsRead, EventsWrite};
 use super::error::RestError;
 use super::extract::{EventId, JsonBody};
 use super::fallback::method_not_allowed;
 use super::params::EventsParams;
+use super::query_slots::QuerySlots;
 use super::{RestState, Success, blocking};
 use crate::api::{ApiError, EventOptions};
 use crate::calendar::{Calendar, Event, EventDetails, EventFields};

@@ -170,6 +170,9 @@ mod tests {
         }
         let panicked = slots.run(|| -> Result<(), ApiError> { panic!("boom") });
         assert_eq!(panicked.await.unwrap_err().status(), 500);
-        assert_eq!(slots.run(|| Ok("still serving")).await.unwrap(), "still serving");
+        assert_eq!(
+            slots.run(|| Ok("still serving")).await.unwrap(),
+            "still serving"
+        );
     }
 }

@@ -46,7 +46,12 @@ async fn a_thousand_years_of_150_open_series_is_refused_naming_the_limit() {
     daily_series(&instance, 150, "2000-01-01");
 
     let reply = events(&instance, &token, "start=1500-01-01&end=2999-12-31").await;
-    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", &reply.text[..200.min(reply.text.len())]);
+    assert_eq!(
+        reply.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        &reply.text[..200.min(reply.text.len())]
+    );
     assert_eq!(reply.error_id(), "Bad Request");
     let message = reply.body["message"].as_str().unwrap();
     assert!(message.contains("more than 10000 events"), "{message}");
@@ -67,7 +72,12 @@ async fn a_range_at_the_limit_is_answered_whole_and_one_day_more_is_refused() {
     daily_series(&instance, 10, "2030-01-01");
 
     let reply = events(&instance, &token, "start=2030-01-01&end=2032-09-26").await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", &reply.text[..200.min(reply.text.len())]);
+    assert_eq!(
+        reply.status,
+        StatusCode::OK,
+        "{}",
+        &reply.text[..200.min(reply.text.len())]
+    );
     assert_eq!(reply.body["count"], 10_000);
     let events_listed = reply.body["events"].as_array().unwrap();
     assert_eq!(events_listed.len(), 10_000);
@@ -75,7 +85,12 @@ async fn a_range_at_the_limit_is_answered_whole_and_one_day_more_is_refused() {
     assert_eq!(events_listed[9_999]["date"], "2032-09-26");
 
     let reply = events(&instance, &token, "start=2030-01-01&end=2032-09-27").await;
-    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", &reply.text[..200.min(reply.text.len())]);
+    assert_eq!(
+        reply.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        &reply.text[..200.min(reply.text.len())]
+    );
     assert!(
         reply.body["message"]
             .as_str()
