@@ -26,6 +26,10 @@ pub enum ApiError {
     /// A field of the request is missing, malformed or inconsistent. → 400
     #[error("invalid `{field}`: {reason}")]
     BadRequest { field: String, reason: String },
+    /// The query would cost more than its ceiling; the message names the
+    /// limit. → 400
+    #[error("{0}")]
+    QueryTooLarge(String),
     /// The event belongs to a read-only calendar. → 400
     #[error("calendar `{0}` is read-only")]
     ReadOnly(String),
@@ -59,6 +63,7 @@ impl ApiError {
             Self::TokenNoLongerValid(_) => "invalid_token",
             Self::NotFound(_) => "not_found",
             Self::BadRequest { .. } => "bad_request",
+            Self::QueryTooLarge(_) => "query_too_large",
             Self::ReadOnly(_) => "read_only",
             Self::Conflict(_) => "conflict",
             Self::UiUnavailable(_) => "ui_unavailable",
@@ -72,7 +77,7 @@ impl ApiError {
         match self {
             Self::MissingScope(_) | Self::SettingRefused(_) | Self::TokenNoLongerValid(_) => 403,
             Self::NotFound(_) => 404,
-            Self::BadRequest { .. } | Self::ReadOnly(_) => 400,
+            Self::BadRequest { .. } | Self::QueryTooLarge(_) | Self::ReadOnly(_) => 400,
             Self::Conflict(_) => 409,
             Self::UiUnavailable(_) | Self::VaultUnavailable(_) => 503,
             Self::Internal(_) => 500,
@@ -87,6 +92,7 @@ impl From<CalendarError> for ApiError {
             CalendarError::ReadOnly(calendar) => Self::ReadOnly(calendar),
             CalendarError::InvalidInput { field, reason } => Self::BadRequest { field, reason },
             CalendarError::Conflict(message) => Self::Conflict(message),
+            CalendarError::QueryTooLarge(message) => Self::QueryTooLarge(message),
             CalendarError::PathEscape(_) => Self::bad_request("id", error.to_string()),
             CalendarError::VaultUnavailable(_) => Self::VaultUnavailable(error.to_string()),
             CalendarError::Io { .. } => Self::Internal(error.to_string()),
