@@ -61,7 +61,6 @@ pub struct EventsList {
         (status = 200, description = "The matching events", body = EventsList),
         (status = 400, description = "A parameter is malformed", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:read"])),
 )]
 pub async fn list(
     Authorized(api, ..): Authorized<EventsRead>,
@@ -135,7 +134,6 @@ impl EventWritten {
         (status = 400, description = "Invalid body or event, unknown or read-only calendar", body = super::ErrorBody),
         (status = 409, description = "A note of that name exists", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:write"])),
 )]
 pub async fn create(
     Authorized(api, ..): Authorized<EventsWrite>,
@@ -163,7 +161,6 @@ pub struct DetailsFound {
         (status = 400, description = "The id is malformed or points outside the vault", body = super::ErrorBody),
         (status = 404, description = "No such event", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:read"])),
 )]
 pub async fn details(
     Authorized(api, ..): Authorized<EventsRead>,
@@ -195,7 +192,6 @@ pub struct UpdateEvent {
         (status = 404, description = "No such event", body = super::ErrorBody),
         (status = 409, description = "The renamed note exists", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:write"])),
 )]
 pub async fn update(
     Authorized(api, ..): Authorized<EventsWrite>,
@@ -226,7 +222,6 @@ pub struct DeleteEvent {
         (status = 400, description = "Invalid body, or a read-only calendar", body = super::ErrorBody),
         (status = 404, description = "No such event", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:write"])),
 )]
 pub async fn delete(
     Authorized(api, ..): Authorized<EventsWrite>,
