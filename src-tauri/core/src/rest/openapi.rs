@@ -141,8 +141,8 @@ impl Modify for CommonResponses {
 }
 
 /// The security requirement of the operation `route` (`METHOD /path`): the
-/// bearer scheme with the scope whose row in [`crate::tokens::SCOPES`] lists the route. The
-/// REST tests check that each handler demands exactly that scope.
+/// bearer scheme with the scope whose row in [`crate::tokens::SCOPES`] lists
+/// the route. The REST tests check that each handler demands that scope.
 fn security_of(route: &str) -> SecurityRequirement {
     let scope = Scope::guarding(route)
         .unwrap_or_else(|| panic!("`{route}` is documented but no scope in SCOPES lists it"));

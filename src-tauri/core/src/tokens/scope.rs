@@ -313,6 +313,16 @@ mod tests {
     }
 
     #[test]
+    fn each_settings_class_has_one_scope() {
+        for class in [SettingClass::Display, SettingClass::Privileged] {
+            let scopes = SCOPES.iter().filter(|info| info.settings == Some(class));
+            assert_eq!(scopes.count(), 1, "{class:?}");
+        }
+        assert_eq!(SettingClass::Display.scope(), Scope::SettingsWrite);
+        assert_eq!(SettingClass::Privileged.scope(), Scope::SystemFullAccess);
+    }
+
+    #[test]
     fn sets_serialize_as_sorted_scope_strings() {
         let set: ScopeSet =
             serde_json::from_str(r#"["settings:read","events:read","events:read"]"#).unwrap();
