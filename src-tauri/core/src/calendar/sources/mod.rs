@@ -35,7 +35,9 @@ pub struct SourceConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub enum SourceType {
     /// `dir` is vault-relative, `/`-separated, `""` for the vault root.
-    FullNote { dir: String },
+    FullNote {
+        dir: String,
+    },
     DailyNote {
         dir: String,
         heading: String,
