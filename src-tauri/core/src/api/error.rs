@@ -1,6 +1,6 @@
-//! The in-process API's one error type. Each variant maps to one REST status
-//! ([`ApiError::status`]) and a short identifier for the error body's `error`
-//! field ([`ApiError::code`]), so the REST layer never re-decides them.
+//! The in-process API's one error type. Each variant's comment names the
+//! REST status it becomes; `rest::error` holds that mapping and the error
+//! body's `error` field (the status's reason phrase).
 
 use crate::calendar::CalendarError;
 use crate::settings::SettingsError;
@@ -52,35 +52,6 @@ impl ApiError {
         Self::BadRequest {
             field: field.into(),
             reason: reason.into(),
-        }
-    }
-
-    /// The short identifier for the REST error body's `error` field.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::MissingScope(_) => "missing_scope",
-            Self::SettingRefused(_) => "setting_refused",
-            Self::TokenNoLongerValid(_) => "invalid_token",
-            Self::NotFound(_) => "not_found",
-            Self::BadRequest { .. } => "bad_request",
-            Self::QueryTooLarge(_) => "query_too_large",
-            Self::ReadOnly(_) => "read_only",
-            Self::Conflict(_) => "conflict",
-            Self::UiUnavailable(_) => "ui_unavailable",
-            Self::VaultUnavailable(_) => "vault_unavailable",
-            Self::Internal(_) => "internal_error",
-        }
-    }
-
-    /// The HTTP status the REST server answers with.
-    pub fn status(&self) -> u16 {
-        match self {
-            Self::MissingScope(_) | Self::SettingRefused(_) | Self::TokenNoLongerValid(_) => 403,
-            Self::NotFound(_) => 404,
-            Self::BadRequest { .. } | Self::QueryTooLarge(_) | Self::ReadOnly(_) => 400,
-            Self::Conflict(_) => 409,
-            Self::UiUnavailable(_) | Self::VaultUnavailable(_) => 503,
-            Self::Internal(_) => 500,
         }
     }
 }

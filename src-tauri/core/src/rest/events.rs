@@ -72,7 +72,6 @@ pub struct EventsList {
         (status = 503, description = "Too many uncached queries are waiting; retry later",
             body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:read"])),
 )]
 pub async fn list(
     Authorized(api, ..): Authorized<EventsRead>,
@@ -151,7 +150,6 @@ impl EventWritten {
         (status = 409, description = "A note of that name exists", body = super::ErrorBody),
         (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:write"])),
 )]
 pub async fn create(
     Authorized(api, ..): Authorized<EventsWrite>,
@@ -179,7 +177,6 @@ pub struct DetailsFound {
         (status = 400, description = "The id is malformed or points outside the vault", body = super::ErrorBody),
         (status = 404, description = "No such event", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:read"])),
 )]
 pub async fn details(
     Authorized(api, ..): Authorized<EventsRead>,
@@ -212,7 +209,6 @@ pub struct UpdateEvent {
         (status = 409, description = "The renamed note exists", body = super::ErrorBody),
         (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:write"])),
 )]
 pub async fn update(
     Authorized(api, ..): Authorized<EventsWrite>,
@@ -244,7 +240,6 @@ pub struct DeleteEvent {
         (status = 404, description = "No such event", body = super::ErrorBody),
         (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
-    security(("bearer" = ["events:write"])),
 )]
 pub async fn delete(
     Authorized(api, ..): Authorized<EventsWrite>,
