@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Every test Almanac has, as CI runs it: formatting and lints, then the whole
 # workspace's tests inside a private desktop session (scripts/session.sh) so that
-# keyring, D-Bus notifications and windows are real.
+# keyring, D-Bus notifications and windows are real. Last, a check that the run
+# left no process of its own behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The programs a test run starts: the session's services, the app, the
+# WebDriver bridge. Any of them still running afterwards was leaked.
+ours='^(Xvfb|dunst|dbus-daemon|gnome-keyring-d|almanac|reminder-daemon|tauri-driver|WebKitWebDriver)$'
+running_ours() { pgrep -x -d ' ' -- "$ours" | tr ' ' '\n' | sort; }
+before=$(running_ours || true)
 
 echo "== web UI"
 scripts/build-ui.sh
@@ -16,3 +23,17 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== tests"
 scripts/session.sh cargo test --workspace --locked --no-fail-fast
+
+echo "== leftovers"
+# A process that was told to stop may need a moment to go.
+for _ in $(seq 50); do
+  leaked=$(comm -13 <(echo "$before") <(running_ours || true) | grep . || true)
+  [ -z "$leaked" ] && break
+  sleep 0.1
+done
+if [ -n "$leaked" ]; then
+  echo "the test run left these processes running:" >&2
+  ps -o pid,args -p $leaked >&2 || true
+  exit 1
+fi
+echo "none"
