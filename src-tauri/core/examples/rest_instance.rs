@@ -17,6 +17,7 @@ use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::app::Core;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
+use almanac_core::settings::class::Actor;
 use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
 use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope, ScopeSet};
 
@@ -51,7 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             heading: "Events".into(),
         },
     });
-    SettingsStore::open(&paths.settings_file())?.replace(settings)?;
+    SettingsStore::open(&paths.settings_file())?.replace(Actor::User, settings)?;
     let core = Core::open(
         paths,
         Arc::new(KeyringSecretStore::new()),

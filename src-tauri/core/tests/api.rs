@@ -14,6 +14,7 @@ use almanac_core::api::{
 use almanac_core::app::Core;
 use almanac_core::calendar::{Event, EventFields, EventQuery, VaultStatus};
 use almanac_core::paths::Paths;
+use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, SettingsStore};
 use almanac_core::tokens::{Expiry, NewToken, Scope, ScopeSet, Secret, TokenStatus};
 use almanac_core::view::CalendarView;
@@ -85,7 +86,7 @@ impl Instance {
         let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
         SettingsStore::open(&paths.settings_file())
             .unwrap()
-            .replace(Settings {
+            .replace(Actor::User, Settings {
                 vault_path: dir.path().join("vault"),
                 display_timezone: "UTC".into(),
                 ..Settings::default()
@@ -462,7 +463,7 @@ async fn ui_operations_validate_views_and_report_a_missing_ui() {
     let paths = Paths::new(dir.path().join("c"), dir.path().join("d"));
     SettingsStore::open(&paths.settings_file())
         .unwrap()
-        .update(&json!({"vaultPath": dir.path().join("vault")}))
+        .update(Actor::User, &json!({"vaultPath": dir.path().join("vault")}))
         .unwrap();
     let headless = Core::open(
         paths,
@@ -551,7 +552,7 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
     let file = good.with_file_name("vault-file");
     std::fs::write(&file, b"").unwrap();
     let settings = &instance.core.settings;
-    let saved = settings.update(&json!({"vaultPath": file})).unwrap();
+    let saved = settings.update(Actor::User, &json!({"vaultPath": file})).unwrap();
     instance.core.calendar.catch_up(settings);
     assert_eq!(saved.vault_path, file);
     assert_eq!(api.get_settings().unwrap().vault_path, file, "kept");
@@ -571,7 +572,7 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
         "{refused:?}"
     );
     assert_eq!(refused.status(), 503);
-    settings.update(&json!({"vaultPath": good})).unwrap();
+    settings.update(Actor::User, &json!({"vaultPath": good})).unwrap();
     instance.core.calendar.catch_up(settings);
     assert_eq!(api.get_vault_status().unwrap(), VaultStatus::Available);
 }

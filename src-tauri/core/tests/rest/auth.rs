@@ -7,6 +7,7 @@ use almanac_core::api::{CalendarPlugin, DeclineAll, HeadlessUi};
 use almanac_core::calendar::Calendar;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{self, Listening, RestState};
+use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, SettingsStore};
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenStore};
 use chrono::Duration;
@@ -94,7 +95,7 @@ async fn an_expired_token_is_403() {
     let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
     let settings = Arc::new(SettingsStore::open(&paths.settings_file()).unwrap());
     settings
-        .replace(Settings {
+        .replace(Actor::User, Settings {
             vault_path: dir.path().join("vault"),
             ..Settings::default()
         })

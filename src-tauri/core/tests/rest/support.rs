@@ -108,7 +108,7 @@ impl Instance {
         });
         SettingsStore::open(&paths.settings_file())
             .unwrap()
-            .replace(settings)
+            .replace(Actor::User, settings)
             .unwrap();
         let core = Arc::new(
             Core::open(
