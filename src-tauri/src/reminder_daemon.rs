@@ -3,10 +3,16 @@
 //! schemes, grace window, update checks), so none needs a restart. A daemon
 //! that could not start (its port was taken) is started again by the next
 //! change. What went wrong last is kept for the Reminders window.
+//!
+//! Each daemon's changes (a reminder fired, snoozed, dismissed or synced) are
+//! forwarded onto the app's event bus as [`AppEvent::RemindersChanged`]: the
+//! reminders crate knows nothing of the core, and this is the one place that
+//! knows both.
 
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use almanac_core::events::{AppEvent, EventBus};
 use almanac_core::paths::Paths;
 use almanac_core::settings::Settings;
 use almanac_reminders::{Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig};
@@ -20,6 +26,8 @@ pub struct ReminderDaemon {
     problem: Mutex<Option<String>>,
     /// Applies settings changes; stopped first on shutdown.
     follower: Mutex<Option<JoinHandle<()>>>,
+    /// Where the running daemon's changes are announced.
+    events: EventBus,
 }
 
 impl ReminderDaemon {
@@ -28,11 +36,13 @@ impl ReminderDaemon {
         paths: Paths,
         settings: watch::Receiver<Arc<Settings>>,
         notifier: Arc<dyn Notifier>,
+        events: EventBus,
     ) -> Arc<Self> {
         let daemon = Arc::new(Self {
             handle: RwLock::new(None),
             problem: Mutex::new(None),
             follower: Mutex::new(None),
+            events,
         });
         let config = daemon_config(&paths, &settings.borrow());
         daemon.apply(config, &notifier).await;
@@ -77,6 +87,7 @@ impl ReminderDaemon {
                     Daemon::start(config, notifier.clone(), Arc::new(SystemOpener), None).await;
                 match started {
                     Ok(started) => {
+                        announce_changes(&started, self.events.clone());
                         *handle = Some(started);
                         None
                     }
@@ -113,6 +124,17 @@ async fn follow(
             .apply(daemon_config(&paths, &current), &notifier)
             .await;
     }
+}
+
+/// Publishes each change of `daemon`'s reminders until the daemon stops.
+fn announce_changes(daemon: &DaemonHandle, events: EventBus) {
+    let mut changes = daemon.subscribe();
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            changes.borrow_and_update();
+            events.publish(AppEvent::RemindersChanged);
+        }
+    });
 }
 
 /// The daemon's configuration from `settings.reminders`.

@@ -46,8 +46,8 @@ impl Core {
     /// [`TokenStore::keyring_status`] saying why; both are retried in the
     /// background and recover by themselves. The calendar follows every
     /// settings change ([`Calendar::follow`]). Must run on a tokio runtime:
-    /// it starts the background writer of token last-used times and the
-    /// keyring retry.
+    /// it starts the background writer of token last-used times, the
+    /// keyring retry and the token expiry announcer.
     pub async fn open(
         paths: Paths,
         secrets: Arc<dyn SecretStore>,
@@ -59,9 +59,8 @@ impl Core {
         let events = EventBus::default();
         let bus = events.clone();
         let (settings, calendar, tokens) = tokio::task::spawn_blocking(move || {
-            let settings = Arc::new(
-                SettingsStore::open(&opening.settings_file())?.publishing_to(bus.clone()),
-            );
+            let settings =
+                Arc::new(SettingsStore::open(&opening.settings_file())?.publishing_to(bus.clone()));
             let calendar = Calendar::open_publishing(&settings.get(), &opening, bus.clone());
             let tokens = Arc::new(
                 TokenStore::open(opening.tokens_file(), secrets, Arc::new(SystemClock))?
@@ -74,6 +73,7 @@ impl Core {
         calendar.follow(&settings);
         tokens::spawn_last_used_writer(&tokens, tokens::DEFAULT_DEBOUNCE);
         tokens::spawn_keyring_retry(&tokens);
+        tokens::spawn_expiry_announcer(&tokens);
         let plugin = Arc::new(CalendarPlugin::new(
             settings.clone(),
             calendar.clone(),

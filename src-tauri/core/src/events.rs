@@ -17,8 +17,8 @@
 //!   keyring coming back, and a token reaching its expiry time.
 //! - [`AppEvent::CalendarChanged`]: the calendar engine's generation bump
 //!   (own writes, external edits, feed refreshes, rescans).
-//! - [`AppEvent::RemindersChanged`]: the reminder daemon's generation (a
-//!   reminder fired, was snoozed, dismissed or synced). The reminders crate
+//! - [`AppEvent::RemindersChanged`]: the reminder daemon's generation moved
+//!   (a reminder fired, was snoozed, dismissed or synced). The reminders crate
 //!   does not depend on this crate: the desktop shell, which starts the
 //!   daemon, forwards the daemon's generation channel here.
 //!
@@ -53,8 +53,9 @@ pub enum AppEvent {
     /// grow; a subscriber seeing several may act on the last.
     CalendarChanged { generation: u64 },
     /// The reminder daemon's reminders changed (fired, snoozed, dismissed,
-    /// synced). Generations grow per daemon run.
-    RemindersChanged { generation: u64 },
+    /// synced). The daemon's own generation restarts with each run, so it
+    /// is not carried.
+    RemindersChanged,
 }
 
 /// The bus. Cheap to clone; every clone publishes to the same subscribers.
@@ -90,7 +91,9 @@ pub enum Delivery {
     Event(AppEvent),
     /// The subscriber fell behind and `missed` events were dropped: re-read
     /// the current state of everything it follows.
-    Resync { missed: u64 },
+    Resync {
+        missed: u64,
+    },
 }
 
 impl Subscription {

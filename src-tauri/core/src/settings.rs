@@ -486,7 +486,10 @@ mod tests {
         let (dir, store) = store();
         let mut rx = store.subscribe();
         store
-            .update(Actor::User, &json!({"localServerPort": 9000, "reminders": {"graceWindowHours": 2}}))
+            .update(
+                Actor::User,
+                &json!({"localServerPort": 9000, "reminders": {"graceWindowHours": 2}}),
+            )
             .unwrap();
         assert!(rx.has_changed().unwrap());
         assert_eq!(rx.borrow_and_update().local_server_port, 9000);
@@ -522,7 +525,10 @@ mod tests {
             json!({"displayTimezone": "Mars/Olympus"}),
             json!([1, 2]),
         ] {
-            assert!(store.update(Actor::User, &patch).is_err(), "accepted {patch}");
+            assert!(
+                store.update(Actor::User, &patch).is_err(),
+                "accepted {patch}"
+            );
             assert_eq!(store.get(), before);
         }
     }
@@ -531,7 +537,9 @@ mod tests {
     fn port_bounds_are_1024_to_65535() {
         let (_dir, store) = store();
         for port in [1024, 8540, 65535] {
-            let next = store.update(Actor::User, &json!({ "localServerPort": port })).unwrap();
+            let next = store
+                .update(Actor::User, &json!({ "localServerPort": port }))
+                .unwrap();
             assert_eq!(next.local_server_port, port);
         }
         for port in [json!(0), json!(1023), json!(65536), json!(-1), json!(80.5)] {
@@ -578,7 +586,9 @@ mod tests {
             "a rejected patch touched the file"
         );
         store
-            .update(Actor::User, &json!({"calendarSources": [{"id": "a", "name": "A", "type": "local",
+            .update(
+                Actor::User,
+                &json!({"calendarSources": [{"id": "a", "name": "A", "type": "local",
                 "directory": "x"}], "initialView": "timeGridWeek"}),
             )
             .unwrap();

@@ -86,11 +86,14 @@ impl Instance {
         let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
         SettingsStore::open(&paths.settings_file())
             .unwrap()
-            .replace(Actor::User, Settings {
-                vault_path: dir.path().join("vault"),
-                display_timezone: "UTC".into(),
-                ..Settings::default()
-            })
+            .replace(
+                Actor::User,
+                Settings {
+                    vault_path: dir.path().join("vault"),
+                    display_timezone: "UTC".into(),
+                    ..Settings::default()
+                },
+            )
             .unwrap();
         let ui = Arc::new(RecordingUi::default());
         let core = Core::open(paths, real_keyring(), ui.clone(), consent)
@@ -552,7 +555,9 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
     let file = good.with_file_name("vault-file");
     std::fs::write(&file, b"").unwrap();
     let settings = &instance.core.settings;
-    let saved = settings.update(Actor::User, &json!({"vaultPath": file})).unwrap();
+    let saved = settings
+        .update(Actor::User, &json!({"vaultPath": file}))
+        .unwrap();
     instance.core.calendar.catch_up(settings);
     assert_eq!(saved.vault_path, file);
     assert_eq!(api.get_settings().unwrap().vault_path, file, "kept");
@@ -572,7 +577,9 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
         "{refused:?}"
     );
     assert_eq!(refused.status(), 503);
-    settings.update(Actor::User, &json!({"vaultPath": good})).unwrap();
+    settings
+        .update(Actor::User, &json!({"vaultPath": good}))
+        .unwrap();
     instance.core.calendar.catch_up(settings);
     assert_eq!(api.get_vault_status().unwrap(), VaultStatus::Available);
 }

@@ -80,14 +80,18 @@ fn a_vault_under_a_file_is_unavailable_and_a_settings_change_moves_away_from_it(
     std::fs::write(&blocker, b"").unwrap();
     let unusable = blocker.join("vault");
     // Straight through the store: no API call, the engine follows anyway.
-    store.update(Actor::User, &json!({"vaultPath": unusable})).unwrap();
+    store
+        .update(Actor::User, &json!({"vaultPath": unusable}))
+        .unwrap();
     wait_until(&cal, "the vault problem", |c| {
         !c.vault_status().is_available() && all(c).is_empty()
     });
     assert!(reason(cal.vault_status()).contains("blocker"));
     assert_eq!(store.get().vault_path, unusable, "not rolled back");
 
-    store.update(Actor::User, &json!({"vaultPath": vault.vault()})).unwrap();
+    store
+        .update(Actor::User, &json!({"vaultPath": vault.vault()}))
+        .unwrap();
     wait_until(&cal, "the old vault again", |c| {
         c.vault_status().is_available() && titles(&all(c)) == ["Standup"]
     });

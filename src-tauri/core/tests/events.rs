@@ -75,7 +75,10 @@ async fn a_refused_settings_change_is_not_announced_even_straight_at_the_store()
         .plugin()
         .update_settings(script, &json!({"localServerPort": 9999}))
         .unwrap_err();
-    assert!(matches!(refused, ApiError::SettingRefused(_)), "{refused:?}");
+    assert!(
+        matches!(refused, ApiError::SettingRefused(_)),
+        "{refused:?}"
+    );
     // The store itself checks the classes: there is no unchecked way in.
     let refused = core
         .settings
@@ -129,7 +132,10 @@ async fn a_calendar_write_announces_its_generation() {
         .collect();
     assert!(!announced.is_empty(), "no CalendarChanged");
     assert!(announced.is_sorted(), "{announced:?}");
-    assert!(announced.iter().all(|g| *g > before && *g <= after), "{announced:?}");
+    assert!(
+        announced.iter().all(|g| *g > before && *g <= after),
+        "{announced:?}"
+    );
     // The watch channel and the bus are fed by the same bump.
     assert!(announced.contains(&after), "{announced:?} lacks {after}");
 }

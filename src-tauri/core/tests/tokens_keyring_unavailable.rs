@@ -9,8 +9,8 @@ use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::app::Core;
 use almanac_core::clock::SystemClock;
 use almanac_core::paths::Paths;
-use almanac_core::settings::class::Actor;
 use almanac_core::settings::SettingsStore;
+use almanac_core::settings::class::Actor;
 use almanac_core::tokens::{
     Expiry, KeyringSecretStore, KeyringStatus, NewToken, Scope, TokenCheck, TokenError, TokenStore,
 };
@@ -64,7 +64,10 @@ async fn an_unreachable_keyring_is_a_clear_state_not_a_crash() {
     let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
     SettingsStore::open(&paths.settings_file())
         .unwrap()
-        .update(Actor::User, &serde_json::json!({"vaultPath": dir.path().join("vault")}))
+        .update(
+            Actor::User,
+            &serde_json::json!({"vaultPath": dir.path().join("vault")}),
+        )
         .unwrap();
     let core = Core::open(
         paths,

@@ -21,8 +21,8 @@ use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::vault::Vault;
 use super::watcher::{ChangeSink, VaultWatcher};
 use super::write::{self, DailyTarget};
-use crate::paths::Paths;
 use crate::events::{AppEvent, EventBus};
+use crate::paths::Paths;
 use crate::settings::{Settings, SettingsStore};
 
 /// A feed fetched less than this long ago is not fetched again unless forced.
@@ -507,7 +507,11 @@ impl Calendar {
 
     /// [`Calendar::open`], announcing each generation on `events` (the
     /// instance's bus) as [`AppEvent::CalendarChanged`].
-    pub(crate) fn open_publishing(settings: &Settings, paths: &Paths, events: EventBus) -> Calendar {
+    pub(crate) fn open_publishing(
+        settings: &Settings,
+        paths: &Paths,
+        events: EventBus,
+    ) -> Calendar {
         let (vault, configs, vault_status) = prepare(settings, &VaultStatus::Available);
         log_transition(&VaultStatus::Available, &vault_status);
         let usable = vault_status.is_available();

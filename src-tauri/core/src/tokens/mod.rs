@@ -11,6 +11,7 @@
 //! - [`keyring_retry`]: the background task that retries an unavailable keyring.
 
 pub mod check;
+pub mod expiry;
 mod file;
 pub mod keyring_retry;
 pub mod keyring_store;
@@ -26,6 +27,7 @@ use std::path::PathBuf;
 use uuid::Uuid;
 
 pub use check::{Grant, TokenCheck};
+pub use expiry::spawn_expiry_announcer;
 pub use keyring_retry::spawn_keyring_retry;
 pub use keyring_store::KeyringSecretStore;
 pub use last_used::{DEFAULT_DEBOUNCE, spawn_last_used_writer};

@@ -111,7 +111,7 @@ pub struct TokenStore {
     keyring_tried_ms: AtomicU64,
     opened: Instant,
     /// Where changes of the token list are announced.
-    events: EventBus,
+    pub(super) events: EventBus,
 }
 
 struct State {
@@ -460,6 +460,19 @@ impl TokenStore {
             .collect();
         infos.sort_by_key(|info| (info.record.created_at, info.record.id));
         infos
+    }
+
+    /// How long until the next live token expires, if one ever will.
+    pub(super) fn until_next_expiry(&self) -> Option<std::time::Duration> {
+        let now = self.clock.now();
+        self.read()
+            .tokens
+            .values()
+            .filter(|token| token.record.revoked_at.is_none())
+            .filter_map(|token| token.record.expires_at)
+            .filter(|at| *at > now)
+            .min()
+            .map(|at| (at - now).to_std().unwrap_or_default())
     }
 
     /// Whether tokens could be loaded from the keyring, and if not, why.

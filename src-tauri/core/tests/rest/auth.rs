@@ -95,10 +95,13 @@ async fn an_expired_token_is_403() {
     let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
     let settings = Arc::new(SettingsStore::open(&paths.settings_file()).unwrap());
     settings
-        .replace(Actor::User, Settings {
-            vault_path: dir.path().join("vault"),
-            ..Settings::default()
-        })
+        .replace(
+            Actor::User,
+            Settings {
+                vault_path: dir.path().join("vault"),
+                ..Settings::default()
+            },
+        )
         .unwrap();
     let calendar = Calendar::open(&settings.get(), &paths);
     let clock = ManualClock::new();

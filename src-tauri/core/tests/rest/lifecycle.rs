@@ -65,7 +65,10 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     // On.
     let first = free_port();
     settings
-        .update(Actor::User, &json!({"restServerEnabled": true, "localServerPort": first}))
+        .update(
+            Actor::User,
+            &json!({"restServerEnabled": true, "localServerPort": first}),
+        )
         .unwrap();
     let addr = listening_on(&mut state, first).await;
     assert_eq!(addr.ip(), IpAddr::V4(Ipv4Addr::LOCALHOST));
@@ -132,7 +135,10 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     let blocker = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let busy = blocker.local_addr().unwrap().port();
     settings
-        .update(Actor::User, &json!({"restServerEnabled": true, "localServerPort": busy}))
+        .update(
+            Actor::User,
+            &json!({"restServerEnabled": true, "localServerPort": busy}),
+        )
         .unwrap();
     let failed = state
         .wait_for(|s| matches!(s, ServerState::Failed(_)))
@@ -163,7 +169,10 @@ async fn a_restart_on_the_same_port_finds_it_free() {
     let port = free_port();
     for _ in 0..5 {
         settings
-            .update(Actor::User, &json!({"restServerEnabled": true, "localServerPort": port}))
+            .update(
+                Actor::User,
+                &json!({"restServerEnabled": true, "localServerPort": port}),
+            )
             .unwrap();
         listening_on(&mut state, port).await;
         settings
