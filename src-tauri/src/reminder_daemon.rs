@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use almanac_core::events::{AppEvent, EventBus};
 use almanac_core::paths::Paths;
-use almanac_core::settings::Settings;
+use almanac_core::settings::{ReminderSettings, Settings};
 use almanac_reminders::{Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig};
 use tokio::sync::{RwLock, RwLockReadGuard, watch};
 use tokio::task::JoinHandle;
@@ -34,7 +34,7 @@ impl ReminderDaemon {
     /// Starts the daemon as `settings` say, and follows their changes.
     pub async fn start(
         paths: Paths,
-        settings: watch::Receiver<Arc<Settings>>,
+        mut settings: watch::Receiver<Arc<Settings>>,
         notifier: Arc<dyn Notifier>,
         events: EventBus,
     ) -> Arc<Self> {
@@ -44,9 +44,19 @@ impl ReminderDaemon {
             follower: Mutex::new(None),
             events,
         });
-        let config = daemon_config(&paths, &settings.borrow());
-        daemon.apply(config, &notifier).await;
-        let follower = tokio::spawn(follow(Arc::downgrade(&daemon), paths, settings, notifier));
+        // Marked seen here, before the daemon's port opens: a change made
+        // once it is open (a client may be quick) wakes the follower below.
+        let started_with = settings.borrow_and_update().clone();
+        daemon
+            .apply(daemon_config(&paths, &started_with), &notifier)
+            .await;
+        let follower = tokio::spawn(follow(
+            Arc::downgrade(&daemon),
+            paths,
+            settings,
+            started_with.reminders.clone(),
+            notifier,
+        ));
         *daemon.follower.lock().expect("follower lock") = Some(follower);
         daemon
     }
@@ -103,14 +113,15 @@ impl ReminderDaemon {
 }
 
 /// Applies each change of `settings.reminders` (other settings are not the
-/// daemon's business) until the settings store or the daemon goes away.
+/// daemon's business) from `applied`, what the daemon was started with, until
+/// the settings store or the daemon goes away.
 async fn follow(
     daemon: Weak<ReminderDaemon>,
     paths: Paths,
     mut settings: watch::Receiver<Arc<Settings>>,
+    mut applied: ReminderSettings,
     notifier: Arc<dyn Notifier>,
 ) {
-    let mut applied = settings.borrow_and_update().reminders.clone();
     while settings.changed().await.is_ok() {
         let current = settings.borrow_and_update().clone();
         if current.reminders == applied {
