@@ -9,6 +9,7 @@
 //! - [`check`]: the outcome of a check; everything but `Valid` means "no access".
 //! - [`last_used`]: the background task that writes last-used times in batches.
 //! - [`keyring_retry`]: the background task that retries an unavailable keyring.
+//! - [`expiry`]: the background task that announces a token reaching its expiry.
 
 pub mod check;
 pub mod expiry;
