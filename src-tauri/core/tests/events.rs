@@ -3,41 +3,12 @@
 //! the place it happens, and a subscriber that falls behind is told to
 //! resync. Run with `scripts/session.sh cargo test -p almanac-core --test events`.
 
-mod token_support;
-
-use std::sync::Arc;
-
-use almanac_core::api::{ApiError, DeclineAll, HeadlessUi};
-use almanac_core::app::Core;
+use almanac_core::api::ApiError;
 use almanac_core::events::{AppEvent, CAPACITY, Delivery, Subscription};
-use almanac_core::paths::Paths;
-use almanac_core::settings::SettingsStore;
 use almanac_core::settings::class::Actor;
 use almanac_core::tokens::{Expiry, NewToken, Scope};
+use almanac_testkit::InstanceBuilder;
 use serde_json::json;
-use token_support::real_keyring;
-
-/// A fresh instance whose vault is inside a temp dir.
-async fn instance() -> (tempfile::TempDir, Core) {
-    let dir = tempfile::tempdir().unwrap();
-    let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
-    SettingsStore::open(&paths.settings_file())
-        .unwrap()
-        .update(
-            Actor::User,
-            &json!({"vaultPath": dir.path().join("vault"), "displayTimezone": "UTC"}),
-        )
-        .unwrap();
-    let core = Core::open(
-        paths,
-        real_keyring(),
-        Arc::new(HeadlessUi),
-        Arc::new(DeclineAll),
-    )
-    .await
-    .unwrap();
-    (dir, core)
-}
 
 /// What is waiting on `events` now, leaving out calendar generations (a
 /// watcher or a feed may bump them at any time). Every change under test is
@@ -54,7 +25,7 @@ fn waiting(events: &mut Subscription) -> Vec<AppEvent> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_settings_change_through_the_plugin_is_announced_once() {
-    let (_dir, core) = instance().await;
+    let core = InstanceBuilder::new().open().await;
     let mut events = core.events.subscribe();
 
     let saved = core
@@ -67,7 +38,7 @@ async fn a_settings_change_through_the_plugin_is_announced_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_settings_change_is_not_announced_even_straight_at_the_store() {
-    let (_dir, core) = instance().await;
+    let core = InstanceBuilder::new().open().await;
     let mut events = core.events.subscribe();
     let script = Actor::Token([Scope::EventsRead].into_iter().collect());
 
@@ -91,7 +62,7 @@ async fn a_refused_settings_change_is_not_announced_even_straight_at_the_store()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creating_and_revoking_a_token_are_announced() {
-    let (_dir, core) = instance().await;
+    let core = InstanceBuilder::new().open().await;
     let mut events = core.events.subscribe();
 
     let created = core
@@ -112,7 +83,7 @@ async fn creating_and_revoking_a_token_are_announced() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_calendar_write_announces_its_generation() {
-    let (_dir, core) = instance().await;
+    let core = InstanceBuilder::new().open().await;
     let mut events = core.events.subscribe();
     let before = *core.calendar.subscribe().borrow();
 
@@ -142,7 +113,7 @@ async fn a_calendar_write_announces_its_generation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subscriber_that_falls_behind_is_told_to_resync_from_current_state() {
-    let (_dir, core) = instance().await;
+    let core = InstanceBuilder::new().open().await;
     let mut events = core.events.subscribe();
 
     // More commits than the bus holds, with nobody reading.
