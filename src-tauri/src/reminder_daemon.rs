@@ -3,12 +3,18 @@
 //! schemes, grace window, update checks), so none needs a restart. A daemon
 //! that could not start (its port was taken) is started again by the next
 //! change. What went wrong last is kept for the Reminders window.
+//!
+//! Each daemon's changes (a reminder fired, snoozed, dismissed or synced) are
+//! forwarded onto the app's event bus as [`AppEvent::RemindersChanged`]: the
+//! reminders crate knows nothing of the core, and this is the one place that
+//! knows both.
 
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use almanac_core::events::{AppEvent, EventBus};
 use almanac_core::paths::Paths;
-use almanac_core::settings::Settings;
+use almanac_core::settings::{ReminderSettings, Settings};
 use almanac_reminders::{Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig};
 use tokio::sync::{RwLock, RwLockReadGuard, watch};
 use tokio::task::JoinHandle;
@@ -20,23 +26,37 @@ pub struct ReminderDaemon {
     problem: Mutex<Option<String>>,
     /// Applies settings changes; stopped first on shutdown.
     follower: Mutex<Option<JoinHandle<()>>>,
+    /// Where the running daemon's changes are announced.
+    events: EventBus,
 }
 
 impl ReminderDaemon {
     /// Starts the daemon as `settings` say, and follows their changes.
     pub async fn start(
         paths: Paths,
-        settings: watch::Receiver<Arc<Settings>>,
+        mut settings: watch::Receiver<Arc<Settings>>,
         notifier: Arc<dyn Notifier>,
+        events: EventBus,
     ) -> Arc<Self> {
         let daemon = Arc::new(Self {
             handle: RwLock::new(None),
             problem: Mutex::new(None),
             follower: Mutex::new(None),
+            events,
         });
-        let config = daemon_config(&paths, &settings.borrow());
-        daemon.apply(config, &notifier).await;
-        let follower = tokio::spawn(follow(Arc::downgrade(&daemon), paths, settings, notifier));
+        // Marked seen here, before the daemon's port opens: a change made
+        // once it is open (a client may be quick) wakes the follower below.
+        let started_with = settings.borrow_and_update().clone();
+        daemon
+            .apply(daemon_config(&paths, &started_with), &notifier)
+            .await;
+        let follower = tokio::spawn(follow(
+            Arc::downgrade(&daemon),
+            paths,
+            settings,
+            started_with.reminders.clone(),
+            notifier,
+        ));
         *daemon.follower.lock().expect("follower lock") = Some(follower);
         daemon
     }
@@ -77,6 +97,7 @@ impl ReminderDaemon {
                     Daemon::start(config, notifier.clone(), Arc::new(SystemOpener), None).await;
                 match started {
                     Ok(started) => {
+                        announce_changes(&started, self.events.clone());
                         *handle = Some(started);
                         None
                     }
@@ -92,14 +113,15 @@ impl ReminderDaemon {
 }
 
 /// Applies each change of `settings.reminders` (other settings are not the
-/// daemon's business) until the settings store or the daemon goes away.
+/// daemon's business) from `applied`, what the daemon was started with, until
+/// the settings store or the daemon goes away.
 async fn follow(
     daemon: Weak<ReminderDaemon>,
     paths: Paths,
     mut settings: watch::Receiver<Arc<Settings>>,
+    mut applied: ReminderSettings,
     notifier: Arc<dyn Notifier>,
 ) {
-    let mut applied = settings.borrow_and_update().reminders.clone();
     while settings.changed().await.is_ok() {
         let current = settings.borrow_and_update().clone();
         if current.reminders == applied {
@@ -113,6 +135,17 @@ async fn follow(
             .apply(daemon_config(&paths, &current), &notifier)
             .await;
     }
+}
+
+/// Publishes each change of `daemon`'s reminders until the daemon stops.
+fn announce_changes(daemon: &DaemonHandle, events: EventBus) {
+    let mut changes = daemon.subscribe();
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            changes.borrow_and_update();
+            events.publish(AppEvent::RemindersChanged);
+        }
+    });
 }
 
 /// The daemon's configuration from `settings.reminders`.

@@ -81,6 +81,7 @@ impl Services {
             core.paths.clone(),
             core.settings.subscribe(),
             hooks.notifier,
+            core.events.clone(),
         )
         .await;
 

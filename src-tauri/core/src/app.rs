@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::api::{CalendarPlugin, ConsentPrompt, PLUGIN_ID, Registry, UiController};
 use crate::calendar::Calendar;
 use crate::clock::SystemClock;
+use crate::events::EventBus;
 use crate::paths::Paths;
 use crate::settings::{SettingsError, SettingsStore};
 use crate::tokens::{self, SecretStore, TokenError, TokenStore};
@@ -28,6 +29,9 @@ pub struct Core {
     pub settings: Arc<SettingsStore>,
     pub calendar: Calendar,
     pub tokens: Arc<TokenStore>,
+    /// Announces every change of the parts above (see [`crate::events`]).
+    /// The shell publishes the reminder daemon's changes here too.
+    pub events: EventBus,
     /// Holds the calendar plugin under [`PLUGIN_ID`].
     pub registry: Registry,
     plugin: Arc<CalendarPlugin>,
@@ -42,8 +46,8 @@ impl Core {
     /// [`TokenStore::keyring_status`] saying why; both are retried in the
     /// background and recover by themselves. The calendar follows every
     /// settings change ([`Calendar::follow`]). Must run on a tokio runtime:
-    /// it starts the background writer of token last-used times and the
-    /// keyring retry.
+    /// it starts the background writer of token last-used times, the
+    /// keyring retry and the token expiry announcer.
     pub async fn open(
         paths: Paths,
         secrets: Arc<dyn SecretStore>,
@@ -52,14 +56,16 @@ impl Core {
     ) -> Result<Core, CoreError> {
         // Reading the vault and the keyring blocks; keep it off the runtime.
         let opening = paths.clone();
+        let events = EventBus::default();
+        let bus = events.clone();
         let (settings, calendar, tokens) = tokio::task::spawn_blocking(move || {
-            let settings = Arc::new(SettingsStore::open(&opening.settings_file())?);
-            let calendar = Calendar::open(&settings.get(), &opening);
-            let tokens = Arc::new(TokenStore::open(
-                opening.tokens_file(),
-                secrets,
-                Arc::new(SystemClock),
-            )?);
+            let settings =
+                Arc::new(SettingsStore::open(&opening.settings_file())?.publishing_to(bus.clone()));
+            let calendar = Calendar::open_publishing(&settings.get(), &opening, bus.clone());
+            let tokens = Arc::new(
+                TokenStore::open(opening.tokens_file(), secrets, Arc::new(SystemClock))?
+                    .publishing_to(bus),
+            );
             Ok::<_, CoreError>((settings, calendar, tokens))
         })
         .await
@@ -67,6 +73,7 @@ impl Core {
         calendar.follow(&settings);
         tokens::spawn_last_used_writer(&tokens, tokens::DEFAULT_DEBOUNCE);
         tokens::spawn_keyring_retry(&tokens);
+        tokens::spawn_expiry_announcer(&tokens);
         let plugin = Arc::new(CalendarPlugin::new(
             settings.clone(),
             calendar.clone(),
@@ -81,6 +88,7 @@ impl Core {
             settings,
             calendar,
             tokens,
+            events,
             registry,
             plugin,
         })

@@ -8,6 +8,8 @@
 //! - [`paths`]: where config and data live (XDG dirs, overridable per instance).
 //! - [`fsutil`]: crash-safe file writes (temp file, fsync, rename).
 //! - [`settings`]: the one settings object, its JSON file and change notifications.
+//! - [`events`]: the application event bus — settings, tokens, calendar and
+//!   reminders changed — that every component subscribes to once.
 //! - [`calendar`]: the calendar engine — notes and ICS feeds cached in memory,
 //!   queries, writes, and the file watcher.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
@@ -47,6 +49,7 @@ pub mod api;
 pub mod app;
 pub mod calendar;
 pub mod clock;
+pub mod events;
 pub mod fsutil;
 pub mod paths;
 pub mod rest;

@@ -1,9 +1,14 @@
 //! The settings object, its JSON file, and change notifications.
 //!
 //! Settings are one JSON file with camelCase keys, written atomically. Readers
-//! get an `Arc<Settings>` snapshot; components that must react to changes (the
-//! REST listener, the tray) hold a [`tokio::sync::watch::Receiver`] and wake on
-//! change instead of polling. Secrets never live here: PATs are in the keyring.
+//! get an `Arc<Settings>` snapshot. Every change goes through the store's
+//! commit ([`SettingsStore::update`] / [`SettingsStore::replace`]), which names
+//! its [`Actor`], checks it against the setting classes ([`class`]), persists,
+//! and then announces the new settings twice from the same step: on the
+//! store's [`tokio::sync::watch`] channel (for components that want the latest
+//! value: the REST listener, the calendar engine, the reminder daemon) and as
+//! [`AppEvent::SettingsChanged`] on the [`EventBus`] (for everyone else, such
+//! as the desktop bridge). Secrets never live here: PATs are in the keyring.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,6 +17,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
+use self::class::{Actor, Refusal};
+use crate::events::{AppEvent, EventBus};
 use crate::fsutil::atomic_write;
 use crate::paths::Paths;
 use crate::view::CalendarView;
@@ -166,6 +173,9 @@ pub enum SettingsError {
     UnknownKey(String),
     #[error("invalid value for `{key}`: {reason}")]
     Invalid { key: String, reason: String },
+    /// The actor may not make this change (see [`class`]).
+    #[error(transparent)]
+    Refused(#[from] Refusal),
     #[error("could not write settings to {path}: {source}")]
     Io {
         path: PathBuf,
@@ -331,6 +341,8 @@ fn merge_known(
 pub struct SettingsStore {
     path: PathBuf,
     current: watch::Sender<Arc<Settings>>,
+    /// Where commits are announced besides `current`.
+    events: EventBus,
     /// Serializes writers so two updates cannot interleave load-modify-save.
     write_lock: std::sync::Mutex<()>,
 }
@@ -376,6 +388,7 @@ impl SettingsStore {
         Ok(Self {
             path: path.to_path_buf(),
             current: watch::Sender::new(Arc::new(settings)),
+            events: EventBus::default(),
             write_lock: std::sync::Mutex::new(()),
         })
     }
@@ -385,30 +398,52 @@ impl SettingsStore {
         self.current.borrow().clone()
     }
 
+    /// Announces commits on `events` (the instance's bus) from now on; a
+    /// store opened alone announces on a bus of its own.
+    pub(crate) fn publishing_to(mut self, events: EventBus) -> Self {
+        self.events = events;
+        self
+    }
+
     /// A receiver that wakes whenever the settings change.
     pub fn subscribe(&self) -> watch::Receiver<Arc<Settings>> {
         self.current.subscribe()
     }
 
-    /// Applies a partial update (see [`Settings::patched`]), persists it, then
-    /// notifies subscribers. Nothing changes if any part is invalid.
-    pub fn update(&self, patch: &Value) -> Result<Arc<Settings>, SettingsError> {
+    /// Applies a partial update (see [`Settings::patched`]) for `actor`,
+    /// persists it, then notifies. Nothing changes if the actor may not make
+    /// the change or any part is invalid. The in-process API, REST and the
+    /// desktop shell come through [`crate::api::CalendarPlugin::update_settings`],
+    /// which also checks a new vault path and waits for the calendar.
+    pub fn update(&self, actor: Actor, patch: &Value) -> Result<Arc<Settings>, SettingsError> {
         let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
-        let next = self.get().patched(patch)?;
-        self.replace_locked(next)
+        let current = self.get();
+        actor.may_patch(&current, patch)?;
+        let next = current.patched(patch)?;
+        actor.may_adopt(&current, &next)?;
+        self.commit(next)
     }
 
-    /// Replaces the settings wholesale (validated), persists, and notifies.
-    pub fn replace(&self, next: Settings) -> Result<Arc<Settings>, SettingsError> {
+    /// Replaces the settings wholesale for `actor` (class-checked as a patch
+    /// of every key, validated), persists, and notifies.
+    pub fn replace(&self, actor: Actor, next: Settings) -> Result<Arc<Settings>, SettingsError> {
         let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let current = self.get();
+        let whole = serde_json::to_value(&next).expect("settings always serialize");
+        actor.may_patch(&current, &whole)?;
+        actor.may_adopt(&current, &next)?;
         next.validate()?;
-        self.replace_locked(next)
+        self.commit(next)
     }
 
-    fn replace_locked(&self, next: Settings) -> Result<Arc<Settings>, SettingsError> {
+    /// The one place settings change: the file, then the watch channel and
+    /// the bus, in that order, under `write_lock` so announcements keep the
+    /// order of commits. Callers hold `write_lock`.
+    fn commit(&self, next: Settings) -> Result<Arc<Settings>, SettingsError> {
         Self::write(&self.path, &next)?;
         let next = Arc::new(next);
         self.current.send_replace(next.clone());
+        self.events.publish(AppEvent::SettingsChanged(next.clone()));
         Ok(next)
     }
 
@@ -451,7 +486,10 @@ mod tests {
         let (dir, store) = store();
         let mut rx = store.subscribe();
         store
-            .update(&json!({"localServerPort": 9000, "reminders": {"graceWindowHours": 2}}))
+            .update(
+                Actor::User,
+                &json!({"localServerPort": 9000, "reminders": {"graceWindowHours": 2}}),
+            )
             .unwrap();
         assert!(rx.has_changed().unwrap());
         assert_eq!(rx.borrow_and_update().local_server_port, 9000);
@@ -487,7 +525,10 @@ mod tests {
             json!({"displayTimezone": "Mars/Olympus"}),
             json!([1, 2]),
         ] {
-            assert!(store.update(&patch).is_err(), "accepted {patch}");
+            assert!(
+                store.update(Actor::User, &patch).is_err(),
+                "accepted {patch}"
+            );
             assert_eq!(store.get(), before);
         }
     }
@@ -496,12 +537,14 @@ mod tests {
     fn port_bounds_are_1024_to_65535() {
         let (_dir, store) = store();
         for port in [1024, 8540, 65535] {
-            let next = store.update(&json!({ "localServerPort": port })).unwrap();
+            let next = store
+                .update(Actor::User, &json!({ "localServerPort": port }))
+                .unwrap();
             assert_eq!(next.local_server_port, port);
         }
         for port in [json!(0), json!(1023), json!(65536), json!(-1), json!(80.5)] {
             let err = store
-                .update(&json!({ "localServerPort": port }))
+                .update(Actor::User, &json!({ "localServerPort": port }))
                 .unwrap_err()
                 .to_string();
             assert!(err.contains("localServerPort"), "{err}");
@@ -533,7 +576,7 @@ mod tests {
             (json!({"firstDay": 7}), "firstDay"),
         ];
         for (patch, named) in cases {
-            let err = store.update(&patch).unwrap_err().to_string();
+            let err = store.update(Actor::User, &patch).unwrap_err().to_string();
             assert!(err.contains(named), "{patch} → {err}");
         }
         assert!(!store.get().rest_server_enabled);
@@ -544,6 +587,7 @@ mod tests {
         );
         store
             .update(
+                Actor::User,
                 &json!({"calendarSources": [{"id": "a", "name": "A", "type": "local",
                 "directory": "x"}], "initialView": "timeGridWeek"}),
             )

@@ -11,6 +11,7 @@ use almanac_core::api::{
 use almanac_core::app::Core;
 use almanac_core::calendar::{Event, EventFields, EventQuery, VaultStatus};
 use almanac_core::settings::Settings;
+use almanac_core::settings::class::Actor;
 use almanac_core::tokens::{Expiry, NewToken, Scope, ScopeSet, Secret, TokenStatus};
 use almanac_testkit::{InstanceBuilder, RecordingUi, TestInstance};
 use serde_json::json;
@@ -491,7 +492,9 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
     let file = good.with_file_name("vault-file");
     std::fs::write(&file, b"").unwrap();
     let settings = &instance.core.settings;
-    let saved = settings.update(&json!({"vaultPath": file})).unwrap();
+    let saved = settings
+        .update(Actor::User, &json!({"vaultPath": file}))
+        .unwrap();
     instance.core.calendar.catch_up(settings);
     assert_eq!(saved.vault_path, file);
     assert_eq!(api.get_settings().unwrap().vault_path, file, "kept");
@@ -511,7 +514,9 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
         "{refused:?}"
     );
     assert_eq!(almanac_core::rest::RestError::from(refused).status(), 503);
-    settings.update(&json!({"vaultPath": good})).unwrap();
+    settings
+        .update(Actor::User, &json!({"vaultPath": good}))
+        .unwrap();
     instance.core.calendar.catch_up(settings);
     assert_eq!(api.get_vault_status().unwrap(), VaultStatus::Available);
 }

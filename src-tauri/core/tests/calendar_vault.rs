@@ -11,6 +11,7 @@ mod common;
 use std::sync::Arc;
 
 use almanac_core::calendar::{CalendarError, VaultStatus};
+use almanac_core::settings::class::Actor;
 use almanac_core::settings::{SettingsStore, SourceKind};
 use common::*;
 use serde_json::json;
@@ -29,7 +30,7 @@ fn a_file_where_the_vault_should_be_starts_empty_and_recovers_once_it_is_a_folde
     let vault = TestVault::new();
     std::fs::write(vault.vault(), b"not a folder").unwrap();
     let store = Arc::new(SettingsStore::open(&vault.paths().settings_file()).unwrap());
-    store.replace(vault.settings.clone()).unwrap();
+    store.replace(Actor::User, vault.settings.clone()).unwrap();
 
     let cal = vault.open();
     cal.follow(&store);
@@ -69,7 +70,7 @@ fn a_vault_under_a_file_is_unavailable_and_a_settings_change_moves_away_from_it(
     let vault = TestVault::new();
     vault.write("events/standup.md", NOTE);
     let store = Arc::new(SettingsStore::open(&vault.paths().settings_file()).unwrap());
-    store.replace(vault.settings.clone()).unwrap();
+    store.replace(Actor::User, vault.settings.clone()).unwrap();
     let cal = vault.open();
     cal.follow(&store);
     assert_eq!(titles(&all(&cal)), ["Standup"]);
@@ -79,14 +80,18 @@ fn a_vault_under_a_file_is_unavailable_and_a_settings_change_moves_away_from_it(
     std::fs::write(&blocker, b"").unwrap();
     let unusable = blocker.join("vault");
     // Straight through the store: no API call, the engine follows anyway.
-    store.update(&json!({"vaultPath": unusable})).unwrap();
+    store
+        .update(Actor::User, &json!({"vaultPath": unusable}))
+        .unwrap();
     wait_until(&cal, "the vault problem", |c| {
         !c.vault_status().is_available() && all(c).is_empty()
     });
     assert!(reason(cal.vault_status()).contains("blocker"));
     assert_eq!(store.get().vault_path, unusable, "not rolled back");
 
-    store.update(&json!({"vaultPath": vault.vault()})).unwrap();
+    store
+        .update(Actor::User, &json!({"vaultPath": vault.vault()}))
+        .unwrap();
     wait_until(&cal, "the old vault again", |c| {
         c.vault_status().is_available() && titles(&all(c)) == ["Standup"]
     });
@@ -98,7 +103,7 @@ fn every_settings_change_reaches_the_engine_through_the_store() {
     vault.write("events/standup.md", NOTE);
     vault.write("work/plan.md", &NOTE.replace("Standup", "Plan"));
     let store = Arc::new(SettingsStore::open(&vault.paths().settings_file()).unwrap());
-    store.replace(vault.settings.clone()).unwrap();
+    store.replace(Actor::User, vault.settings.clone()).unwrap();
     let cal = vault.open();
     cal.follow(&store);
 
@@ -110,7 +115,7 @@ fn every_settings_change_reaches_the_engine_through_the_store() {
         },
     ));
     store
-        .update(&json!({ "calendarSources": sources }))
+        .update(Actor::User, &json!({ "calendarSources": sources }))
         .unwrap();
     wait_until(&cal, "the new source", |c| {
         let mut t = titles(&all(c));
@@ -118,7 +123,7 @@ fn every_settings_change_reaches_the_engine_through_the_store() {
         t == ["Plan", "Standup"]
     });
     store
-        .update(&json!({"displayTimezone": "Asia/Tokyo"}))
+        .update(Actor::User, &json!({"displayTimezone": "Asia/Tokyo"}))
         .unwrap();
     wait_until(&cal, "the new zone", |c| {
         c.display_timezone() == chrono_tz::Asia::Tokyo
@@ -127,7 +132,7 @@ fn every_settings_change_reaches_the_engine_through_the_store() {
     // waits for the zone change's rescan, which may still be running.)
     cal.catch_up(&store);
     let generation = *cal.subscribe().borrow();
-    store.update(&json!({"firstDay": 1})).unwrap();
+    store.update(Actor::User, &json!({"firstDay": 1})).unwrap();
     cal.catch_up(&store);
     assert_eq!(*cal.subscribe().borrow(), generation);
 }

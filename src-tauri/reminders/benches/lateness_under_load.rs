@@ -28,6 +28,7 @@ use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::app::Core;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{self, Listening, RestState};
+use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, SettingsStore};
 use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope};
 use almanac_reminders::clock::now_epoch;
@@ -134,7 +135,7 @@ async fn start(dir: &std::path::Path) -> (Arc<Core>, Listening, String, DaemonHa
     };
     SettingsStore::open(&paths.settings_file())
         .unwrap()
-        .replace(settings)
+        .replace(Actor::User, settings)
         .unwrap();
     let core = Arc::new(
         Core::open(

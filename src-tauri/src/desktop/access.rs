@@ -10,7 +10,7 @@ use almanac_core::api::AccessRequest;
 use almanac_core::tokens::Secret;
 use tauri::{AppHandle, Emitter, Manager};
 
-use super::bridge::{SECRET_GRANTED, TOKENS_CHANGED};
+use super::bridge::SECRET_GRANTED;
 use super::windows;
 use crate::cli::WindowKind;
 use crate::wiring::Services;
@@ -67,9 +67,10 @@ pub fn request(app: &AppHandle, request: AccessRequest) {
                 return;
             }
         };
+        // The token store announced the new token (the bridge tells the
+        // windows); its secret waits here for the settings window.
         app.state::<GrantedSecrets>()
             .push(GrantedSecret { name, secret });
-        let _ = app.emit(TOKENS_CHANGED, ());
         if let Err(error) = windows::show(&app, WindowKind::Settings) {
             tracing::error!("could not open Settings to show the new token: {error}");
         }

@@ -1,14 +1,19 @@
 //! Forwards changes in the core to the windows (as Tauri events) and to the
-//! tray menu. Each forwarder awaits a watch channel: nothing polls.
+//! tray menu: one subscription to the application event bus
+//! ([`almanac_core::events`]) and one match. The REST server's status is not
+//! a change of the app's state but the server's report on itself, so it
+//! arrives on the server's own watch channel. Nothing polls.
 
 use std::sync::Arc;
 
+use almanac_core::app::Core;
+use almanac_core::events::{AppEvent, Delivery};
+use almanac_core::rest::ServerState;
 use tauri::{AppHandle, Emitter};
 
 use super::commands::RestView;
 use super::tray::Tray;
 use crate::wiring::Services;
-use almanac_core::rest::ServerState;
 
 /// Payload: the whole settings object.
 pub const SETTINGS_CHANGED: &str = "settings-changed";
@@ -25,58 +30,76 @@ pub const TOKENS_CHANGED: &str = "tokens-changed";
 /// secret of a token allowed in a consent dialog with `granted_secret_take`.
 pub const SECRET_GRANTED: &str = "secret-granted";
 
-/// Starts the forwarders; they end when the app's services go away.
-pub async fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
-    if let Some(daemon) = services.reminders().await.as_ref() {
-        let mut reminders = daemon.subscribe();
-        let reminders_app = app.clone();
-        tauri::async_runtime::spawn(async move {
-            while reminders.changed().await.is_ok() {
-                reminders.borrow_and_update();
-                let _ = reminders_app.emit(REMINDERS_CHANGED, ());
-            }
-        });
-    }
+/// Starts forwarding; it ends when the app's services go away.
+pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
+    spawn_rest_state(app, services, tray.clone());
 
-    let mut calendar = services.core.calendar.subscribe();
-    let engine = services.core.calendar.clone();
-    let (calendar_app, calendar_tray) = (app.clone(), tray.clone());
+    // Subscribe before reading the current state, so no change falls between.
+    let mut events = services.core.events.subscribe();
+    let core = services.core.clone();
+    tray.show_vault_status(&core.calendar.vault_status());
+    let app = app.clone();
     tauri::async_runtime::spawn(async move {
-        loop {
-            calendar.borrow_and_update();
-            calendar_tray.show_vault_status(&engine.vault_status());
-            if calendar.changed().await.is_err() {
-                break;
+        while let Some(delivery) = events.recv().await {
+            match delivery {
+                Delivery::Event(event) => forward(&app, &tray, &core, event),
+                Delivery::Resync { missed } => {
+                    tracing::debug!(missed, "bridge fell behind the event bus; resyncing");
+                    for event in current_state(&core) {
+                        forward(&app, &tray, &core, event);
+                    }
+                }
             }
-            let _ = calendar_app.emit(CALENDAR_CHANGED, ());
         }
     });
+}
 
+fn forward(app: &AppHandle, tray: &Tray, core: &Core, event: AppEvent) {
+    let emitted = match event {
+        AppEvent::SettingsChanged(settings) => {
+            tray.show_rest_enabled(settings.rest_server_enabled);
+            app.emit(SETTINGS_CHANGED, &*settings)
+        }
+        AppEvent::CalendarChanged { .. } => {
+            tray.show_vault_status(&core.calendar.vault_status());
+            app.emit(CALENDAR_CHANGED, ())
+        }
+        AppEvent::TokensChanged => app.emit(TOKENS_CHANGED, ()),
+        AppEvent::RemindersChanged => app.emit(REMINDERS_CHANGED, ()),
+    };
+    if let Err(error) = emitted {
+        tracing::warn!("could not tell the windows about a change: {error}");
+    }
+}
+
+/// After falling behind: every change, stated as it is now, so the windows
+/// and the tray refetch whatever they show.
+fn current_state(core: &Core) -> [AppEvent; 4] {
+    [
+        AppEvent::SettingsChanged(core.settings.get()),
+        AppEvent::CalendarChanged {
+            generation: *core.calendar.subscribe().borrow(),
+        },
+        AppEvent::TokensChanged,
+        AppEvent::RemindersChanged,
+    ]
+}
+
+/// The REST server's status, in the tray and the settings window.
+fn spawn_rest_state(app: &AppHandle, services: &Services, tray: Tray) {
     let mut rest = services.rest_state();
-    let (rest_app, rest_tray) = (app.clone(), tray.clone());
+    let app = app.clone();
     tauri::async_runtime::spawn(async move {
         loop {
             let state = rest.borrow_and_update().clone();
-            rest_tray.show_rest_status(&match &state {
+            tray.show_rest_status(&match &state {
                 ServerState::Disabled => "off".to_string(),
                 ServerState::Listening(addr) => format!("listening on {addr}"),
                 ServerState::Failed(error) => error.clone(),
             });
-            let _ = rest_app.emit(REST_STATE, RestView::from(&state));
+            let _ = app.emit(REST_STATE, RestView::from(&state));
             if rest.changed().await.is_err() {
                 break;
-            }
-        }
-    });
-
-    let mut settings = services.core.settings.subscribe();
-    let app = app.clone();
-    tauri::async_runtime::spawn(async move {
-        while settings.changed().await.is_ok() {
-            let current = settings.borrow_and_update().clone();
-            tray.show_rest_enabled(current.rest_server_enabled);
-            if let Err(error) = app.emit(SETTINGS_CHANGED, &*current) {
-                tracing::warn!("could not tell the windows about new settings: {error}");
             }
         }
     });

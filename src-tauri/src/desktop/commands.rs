@@ -12,11 +12,10 @@ use almanac_core::settings::class::{self, Actor};
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenInfo};
 use almanac_reminders::{HistoryEntry, Scheduled};
 use serde::Serialize;
-use tauri::{AppHandle, Emitter, State};
+use tauri::State;
 use uuid::Uuid;
 
 use super::access::GrantedSecrets;
-use super::bridge::TOKENS_CHANGED;
 use super::consent::ConsentDialogs;
 use crate::wiring::Services;
 
@@ -155,7 +154,6 @@ pub struct CreatedView {
 
 #[tauri::command]
 pub async fn token_create(
-    app: AppHandle,
     services: State<'_, Arc<Services>>,
     name: String,
     scopes: Vec<Scope>,
@@ -173,7 +171,6 @@ pub async fn token_create(
         .await
         .map_err(message)?
         .map_err(message)?;
-    let _ = app.emit(TOKENS_CHANGED, ());
     Ok(CreatedView {
         token: created.info,
         secret: created.secret.expose().to_string(),
@@ -199,7 +196,6 @@ pub fn granted_secret_take(granted: State<'_, GrantedSecrets>) -> Option<SecretV
 
 #[tauri::command]
 pub async fn token_revoke(
-    app: AppHandle,
     services: State<'_, Arc<Services>>,
     id: Uuid,
 ) -> CommandResult<TokenInfo> {
@@ -208,7 +204,6 @@ pub async fn token_revoke(
         .await
         .map_err(message)?
         .map_err(message)?;
-    let _ = app.emit(TOKENS_CHANGED, ());
     Ok(revoked)
 }
 

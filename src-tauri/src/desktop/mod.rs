@@ -75,7 +75,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             app.manage(services.clone());
             let tray = tray::build(&handle, &services)?;
             app.manage(tray.clone());
-            tauri::async_runtime::block_on(bridge::spawn(&handle, &services, tray));
+            bridge::spawn(&handle, &services, tray);
             if let Some(kind) = open {
                 windows::show(&handle, kind)?;
             }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use almanac_core::api::{ConsentPrompt, DeclineAll, HeadlessUi, UiController};
 use almanac_core::app::{Core, CoreError};
 use almanac_core::paths::Paths;
+use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, SettingsStore};
 use almanac_core::tokens::SecretStore;
 
@@ -100,7 +101,7 @@ impl InstanceBuilder {
             std::fs::write(&path, text).expect("a note written");
         }
         let paths = paths_in(self.dir.path());
-        SettingsStore::open(&paths.settings_file())?.replace(self.settings)?;
+        SettingsStore::open(&paths.settings_file())?.replace(Actor::User, self.settings)?;
         let secrets = match self.secrets {
             Some(secrets) => secrets,
             None => real_keyring(),

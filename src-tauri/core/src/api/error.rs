@@ -83,6 +83,7 @@ impl From<SettingsError> for ApiError {
             SettingsError::NotAnObject => Self::bad_request("settings", error.to_string()),
             SettingsError::UnknownKey(key) => Self::bad_request(key, "unknown setting"),
             SettingsError::Invalid { key, reason } => Self::BadRequest { field: key, reason },
+            SettingsError::Refused(refusal) => Self::SettingRefused(refusal),
             SettingsError::Io { .. } => Self::Internal(error.to_string()),
         }
     }

@@ -132,9 +132,10 @@ impl CalendarPlugin {
     /// setting classes ([`crate::settings::class`]; a refused key is a 403),
     /// validated whole (a bad value is refused before anything is written), a
     /// new `vaultPath` held to [`crate::settings::vault_path`], persisted and
-    /// announced on the settings store's change channel, which every consumer
-    /// follows. Returns once the calendar engine has adopted it, so the answer
-    /// and the next read agree; a vault that cannot be used is then the
+    /// announced by the settings store's commit (its watch channel and the
+    /// event bus, [`crate::events`]), which every consumer follows. Returns
+    /// once the calendar engine has adopted it, so the answer and the next
+    /// read agree; a vault that cannot be used is then the
     /// engine's reported state ([`Calendar::vault_status`]), not a refusal.
     /// The API passes its token's scopes; the desktop shell passes
     /// [`Actor::User`].
@@ -151,7 +152,9 @@ impl CalendarPlugin {
             if next.vault_path != previous.vault_path {
                 check_vault_path(&next.vault_path)?;
             }
-            self.settings.replace(next)?
+            // The store checks the classes again, in its commit: no write
+            // reaches the settings unchecked or unannounced.
+            self.settings.replace(actor, next)?
         };
         self.calendar.catch_up(&self.settings);
         Ok(next)

@@ -21,6 +21,7 @@ use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::vault::Vault;
 use super::watcher::{ChangeSink, VaultWatcher};
 use super::write::{self, DailyTarget};
+use crate::events::{AppEvent, EventBus};
 use crate::paths::Paths;
 use crate::settings::{Settings, SettingsStore};
 
@@ -46,6 +47,8 @@ struct State {
 pub(crate) struct Inner {
     state: RwLock<State>,
     changes: watch::Sender<u64>,
+    /// Where each generation is announced besides `changes`.
+    events: EventBus,
     /// Serializes our own writes (read-modify-write of notes).
     write_lock: Mutex<()>,
     /// Serializes re-reads of notes, so a slow re-read can never put an older
@@ -82,8 +85,15 @@ impl Inner {
         self.state.write().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The one place the generation moves: the watch channel and the bus are
+    /// fed together, in generation order.
     fn bump(&self) {
-        self.changes.send_modify(|generation| *generation += 1);
+        self.changes.send_modify(|generation| {
+            *generation += 1;
+            self.events.publish(AppEvent::CalendarChanged {
+                generation: *generation,
+            });
+        });
     }
 
     /// Re-reads every note of every note source.
@@ -492,6 +502,16 @@ impl Calendar {
     /// empty note calendars and [`Calendar::vault_status`] says why (feeds
     /// still load). [`Calendar::follow`] retries it.
     pub fn open(settings: &Settings, paths: &Paths) -> Calendar {
+        Self::open_publishing(settings, paths, EventBus::default())
+    }
+
+    /// [`Calendar::open`], announcing each generation on `events` (the
+    /// instance's bus) as [`AppEvent::CalendarChanged`].
+    pub(crate) fn open_publishing(
+        settings: &Settings,
+        paths: &Paths,
+        events: EventBus,
+    ) -> Calendar {
         let (vault, configs, vault_status) = prepare(settings, &VaultStatus::Available);
         log_transition(&VaultStatus::Available, &vault_status);
         let usable = vault_status.is_available();
@@ -502,6 +522,7 @@ impl Calendar {
                 vault_status,
             }),
             changes: watch::Sender::new(0),
+            events,
             write_lock: Mutex::new(()),
             refresh_lock: Mutex::new(()),
             watcher: Mutex::new(None),

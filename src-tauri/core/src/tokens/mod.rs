@@ -9,8 +9,10 @@
 //! - [`check`]: the outcome of a check; everything but `Valid` means "no access".
 //! - [`last_used`]: the background task that writes last-used times in batches.
 //! - [`keyring_retry`]: the background task that retries an unavailable keyring.
+//! - [`expiry`]: the background task that announces a token reaching its expiry.
 
 pub mod check;
+pub mod expiry;
 mod file;
 pub mod keyring_retry;
 pub mod keyring_store;
@@ -26,6 +28,7 @@ use std::path::PathBuf;
 use uuid::Uuid;
 
 pub use check::{Grant, TokenCheck};
+pub use expiry::spawn_expiry_announcer;
 pub use keyring_retry::spawn_keyring_retry;
 pub use keyring_store::KeyringSecretStore;
 pub use last_used::{DEFAULT_DEBOUNCE, spawn_last_used_writer};

@@ -33,6 +33,7 @@ use super::scope::ScopeSet;
 use super::secret::{Secret, SecretHash};
 use super::secret_store::{SecretStore, SecretStoreError};
 use crate::clock::Clock;
+use crate::events::{AppEvent, EventBus};
 
 /// What the user asked for when creating a token.
 #[derive(Debug, Clone)]
@@ -109,6 +110,8 @@ pub struct TokenStore {
     /// When the keyring was last tried, in milliseconds since `opened`.
     keyring_tried_ms: AtomicU64,
     opened: Instant,
+    /// Where changes of the token list are announced.
+    pub(super) events: EventBus,
 }
 
 struct State {
@@ -240,7 +243,15 @@ impl TokenStore {
             keyring_wanted: Arc::new(Notify::new()),
             keyring_tried_ms: AtomicU64::new(0),
             opened: Instant::now(),
+            events: EventBus::default(),
         })
+    }
+
+    /// Announces changes of the token list on `events` (the instance's bus)
+    /// from now on; a store opened alone announces on a bus of its own.
+    pub(crate) fn publishing_to(mut self, events: EventBus) -> Self {
+        self.events = events;
+        self
     }
 
     /// Tries the keyring again while it is unavailable: once it answers, every
@@ -274,10 +285,12 @@ impl TokenStore {
                     }
                 }
                 state.keyring = KeyringStatus::Available;
+                drop(guard);
                 tracing::info!(
                     tokens = hashes.len(),
                     "the OS keyring is available again; tokens are accepted"
                 );
+                self.events.publish(AppEvent::TokensChanged);
                 true
             }
             Err(e) => {
@@ -405,6 +418,7 @@ impl TokenStore {
             scopes = ?Vec::from(info.record.scopes), expires_at = ?info.record.expires_at,
             "token created"
         );
+        self.events.publish(AppEvent::TokensChanged);
         Ok(CreatedToken { info, secret })
     }
 
@@ -425,6 +439,8 @@ impl TokenStore {
             token.info(now, &state.keyring)
         };
         tracing::info!(token_id = %id, token_name = %info.record.name, "token revoked");
+        // Refused from now on, whether or not the file can be written.
+        self.events.publish(AppEvent::TokensChanged);
         self.persist(None)?;
         if let Err(e) = self.secrets.delete(id) {
             tracing::warn!(token_id = %id, error = %e,
@@ -444,6 +460,19 @@ impl TokenStore {
             .collect();
         infos.sort_by_key(|info| (info.record.created_at, info.record.id));
         infos
+    }
+
+    /// How long until the next live token expires, if one ever will.
+    pub(super) fn until_next_expiry(&self) -> Option<std::time::Duration> {
+        let now = self.clock.now();
+        self.read()
+            .tokens
+            .values()
+            .filter(|token| token.record.revoked_at.is_none())
+            .filter_map(|token| token.record.expires_at)
+            .filter(|at| *at > now)
+            .min()
+            .map(|at| (at - now).to_std().unwrap_or_default())
     }
 
     /// Whether tokens could be loaded from the keyring, and if not, why.

@@ -348,3 +348,26 @@ async fn the_background_writer_batches_last_used_times() {
         .expect("writer stops once the store is gone")
         .unwrap();
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_token_reaching_its_expiry_is_announced_then() {
+    use crate::events::{AppEvent, Delivery, EventBus};
+    let fx = Fixture::new();
+    let bus = EventBus::default();
+    let store = Arc::new(fx.open().publishing_to(bus.clone()));
+    let mut events = bus.subscribe();
+    let announcer = spawn_expiry_announcer(&store);
+    let started = tokio::time::Instant::now();
+
+    store
+        .create(new_token("month", &[Scope::EventsRead], Expiry::Days30))
+        .unwrap();
+    let tokens_changed = Some(Delivery::Event(AppEvent::TokensChanged));
+    assert_eq!(events.recv().await, tokens_changed, "the create");
+    // Paused time runs ahead to the next timer: the expiry.
+    assert_eq!(events.recv().await, tokens_changed, "the expiry");
+    assert!(started.elapsed() >= Duration::days(30).to_std().unwrap());
+    fx.clock.advance(Duration::days(30));
+    assert_eq!(store.list()[0].status, TokenStatus::Expired);
+    announcer.abort();
+}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use almanac_core::api::{CalendarPlugin, DeclineAll, HeadlessUi};
 use almanac_core::calendar::Calendar;
 use almanac_core::rest::{self, Listening, RestState};
+use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, SettingsStore};
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenStore};
 use almanac_testkit::{ManualClock, captured_logs, logs_text, paths_in, real_keyring};
@@ -93,10 +94,13 @@ async fn an_expired_token_is_403() {
     let paths = paths_in(dir.path());
     let settings = Arc::new(SettingsStore::open(&paths.settings_file()).unwrap());
     settings
-        .replace(Settings {
-            vault_path: dir.path().join("vault"),
-            ..Settings::default()
-        })
+        .replace(
+            Actor::User,
+            Settings {
+                vault_path: dir.path().join("vault"),
+                ..Settings::default()
+            },
+        )
         .unwrap();
     let calendar = Calendar::open(&settings.get(), &paths);
     let clock = ManualClock::new();

@@ -4,6 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use almanac_core::rest::{RestServer, ServerState};
+use almanac_core::settings::class::Actor;
 use almanac_core::tokens::Scope;
 use almanac_testkit::free_port;
 use reqwest::StatusCode;
@@ -56,7 +57,10 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     // On.
     let first = free_port();
     settings
-        .update(&json!({"restServerEnabled": true, "localServerPort": first}))
+        .update(
+            Actor::User,
+            &json!({"restServerEnabled": true, "localServerPort": first}),
+        )
         .unwrap();
     let addr = listening_on(&mut state, first).await;
     assert_eq!(addr.ip(), IpAddr::V4(Ipv4Addr::LOCALHOST));
@@ -89,7 +93,7 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     // A new port.
     let second = free_port();
     settings
-        .update(&json!({"localServerPort": second}))
+        .update(Actor::User, &json!({"localServerPort": second}))
         .unwrap();
     listening_on(&mut state, second).await;
     assert!(refused(first).await, "the old port still accepts");
@@ -111,7 +115,7 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
 
     // Off.
     settings
-        .update(&json!({"restServerEnabled": false}))
+        .update(Actor::User, &json!({"restServerEnabled": false}))
         .unwrap();
     state
         .wait_for(|s| *s == ServerState::Disabled)
@@ -123,7 +127,10 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     let blocker = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let busy = blocker.local_addr().unwrap().port();
     settings
-        .update(&json!({"restServerEnabled": true, "localServerPort": busy}))
+        .update(
+            Actor::User,
+            &json!({"restServerEnabled": true, "localServerPort": busy}),
+        )
         .unwrap();
     let failed = state
         .wait_for(|s| matches!(s, ServerState::Failed(_)))
@@ -136,7 +143,7 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     assert!(reason.contains(&busy.to_string()), "{reason}");
     let fourth = free_port();
     settings
-        .update(&json!({"localServerPort": fourth}))
+        .update(Actor::User, &json!({"localServerPort": fourth}))
         .unwrap();
     listening_on(&mut state, fourth).await;
     assert_eq!(events(fourth).await.unwrap(), StatusCode::OK);
@@ -154,11 +161,14 @@ async fn a_restart_on_the_same_port_finds_it_free() {
     let port = free_port();
     for _ in 0..5 {
         settings
-            .update(&json!({"restServerEnabled": true, "localServerPort": port}))
+            .update(
+                Actor::User,
+                &json!({"restServerEnabled": true, "localServerPort": port}),
+            )
             .unwrap();
         listening_on(&mut state, port).await;
         settings
-            .update(&json!({"restServerEnabled": false}))
+            .update(Actor::User, &json!({"restServerEnabled": false}))
             .unwrap();
         state
             .wait_for(|s| *s == ServerState::Disabled)
@@ -167,7 +177,7 @@ async fn a_restart_on_the_same_port_finds_it_free() {
     }
     // Dropping the handle stops the server too.
     settings
-        .update(&json!({"restServerEnabled": true}))
+        .update(Actor::User, &json!({"restServerEnabled": true}))
         .unwrap();
     listening_on(&mut state, port).await;
     drop(server);
