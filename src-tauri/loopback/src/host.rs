@@ -16,33 +16,19 @@ use axum::http::{HeaderMap, Uri, header};
 pub enum Misdirected {
     #[error("the Host header is missing")]
     MissingHost,
-    /// The `Host` header, as sent (lossily decoded).
+    /// The `Host` header, as sent (see [`shown_host`]).
     #[error("Host {0:?} does not name this loopback server")]
     Host(String),
-    /// The authority of an absolute-form request target; `host` is the
-    /// `Host` header, which named this server.
-    #[error("the request target's authority {target:?} does not name this loopback server")]
-    Target { target: String, host: String },
-}
-
-impl Misdirected {
-    /// The `Host` header as sent; empty when there was none.
-    pub fn host(&self) -> &str {
-        match self {
-            Misdirected::MissingHost => "",
-            Misdirected::Host(host) | Misdirected::Target { host, .. } => host,
-        }
-    }
+    /// The authority of an absolute-form request target.
+    #[error("the request target's authority {0:?} does not name this loopback server")]
+    Target(String),
 }
 
 /// Checks the `Host` header, then the request target's authority if it has
 /// one (origin-form targets, `/path`, have none and pass).
 pub fn check(headers: &HeaderMap, uri: &Uri, port: u16) -> Result<(), Misdirected> {
     check_host(headers, port)?;
-    check_target(uri, port).map_err(|target| Misdirected::Target {
-        target,
-        host: shown_host(headers),
-    })
+    check_target(uri, port)
 }
 
 /// Checks the `Host` header alone.
@@ -60,18 +46,19 @@ pub fn check_host(headers: &HeaderMap, port: u16) -> Result<(), Misdirected> {
     }
 }
 
-/// Checks the authority of an absolute-form request target, if any; `Err`
-/// holds that authority.
-pub fn check_target(uri: &Uri, port: u16) -> Result<(), String> {
+/// Checks the authority of an absolute-form request target, if any.
+pub fn check_target(uri: &Uri, port: u16) -> Result<(), Misdirected> {
     match uri.authority() {
         Some(authority) if !is_own_authority(authority.as_str(), port) => {
-            Err(authority.as_str().to_owned())
+            Err(Misdirected::Target(authority.as_str().to_owned()))
         }
         _ => Ok(()),
     }
 }
 
-fn shown_host(headers: &HeaderMap) -> String {
+/// The `Host` header as sent (lossily decoded), to show in a refusal; empty
+/// when there is none.
+pub fn shown_host(headers: &HeaderMap) -> String {
     headers
         .get(header::HOST)
         .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
@@ -141,7 +128,8 @@ mod tests {
         );
         let refused = check(&host("evil.example:80"), &origin_form, 80).unwrap_err();
         assert_eq!(refused, Misdirected::Host("evil.example:80".into()));
-        assert_eq!(refused.host(), "evil.example:80");
+        assert_eq!(shown_host(&host("evil.example:80")), "evil.example:80");
+        assert_eq!(shown_host(&HeaderMap::new()), "");
         assert_eq!(check(&host("localhost:80"), &origin_form, 80), Ok(()));
     }
 
@@ -151,15 +139,10 @@ mod tests {
         let absolute = Uri::from_static("http://localhost:45677/status");
         assert_eq!(check(&ours, &absolute, 45677), Ok(()));
         let foreign = Uri::from_static("http://evil.example:45677/status");
-        let refused = check(&ours, &foreign, 45677).unwrap_err();
         assert_eq!(
-            refused,
-            Misdirected::Target {
-                target: "evil.example:45677".into(),
-                host: "127.0.0.1:45677".into()
-            }
+            check(&ours, &foreign, 45677),
+            Err(Misdirected::Target("evil.example:45677".into()))
         );
-        assert_eq!(refused.host(), "127.0.0.1:45677");
         // The Host header is checked first, whatever the target says.
         assert!(matches!(
             check(&host("evil.example:45677"), &absolute, 45677),

@@ -181,7 +181,11 @@ mod tests {
         let first = Bound::bind(0).await.unwrap();
         let error = Bound::bind(first.addr().port()).await.unwrap_err();
         assert_eq!(error.addr, first.addr());
-        assert!(error.to_string().starts_with(&format!("cannot listen on {}", first.addr())));
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot listen on {}", first.addr()))
+        );
     }
 
     #[tokio::test]

@@ -146,28 +146,22 @@ impl Success {
 }
 
 /// Runs a blocking API call (a write: files and fsync) off the async workers.
+/// A panic there escapes `CatchPanicLayer`; it is logged and answered as
+/// the JSON `500` here.
 async fn blocking<T, F>(call: F) -> Result<T, RestError>
 where
     F: FnOnce() -> Result<T, crate::api::ApiError> + Send + 'static,
     T: Send + 'static,
 {
-    match tokio::task::spawn_blocking(call).await {
+    match almanac_loopback::blocking(call).await {
         Ok(outcome) => outcome.map_err(RestError::from),
-        Err(join_error) => {
-            // A panic on the blocking pool escapes `CatchPanicLayer`.
-            tracing::error!(error = %join_error, "blocking REST call failed");
-            Err(RestError::Internal)
-        }
+        Err(_logged) => Err(RestError::Internal),
     }
 }
 
 /// A panic is a bug: log it, answer the JSON `500`.
 fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
-    let what = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("non-string panic payload");
+    let what = almanac_loopback::blocking::panic_message(panic.as_ref());
     tracing::error!(panic = what, "REST handler panicked");
     axum::response::IntoResponse::into_response(RestError::Internal)
 }

@@ -1,5 +1,6 @@
 //! The HTTP routes of spec B, one module per concern, behind the browser
-//! guard. Unknown paths answer 404 and wrong methods 405, both as JSON.
+//! guard. Unknown paths answer 404 and wrong methods 405, both as JSON; a
+//! panic (a bug) is logged and answered as the JSON 500 `internal_error`.
 
 mod doctor;
 mod read;
@@ -15,7 +16,9 @@ use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{Method, StatusCode, Uri};
 use axum::middleware::from_fn_with_state;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::engine::{Engine, Settled};
 use crate::error::ApiError;
@@ -88,7 +91,16 @@ pub(crate) fn router(state: Arc<AppState>, addr: SocketAddr) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
+        // Inside the guard, so the 500 of a panic carries CORS headers too.
+        .layer(CatchPanicLayer::custom(panic_response))
         .layer(from_fn_with_state(guard, guard::guard))
+}
+
+/// A panic is a bug: log it, answer the JSON `500` (without its details).
+fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let what = almanac_loopback::blocking::panic_message(panic.as_ref());
+    tracing::error!(panic = what, "reminder daemon handler panicked");
+    ApiError::Internal.into_response()
 }
 
 async fn not_found(uri: Uri) -> ApiError {
@@ -114,4 +126,21 @@ fn body(
             ApiError::BadBody(rejection.body_text())
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::to_bytes;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_becomes_the_json_500() {
+        let response = panic_response(Box::new("boom"));
+        assert_eq!(response.status(), 500);
+        let body = to_bytes(response.into_body(), 1024).await.unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["error"], "internal_error");
+        assert!(!body["message"].as_str().unwrap().contains("boom"));
+    }
 }
