@@ -4,8 +4,8 @@
 //! is logged and handed back as [`Panicked`]. A server answers it with its
 //! JSON `500` and keeps serving; it never takes the server down. Code with
 //! no error path of its own may [`Panicked::resume`] the panic on the
-//! request's task, where the server's catch-panic layer answers the same
-//! `500`.
+//! request's task, where the server's [`crate::PanicAnswer`] layer answers
+//! the same `500`.
 
 use std::any::Any;
 

@@ -7,8 +7,9 @@
 //! - [`listener`] — bind `127.0.0.1:port`, serve a router until stopped; stop
 //!   either as soon as the port is free (to rebind it) or after the requests
 //!   in flight are done (to close a store behind them).
-//! - [`blocking`] — run blocking work off the async workers; a panic in it is
-//!   logged and handed back as [`Panicked`], never lost, never fatal.
+//! - [`blocking`], [`panics`] — run blocking work off the async workers, and
+//!   catch panics in handlers: a panic is logged and answered with the
+//!   server's own JSON `500`; it never takes a server down.
 //! - [`signal`] — the SIGINT/SIGTERM shutdown signal of the app and of the
 //!   standalone daemon.
 //! - [`defaults`] — the reminder daemon's defaults, which Almanac's settings
@@ -27,8 +28,10 @@ pub mod blocking;
 pub mod defaults;
 pub mod host;
 pub mod listener;
+pub mod panics;
 pub mod signal;
 
 pub use blocking::{Panicked, blocking};
 pub use listener::{BindError, Bound, Listening};
+pub use panics::PanicAnswer;
 pub use signal::shutdown_signal;
