@@ -157,23 +157,60 @@ impl axum::serve::Listener for TrackedListener {
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use axum::routing::get;
-    use tokio::sync::{Notify, mpsc};
+    use tokio::sync::Notify;
+    use tokio::task::JoinHandle;
 
     use super::*;
 
-    /// A router whose `/slow` reports when it is entered and answers once
-    /// `release` is notified.
-    fn slow_router(entered: mpsc::Sender<()>, release: Arc<Notify>) -> Router {
-        Router::new().route(
-            "/slow",
-            get(move || async move {
-                entered.send(()).await.unwrap();
-                release.notified().await;
-                "done"
-            }),
-        )
+    /// A request in flight: its handler has started, and answers once
+    /// `release` is notified, then sets `finished`.
+    struct InFlight {
+        release: Arc<Notify>,
+        finished: Arc<AtomicBool>,
+        request: JoinHandle<reqwest::Result<reqwest::Response>>,
+    }
+
+    impl InFlight {
+        /// A server with one request in flight.
+        async fn start() -> (Listening, Self) {
+            let entered = Arc::new(Notify::new());
+            let release = Arc::new(Notify::new());
+            let finished = Arc::new(AtomicBool::new(false));
+            let handler = {
+                let (entered, release, finished) =
+                    (entered.clone(), release.clone(), finished.clone());
+                move || async move {
+                    entered.notify_one();
+                    release.notified().await;
+                    finished.store(true, Ordering::SeqCst);
+                    "done"
+                }
+            };
+            let server = Listening::bind(0, |_| Router::new().route("/slow", get(handler)))
+                .await
+                .unwrap();
+            let url = format!("http://{}/slow", server.local_addr());
+            let request = tokio::spawn(reqwest::get(url));
+            entered.notified().await;
+            let in_flight = Self {
+                release,
+                finished,
+                request,
+            };
+            (server, in_flight)
+        }
+
+        fn finished(&self) -> bool {
+            self.finished.load(Ordering::SeqCst)
+        }
+
+        /// The answer, which must arrive whole.
+        async fn answer(self) -> String {
+            self.request.await.unwrap().unwrap().text().await.unwrap()
+        }
     }
 
     #[tokio::test]
@@ -209,39 +246,35 @@ mod tests {
 
     #[tokio::test]
     async fn shutdown_frees_the_port_while_requests_still_run() {
-        let (entered_tx, mut entered) = mpsc::channel(1);
-        let release = Arc::new(Notify::new());
-        let bound = Bound::bind(0).await.unwrap();
-        let addr = bound.addr();
-        let server = bound.serve(slow_router(entered_tx, release.clone()));
-        let request = tokio::spawn(reqwest::get(format!("http://{addr}/slow")));
-        entered.recv().await.unwrap();
-
+        let (server, in_flight) = InFlight::start().await;
+        let addr = server.local_addr();
         server.shutdown().await;
-        // The port can be bound again at once (a rebind on the same port)...
+        // The port can be bound again at once (a rebind on the same port),
+        // though the request has not been answered yet...
         let again = Bound::bind(addr.port()).await.unwrap();
-        // ...and the request in flight still gets its answer.
-        release.notify_one();
-        let response = request.await.unwrap().unwrap();
-        assert_eq!(response.text().await.unwrap(), "done");
+        assert!(!in_flight.finished());
+        // ...and it still gets its answer.
+        in_flight.release.notify_one();
+        assert_eq!(in_flight.answer().await, "done");
         drop(again);
     }
 
     #[tokio::test]
-    async fn drain_lets_requests_in_flight_finish() {
-        let (entered_tx, mut entered) = mpsc::channel(1);
-        let release = Arc::new(Notify::new());
-        let bound = Bound::bind(0).await.unwrap();
-        let addr = bound.addr();
-        let server = bound.serve(slow_router(entered_tx, release.clone()));
-        let request = tokio::spawn(reqwest::get(format!("http://{addr}/slow")));
-        entered.recv().await.unwrap();
-
+    async fn drain_returns_once_requests_in_flight_are_done() {
+        let (server, in_flight) = InFlight::start().await;
+        let addr = server.local_addr();
         let drained = tokio::spawn(server.drain());
-        release.notify_one();
+        // Give the drain every chance to return early: on this one thread,
+        // each yield runs the server's and the drain's tasks as far as they
+        // can go. With the handler still waiting, the drain must not end.
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        assert!(!drained.is_finished());
+        in_flight.release.notify_one();
         drained.await.unwrap();
-        let response = request.await.unwrap().unwrap();
-        assert_eq!(response.text().await.unwrap(), "done");
+        assert!(in_flight.finished());
+        assert_eq!(in_flight.answer().await, "done");
         // New connections are refused once drained.
         assert!(reqwest::get(format!("http://{addr}/slow")).await.is_err());
     }
