@@ -122,13 +122,10 @@ fn parse_scopes(list: &str) -> Result<ScopeSet, String> {
         .map(str::trim)
         .filter(|name| !name.is_empty())
         .map(|name| {
-            Scope::ALL
-                .into_iter()
-                .find(|scope| scope.as_str() == name)
-                .ok_or_else(|| {
-                    let known: Vec<_> = Scope::ALL.iter().map(|s| s.as_str()).collect();
-                    format!("--scopes: unknown scope `{name}` ({})", known.join(", "))
-                })
+            name.parse::<Scope>().map_err(|unknown| {
+                let known: Vec<_> = Scope::ALL.iter().map(|s| s.as_str()).collect();
+                format!("--scopes: {unknown} ({})", known.join(", "))
+            })
         })
         .collect()
 }

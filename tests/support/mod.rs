@@ -11,13 +11,9 @@
 pub mod instance;
 pub mod webdriver;
 
-use std::future::Future;
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Generous upper bound for anything the app does in response to a test:
-/// CI machines are slow and shared, and a hang must still end the test.
-pub const PATIENCE: Duration = Duration::from_secs(60);
+pub use almanac_testkit::{PATIENCE, eventually, free_port, port_open};
 
 /// Now, in whole Unix seconds (the reminder daemon's unit).
 pub fn epoch_now() -> i64 {
@@ -25,37 +21,6 @@ pub fn epoch_now() -> i64 {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs() as i64
-}
-
-/// A loopback port nobody listens on right now.
-pub fn free_port() -> u16 {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .expect("a free loopback port")
-        .port()
-}
-
-/// Whether something accepts connections on `127.0.0.1:port`.
-pub fn port_open(port: u16) -> bool {
-    TcpStream::connect_timeout(&(Ipv4Addr::LOCALHOST, port).into(), Duration::from_secs(2)).is_ok()
-}
-
-/// Re-evaluates `probe` until it yields `Some`, or panics after [`PATIENCE`]
-/// naming `what`. For states the app exposes no event for (a port opening, a
-/// D-Bus item appearing); the interval is short so the wait ends promptly.
-pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(value) = probe().await {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// Panics unless the test runs inside `scripts/session.sh`.

@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use almanac_core::calendar::{Calendar, EventQuery};
-use almanac_core::paths::Paths;
 use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 
 fn vm_hwm_kib() -> u64 {
@@ -126,7 +125,7 @@ fn main() {
     );
 
     let data = tempfile::tempdir().unwrap();
-    let paths = Paths::new(data.path().join("config"), data.path().join("data"));
+    let paths = almanac_testkit::paths_in(data.path());
     let started = Instant::now();
     let calendar = Calendar::open(&settings(&dir), &paths);
     let index = started.elapsed();

@@ -13,12 +13,10 @@
 use std::io::Read;
 use std::sync::Arc;
 
-use almanac_core::api::{DeclineAll, HeadlessUi};
-use almanac_core::app::Core;
-use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
-use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
+use almanac_core::settings::{CalendarSource, SourceKind};
 use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope, ScopeSet};
+use almanac_testkit::InstanceBuilder;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,32 +31,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if scopes.is_empty() {
         scopes = [Scope::EventsRead].into_iter().collect();
     }
-    let home = tempfile::tempdir()?;
-    let paths = Paths::new(home.path().join("config"), home.path().join("data"));
-    let mut settings = Settings {
-        vault_path: vault.into(),
-        display_timezone: "UTC".into(),
-        rest_server_enabled: true,
-        local_server_port: port,
-        ..Settings::default()
-    };
-    settings.calendar_sources.push(CalendarSource {
-        id: "journal".into(),
-        name: "Journal".into(),
-        color: "#888888".into(),
-        kind: SourceKind::Dailynote {
-            directory: "journal".into(),
-            heading: "Events".into(),
-        },
-    });
-    SettingsStore::open(&paths.settings_file())?.replace(settings)?;
-    let core = Core::open(
-        paths,
-        Arc::new(KeyringSecretStore::new()),
-        Arc::new(HeadlessUi),
-        Arc::new(DeclineAll),
-    )
-    .await?;
+    // Kept until the end: the instance's config and data live in its temp dir.
+    let core = InstanceBuilder::new()
+        .vault(vault)
+        .settings(|settings| {
+            settings.rest_server_enabled = true;
+            settings.local_server_port = port;
+            settings.calendar_sources.push(CalendarSource {
+                id: "journal".into(),
+                name: "Journal".into(),
+                color: "#888888".into(),
+                kind: SourceKind::Dailynote {
+                    directory: "journal".into(),
+                    heading: "Events".into(),
+                },
+            });
+        })
+        .secrets(Arc::new(KeyringSecretStore::new()))
+        .try_open()
+        .await?;
     let tokens = core.tokens.clone();
     let secret = tokio::task::spawn_blocking(move || {
         tokens.create(NewToken {

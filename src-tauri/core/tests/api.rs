@@ -2,57 +2,18 @@
 //! engine, and tokens in the real OS keyring. Run with
 //! `scripts/session.sh cargo test -p almanac-core`.
 
-mod token_support;
-
 use std::sync::{Arc, Mutex};
 
 use almanac_core::api::{
     AccessRequest, ApiError, AuthorizedApi, CalendarPlugin, Consent, ConsentPrompt, DeclineAll,
     EventFilter, EventOptions, HeadlessUi, MAX_REQUESTS_PER_MINUTE, PLUGIN_ID, UiController,
-    UiUnavailable,
 };
 use almanac_core::app::Core;
 use almanac_core::calendar::{Event, EventFields, EventQuery, VaultStatus};
-use almanac_core::paths::Paths;
-use almanac_core::settings::{Settings, SettingsStore};
+use almanac_core::settings::Settings;
 use almanac_core::tokens::{Expiry, NewToken, Scope, ScopeSet, Secret, TokenStatus};
-use almanac_core::view::CalendarView;
+use almanac_testkit::{InstanceBuilder, RecordingUi, TestInstance};
 use serde_json::json;
-use token_support::real_keyring;
-
-/// Records what the API asked of the UI.
-#[derive(Default)]
-struct RecordingUi {
-    calls: Mutex<Vec<String>>,
-}
-
-impl RecordingUi {
-    fn calls(&self) -> Vec<String> {
-        self.calls.lock().unwrap().clone()
-    }
-    fn record(&self, call: String) -> Result<(), UiUnavailable> {
-        self.calls.lock().unwrap().push(call);
-        Ok(())
-    }
-}
-
-impl UiController for RecordingUi {
-    fn open_calendar(&self) -> Result<(), UiUnavailable> {
-        self.record("open_calendar".into())
-    }
-    fn open_sidebar(&self) -> Result<(), UiUnavailable> {
-        self.record("open_sidebar".into())
-    }
-    fn change_view(&self, view: CalendarView) -> Result<(), UiUnavailable> {
-        self.record(format!("change_view {view}"))
-    }
-    fn announce(&self, message: &str) {
-        self.calls
-            .lock()
-            .unwrap()
-            .push(format!("announce {message}"));
-    }
-}
 
 /// Answers access requests as told, remembering what was asked.
 struct ScriptedConsent {
@@ -81,20 +42,12 @@ impl Instance {
     /// A fresh instance whose vault is inside a temp dir (settings written
     /// before the core starts, as a user's earlier run would have).
     async fn open_with(consent: Arc<dyn ConsentPrompt>) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
-        SettingsStore::open(&paths.settings_file())
-            .unwrap()
-            .replace(Settings {
-                vault_path: dir.path().join("vault"),
-                display_timezone: "UTC".into(),
-                ..Settings::default()
-            })
-            .unwrap();
-        let ui = Arc::new(RecordingUi::default());
-        let core = Core::open(paths, real_keyring(), ui.clone(), consent)
-            .await
-            .unwrap();
+        let ui = Arc::new(RecordingUi::with_announcements());
+        let TestInstance { dir, core } = InstanceBuilder::new()
+            .ui(ui.clone())
+            .consent(consent)
+            .open()
+            .await;
         Self {
             _dir: dir,
             core,
@@ -458,20 +411,7 @@ async fn ui_operations_validate_views_and_report_a_missing_ui() {
     assert_eq!(instance.ui.calls(), ["change_view listWeek"]);
 
     assert!(HeadlessUi.open_calendar().is_err());
-    let dir = tempfile::tempdir().unwrap();
-    let paths = Paths::new(dir.path().join("c"), dir.path().join("d"));
-    SettingsStore::open(&paths.settings_file())
-        .unwrap()
-        .update(&json!({"vaultPath": dir.path().join("vault")}))
-        .unwrap();
-    let headless = Core::open(
-        paths,
-        real_keyring(),
-        Arc::new(HeadlessUi),
-        Arc::new(DeclineAll),
-    )
-    .await
-    .unwrap();
+    let headless = InstanceBuilder::new().open().await;
     let secret = headless
         .tokens
         .create(NewToken {
@@ -570,7 +510,7 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
         matches!(refused, ApiError::VaultUnavailable(_)),
         "{refused:?}"
     );
-    assert_eq!(refused.status(), 503);
+    assert_eq!(almanac_core::rest::RestError::from(refused).status(), 503);
     settings.update(&json!({"vaultPath": good})).unwrap();
     instance.core.calendar.catch_up(settings);
     assert_eq!(api.get_vault_status().unwrap(), VaultStatus::Available);

@@ -462,3 +462,63 @@ fn results_are_sorted_by_start() {
         ["C", "A", "B"]
     );
 }
+
+#[test]
+fn checked_queries_refuse_past_the_ceiling_and_never_cut_short() {
+    use almanac_core::calendar::CalendarError;
+    use almanac_core::calendar::query::{MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS};
+    let (_v, cal) = vault_with(&[
+        (
+            "daily.md",
+            "---\ntitle: Daily\ntype: rrule\nrrule: FREQ=DAILY\nstartDate: 2000-01-01\nallDay: true\n---\n",
+        ),
+        // A COUNT series cannot jump ahead: reaching 2900 means walking
+        // 330,000 instances from 1990.
+        (
+            "counted.md",
+            "---\ntitle: Counted\ntype: rrule\nrrule: FREQ=DAILY;COUNT=1000000\nstartDate: 1990-01-01\nallDay: true\n---\n",
+        ),
+    ]);
+    let too_many = |q: &EventQuery| match cal.query_checked(q) {
+        Err(CalendarError::QueryTooLarge(message)) => message,
+        other => panic!("expected a refusal, got {:?}", other.map(|e| e.len())),
+    };
+    // 28 years of the daily series alone: more events than an answer holds.
+    let daily = EventQuery {
+        text: Some("daily".into()),
+        ..range("2000-01-01T00:00:00Z", "2027-12-31T23:59:59Z")
+    };
+    let message = too_many(&daily);
+    assert!(
+        message.contains(&format!("more than {MAX_EVENTS_PER_ANSWER} events")),
+        "{message}"
+    );
+    // One event fewer than the limit away is answered whole.
+    let fits = EventQuery {
+        text: Some("daily".into()),
+        ..range_ms(
+            ms("2000-01-01T00:00:00Z"),
+            ms("2000-01-01T00:00:00Z") + (MAX_EVENTS_PER_ANSWER as i64) * 86_400_000 - 1,
+        )
+    };
+    assert_eq!(
+        cal.query_checked(&fits).unwrap().len(),
+        MAX_EVENTS_PER_ANSWER
+    );
+    // A week in 2900 holds few events but costs too many steps to reach.
+    let far = EventQuery {
+        text: Some("counted".into()),
+        ..range("2900-01-01T00:00:00Z", "2900-01-07T23:59:59Z")
+    };
+    let message = too_many(&far);
+    assert!(
+        message.contains(&format!("more than {MAX_EXPANSION_STEPS} steps")),
+        "{message}"
+    );
+    // The daily series jumps ahead: the same week costs a few steps.
+    let jump = EventQuery {
+        text: Some("daily".into()),
+        ..range("2900-01-01T00:00:00Z", "2900-01-07T23:59:59Z")
+    };
+    assert_eq!(cal.query_checked(&jump).unwrap().len(), 7);
+}

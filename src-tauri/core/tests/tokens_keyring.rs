@@ -2,18 +2,16 @@
 //! `scripts/session.sh cargo test -p almanac-core`; without a Secret Service
 //! these tests fail, they do not skip.
 
-mod token_support;
-
 use std::sync::Arc;
 
 use almanac_core::clock::{Clock, SystemClock};
 use almanac_core::tokens::{
     Expiry, KeyringStatus, NewToken, Scope, TokenCheck, TokenStatus, TokenStore,
 };
-use chrono::Duration;
-use token_support::{
+use almanac_testkit::{
     ManualClock, captured_logs, files_containing, keyring_lookup, logs_text, real_keyring,
 };
+use chrono::Duration;
 
 fn open(dir: &std::path::Path, clock: Arc<dyn Clock>) -> TokenStore {
     TokenStore::open(dir.join("tokens.json"), real_keyring(), clock).unwrap()

@@ -5,14 +5,11 @@
 
 use std::sync::Arc;
 
-use almanac_core::api::{DeclineAll, HeadlessUi};
-use almanac_core::app::Core;
 use almanac_core::clock::SystemClock;
-use almanac_core::paths::Paths;
-use almanac_core::settings::SettingsStore;
 use almanac_core::tokens::{
     Expiry, KeyringSecretStore, KeyringStatus, NewToken, Scope, TokenCheck, TokenError, TokenStore,
 };
+use almanac_testkit::InstanceBuilder;
 
 #[tokio::test]
 async fn an_unreachable_keyring_is_a_clear_state_not_a_crash() {
@@ -60,19 +57,11 @@ async fn an_unreachable_keyring_is_a_clear_state_not_a_crash() {
     assert_eq!(store.list().len(), 1, "metadata is still listed");
 
     // A whole instance starts all the same, and its API refuses every token.
-    let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
-    SettingsStore::open(&paths.settings_file())
-        .unwrap()
-        .update(&serde_json::json!({"vaultPath": dir.path().join("vault")}))
-        .unwrap();
-    let core = Core::open(
-        paths,
-        Arc::new(KeyringSecretStore::new()),
-        Arc::new(HeadlessUi),
-        Arc::new(DeclineAll),
-    )
-    .await
-    .expect("the app starts without a keyring");
+    let core = InstanceBuilder::new()
+        .secrets(Arc::new(KeyringSecretStore::new()))
+        .try_open()
+        .await
+        .expect("the app starts without a keyring");
     assert!(core.plugin().with_token("ofc_pat_anything").is_none());
     assert!(matches!(
         core.tokens.keyring_status(),

@@ -7,18 +7,11 @@ use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::time::Duration;
 
 use almanac_reminders::{DaemonConfig, ReconfigureError, UpdateConfig};
+use almanac_testkit::free_port;
 use axum::Router;
 use axum::routing::get;
 use common::{TIMEOUT, TestDaemon, config, now_epoch, reminder};
 use serde_json::{Value, json};
-
-fn free_port() -> u16 {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// Waits until nothing accepts connections on `addr` any more.
 async fn closed(addr: SocketAddr) {

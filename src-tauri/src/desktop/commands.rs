@@ -79,14 +79,23 @@ pub fn rest_status(services: State<'_, Arc<Services>>) -> RestView {
 // ---- calendar -------------------------------------------------------------
 
 /// The cached events overlapping `[start, end]` (epoch milliseconds), series
-/// expanded: what a calendar view shows.
+/// expanded: what a calendar view shows. Bounded like every client query; the
+/// window shows a refusal's message.
 #[tauri::command]
-pub fn calendar_events(services: State<'_, Arc<Services>>, start: i64, end: i64) -> Vec<Event> {
-    services.core.calendar.query(&EventQuery {
-        start_millis: Some(start),
-        end_millis: Some(end),
-        ..EventQuery::default()
-    })
+pub fn calendar_events(
+    services: State<'_, Arc<Services>>,
+    start: i64,
+    end: i64,
+) -> CommandResult<Vec<Event>> {
+    services
+        .core
+        .calendar
+        .query_checked(&EventQuery {
+            start_millis: Some(start),
+            end_millis: Some(end),
+            ..EventQuery::default()
+        })
+        .map_err(message)
 }
 
 #[tauri::command]

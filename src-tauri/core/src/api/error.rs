@@ -1,6 +1,6 @@
-//! The in-process API's one error type. Each variant maps to one REST status
-//! ([`ApiError::status`]) and a short identifier for the error body's `error`
-//! field ([`ApiError::code`]), so the REST layer never re-decides them.
+//! The in-process API's one error type. Each variant's comment names the
+//! REST status it becomes; `rest::error` holds that mapping and the error
+//! body's `error` field (the status's reason phrase).
 
 use crate::calendar::CalendarError;
 use crate::settings::SettingsError;
@@ -26,6 +26,10 @@ pub enum ApiError {
     /// A field of the request is missing, malformed or inconsistent. → 400
     #[error("invalid `{field}`: {reason}")]
     BadRequest { field: String, reason: String },
+    /// The query would cost more than its ceiling; the message names the
+    /// limit. → 400
+    #[error("{0}")]
+    QueryTooLarge(String),
     /// The event belongs to a read-only calendar. → 400
     #[error("calendar `{0}` is read-only")]
     ReadOnly(String),
@@ -50,34 +54,6 @@ impl ApiError {
             reason: reason.into(),
         }
     }
-
-    /// The short identifier for the REST error body's `error` field.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::MissingScope(_) => "missing_scope",
-            Self::SettingRefused(_) => "setting_refused",
-            Self::TokenNoLongerValid(_) => "invalid_token",
-            Self::NotFound(_) => "not_found",
-            Self::BadRequest { .. } => "bad_request",
-            Self::ReadOnly(_) => "read_only",
-            Self::Conflict(_) => "conflict",
-            Self::UiUnavailable(_) => "ui_unavailable",
-            Self::VaultUnavailable(_) => "vault_unavailable",
-            Self::Internal(_) => "internal_error",
-        }
-    }
-
-    /// The HTTP status the REST server answers with.
-    pub fn status(&self) -> u16 {
-        match self {
-            Self::MissingScope(_) | Self::SettingRefused(_) | Self::TokenNoLongerValid(_) => 403,
-            Self::NotFound(_) => 404,
-            Self::BadRequest { .. } | Self::ReadOnly(_) => 400,
-            Self::Conflict(_) => 409,
-            Self::UiUnavailable(_) | Self::VaultUnavailable(_) => 503,
-            Self::Internal(_) => 500,
-        }
-    }
 }
 
 impl From<CalendarError> for ApiError {
@@ -87,6 +63,7 @@ impl From<CalendarError> for ApiError {
             CalendarError::ReadOnly(calendar) => Self::ReadOnly(calendar),
             CalendarError::InvalidInput { field, reason } => Self::BadRequest { field, reason },
             CalendarError::Conflict(message) => Self::Conflict(message),
+            CalendarError::QueryTooLarge(message) => Self::QueryTooLarge(message),
             CalendarError::PathEscape(_) => Self::bad_request("id", error.to_string()),
             CalendarError::VaultUnavailable(_) => Self::VaultUnavailable(error.to_string()),
             CalendarError::Io { .. } => Self::Internal(error.to_string()),

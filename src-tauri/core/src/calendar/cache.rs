@@ -6,11 +6,14 @@
 //! the cache the same way.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono_tz::Tz;
 
+use super::budget::{Allowance, Exhausted};
 use super::event::Event;
+use super::memo::YearMemo;
 use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
 use super::recurrence::{Occurrence, Timing, Window};
 use super::sources::{ParsedNote, SourceConfig};
@@ -134,6 +137,27 @@ pub struct Cache {
     invalid: HashMap<(String, String), Vec<SkippedNote>>,
     recent_skips: VecDeque<SkippedNote>,
     pub last_scan: Duration,
+    /// Expanded series years, shared by every query.
+    memo: Arc<YearMemo>,
+}
+
+/// How a query meets its cost ceiling (see [`super::query`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ceiling {
+    /// One allowance for the whole answer; running out refuses the query.
+    PerAnswer,
+    /// One allowance per series; running out cuts that series short.
+    PerSeries,
+}
+
+/// One match, before it becomes an [`Event`] (only once the answer is known
+/// to fit): the occurrence for a series, `None` for a single event.
+struct Hit<'a> {
+    start: i64,
+    source: &'a SourceConfig,
+    path: &'a str,
+    entry: &'a Indexed,
+    occurrence: Option<Occurrence>,
 }
 
 impl Cache {
@@ -144,6 +168,7 @@ impl Cache {
             invalid: HashMap::new(),
             recent_skips: VecDeque::new(),
             last_scan: Duration::ZERO,
+            memo: Arc::default(),
         }
     }
 
@@ -233,15 +258,23 @@ impl Cache {
         }
     }
 
-    /// Runs a query (see [`super::query`] for the semantics).
-    pub fn query(&self, query: &EventQuery, now_millis: i64) -> Vec<Event> {
+    /// Runs a query (see [`super::query`] for the semantics and the
+    /// ceiling). Only [`Ceiling::PerAnswer`] returns an error.
+    pub fn query(
+        &self,
+        query: &EventQuery,
+        now_millis: i64,
+        ceiling: Ceiling,
+    ) -> Result<Vec<Event>, Exhausted> {
         let needle = query
             .text
             .as_deref()
             .map(str::to_lowercase)
             .filter(|n| !n.is_empty());
         let window = series_window(query, now_millis);
-        let mut found: Vec<(i64, Event)> = Vec::new();
+        let mut answer = Allowance::per_answer();
+        let mut occurrences = Vec::new();
+        let mut hits: Vec<Hit> = Vec::new();
         for source in &self.sources {
             if let Some(ids) = &query.calendars
                 && !ids.contains(&source.config.id)
@@ -263,27 +296,53 @@ impl Cache {
                 {
                     continue;
                 }
-                match &entry.timing {
-                    Timing::Once(o) => {
-                        if o.span.overlaps(query.start_millis, query.end_millis) {
-                            found.push((o.span.start, entry.event(&source.config, path)));
+                let hit = |start, occurrence| Hit {
+                    start,
+                    source: &source.config,
+                    path,
+                    entry,
+                    occurrence,
+                };
+                if let Timing::Once(o) = &entry.timing {
+                    if o.span.overlaps(query.start_millis, query.end_millis) {
+                        if ceiling == Ceiling::PerAnswer {
+                            super::budget::spend(&mut answer.occurrences, Exhausted::Occurrences)?;
                         }
+                        hits.push(hit(o.span.start, None));
                     }
-                    series => {
-                        for o in series.occurrences(window) {
-                            if o.span.overlaps(query.start_millis, query.end_millis) {
-                                found.push((
-                                    o.span.start,
-                                    entry.occurrence_event(&source.config, path, &o),
-                                ));
-                            }
-                        }
+                    continue;
+                }
+                let mut own = Allowance::per_series();
+                let allowance = match ceiling {
+                    Ceiling::PerAnswer => &mut answer,
+                    Ceiling::PerSeries => &mut own,
+                };
+                let expanded =
+                    entry
+                        .timing
+                        .occurrences(window, &self.memo, allowance, &mut occurrences);
+                if ceiling == Ceiling::PerAnswer {
+                    expanded?;
+                }
+                for o in occurrences.drain(..) {
+                    if o.span.overlaps(query.start_millis, query.end_millis) {
+                        hits.push(hit(o.span.start, Some(o)));
                     }
                 }
             }
         }
-        found.sort_by(|(a, ea), (b, eb)| a.cmp(b).then_with(|| ea.id.cmp(&eb.id)));
-        found.into_iter().map(|(_, e)| e).collect()
+        hits.sort_by(|a, b| {
+            a.start
+                .cmp(&b.start)
+                .then_with(|| a.entry.id.cmp(&b.entry.id))
+        });
+        Ok(hits
+            .into_iter()
+            .map(|hit| match &hit.occurrence {
+                Some(o) => hit.entry.occurrence_event(hit.source, hit.path, o),
+                None => hit.entry.event(hit.source, hit.path),
+            })
+            .collect())
     }
 
     /// Finds an event by id: `(source index, note path, entry)`.

@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use tokio::sync::watch;
 
-use super::cache::Cache;
+use super::cache::{Cache, Ceiling};
 use super::error::CalendarError;
 use super::event::{Event, EventDetails, FileRef, Location};
 use super::fields::EventFields;
@@ -537,18 +537,35 @@ impl Calendar {
     }
 
     /// The events matching `query`, series expanded into occurrences, sorted
-    /// by start (then id). Reads the cache only. A range whose end is before
-    /// its start matches nothing (see [`Calendar::query_checked`]).
+    /// by start (then id). Reads the cache only. The unchecked form, for the
+    /// engine's tests and benchmarks: a range whose end is before its start
+    /// matches nothing, and each series is cut at the per-series caps (see
+    /// [`super::query`]). Clients go through [`Calendar::query_checked`].
     pub fn query(&self, query: &EventQuery) -> Vec<Event> {
         let now = chrono::Utc::now().timestamp_millis();
-        self.inner.read().cache.query(query, now)
+        self.inner
+            .read()
+            .cache
+            .query(query, now, Ceiling::PerSeries)
+            .unwrap_or_default()
     }
 
     /// Like [`Calendar::query`], but refuses a range whose end is before its
-    /// start with [`CalendarError::InvalidInput`].
+    /// start with [`CalendarError::InvalidInput`], and a query past the cost
+    /// ceiling (more than [`MAX_EVENTS_PER_ANSWER`] events, or more than
+    /// [`MAX_EXPANSION_STEPS`] expansion steps) with
+    /// [`CalendarError::QueryTooLarge`], as soon as it is exceeded.
+    ///
+    /// [`MAX_EVENTS_PER_ANSWER`]: super::query::MAX_EVENTS_PER_ANSWER
+    /// [`MAX_EXPANSION_STEPS`]: super::query::MAX_EXPANSION_STEPS
     pub fn query_checked(&self, query: &EventQuery) -> Result<Vec<Event>, CalendarError> {
         super::query::validate_range(query)?;
-        Ok(self.query(query))
+        let now = chrono::Utc::now().timestamp_millis();
+        Ok(self
+            .inner
+            .read()
+            .cache
+            .query(query, now, Ceiling::PerAnswer)?)
     }
 
     /// The event with this id (a series: unexpanded), with the note and line

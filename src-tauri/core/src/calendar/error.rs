@@ -22,6 +22,10 @@ pub enum CalendarError {
     /// The note a create or move would write already exists. → 409
     #[error("{0}")]
     Conflict(String),
+    /// A query would cost more than its ceiling (see [`super::query`]); the
+    /// message names the limit. → 400
+    #[error("{0}")]
+    QueryTooLarge(String),
     /// An id or title would read or write outside the vault. → 400
     #[error("`{0}` points outside the vault")]
     PathEscape(String),
@@ -45,6 +49,7 @@ impl CalendarError {
             Self::ReadOnly(_) => "read_only",
             Self::InvalidInput { .. } => "invalid_input",
             Self::Conflict(_) => "conflict",
+            Self::QueryTooLarge(_) => "query_too_large",
             Self::PathEscape(_) => "path_escape",
             Self::VaultUnavailable(_) => "vault_unavailable",
             Self::Io { .. } => "io_error",

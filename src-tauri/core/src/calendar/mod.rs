@@ -14,10 +14,13 @@
 //! - `spec`: the validated internal form every source converts to;
 //! - `recurrence`: time spans and series expansion;
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
+//! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
+//!   series years;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
 //! - `follow`: adopting settings changes, retrying an unavailable vault;
 //! - `vault`: confining every path to the vault.
 
+mod budget;
 mod cache;
 mod engine;
 pub mod error;
@@ -25,6 +28,7 @@ pub mod event;
 pub mod fields;
 mod follow;
 pub mod frontmatter;
+mod memo;
 pub mod query;
 mod recurrence;
 mod scan;

@@ -20,8 +20,25 @@
 //! occurrences inside the range; each occurrence is matched like a single
 //! event. Because an open range would expand forever, series expansion is
 //! limited to [`UNBOUNDED_HORIZON_DAYS`] days around the given bound (or
-//! around now when both are missing), and to [`MAX_OCCURRENCES_PER_SERIES`]
-//! occurrences per series per query.
+//! around now when both are missing).
+//!
+//! # The cost ceiling
+//!
+//! A query a client sends ([`Calendar::query_checked`]: REST, the in-process
+//! API, the calendar window) answers at most [`MAX_EVENTS_PER_ANSWER`] events
+//! and steps through at most [`MAX_EXPANSION_STEPS`] candidate dates of its
+//! series. Expansion stops the moment either is exceeded, and the query is
+//! refused with [`CalendarError::QueryTooLarge`] naming the limit: never a
+//! silently shortened answer. A year of 27 daily series fits; the same year
+//! of 150 daily series (55,000 occurrences) does not, and needs a narrower
+//! range or a `calendar` filter.
+//!
+//! [`Calendar::query`], the unchecked form for the engine's own tests and
+//! benchmarks, instead cuts each series at [`MAX_OCCURRENCES_PER_SERIES`]
+//! occurrences and [`MAX_STEPS_PER_SERIES`] steps.
+//!
+//! [`Calendar::query_checked`]: super::Calendar::query_checked
+//! [`Calendar::query`]: super::Calendar::query
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
@@ -31,8 +48,22 @@ use super::error::CalendarError;
 /// How far an open range side reaches when a series is expanded.
 pub const UNBOUNDED_HORIZON_DAYS: i64 = 366;
 
-/// Hard cap on the occurrences one series contributes to one query.
+/// Most events one checked query answers. An answer this size is about
+/// 4.5 MB of JSON, built in tens of milliseconds; a month or a week view
+/// never comes near it.
+pub const MAX_EVENTS_PER_ANSWER: usize = 10_000;
+
+/// Most candidate dates one checked query steps through while expanding its
+/// series (days of a weekly series, `rrule` instances before, in and after
+/// the range). Twenty steps per answered event: a weekly series on one day
+/// needs seven per occurrence.
+pub const MAX_EXPANSION_STEPS: usize = 20 * MAX_EVENTS_PER_ANSWER;
+
+/// Unchecked queries: occurrences one series contributes at most.
 pub const MAX_OCCURRENCES_PER_SERIES: usize = 5_000;
+
+/// Unchecked queries: candidate dates one series steps through at most.
+pub const MAX_STEPS_PER_SERIES: usize = 100_000;
 
 /// A filter over the cached events. Every present criterion must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

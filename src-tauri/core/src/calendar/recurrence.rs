@@ -12,25 +12,26 @@
 //! boundary shortly before the query window: the rule, validated once against
 //! the original start, carries all the parts the start implied (weekday, day
 //! of month, time), and a start shifted by whole periods of the rule's
-//! interval yields the same occurrences from there on. Each series also
-//! remembers the occurrences of the last few calendar years it was asked
-//! about, so repeated queries (a calendar view, a polling client) skip the
-//! `rrule` iterator entirely.
+//! interval yields the same occurrences from there on. The years a query asks
+//! about are kept in the engine's bounded [`YearMemo`], so repeated queries
+//! (a calendar view, a polling client) skip the `rrule` iterator entirely.
+//!
+//! Every candidate date stepped through and every occurrence produced is paid
+//! for from an [`Allowance`], so no series, however dense or however far its
+//! start lies from the window, costs more than the query may spend.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
 use rrule::{Frequency, RRule, RRuleSet, Unvalidated, Validated};
 
+use super::budget::{Allowance, Exhausted, spend};
 use super::error::CalendarError;
 use super::event::{DayOfWeek, EventType};
-use super::query::{MAX_OCCURRENCES_PER_SERIES, day_start_millis, local_to_millis};
+use super::memo::{SeriesId, Starts, YearMemo};
+use super::query::{day_start_millis, local_to_millis};
 use super::spec::EventSpec;
-
-/// Occurrences an `rrule` expansion may step over (before the window, or
-/// excluded) in one query, so a pathological rule cannot stall a query.
-const MAX_RULE_STEPS: usize = 100_000;
 
 /// A closed interval of epoch milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,7 +156,7 @@ pub enum Timing {
     Rule(Box<RuleTiming>),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RuleTiming {
     rule: RRule<Validated>,
     /// Local start of the series in `zone`.
@@ -165,30 +166,12 @@ pub struct RuleTiming {
     zone: Tz,
     slot: Slot,
     skip: Vec<NaiveDate>,
-    /// Local starts per calendar year, most recently used first (see
-    /// [`MEMO_YEARS`]): the `rrule` iterator is costly to set up, and
-    /// queries keep asking about the same few years.
-    memo: Mutex<Vec<(i32, Arc<[NaiveDateTime]>)>>,
+    /// This series' key in the [`YearMemo`] (a clone is the same series).
+    id: SeriesId,
 }
-
-/// Years of occurrences a series keeps expanded.
-const MEMO_YEARS: usize = 4;
 
 /// Windows spanning more calendar years than this are expanded directly.
 const MEMO_MAX_SPAN_YEARS: i32 = 3;
-
-impl Clone for RuleTiming {
-    fn clone(&self) -> Self {
-        Self {
-            rule: self.rule.clone(),
-            anchor: self.anchor,
-            zone: self.zone,
-            slot: self.slot.clone(),
-            skip: self.skip.clone(),
-            memo: Mutex::new(Vec::new()),
-        }
-    }
-}
 
 impl Timing {
     /// Compiles an event's timing. `spec` must be valid.
@@ -219,7 +202,7 @@ impl Timing {
                     zone,
                     slot,
                     skip,
-                    memo: Mutex::new(Vec::new()),
+                    id: SeriesId::next(),
                 }))
             }
             EventType::Recurring => {
@@ -247,25 +230,32 @@ impl Timing {
                     zone,
                     slot,
                     skip,
-                    memo: Mutex::new(Vec::new()),
+                    id: SeriesId::next(),
                 }))
             }
         })
     }
 
-    /// Occurrences overlapping `window` (at most
-    /// [`MAX_OCCURRENCES_PER_SERIES`]), in start order.
-    pub fn occurrences(&self, window: Window) -> Vec<Occurrence> {
+    /// Appends the occurrences overlapping `window` to `out`, in start
+    /// order, paying for each from `allowance`. When it runs out, `out` holds
+    /// what was produced before.
+    pub fn occurrences(
+        &self,
+        window: Window,
+        memo: &YearMemo,
+        allowance: &mut Allowance,
+        out: &mut Vec<Occurrence>,
+    ) -> Result<(), Exhausted> {
         match self {
             Timing::Once(occurrence) => {
                 if occurrence
                     .span
                     .overlaps(Some(window.start), Some(window.end))
                 {
-                    vec![*occurrence]
-                } else {
-                    vec![]
+                    spend(&mut allowance.occurrences, Exhausted::Occurrences)?;
+                    out.push(*occurrence);
                 }
+                Ok(())
             }
             Timing::Weekly {
                 days,
@@ -279,14 +269,15 @@ impl Timing {
                     day = day.max(*from);
                 }
                 let last = until.map_or(last, |u| last.min(u));
-                let mut out = Vec::new();
-                while day <= last && out.len() < MAX_OCCURRENCES_PER_SERIES {
+                while day <= last {
+                    spend(&mut allowance.steps, Exhausted::Steps)?;
                     if days[DayOfWeek::from_chrono(day.weekday()) as usize]
                         && skip.binary_search(&day).is_err()
                     {
                         let start = day.and_time(slot.start);
                         let span = slot.span_at(start);
                         if span.overlaps(Some(window.start), Some(window.end)) {
+                            spend(&mut allowance.occurrences, Exhausted::Occurrences)?;
                             out.push(Occurrence {
                                 date: day,
                                 start,
@@ -297,9 +288,9 @@ impl Timing {
                     let Some(next) = day.succ_opt() else { break };
                     day = next;
                 }
-                out
+                Ok(())
             }
-            Timing::Rule(rule) => rule.occurrences(window),
+            Timing::Rule(rule) => rule.occurrences(window, memo, allowance, out),
         }
     }
 
@@ -320,15 +311,21 @@ fn candidate_days(slot: &Slot, window: Window) -> (NaiveDate, NaiveDate) {
 }
 
 impl RuleTiming {
-    fn occurrences(&self, window: Window) -> Vec<Occurrence> {
+    fn occurrences(
+        &self,
+        window: Window,
+        memo: &YearMemo,
+        allowance: &mut Allowance,
+        out: &mut Vec<Occurrence>,
+    ) -> Result<(), Exhausted> {
         let (first_day, last_day) = candidate_days(&self.slot, window);
-        let mut out = Vec::new();
-        let mut consider = |start: NaiveDateTime| {
+        let Allowance { occurrences, steps } = allowance;
+        let mut consider = |start: NaiveDateTime| -> Result<(), Exhausted> {
             if start.date() < first_day
                 || start.date() > last_day
                 || self.skip.binary_search(&start.date()).is_ok()
             {
-                return;
+                return Ok(());
             }
             let start = if self.slot.all_day {
                 start.date().and_time(NaiveTime::MIN)
@@ -336,68 +333,69 @@ impl RuleTiming {
                 start
             };
             let span = self.slot.span_at(start);
-            if span.overlaps(Some(window.start), Some(window.end))
-                && out.len() < MAX_OCCURRENCES_PER_SERIES
-            {
+            if span.overlaps(Some(window.start), Some(window.end)) {
+                spend(occurrences, Exhausted::Occurrences)?;
                 out.push(Occurrence {
                     date: start.date(),
                     start,
                     span,
                 });
             }
+            Ok(())
         };
         if last_day.year() - first_day.year() > MEMO_MAX_SPAN_YEARS {
-            self.starts_between(first_day, last_day)
-                .into_iter()
-                .for_each(&mut consider);
-        } else {
-            for year in first_day.year()..=last_day.year() {
-                self.year(year).iter().copied().for_each(&mut consider);
-            }
+            return self.for_each_start(first_day, last_day, steps, consider);
         }
-        out
+        for year in first_day.year()..=last_day.year() {
+            let starts = memo.year(self.id, year, || self.year(year, steps))?;
+            starts.iter().copied().try_for_each(&mut consider)?;
+        }
+        Ok(())
     }
 
-    /// The local starts in calendar `year`, memoized.
-    fn year(&self, year: i32) -> Arc<[NaiveDateTime]> {
-        let mut memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(position) = memo.iter().position(|(y, _)| *y == year) {
-            let entry = memo.remove(position);
-            let starts = entry.1.clone();
-            memo.insert(0, entry);
-            return starts;
-        }
+    /// The local starts in calendar `year`.
+    fn year(&self, year: i32, steps: &mut usize) -> Result<Starts, Exhausted> {
         let (Some(first), Some(last)) = (
             NaiveDate::from_ymd_opt(year, 1, 1),
             NaiveDate::from_ymd_opt(year, 12, 31),
         ) else {
-            return Arc::from(Vec::new());
+            return Ok(Arc::from(Vec::new()));
         };
-        let starts: Arc<[NaiveDateTime]> = self.starts_between(first, last).into();
-        memo.insert(0, (year, starts.clone()));
-        memo.truncate(MEMO_YEARS);
-        starts
+        let mut starts = Vec::new();
+        self.for_each_start(first, last, steps, |start| {
+            starts.push(start);
+            Ok(())
+        })?;
+        Ok(starts.into())
     }
 
-    /// Local starts of the occurrences on days `first..=last` (at most
-    /// [`MAX_RULE_STEPS`] steps of the rule).
-    fn starts_between(&self, first: NaiveDate, last: NaiveDate) -> Vec<NaiveDateTime> {
+    /// Calls `each` with the local start of every occurrence on days
+    /// `first..=last`, in order, paying one step for every instance the rule
+    /// yields on the way (from the rebased start, so about one period before
+    /// `first`; from the real start for a `COUNT` rule).
+    fn for_each_start(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &mut usize,
+        mut each: impl FnMut(NaiveDateTime) -> Result<(), Exhausted>,
+    ) -> Result<(), Exhausted> {
         let anchor = self.rebased_anchor(first);
         let Some(dtstart) = localize(anchor, self.zone) else {
-            return vec![];
+            return Ok(());
         };
         let set = RRuleSet::new(dtstart).rrule(self.rule.clone());
-        let mut starts = Vec::new();
-        for (steps, instant) in (&set).into_iter().enumerate() {
+        for instant in &set {
+            spend(steps, Exhausted::Steps)?;
             let start = instant.naive_local();
-            if start.date() > last || steps >= MAX_RULE_STEPS {
+            if start.date() > last {
                 break;
             }
             if start.date() >= first {
-                starts.push(start);
+                each(start)?;
             }
         }
-        starts
+        Ok(())
     }
 
     /// A start shifted by whole periods to shortly before `day` (see the

@@ -10,6 +10,10 @@
 //! external edits, ICS refreshes, rescans — so no entry outlives the data it
 //! was computed from. Only closed ranges are kept: an open one is expanded
 //! around "now" and changes with the clock.
+//!
+//! The cache holds at most [`CAPACITY`] answers and [`MAX_TOTAL_BYTES`] in
+//! all; past either, answers of older generations go first, then the
+//! longest-kept ones.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -19,9 +23,10 @@ use tokio::sync::watch;
 
 use crate::api::EventFilter;
 
-/// Entries kept at most; a full cache first drops stale generations, then
-/// starts over.
+/// Entries kept at most.
 const CAPACITY: usize = 128;
+/// Bytes kept at most, all entries together.
+const MAX_TOTAL_BYTES: usize = 16 * 1024 * 1024;
 /// Larger answers are not kept (a year of a busy vault is not worth pinning).
 const MAX_ANSWER_BYTES: usize = 1024 * 1024;
 
@@ -55,7 +60,22 @@ impl Key {
 /// [`Calendar::subscribe`]: crate::calendar::Calendar::subscribe
 pub struct AnswerCache {
     generation: watch::Receiver<u64>,
-    entries: Mutex<HashMap<Key, (u64, Bytes)>>,
+    entries: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    filed: HashMap<Key, Filed>,
+    /// Sum of the answers' lengths.
+    bytes: usize,
+    /// Counts insertions; orders the entries by age.
+    inserted: u64,
+}
+
+struct Filed {
+    generation: u64,
+    answer: Bytes,
+    inserted: u64,
 }
 
 impl AnswerCache {
@@ -64,7 +84,7 @@ impl AnswerCache {
     pub fn new(generation: watch::Receiver<u64>) -> Self {
         Self {
             generation,
-            entries: Mutex::new(HashMap::new()),
+            entries: Mutex::default(),
         }
     }
 
@@ -77,8 +97,8 @@ impl AnswerCache {
     pub fn get(&self, filter: &EventFilter, generation: u64) -> Option<Bytes> {
         let key = Key::of(filter)?;
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        match entries.get(&key) {
-            Some((filed, answer)) if *filed == generation => Some(answer.clone()),
+        match entries.filed.get(&key) {
+            Some(filed) if filed.generation == generation => Some(filed.answer.clone()),
             _ => None,
         }
     }
@@ -89,13 +109,36 @@ impl AnswerCache {
             return;
         }
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if entries.len() >= CAPACITY {
-            entries.retain(|_, (filed, _)| *filed == generation);
-            if entries.len() >= CAPACITY {
-                entries.clear();
+        entries.insert(key, generation, answer);
+    }
+}
+
+impl Entries {
+    fn insert(&mut self, key: Key, generation: u64, answer: Bytes) {
+        self.inserted += 1;
+        self.bytes += answer.len();
+        let filed = Filed {
+            generation,
+            answer,
+            inserted: self.inserted,
+        };
+        if let Some(old) = self.filed.insert(key, filed) {
+            self.bytes -= old.answer.len();
+        }
+        while self.filed.len() > CAPACITY || self.bytes > MAX_TOTAL_BYTES {
+            // At most CAPACITY entries: a scan is cheaper than an index.
+            let Some(victim) = self
+                .filed
+                .iter()
+                .min_by_key(|(_, f)| (f.generation == generation, f.inserted))
+                .map(|(key, _)| key.clone())
+            else {
+                break;
+            };
+            if let Some(old) = self.filed.remove(&victim) {
+                self.bytes -= old.answer.len();
             }
         }
-        entries.insert(key, (generation, answer));
     }
 }
 
@@ -146,9 +189,41 @@ mod tests {
         let cache = AnswerCache::new(generation);
         for n in 0..(3 * CAPACITY as i64) {
             cache.put(&day(n), 7, Bytes::from_static(b"{}"));
-            assert!(cache.entries.lock().unwrap().len() <= CAPACITY);
+            assert!(cache.entries.lock().unwrap().filed.len() <= CAPACITY);
         }
         cache.put(&day(0), 7, Bytes::from(vec![b' '; MAX_ANSWER_BYTES + 1]));
         assert_eq!(cache.get(&day(0), 7), None);
+    }
+
+    #[test]
+    fn evicts_by_bytes_stale_generations_first_then_the_oldest() {
+        let (_changes, generation) = watch::channel(2);
+        let cache = AnswerCache::new(generation);
+        let big = || Bytes::from(vec![b' '; MAX_ANSWER_BYTES]);
+        cache.put(&day(-1), 1, big());
+        let fit = (MAX_TOTAL_BYTES / MAX_ANSWER_BYTES) as i64;
+        for n in 0..fit {
+            cache.put(&day(n), 2, big());
+        }
+        let entries = |cache: &AnswerCache| {
+            let entries = cache.entries.lock().unwrap();
+            assert!(entries.bytes <= MAX_TOTAL_BYTES);
+            assert_eq!(
+                entries.bytes,
+                entries
+                    .filed
+                    .values()
+                    .map(|f| f.answer.len())
+                    .sum::<usize>()
+            );
+            entries.filed.len() as i64
+        };
+        assert_eq!(entries(&cache), fit);
+        assert_eq!(cache.get(&day(-1), 1), None, "the stale answer went first");
+        assert!(cache.get(&day(0), 2).is_some());
+        cache.put(&day(fit), 2, big());
+        assert_eq!(entries(&cache), fit);
+        assert_eq!(cache.get(&day(0), 2), None, "then the oldest");
+        assert!(cache.get(&day(fit), 2).is_some());
     }
 }

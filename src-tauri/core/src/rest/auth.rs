@@ -78,6 +78,11 @@ fn authorize(plugin: &Arc<CalendarPlugin>, secret: &str) -> Result<AuthorizedApi
 }
 
 /// A scope a route requires, as a type, so the handler's signature says it.
+///
+/// The OpenAPI document states each route's scope from its row in
+/// [`crate::tokens::SCOPES`]; the REST tests send every documented operation
+/// a token lacking only that scope (refused) and one holding only it (not
+/// refused), so the document and the handler's marker cannot drift apart.
 pub trait RouteScope {
     const SCOPE: Scope;
 }

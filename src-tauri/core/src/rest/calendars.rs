@@ -41,7 +41,6 @@ pub struct CalendarList {
 #[utoipa::path(
     get, path = "/api/v1/calendars", operation_id = "listCalendars", tag = "calendars",
     responses((status = 200, description = "The calendar sources", body = CalendarList)),
-    security(("bearer" = ["providers:read"])),
 )]
 pub async fn list(
     Authorized(api, ..): Authorized<ProvidersRead>,
@@ -70,7 +69,6 @@ pub struct Revalidate {
         (status = 200, description = "Refetch started", body = Success),
         (status = 400, description = "Invalid body", body = super::ErrorBody),
     ),
-    security(("bearer" = ["providers:write"])),
 )]
 pub async fn revalidate(
     Authorized(api, ..): Authorized<ProvidersWrite>,

@@ -40,6 +40,10 @@ pub enum RestError {
     /// the offending part (`event.date`, `isTask`, `body`, ...).
     #[error("invalid `{field}`: {reason}")]
     BadRequest { field: String, reason: String },
+    /// The query would cost more than its ceiling; the message names the
+    /// limit and what to narrow.
+    #[error("{0}")]
+    QueryTooLarge(String),
     /// The change collides with existing data (e.g. a note of that name).
     #[error("{0}")]
     Conflict(String),
@@ -83,7 +87,7 @@ impl RestError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            Self::BadRequest { .. } | Self::QueryTooLarge(_) => StatusCode::BAD_REQUEST,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::MisdirectedRequest(_) => StatusCode::MISDIRECTED_REQUEST,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -112,6 +116,7 @@ impl From<ApiError> for RestError {
             | ApiError::TokenNoLongerValid(_) => Self::Forbidden(error.to_string()),
             ApiError::NotFound(message) => Self::NotFound(message),
             ApiError::BadRequest { field, reason } => Self::BadRequest { field, reason },
+            ApiError::QueryTooLarge(message) => Self::QueryTooLarge(message),
             ApiError::ReadOnly(_) => Self::bad_request("calendarId", error.to_string()),
             ApiError::Conflict(message) => Self::Conflict(message),
             ApiError::UiUnavailable(_) | ApiError::VaultUnavailable(_) => {

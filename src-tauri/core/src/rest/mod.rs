@@ -16,8 +16,9 @@
 //!    a missing scope before the query or body is looked at.
 //!
 //! `server` binds the listener and follows the settings; `answers` keeps
-//! serialized `GET /events` answers until the calendar changes; [`openapi`]
-//! describes the whole API from these handlers.
+//! serialized `GET /events` answers until the calendar changes;
+//! `query_slots` runs the uncached ones off the async workers, a few at a
+//! time; [`openapi`] describes the whole API from these handlers.
 
 mod answers;
 mod auth;
@@ -31,6 +32,7 @@ mod host;
 mod limit;
 pub mod openapi;
 mod params;
+mod query_slots;
 mod server;
 mod settings;
 mod ui;
@@ -50,15 +52,17 @@ use crate::api::CalendarPlugin;
 use crate::app::Core;
 use crate::calendar::Calendar;
 use answers::AnswerCache;
+use query_slots::QuerySlots;
 
 /// What the handlers share: the plugin whose token check and API they use,
-/// the calendar, whose display time zone reads range bounds, and the cache of
-/// event-list answers.
+/// the calendar, whose display time zone reads range bounds, the cache of
+/// event-list answers and the slots uncached queries run in.
 #[derive(Clone)]
 pub struct RestState {
     plugin: Arc<CalendarPlugin>,
     calendar: Calendar,
     answers: Arc<AnswerCache>,
+    query_slots: Arc<QuerySlots>,
 }
 
 impl RestState {
@@ -69,6 +73,7 @@ impl RestState {
             plugin,
             calendar,
             answers,
+            query_slots: Arc::new(QuerySlots::new()),
         }
     }
 }
@@ -88,6 +93,12 @@ impl FromRef<RestState> for Arc<CalendarPlugin> {
 impl FromRef<RestState> for Arc<AnswerCache> {
     fn from_ref(state: &RestState) -> Self {
         state.answers.clone()
+    }
+}
+
+impl FromRef<RestState> for Arc<QuerySlots> {
+    fn from_ref(state: &RestState) -> Self {
+        state.query_slots.clone()
     }
 }
 

@@ -4,16 +4,18 @@
 //! `docs/openapi.json` is this document, committed; a test regenerates it and
 //! fails on any difference (`ALMANAC_BLESS=1` rewrites the file instead).
 //! Responses every route can give (401, 403, 413, 421, 500) are added here once
-//! rather than on each handler.
+//! rather than on each handler, and so is each route's `security`: the scope
+//! [`crate::tokens::SCOPES`] lists the route under.
 
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{ComponentsBuilder, Ref, RefOr, Response};
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
 use super::{calendars, events, settings, ui};
 use crate::calendar::{Completion, DayOfWeek};
+use crate::tokens::Scope;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -116,16 +118,17 @@ impl Modify for CommonResponses {
             }
         }
         openapi.components = Some(components);
-        for item in openapi.paths.paths.values_mut() {
-            for operation in [
-                &mut item.get,
-                &mut item.post,
-                &mut item.put,
-                &mut item.delete,
-            ]
-            .into_iter()
-            .flatten()
-            {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            for (method, operation) in [
+                ("GET", &mut item.get),
+                ("POST", &mut item.post),
+                ("PUT", &mut item.put),
+                ("DELETE", &mut item.delete),
+            ] {
+                let Some(operation) = operation else {
+                    continue;
+                };
+                operation.security = Some(vec![security_of(&format!("{method} {path}"))]);
                 for (status, _) in COMMON {
                     operation.responses.responses.insert(
                         status.to_string(),
@@ -135,6 +138,15 @@ impl Modify for CommonResponses {
             }
         }
     }
+}
+
+/// The security requirement of the operation `route` (`METHOD /path`): the
+/// bearer scheme with the scope whose row in [`crate::tokens::SCOPES`] lists
+/// the route. The REST tests check that each handler demands that scope.
+fn security_of(route: &str) -> SecurityRequirement {
+    let scope = Scope::guarding(route)
+        .unwrap_or_else(|| panic!("`{route}` is documented but no scope in SCOPES lists it"));
+    SecurityRequirement::new("bearer", [scope.as_str()])
 }
 
 /// Day letters, as Obsidian Full Calendar writes them (`U` = Sunday).

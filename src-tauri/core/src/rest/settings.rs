@@ -40,7 +40,6 @@ pub struct SettingsAnswer {
 #[utoipa::path(
     get, path = "/api/v1/settings", operation_id = "getSettings", tag = "settings",
     responses((status = 200, description = "The settings", body = SettingsAnswer)),
-    security(("bearer" = ["settings:read"])),
 )]
 pub async fn read(
     Authorized(api, ..): Authorized<SettingsRead>,
@@ -82,7 +81,6 @@ pub struct UpdateSettings {
         (status = 200, description = "The settings as stored", body = SettingsAnswer),
         (status = 400, description = "Unknown key, wrong type or invalid value; nothing changed", body = super::ErrorBody),
     ),
-    security(("bearer" = ["settings:write"])),
 )]
 pub async fn update(
     Authorized(api, ..): Authorized<SettingsWrite>,

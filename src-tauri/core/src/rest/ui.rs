@@ -37,7 +37,6 @@ pub fn routes() -> Router<RestState> {
         (status = 200, description = "Done", body = Success),
         (status = 503, description = "No windows (headless mode)", body = super::ErrorBody),
     ),
-    security(("bearer" = ["ui:open-calendar"])),
 )]
 pub async fn open_calendar(
     Authorized(api, ..): Authorized<UiOpenCalendar>,
@@ -53,7 +52,6 @@ pub async fn open_calendar(
         (status = 200, description = "Done", body = Success),
         (status = 503, description = "No windows (headless mode)", body = super::ErrorBody),
     ),
-    security(("bearer" = ["ui:open-sidebar"])),
 )]
 pub async fn open_sidebar(
     Authorized(api, ..): Authorized<UiOpenSidebar>,
@@ -80,7 +78,6 @@ pub struct ChangeView {
         (status = 400, description = "Missing or unknown `viewName`", body = super::ErrorBody),
         (status = 503, description = "No windows (headless mode)", body = super::ErrorBody),
     ),
-    security(("bearer" = ["ui:change-view"])),
 )]
 pub async fn change_view(
     Authorized(api, ..): Authorized<UiChangeView>,

@@ -25,7 +25,7 @@
 use serde_json::Value;
 
 use super::{Settings, SourceKind};
-use crate::tokens::{Scope, ScopeSet};
+use crate::tokens::{SCOPES, Scope, ScopeSet};
 
 /// How much a setting can change about what Almanac touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,12 +38,14 @@ pub enum SettingClass {
 }
 
 impl SettingClass {
-    /// The scope a token needs to change a setting of this class.
+    /// The scope a token needs to change a setting of this class (the one
+    /// whose row in [`crate::tokens::SCOPES`] names this class).
     pub fn scope(self) -> Scope {
-        match self {
-            SettingClass::Display => Scope::SettingsWrite,
-            SettingClass::Privileged => Scope::SystemFullAccess,
-        }
+        SCOPES
+            .iter()
+            .find(|info| info.settings == Some(self))
+            .map(|info| info.scope)
+            .expect("every settings class has its scope in SCOPES")
     }
 }
 
@@ -83,17 +85,16 @@ pub fn keys_of(class: SettingClass) -> impl Iterator<Item = &'static str> {
 /// dialog shows next to it; `None` for scopes that change no setting.
 pub fn settings_reach(scope: Scope) -> Option<String> {
     let keys = |class| keys_of(class).collect::<Vec<_>>().join(", ");
-    match scope {
-        Scope::SettingsWrite => Some(format!(
+    match scope.info().settings? {
+        SettingClass::Display => Some(format!(
             "Settings it can change: only how the calendar looks ({}).",
             keys(SettingClass::Display)
         )),
-        Scope::SystemFullAccess => Some(format!(
+        SettingClass::Privileged => Some(format!(
             "Settings it can change: all of them, including what Almanac reads, writes, \
              fetches, opens and listens on ({}).",
             keys(SettingClass::Privileged)
         )),
-        _ => None,
     }
 }
 

@@ -30,7 +30,7 @@ pub use keyring_retry::spawn_keyring_retry;
 pub use keyring_store::KeyringSecretStore;
 pub use last_used::{DEFAULT_DEBOUNCE, spawn_last_used_writer};
 pub use record::{Expiry, TokenInfo, TokenRecord, TokenStatus};
-pub use scope::{Scope, ScopeSet};
+pub use scope::{SCOPES, Scope, ScopeInfo, ScopeSet, UnknownScope};
 pub use secret::{SECRET_PREFIX, Secret};
 pub use secret_store::{SecretStore, SecretStoreError};
 pub use store::{CreatedToken, KeyringStatus, NewToken, TokenStore};

@@ -1,15 +1,13 @@
-//! Shared helpers of the calendar tests: temp vaults and awaiting changes.
-#![allow(dead_code)] // each test binary uses a different subset
+//! Shared helpers of the calendar tests: temp vaults, queries, and awaiting
+//! changes (the wait itself lives in `almanac_testkit`).
+#![allow(dead_code, unused_imports)] // each test binary uses a different subset
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use almanac_core::calendar::{Calendar, Event, EventQuery};
 use almanac_core::paths::Paths;
 use almanac_core::settings::{CalendarSource, Settings, SourceKind};
-
-/// Generous: the watcher answers in milliseconds, CI machines can be slow.
-pub const WAIT: Duration = Duration::from_secs(20);
+pub use almanac_testkit::wait_until;
 
 pub struct TestVault {
     pub dir: tempfile::TempDir,
@@ -46,7 +44,7 @@ impl TestVault {
     }
 
     pub fn paths(&self) -> Paths {
-        Paths::new(self.dir.path().join("config"), self.dir.path().join("data"))
+        almanac_testkit::paths_in(self.dir.path())
     }
 
     pub fn vault(&self) -> PathBuf {
@@ -81,34 +79,6 @@ pub fn source(id: &str, kind: SourceKind) -> CalendarSource {
         color: "#123456".into(),
         kind,
     }
-}
-
-/// Waits until `ready` holds, re-checking on every cache change. Panics
-/// after [`WAIT`].
-pub fn wait_until(calendar: &Calendar, what: &str, mut ready: impl FnMut(&Calendar) -> bool) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
-    let mut changes = calendar.subscribe();
-    let outcome = runtime.block_on(async {
-        tokio::time::timeout(WAIT, async {
-            loop {
-                changes.borrow_and_update();
-                if ready(calendar) {
-                    return;
-                }
-                if changes.changed().await.is_err() {
-                    return;
-                }
-            }
-        })
-        .await
-    });
-    assert!(
-        outcome.is_ok() && ready(calendar),
-        "timed out waiting for: {what}"
-    );
 }
 
 /// Every cached event in a wide window (2000–2100).

@@ -5,16 +5,15 @@ use std::sync::Arc;
 
 use almanac_core::api::{CalendarPlugin, DeclineAll, HeadlessUi};
 use almanac_core::calendar::Calendar;
-use almanac_core::paths::Paths;
 use almanac_core::rest::{self, Listening, RestState};
 use almanac_core::settings::{Settings, SettingsStore};
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenStore};
+use almanac_testkit::{ManualClock, captured_logs, logs_text, paths_in, real_keyring};
 use chrono::Duration;
 use reqwest::header::{AUTHORIZATION, HOST};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::support::token_support::{ManualClock, captured_logs, logs_text, real_keyring};
 use crate::support::{Instance, STANDUP_PATH};
 
 #[tokio::test]
@@ -91,7 +90,7 @@ async fn an_expired_token_is_403() {
     // Core runs on the system clock; build the same wiring on a clock the
     // test can move.
     let dir = tempfile::tempdir().unwrap();
-    let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+    let paths = paths_in(dir.path());
     let settings = Arc::new(SettingsStore::open(&paths.settings_file()).unwrap());
     settings
         .replace(Settings {

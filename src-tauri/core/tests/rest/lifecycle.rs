@@ -5,20 +5,12 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::tokens::Scope;
+use almanac_testkit::free_port;
 use reqwest::StatusCode;
 use serde_json::json;
 use tokio::sync::watch;
 
 use crate::support::Instance;
-
-/// A port nothing listens on right now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 async fn listening_on(state: &mut watch::Receiver<ServerState>, port: u16) -> SocketAddr {
     let state = state

@@ -5,6 +5,7 @@
 mod support;
 
 mod auth;
+mod bounds;
 mod feeds;
 mod hostile;
 mod lifecycle;

@@ -5,6 +5,7 @@
 //! from tokens without full access.
 
 use almanac_core::api::ApiError;
+use almanac_core::rest::RestError;
 use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -129,7 +130,8 @@ async fn the_in_process_api_draws_the_same_line() {
             matches!(error, ApiError::SettingRefused(_)),
             "{patch}: {error:?}"
         );
-        assert_eq!(error.status(), 403);
+        // The status the REST layer gives this error.
+        assert_eq!(RestError::from(error.clone()).status(), 403);
         assert!(error.to_string().contains(&format!("`{key}`")), "{error}");
     }
     let admin = instance.token(&[Scope::SystemFullAccess]).await;

@@ -4,21 +4,19 @@
 //! driven with reqwest over real HTTP.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use almanac_core::api::{ApiError, DeclineAll, HeadlessUi, UiController, UiUnavailable};
+use almanac_core::api::{ApiError, HeadlessUi, UiController};
 use almanac_core::app::Core;
-use almanac_core::paths::Paths;
 use almanac_core::rest::{self, Listening, RestState};
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
+use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 use almanac_core::tokens::{Expiry, NewToken, Scope};
-use almanac_core::view::CalendarView;
+use almanac_testkit::{InstanceBuilder, TestInstance};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-#[path = "../token_support/mod.rs"]
-pub mod token_support;
+pub use almanac_testkit::RecordingUi;
 
 /// The note every instance starts with.
 pub const STANDUP_ID: &str = "fullnote:events/2026-01-05 Standup.md";
@@ -29,35 +27,6 @@ pub const ICS_CALENDAR: &str = "holidays";
 
 const STANDUP_NOTE: &str = "---\ntitle: Standup\nallDay: false\ndate: 2026-01-05\n\
 startTime: \"09:00\"\nendTime: \"09:15\"\n---\nDaily sync.\n";
-
-/// Records what the API asked of the windows.
-#[derive(Default)]
-pub struct RecordingUi(Mutex<Vec<String>>);
-
-impl RecordingUi {
-    pub fn calls(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
-    }
-}
-
-impl UiController for RecordingUi {
-    fn open_calendar(&self) -> Result<(), UiUnavailable> {
-        self.0.lock().unwrap().push("open_calendar".into());
-        Ok(())
-    }
-    fn open_sidebar(&self) -> Result<(), UiUnavailable> {
-        self.0.lock().unwrap().push("open_sidebar".into());
-        Ok(())
-    }
-    fn change_view(&self, view: CalendarView) -> Result<(), UiUnavailable> {
-        self.0
-            .lock()
-            .unwrap()
-            .push(format!("change_view {}", view.id()));
-        Ok(())
-    }
-    fn announce(&self, _message: &str) {}
-}
 
 pub struct Instance {
     pub dir: tempfile::TempDir,
@@ -85,41 +54,26 @@ impl Instance {
     /// An instance whose vault holds the Standup note, with a local and a
     /// read-only ICS calendar, serving REST on an ephemeral port.
     pub async fn start_with_ui(ui: Arc<dyn UiController>) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let vault = dir.path().join("vault");
-        std::fs::create_dir_all(vault.join("events")).unwrap();
-        std::fs::write(vault.join("events/2026-01-05 Standup.md"), STANDUP_NOTE).unwrap();
-        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
-        let mut settings = Settings {
-            vault_path: vault,
-            display_timezone: "UTC".into(),
-            ..Settings::default()
-        };
-        settings.calendar_sources.push(CalendarSource {
-            id: ICS_CALENDAR.into(),
-            name: "Holidays".into(),
-            color: "#ff0000".into(),
-            // A loopback feed without the user's permission: the fetch is
-            // refused at once and the calendar stays empty and read-only.
-            kind: SourceKind::Ical {
-                url: "http://127.0.0.1:9/holidays.ics".into(),
-                allow_private_network: false,
-            },
-        });
-        SettingsStore::open(&paths.settings_file())
-            .unwrap()
-            .replace(settings)
-            .unwrap();
-        let core = Arc::new(
-            Core::open(
-                paths,
-                token_support::real_keyring(),
-                ui,
-                Arc::new(DeclineAll),
-            )
-            .await
-            .unwrap(),
-        );
+        let TestInstance { dir, core } = InstanceBuilder::new()
+            .note("events/2026-01-05 Standup.md", STANDUP_NOTE)
+            .settings(|settings| {
+                settings.calendar_sources.push(CalendarSource {
+                    id: ICS_CALENDAR.into(),
+                    name: "Holidays".into(),
+                    color: "#ff0000".into(),
+                    // A loopback feed without the user's permission: the fetch
+                    // is refused at once and the calendar stays empty and
+                    // read-only.
+                    kind: SourceKind::Ical {
+                        url: "http://127.0.0.1:9/holidays.ics".into(),
+                        allow_private_network: false,
+                    },
+                })
+            })
+            .ui(ui)
+            .open()
+            .await;
+        let core = Arc::new(core);
         let state = RestState::from(core.as_ref());
         let server = Listening::bind(0, move |port| rest::router(state, port))
             .await
