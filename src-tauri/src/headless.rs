@@ -6,8 +6,8 @@ use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::paths::Paths;
 
 use crate::cli::Args;
-use crate::signals::shutdown_signal;
 use crate::wiring::{self, Hooks, Services};
+use almanac_loopback::shutdown_signal;
 
 pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let runtime = tokio::runtime::Runtime::new()?;

@@ -8,7 +8,6 @@ mod cli;
 mod desktop;
 mod headless;
 mod reminder_daemon;
-mod signals;
 mod wiring;
 
 use std::process::ExitCode;

@@ -162,3 +162,26 @@ fn daemon_config(paths: &Paths, settings: &Settings) -> DaemonConfig {
     };
     config
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Almanac's default settings must start the daemon exactly as the
+    /// daemon's own defaults would (both come from `almanac_loopback::defaults`;
+    /// this also covers the conversion in between).
+    #[test]
+    fn default_settings_make_the_default_daemon() {
+        let paths = Paths::new("/config", "/data");
+        let from_settings = daemon_config(&paths, &Settings::default());
+        let own = DaemonConfig::new(paths.reminders_db());
+        assert_eq!(from_settings.port, own.port);
+        assert_eq!(from_settings.grace_window, own.grace_window);
+        assert_eq!(from_settings.allowed_schemes, own.allowed_schemes);
+        assert_eq!(from_settings.allowed_origins, own.allowed_origins);
+        assert_eq!(from_settings.updates, own.updates);
+        assert_eq!(from_settings.limits, own.limits);
+        assert_eq!(from_settings.db_path, own.db_path);
+        assert_eq!(own.port, almanac_loopback::defaults::REMINDER_PORT);
+    }
+}

@@ -13,7 +13,10 @@ use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::class::Actor;
 use almanac_core::tokens::KeyringSecretStore;
-use almanac_reminders::{DaemonHandle, DbusNotifier, LogNotifier, Notifier};
+/// D-Bus notifications, or log lines without a notification server; the
+/// standalone daemon starts with the same.
+pub use almanac_reminders::system_notifier;
+use almanac_reminders::{DaemonHandle, Notifier};
 use tokio::sync::{Mutex, watch};
 
 use crate::reminder_daemon::ReminderDaemon;
@@ -121,18 +124,5 @@ impl Services {
             tracing::warn!("could not save token last-used times: {error}");
         }
         tracing::info!("services stopped");
-    }
-}
-
-/// Native notifications through the session bus's notification server, or
-/// log lines when there is none (a headless server, say).
-pub async fn system_notifier() -> Arc<dyn Notifier> {
-    match DbusNotifier::connect().await {
-        Ok(notifier) => Arc::new(notifier),
-        Err(error) => {
-            let reason = format!("no D-Bus notification server: {error}");
-            tracing::warn!("{reason}; reminders are logged instead of shown");
-            Arc::new(LogNotifier::new(reason))
-        }
     }
 }

@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use almanac_loopback::defaults;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
@@ -113,11 +114,10 @@ pub struct ReminderSettings {
 impl Default for ReminderSettings {
     fn default() -> Self {
         Self {
-            daemon_port: 45677,
-            grace_window_hours: 24,
-            allowed_schemes: ["obsidian", "http", "https", "mailto"]
-                .map(String::from)
-                .to_vec(),
+            // Shared with the daemon's own configuration.
+            daemon_port: defaults::REMINDER_PORT,
+            grace_window_hours: defaults::GRACE_WINDOW_HOURS,
+            allowed_schemes: defaults::allowed_schemes(),
             update_feed_url: None,
             check_updates: false,
         }

@@ -9,8 +9,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use almanac_loopback::defaults;
+
 /// The contract's port (spec B, Limits).
-pub const DEFAULT_PORT: u16 = 45677;
+pub const DEFAULT_PORT: u16 = defaults::REMINDER_PORT;
 
 /// Everything [`crate::Daemon::start`] needs to know.
 ///
@@ -40,15 +42,14 @@ pub struct DaemonConfig {
 }
 
 impl DaemonConfig {
-    /// The defaults of `settings.reminders`, storing in `db_path`.
+    /// The defaults of `settings.reminders` (both start from
+    /// `almanac_loopback::defaults`), storing in `db_path`.
     pub fn new(db_path: impl Into<PathBuf>) -> Self {
         Self {
             port: DEFAULT_PORT,
             db_path: db_path.into(),
-            grace_window: Duration::from_secs(24 * 60 * 60),
-            allowed_schemes: ["obsidian", "http", "https", "mailto"]
-                .map(String::from)
-                .to_vec(),
+            grace_window: Duration::from_secs(u64::from(defaults::GRACE_WINDOW_HOURS) * 60 * 60),
+            allowed_schemes: defaults::allowed_schemes(),
             allowed_origins: [
                 "app://",
                 "tauri://",

@@ -5,6 +5,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
 
+use almanac_loopback::{BindError, Bound, Listening};
 use tokio::sync::{Mutex, watch};
 use tokio::task::JoinHandle;
 
@@ -17,7 +18,6 @@ use crate::opener::Opener;
 use crate::reminder::Reminder;
 use crate::routes::{self, AppState, DiagnosticsProvider, Instance, Listen};
 use crate::scheduler;
-use crate::server::{self, Serving};
 use crate::store::{SledStore, StoreError};
 use crate::updates::{UpdateState, Updates};
 use crate::view::StorageView;
@@ -32,6 +32,9 @@ pub enum StartError {
     Bind { addr: SocketAddr, source: io::Error },
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Opening the store or loading the reminders panicked (a bug; logged).
+    #[error("loading the reminders failed unexpectedly: {0}")]
+    Panicked(String),
 }
 
 /// Why [`DaemonHandle::reconfigure`] did not apply all of a config.
@@ -69,17 +72,18 @@ impl Daemon {
         let started_at_ms = clock::now_ms();
         // Bound first, so a second instance fails on the port with a clear
         // message before it touches the (locked) store.
-        let (listener, addr) = server::bind(config.port)
+        let bound = Bound::bind(config.port)
             .await
-            .map_err(|(addr, source)| StartError::Bind { addr, source })?;
+            .map_err(|BindError { addr, source }| StartError::Bind { addr, source })?;
+        let addr = bound.addr();
 
         let updates = Arc::new(Updates::new(config.updates.clone()));
-        let engine = tokio::task::spawn_blocking(move || {
+        let engine = almanac_loopback::blocking(move || {
             let store = SledStore::open(&config.db_path)?;
             Engine::load(config, Arc::new(store), notifier, opener)
         })
         .await
-        .unwrap_or_else(|error| std::panic::resume_unwind(error.into_panic()))?;
+        .map_err(|panicked| StartError::Panicked(panicked.message().to_owned()))??;
         let at_start = engine.settle_due(None).await;
         if at_start != Settled::default() {
             tracing::info!(
@@ -106,17 +110,11 @@ impl Daemon {
             diagnostics,
             at_start,
         });
-        let serving = Serving::start(
-            listener,
-            addr,
-            routes::router(state.clone(), addr),
-            stop.clone(),
-        );
+        let serving = bound.serve(routes::router(state.clone(), addr));
         let tasks = vec![
             tokio::spawn(scheduler::run(engine.clone(), stop.clone())),
             tokio::spawn({
                 let updates = updates.clone();
-                let stop = stop.clone();
                 async move { updates.run(stop).await }
             }),
         ];
@@ -124,7 +122,6 @@ impl Daemon {
         Ok(DaemonHandle {
             state,
             serving: Mutex::new(Some(serving)),
-            stop,
             shutdown,
             tasks,
         })
@@ -136,8 +133,9 @@ impl Daemon {
 pub struct DaemonHandle {
     state: Arc<AppState>,
     /// The listener; `None` once shut down. Locked across a rebind.
-    serving: Mutex<Option<Serving>>,
-    stop: watch::Receiver<bool>,
+    /// Dropping it (with the handle) stops it.
+    serving: Mutex<Option<Listening>>,
+    /// Stops the scheduler and the update checks.
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -180,7 +178,8 @@ impl DaemonHandle {
         self.state.updates.reconfigure(config.updates.clone());
         self.engine().reconfigure(config);
 
-        let Some(old) = serving.take_if(|old| needs_rebind(port, current.port, old.addr())) else {
+        let Some(old) = serving.take_if(|old| needs_rebind(port, current.port, old.local_addr()))
+        else {
             // Same port (or shut down): nothing to move; an earlier failure
             // to move is moot.
             self.state
@@ -190,20 +189,20 @@ impl DaemonHandle {
                 .problem = None;
             return Ok(());
         };
-        match server::bind(port).await {
-            Ok((listener, addr)) => {
-                let router = routes::router(self.state.clone(), addr);
-                *serving = Some(Serving::start(listener, addr, router, self.stop.clone()));
+        match Bound::bind(port).await {
+            Ok(bound) => {
+                let addr = bound.addr();
+                *serving = Some(bound.serve(routes::router(self.state.clone(), addr)));
                 *self.state.listen.write().expect("listen lock poisoned") = Listen {
                     addr,
                     problem: None,
                 };
                 tracing::info!("reminder daemon moved to http://{addr}");
-                old.stop().await;
+                old.drain().await;
                 Ok(())
             }
-            Err((addr, source)) => {
-                let serving_addr = old.addr();
+            Err(BindError { addr, source }) => {
+                let serving_addr = old.local_addr();
                 *serving = Some(old);
                 let error = ReconfigureError::Bind {
                     addr,
@@ -259,7 +258,7 @@ impl DaemonHandle {
     pub async fn shutdown(mut self) {
         let _ = self.shutdown.send(true);
         if let Some(serving) = self.serving.lock().await.take() {
-            serving.stop().await;
+            serving.drain().await;
         }
         for task in std::mem::take(&mut self.tasks) {
             if let Err(error) = task.await

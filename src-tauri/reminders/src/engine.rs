@@ -406,12 +406,13 @@ impl Engine {
     }
 }
 
-/// Runs CPU- or disk-bound work off the async worker threads.
+/// Runs CPU- or disk-bound work off the async worker threads. A panic there
+/// (a bug) is logged and continued on the caller's task; in a request, the
+/// router's catch-panic layer answers it with the JSON `500`.
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(value) => value,
-        Err(error) => std::panic::resume_unwind(error.into_panic()),
-    }
+    almanac_loopback::blocking(work)
+        .await
+        .unwrap_or_else(|panicked| panicked.resume())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The HTTP layer's one error type. Every refusal is JSON
 //! `{"error": "<short id>", "message": "<explanation>"}` with a fitting
-//! status; nothing a client sends can produce a 500 (only a failing disk).
+//! status; nothing a client sends can produce a 500 (only a failing disk,
+//! or a bug: a panic is logged and answered as `internal_error`).
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -31,6 +32,9 @@ pub enum ApiError {
     MethodNotAllowed { method: String, path: String },
     #[error("{0}")]
     Storage(#[from] StoreError),
+    /// A bug (a panic); the details are in the log, not in the answer.
+    #[error("internal error; the daemon's log has the details")]
+    Internal,
 }
 
 impl From<WriteError> for ApiError {
@@ -65,6 +69,7 @@ impl ApiError {
                 (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")
             }
             ApiError::Storage(_) => (StatusCode::INTERNAL_SERVER_ERROR, "storage_error"),
+            ApiError::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
         }
     }
 }

@@ -2,7 +2,10 @@
 //! must not be usable from web pages the user happens to visit:
 //!
 //! - `Host` must name loopback with the daemon's own port (127.0.0.1,
-//!   localhost, [::1]); anything else is a DNS-rebinding attempt → 421.
+//!   localhost, [::1]), and so must an absolute-form request target
+//!   (`GET http://host:port/path`); anything else is a DNS-rebinding attempt
+//!   → 421. The rule is `almanac_loopback::host`, shared with the REST
+//!   server.
 //! - An `Origin`, when present, must be on the allowlist (app origins such
 //!   as Obsidian's `app://obsidian.md` or Tauri's); web origins → 403.
 //! - A `POST` must declare a JSON body; a form or text/plain POST (which a
@@ -13,12 +16,13 @@
 
 use std::sync::Arc;
 
+use almanac_loopback::host::{self, Misdirected};
 use axum::extract::{Request, State};
 use axum::http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    CONTENT_TYPE, HOST, ORIGIN, VARY,
+    CONTENT_TYPE, ORIGIN, VARY,
 };
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -27,18 +31,15 @@ use crate::error::ApiError;
 /// What the guard checks against.
 #[derive(Debug, Clone)]
 pub struct Guard {
-    /// Accepted `Host` values, lowercase, each with the bound port.
-    hosts: Vec<String>,
+    /// The bound port, the only one a `Host` may name.
+    port: u16,
     allowed_origins: Vec<String>,
 }
 
 impl Guard {
     pub fn new(port: u16, allowed_origins: &[String]) -> Self {
         Self {
-            hosts: ["127.0.0.1", "localhost", "[::1]"]
-                .iter()
-                .map(|name| format!("{name}:{port}"))
-                .collect(),
+            port,
             allowed_origins: allowed_origins
                 .iter()
                 .map(|o| o.to_ascii_lowercase())
@@ -47,18 +48,20 @@ impl Guard {
     }
 
     fn check_host(&self, headers: &HeaderMap) -> Result<(), ApiError> {
-        let host = headers
-            .get(HOST)
-            .ok_or_else(|| ApiError::MisdirectedHost("the Host header is missing".into()))?;
-        let host = host.to_str().unwrap_or_default().to_ascii_lowercase();
-        if self.hosts.contains(&host) {
-            Ok(())
-        } else {
-            Err(ApiError::MisdirectedHost(format!(
-                "Host {host:?} is not this loopback daemon (expected one of {})",
-                self.hosts.join(", ")
-            )))
-        }
+        host::check_host(headers, self.port).map_err(|refused| self.misdirected(refused))
+    }
+
+    /// The authority of an absolute-form request target must name us too.
+    fn check_target(&self, uri: &Uri) -> Result<(), ApiError> {
+        host::check_target(uri, self.port).map_err(|refused| self.misdirected(refused))
+    }
+
+    fn misdirected(&self, refused: Misdirected) -> ApiError {
+        let port = self.port;
+        ApiError::MisdirectedHost(format!(
+            "{refused}: this is the loopback reminder daemon (127.0.0.1:{port}, \
+             localhost:{port} or [::1]:{port})"
+        ))
     }
 
     /// The request's origin if it is present and allowed; `Err` if present
@@ -97,7 +100,10 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// The middleware.
 pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     let headers = request.headers();
-    if let Err(refused) = guard.check_host(headers) {
+    if let Err(refused) = guard
+        .check_host(headers)
+        .and_then(|()| guard.check_target(request.uri()))
+    {
         return refused.into_response();
     }
     let origin = match guard.check_origin(headers) {
@@ -132,6 +138,8 @@ fn preflight() -> Response {
 
 #[cfg(test)]
 mod tests {
+    use axum::http::header::HOST;
+
     use super::*;
 
     fn headers(pairs: &[(axum::http::HeaderName, &str)]) -> HeaderMap {
@@ -161,6 +169,47 @@ mod tests {
             assert!(guard.check_host(&headers(&[(HOST, bad)])).is_err(), "{bad}");
         }
         assert!(guard.check_host(&HeaderMap::new()).is_err());
+    }
+
+    #[test]
+    fn absolute_form_targets_must_be_loopback_with_our_port() {
+        let guard = Guard::new(45677, &[]);
+        for ok in [
+            "/status",
+            "http://127.0.0.1:45677/status",
+            "http://LOCALHOST:45677/status",
+            "http://[::1]:45677/status",
+        ] {
+            assert!(guard.check_target(&Uri::from_static(ok)).is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://evil.example:45677/status",
+            "http://127.0.0.1:80/status",
+            "http://127.0.0.1/status",
+            "http://user@localhost:45677/status",
+        ] {
+            let refused = guard.check_target(&Uri::from_static(bad)).unwrap_err();
+            assert!(
+                matches!(refused, ApiError::MisdirectedHost(_)),
+                "{bad}: {refused:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn hosts_are_parsed_as_authorities() {
+        // Compared as strings, these once passed or failed by accident of
+        // spelling; parsed, only a loopback host with our port passes.
+        let guard = Guard::new(45677, &[]);
+        for bad in [
+            "user@localhost:45677",
+            "localhost:45677:1",
+            "127.0.0.2:45677",
+            "0.0.0.0:45677",
+            "",
+        ] {
+            assert!(guard.check_host(&headers(&[(HOST, bad)])).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -7,9 +7,10 @@
 //! - [`daemon`] — [`Daemon::start`] and the [`DaemonHandle`] the shell keeps
 //!   (address, upcoming, recently fired, snooze, open, reconfigure,
 //!   shutdown).
-//! - [`server`], [`guard`], [`routes`], [`error`], [`view`] — the HTTP side:
-//!   loopback listener, browser hardening, one module per route family,
-//!   JSON errors, FCR-compatible response shapes.
+//! - [`guard`], [`routes`], [`error`], [`view`] — the HTTP side: browser
+//!   hardening, one module per route family, JSON errors, FCR-compatible
+//!   response shapes. The loopback listener, the `Host` rule and panic-safe
+//!   blocking work come from `almanac-loopback`, shared with the REST server.
 //! - [`engine`] — the state and every change of it (sync, snooze, fire),
 //!   serialized, each committed durably before it is visible.
 //! - [`scheduler`] — sleeps until the earliest trigger, fires on time.
@@ -40,7 +41,6 @@ pub mod reminder;
 pub mod routes;
 pub mod schedule;
 pub mod scheduler;
-pub mod server;
 pub mod store;
 pub mod updates;
 pub mod view;
@@ -51,6 +51,7 @@ pub use engine::{ActionError, Scheduled};
 pub use history::{HistoryEntry, Origin, Outcome};
 pub use notifier::{
     DbusNotifier, LogNotifier, Notification, Notifier, NotifierInfo, ReminderActions,
+    system_notifier,
 };
 pub use opener::{OpenError, Opener, SystemOpener};
 pub use reminder::Reminder;

@@ -362,6 +362,42 @@ async fn browser_hardening_refuses_web_pages() {
     assert_eq!(status, 403);
 }
 
+/// Stricter since the daemon shares the REST server's `Host` rule: an
+/// absolute-form target must name this daemon too, and `Host` is parsed as
+/// an authority, not compared as a string.
+#[tokio::test]
+async fn absolute_form_targets_and_odd_hosts_are_misdirected() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = TestDaemon::start(dir.path()).await;
+    let addr = daemon.addr();
+    let port = addr.port();
+
+    let request = |target: &str, host: &str| {
+        format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+    };
+    let ours = format!("127.0.0.1:{port}");
+    for (target, host) in [
+        (format!("http://evil.example:{port}/status"), ours.clone()),
+        ("http://127.0.0.1:1/status".to_string(), ours.clone()),
+        (
+            format!("http://localhost:{port}/status"),
+            "evil.example".to_string(),
+        ),
+        ("/status".to_string(), format!("user@localhost:{port}")),
+    ] {
+        let (status, body, _) = raw_request(addr, &request(&target, &host)).await;
+        assert_eq!(status, 421, "{target} with Host {host}");
+        assert_eq!(body["error"], "misdirected_request");
+    }
+    // An absolute-form target naming this daemon is served.
+    let (status, body, _) = raw_request(
+        addr,
+        &request(&format!("http://localhost:{port}/status"), &ours),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
+
 #[tokio::test]
 async fn unknown_paths_and_methods_answer_json() {
     let dir = tempfile::tempdir().unwrap();

@@ -25,8 +25,8 @@ use sha2::{Digest, Sha256};
 use tauri::{Manager, RunEvent};
 
 use crate::cli::Args;
-use crate::signals::shutdown_signal;
 use crate::wiring::{self, Hooks, Services};
+use almanac_loopback::shutdown_signal;
 
 /// Runs the tray app until Quit, SIGINT or SIGTERM; returns the exit code.
 pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {

@@ -46,7 +46,6 @@ use axum::Router;
 use axum::extract::FromRef;
 use axum::middleware;
 use serde::Serialize;
-use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::ToSchema;
 
 use crate::api::CalendarPlugin;
@@ -129,7 +128,7 @@ pub fn router(state: RestState, port: u16) -> Router {
             host::OwnPort(port),
             host::check,
         ))
-        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(PANIC_ANSWER.layer())
         .layer(middleware::map_response(cors::add_headers))
         .with_state(state)
 }
@@ -157,31 +156,24 @@ impl Success {
 }
 
 /// Runs a blocking API call (a write: files and fsync) off the async workers.
+/// A panic there escapes the catch-panic layer; it is logged and answered as
+/// the JSON `500` here.
 async fn blocking<T, F>(call: F) -> Result<T, RestError>
 where
     F: FnOnce() -> Result<T, crate::api::ApiError> + Send + 'static,
     T: Send + 'static,
 {
-    match tokio::task::spawn_blocking(call).await {
+    match almanac_loopback::blocking(call).await {
         Ok(outcome) => outcome.map_err(RestError::from),
-        Err(join_error) => {
-            // A panic on the blocking pool escapes `CatchPanicLayer`.
-            tracing::error!(error = %join_error, "blocking REST call failed");
-            Err(RestError::Internal)
-        }
+        Err(_logged) => Err(RestError::Internal),
     }
 }
 
 /// A panic is a bug: log it, answer the JSON `500`.
-fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
-    let what = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("non-string panic payload");
-    tracing::error!(panic = what, "REST handler panicked");
-    axum::response::IntoResponse::into_response(RestError::Internal)
-}
+const PANIC_ANSWER: almanac_loopback::PanicAnswer = almanac_loopback::PanicAnswer {
+    server: "REST",
+    internal_error: || axum::response::IntoResponse::into_response(RestError::Internal),
+};
 
 #[cfg(test)]
 mod tests {
@@ -190,7 +182,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_panic_becomes_the_json_500() {
-        let response = panic_response(Box::new("boom"));
+        let response = PANIC_ANSWER.answer(Box::new("boom"));
         assert_eq!(response.status(), 500);
         let body = to_bytes(response.into_body(), 1024).await.unwrap();
         let body: serde_json::Value = serde_json::from_slice(&body).unwrap();

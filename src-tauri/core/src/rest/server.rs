@@ -1,18 +1,17 @@
 //! The REST listener, and the manager that starts, stops and rebinds it as
 //! the settings change.
 //!
-//! [`Listening`] is one bound server on `127.0.0.1` (port 0 picks a free one,
-//! which tests use). [`RestServer`] follows `restServerEnabled` and
-//! `localServerPort` through the settings watch channel — no polling — and
-//! publishes its [`ServerState`] on a watch channel of its own, so whoever
+//! [`Listening`] (from `almanac-loopback`) is one bound server on
+//! `127.0.0.1` (port 0 picks a free one, which tests use). [`RestServer`]
+//! follows `restServerEnabled` and `localServerPort` through the settings
+//! watch channel — no polling — and publishes its [`ServerState`] on a watch channel of its own, so whoever
 //! changed a setting can await the outcome (`Listening` or `Failed`).
 
-use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
+pub use almanac_loopback::Listening;
 use axum::Router;
-use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
@@ -28,79 +27,6 @@ pub enum ServerState {
     /// Enabled, but the port could not be bound (e.g. already in use). The
     /// next settings change tries again.
     Failed(String),
-}
-
-/// One server accepting connections on a loopback port. Dropping it stops
-/// accepting; requests already in flight still complete.
-#[derive(Debug)]
-pub struct Listening {
-    addr: SocketAddr,
-    stop: oneshot::Sender<()>,
-    /// Resolves (with an error) once the listening socket is closed.
-    closed: oneshot::Receiver<()>,
-}
-
-impl Listening {
-    /// Binds `127.0.0.1:port` and serves the router `make_router` builds for
-    /// the port actually bound (it needs it for the `Host` check).
-    pub async fn bind(port: u16, make_router: impl FnOnce(u16) -> Router) -> io::Result<Self> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
-        let addr = listener.local_addr()?;
-        let (closed_tx, closed) = oneshot::channel();
-        let (stop, stop_rx) = oneshot::channel::<()>();
-        let listener = TrackedListener {
-            inner: listener,
-            _closed: closed_tx,
-        };
-        let app = make_router(addr.port());
-        tokio::spawn(async move {
-            let shutdown = async {
-                let _ = stop_rx.await;
-            };
-            if let Err(error) = axum::serve(listener, app)
-                .with_graceful_shutdown(shutdown)
-                .await
-            {
-                tracing::error!(%addr, %error, "REST server stopped with an error");
-            }
-        });
-        Ok(Self { addr, stop, closed })
-    }
-
-    /// The address bound.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// Stops accepting and returns once the port is free again. In-flight
-    /// requests finish in the background.
-    pub async fn shutdown(self) {
-        drop(self.stop);
-        let _ = self.closed.await;
-    }
-}
-
-/// A TCP listener that reports its own closing (its `_closed` sender drops
-/// with it), so a rebind on the same port never races the old socket.
-struct TrackedListener {
-    inner: TcpListener,
-    _closed: oneshot::Sender<()>,
-}
-
-impl axum::serve::Listener for TrackedListener {
-    type Io = TcpStream;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (stream, addr) = axum::serve::Listener::accept(&mut self.inner).await;
-        // Responses are written whole; don't let Nagle hold back their tail.
-        let _ = stream.set_nodelay(true);
-        (stream, addr)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.inner.local_addr()
-    }
 }
 
 /// The REST server as the settings want it. Dropping the handle stops it.
@@ -182,7 +108,7 @@ async fn follow_settings<F>(
                     }
                     Err(error) => {
                         tracing::error!(port, %error, "REST server cannot listen");
-                        ServerState::Failed(format!("cannot listen on 127.0.0.1:{port}: {error}"))
+                        ServerState::Failed(error.to_string())
                     }
                 },
             };

@@ -12,7 +12,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use almanac_reminders::{Daemon, DaemonConfig, DbusNotifier, LogNotifier, Notifier, SystemOpener};
+use almanac_loopback::defaults;
+use almanac_reminders::{
+    Daemon, DaemonConfig, DbusNotifier, LogNotifier, Notifier, SystemOpener, system_notifier,
+};
 
 const USAGE: &str =
     "usage: reminder-daemon --db DIR [--port N] [--grace-hours N] [--notifier auto|dbus|log]";
@@ -25,7 +28,7 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut db = None;
     let mut port = almanac_reminders::config::DEFAULT_PORT;
-    let mut grace_hours = 24u64;
+    let mut grace_hours = u64::from(defaults::GRACE_WINDOW_HOURS);
     let mut notifier = "auto".to_string();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -63,12 +66,7 @@ async fn notifier(choice: &str) -> Result<Arc<dyn Notifier>, String> {
             .await
             .map(|n| Arc::new(n) as Arc<dyn Notifier>)
             .map_err(|e| format!("no D-Bus notification server: {e}")),
-        "auto" => Ok(match DbusNotifier::connect().await {
-            Ok(dbus) => Arc::new(dbus),
-            Err(error) => Arc::new(LogNotifier::new(Some(format!(
-                "no D-Bus notification server: {error}"
-            )))),
-        }),
+        "auto" => Ok(system_notifier().await),
         other => Err(format!("unknown notifier {other:?}\n{USAGE}")),
     }
 }
@@ -103,27 +101,7 @@ async fn main() -> ExitCode {
         }
     };
     println!("listening on http://{}", handle.addr());
-    wait_for_stop_signal().await;
+    almanac_loopback::shutdown_signal().await;
     handle.shutdown().await;
     ExitCode::SUCCESS
-}
-
-async fn wait_for_stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
 }

@@ -10,7 +10,7 @@
 mod dbus;
 mod log;
 
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 
 use serde::Serialize;
 
@@ -19,6 +19,20 @@ pub use self::log::LogNotifier;
 use crate::engine::{ActionError, Engine};
 use crate::history::Origin;
 use crate::reminder::Reminder;
+
+/// Native notifications through the session bus's notification server, or
+/// log lines when there is none (a headless server, say). The desktop shell
+/// and the standalone daemon both start with this.
+pub async fn system_notifier() -> Arc<dyn Notifier> {
+    match DbusNotifier::connect().await {
+        Ok(notifier) => Arc::new(notifier),
+        Err(error) => {
+            let reason = format!("no D-Bus notification server: {error}");
+            tracing::warn!("{reason}; reminders are logged instead of shown");
+            Arc::new(LogNotifier::new(reason))
+        }
+    }
+}
 
 /// Shows notifications. `notify` must return quickly: implementations queue
 /// the work, they do not wait for the notification server.

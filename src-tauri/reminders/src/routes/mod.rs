@@ -1,5 +1,6 @@
 //! The HTTP routes of spec B, one module per concern, behind the browser
-//! guard. Unknown paths answer 404 and wrong methods 405, both as JSON.
+//! guard. Unknown paths answer 404 and wrong methods 405, both as JSON; a
+//! panic (a bug) is logged and answered as the JSON 500 `internal_error`.
 
 mod doctor;
 mod read;
@@ -15,6 +16,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{Method, StatusCode, Uri};
 use axum::middleware::from_fn_with_state;
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 
 use crate::engine::{Engine, Settled};
@@ -88,8 +90,16 @@ pub(crate) fn router(state: Arc<AppState>, addr: SocketAddr) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
+        // Inside the guard, so the 500 of a panic carries CORS headers too.
+        .layer(PANIC_ANSWER.layer())
         .layer(from_fn_with_state(guard, guard::guard))
 }
+
+/// A panic is a bug: log it, answer the JSON `500` (without its details).
+const PANIC_ANSWER: almanac_loopback::PanicAnswer = almanac_loopback::PanicAnswer {
+    server: "reminder daemon",
+    internal_error: || ApiError::Internal.into_response(),
+};
 
 async fn not_found(uri: Uri) -> ApiError {
     ApiError::NotFound(uri.path().chars().take(200).collect())
@@ -114,4 +124,25 @@ fn body(
             ApiError::BadBody(rejection.body_text())
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_is_the_json_internal_error_without_its_details() {
+        let (parts, body) = PANIC_ANSWER
+            .answer(Box::new(String::from("secret detail")))
+            .into_parts();
+        let body = axum::body::to_bytes(body, 4096).await.unwrap();
+        assert_eq!(parts.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
+            serde_json::json!({
+                "error": "internal_error",
+                "message": "internal error; the daemon's log has the details",
+            })
+        );
+    }
 }

@@ -1,0 +1,37 @@
+//! Loopback serving, written once for Almanac's two HTTP servers: the REST
+//! server in `almanac-core` and the reminder daemon in `almanac-reminders`.
+//!
+//! - [`host`] — the `Host` check against DNS rebinding: the `Host` header and
+//!   an absolute-form request target must both name a loopback host with the
+//!   server's own port. Each server turns a refusal into its own error shape.
+//! - [`listener`] — bind `127.0.0.1:port`, serve a router until stopped; stop
+//!   either as soon as the port is free (to rebind it) or after the requests
+//!   in flight are done (to close a store behind them).
+//! - [`blocking`], [`panics`] — run blocking work off the async workers, and
+//!   catch panics in handlers: a panic is logged and answered with the
+//!   server's own JSON `500`; it never takes a server down.
+//! - [`signal`] — the SIGINT/SIGTERM shutdown signal of the app and of the
+//!   standalone daemon.
+//! - [`defaults`] — the reminder daemon's defaults, which Almanac's settings
+//!   and the daemon's own configuration both start from.
+//!
+//! What stays out: the notifier with its log fallback lives in
+//! `almanac-reminders` (`notifier::system_notifier`), next to the `Notifier`
+//! trait and the D-Bus client it wraps. Moving it here would pull zbus into
+//! this crate and so into `almanac-core`, which never shows a notification.
+//! The shell and the standalone daemon binary both depend on
+//! `almanac-reminders` already, so one function there serves both.
+//!
+//! This crate depends on neither server crate; both depend on it.
+
+pub mod blocking;
+pub mod defaults;
+pub mod host;
+pub mod listener;
+pub mod panics;
+pub mod signal;
+
+pub use blocking::{Panicked, blocking};
+pub use listener::{BindError, Bound, Listening};
+pub use panics::PanicAnswer;
+pub use signal::shutdown_signal;
