@@ -7,7 +7,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::engine::WriteError;
 use crate::payload::PayloadError;
 use crate::store::StoreError;
 
@@ -31,15 +30,6 @@ pub enum ApiError {
     MethodNotAllowed { method: String, path: String },
     #[error("{0}")]
     Storage(#[from] StoreError),
-}
-
-impl From<WriteError> for ApiError {
-    fn from(error: WriteError) -> Self {
-        match error {
-            WriteError::Payload(error) => ApiError::Payload(error),
-            WriteError::Storage(error) => ApiError::Storage(error),
-        }
-    }
 }
 
 impl ApiError {
