@@ -20,7 +20,7 @@ use crate::scheduler;
 use crate::server::{self, Serving};
 use crate::store::{SledStore, StoreError};
 use crate::updates::{UpdateState, Updates};
-use crate::view::StorageView;
+use crate::answers::StorageInfo;
 
 /// Why the daemon did not start. The app keeps running either way; the
 /// shell logs this and shows it in diagnostics.
@@ -91,7 +91,7 @@ impl Daemon {
 
         let (shutdown, stop) = watch::channel(false);
         let state = Arc::new(AppState {
-            storage: StorageView::of(engine.store().path()),
+            storage: StorageInfo::of(engine.store().path()),
             engine: engine.clone(),
             updates: updates.clone(),
             instance: Instance {

@@ -7,14 +7,15 @@
 //! - [`daemon`] — [`Daemon::start`] and the [`DaemonHandle`] the shell keeps
 //!   (address, upcoming, recently fired, snooze, open, reconfigure,
 //!   shutdown).
-//! - [`server`], [`guard`], [`routes`], [`error`], [`view`] — the HTTP side:
-//!   loopback listener, browser hardening, one module per route family,
-//!   JSON errors, FCR-compatible response shapes.
+//! - [`server`], [`guard`], [`routes`], [`error`], [`answers`] — the HTTP
+//!   side: loopback listener, browser hardening, one module per route family,
+//!   JSON errors, the FCR-compatible parts of the read routes' answers.
 //! - [`engine`] — the state and every change of it (sync, snooze, fire),
 //!   serialized, each committed durably before it is visible.
 //! - [`scheduler`] — sleeps until the earliest trigger, fires on time.
-//! - [`payload`], [`reminder`] — streaming parse and validation of request
-//!   bodies; the field rules.
+//! - [`payload`], [`reminder`] — the request bodies' wire types, parsed
+//!   with their JSON path and validated in one pass; the stored reminder
+//!   and the field rules.
 //! - [`schedule`], [`history`], [`store`] — the ordered in-memory index, the
 //!   recently-fired record, and the sled store behind a small trait.
 //! - [`notifier`], [`opener`] — the desktop boundary: notifications (D-Bus or
@@ -26,6 +27,7 @@
 //! its settings (again on every change, through
 //! [`DaemonHandle::reconfigure`]) and may plug in its own [`Notifier`].
 
+pub mod answers;
 pub mod clock;
 pub mod config;
 pub mod daemon;
@@ -43,7 +45,6 @@ pub mod scheduler;
 pub mod server;
 pub mod store;
 pub mod updates;
-pub mod view;
 
 pub use config::{DaemonConfig, Limits, UpdateConfig};
 pub use daemon::{Daemon, DaemonHandle, ReconfigureError, StartError};

@@ -21,7 +21,7 @@ use crate::engine::{Engine, Settled};
 use crate::error::ApiError;
 use crate::guard::{self, Guard};
 use crate::updates::Updates;
-use crate::view::StorageView;
+use crate::answers::StorageInfo;
 
 /// Extra `/doctor` diagnostics supplied by the host app (keyring state,
 /// REST server state, …); called on each `/doctor` request, so keep it cheap.
@@ -51,7 +51,7 @@ pub(crate) struct AppState {
     pub instance: Instance,
     pub listen: RwLock<Listen>,
     /// Where the database lives (paths and file URLs, computed once).
-    pub storage: StorageView,
+    pub storage: StorageInfo,
     pub diagnostics: Option<DiagnosticsProvider>,
     /// What start-up did with reminders missed while the app was closed.
     pub at_start: Settled,
