@@ -8,6 +8,7 @@ use std::sync::{Arc, RwLock};
 use tokio::sync::{Mutex, watch};
 use tokio::task::JoinHandle;
 
+use crate::answers::StorageInfo;
 use crate::clock;
 use crate::config::DaemonConfig;
 use crate::engine::{ActionError, Engine, Scheduled, Settled};
@@ -20,7 +21,6 @@ use crate::scheduler;
 use crate::server::{self, Serving};
 use crate::store::{SledStore, StoreError};
 use crate::updates::{UpdateState, Updates};
-use crate::answers::StorageInfo;
 
 /// Why the daemon did not start. The app keeps running either way; the
 /// shell logs this and shows it in diagnostics.

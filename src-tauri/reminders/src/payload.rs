@@ -115,7 +115,9 @@ impl SnoozeRequest {
         rules
             .check_action_url(&self.action_url)
             .map_err(|e| ("action_url", e))?;
-        rules.check_minutes(self.minutes).map_err(|e| ("minutes", e))
+        rules
+            .check_minutes(self.minutes)
+            .map_err(|e| ("minutes", e))
     }
 
     /// The reminder this snooze schedules, `minutes` after `now_epoch`.
@@ -155,7 +157,11 @@ pub fn parse_sync(bytes: &[u8], rules: &Rules) -> Result<Vec<Reminder>, PayloadE
 /// Parses and validates a `/snooze` body: `{id, title, body, action_url,
 /// minutes}`, minutes in 1..=10080.
 pub fn parse_snooze(bytes: &[u8], rules: &Rules) -> Result<SnoozeRequest, PayloadError> {
-    let Object(request) = read(bytes, PhantomData::<Object<SnoozeRequest>>, SnoozeRequest::FIELDS)?;
+    let Object(request) = read(
+        bytes,
+        PhantomData::<Object<SnoozeRequest>>,
+        SnoozeRequest::FIELDS,
+    )?;
     request
         .validate(rules)
         .map_err(|(field, reason)| invalid(None, Some(field.into()), reason))?;
@@ -195,7 +201,9 @@ fn read<'de, S: DeserializeSeed<'de>>(
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let mut track = serde_path_to_error::Track::new();
     let value = seed
-        .deserialize(serde_path_to_error::Deserializer::new(&mut json, &mut track))
+        .deserialize(serde_path_to_error::Deserializer::new(
+            &mut json, &mut track,
+        ))
         .map_err(|error| problem(track.path(), error, fields))?;
     json.end()
         .map_err(|error| PayloadError::Malformed(error.to_string()))?;
@@ -205,7 +213,11 @@ fn read<'de, S: DeserializeSeed<'de>>(
 /// The [`Problem`] a serde error at `path` stands for. The derived wire
 /// types report missing, repeated and unknown fields in serde's words; they
 /// are said here as the daemon always said them.
-fn problem(path: serde_path_to_error::Path, error: serde_json::Error, fields: &str) -> PayloadError {
+fn problem(
+    path: serde_path_to_error::Path,
+    error: serde_json::Error,
+    fields: &str,
+) -> PayloadError {
     if !error.is_data() {
         return PayloadError::Malformed(error.to_string());
     }
@@ -361,7 +373,6 @@ impl<'de> de::Visitor<'de> for SyncArray {
     refuse_scalars!();
 }
 
-
 /// A string field; any other JSON value is named in the error.
 fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
     match Value::deserialize(deserializer)? {
@@ -384,7 +395,9 @@ fn integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> 
         },
         other => kind(&other),
     };
-    Err(D::Error::custom(format!("must be an integer, found {found}")))
+    Err(D::Error::custom(format!(
+        "must be an integer, found {found}"
+    )))
 }
 
 /// What a JSON value is, in the words of the error messages.

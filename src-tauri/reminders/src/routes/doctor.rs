@@ -5,12 +5,12 @@ use axum::Json;
 use serde::Serialize;
 
 use super::Shared;
+use crate::answers::{Checked, PendingItem, StorageInfo};
 use crate::clock;
 use crate::engine::Settled;
 use crate::history::Outcome;
 use crate::notifier::NotifierInfo;
 use crate::store::Quarantined;
-use crate::answers::{Checked, PendingItem, StorageInfo};
 
 #[derive(Serialize)]
 pub struct DoctorAnswer {

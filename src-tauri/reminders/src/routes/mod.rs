@@ -17,11 +17,11 @@ use axum::http::{Method, StatusCode, Uri};
 use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 
+use crate::answers::StorageInfo;
 use crate::engine::{Engine, Settled};
 use crate::error::ApiError;
 use crate::guard::{self, Guard};
 use crate::updates::Updates;
-use crate::answers::StorageInfo;
 
 /// Extra `/doctor` diagnostics supplied by the host app (keyring state,
 /// REST server state, …); called on each `/doctor` request, so keep it cheap.

@@ -4,9 +4,9 @@ use axum::Json;
 use serde::Serialize;
 
 use super::Shared;
+use crate::answers::{Checked, HistoryItem, PendingItem, StorageInfo};
 use crate::clock;
 use crate::history::HistoryEntry;
-use crate::answers::{Checked, HistoryItem, PendingItem, StorageInfo};
 
 #[derive(Serialize)]
 pub struct StatusAnswer {
