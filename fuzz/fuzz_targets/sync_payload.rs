@@ -38,6 +38,6 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(snooze) = parse_snooze(data, &rules) {
-        assert!(rules.check_snooze(&snooze).is_ok());
+        assert!(snooze.validate(&rules).is_ok());
     }
 });

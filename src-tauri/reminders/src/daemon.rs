@@ -9,6 +9,7 @@ use almanac_loopback::{BindError, Bound, Listening};
 use tokio::sync::{Mutex, watch};
 use tokio::task::JoinHandle;
 
+use crate::answers::StorageInfo;
 use crate::clock;
 use crate::config::DaemonConfig;
 use crate::engine::{ActionError, Engine, Scheduled, Settled};
@@ -20,7 +21,6 @@ use crate::routes::{self, AppState, DiagnosticsProvider, Instance, Listen};
 use crate::scheduler;
 use crate::store::{SledStore, StoreError};
 use crate::updates::{UpdateState, Updates};
-use crate::view::StorageView;
 
 /// Why the daemon did not start. The app keeps running either way; the
 /// shell logs this and shows it in diagnostics.
@@ -95,7 +95,7 @@ impl Daemon {
 
         let (shutdown, stop) = watch::channel(false);
         let state = Arc::new(AppState {
-            storage: StorageView::of(engine.store().path()),
+            storage: StorageInfo::of(engine.store().path()),
             engine: engine.clone(),
             updates: updates.clone(),
             instance: Instance {

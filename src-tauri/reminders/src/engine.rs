@@ -7,7 +7,6 @@
 
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use axum::body::Bytes;
 use tokio::sync::{Notify, watch};
 
 use crate::clock;
@@ -15,23 +14,14 @@ use crate::config::DaemonConfig;
 use crate::history::{History, HistoryEntry, Origin, Outcome};
 use crate::notifier::{Notification, Notifier, ReminderActions};
 use crate::opener::{OpenError, Opener};
-use crate::payload::{self, PayloadError};
-use crate::reminder::{Reminder, Rules, SnoozeRequest, scheme_allowed};
+use crate::payload::SnoozeRequest;
+use crate::reminder::{Reminder, Rules, scheme_allowed};
 use crate::schedule::{FIRED_RETENTION_SECS, Schedule, Slot, SyncSummary};
 use crate::store::{Changes, ReminderStore, StoreError};
 
 /// A reminder fired at most this late is shown on its own; later than that
 /// (the machine slept, the clock jumped) it joins a missed summary.
 pub const ON_TIME_LIMIT_MS: i64 = 60_000;
-
-/// Why `/sync` or `/snooze` was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum WriteError {
-    #[error(transparent)]
-    Payload(#[from] PayloadError),
-    #[error(transparent)]
-    Storage(#[from] StoreError),
-}
 
 /// Why an action from the shell or a notification failed.
 #[derive(Debug, thiserror::Error)]
@@ -191,17 +181,9 @@ impl Engine {
         self.with_schedule(|schedule| schedule.next().map(|slot| slot.reminder.trigger_ms()))
     }
 
-    /// `POST /sync`: validates the whole body (off the async threads: a
-    /// large payload takes milliseconds), then replaces the synced set in
-    /// one durable commit and wakes the scheduler.
-    pub async fn sync(&self, body: Bytes) -> Result<SyncSummary, WriteError> {
-        let me = self.strong();
-        let reminders = blocking(move || {
-            let config = me.config();
-            payload::parse_sync(&body, &Rules::of(&config))
-        })
-        .await?;
-
+    /// `POST /sync` with its parsed, validated reminders: replaces the
+    /// synced set in one durable commit and wakes the scheduler.
+    pub async fn sync(&self, reminders: Vec<Reminder>) -> Result<SyncSummary, StoreError> {
         let _writer = self.writer.lock().await;
         let me = self.strong();
         let late_limit_secs = self.late_limit_secs();
@@ -227,35 +209,40 @@ impl Engine {
         Ok(plan.summary)
     }
 
-    /// `POST /snooze`: schedules the reminder `minutes` from now, durably.
-    pub async fn snooze(&self, body: Bytes) -> Result<Reminder, WriteError> {
-        let request = payload::parse_snooze(&body, &Rules::of(&self.config()))?;
-        Ok(self.schedule_snooze(request).await?)
+    /// `POST /snooze` with its validated request: schedules the reminder
+    /// `minutes` from now, durably.
+    pub async fn snooze(&self, request: SnoozeRequest) -> Result<Reminder, StoreError> {
+        self.schedule_snooze(|now_epoch| request.into_reminder(now_epoch))
+            .await
     }
 
     /// Snoozes a reminder the daemon already knows (from a notification
-    /// action or the shell).
+    /// action or the shell), checked against the rules in force now.
     pub async fn snooze_reminder(
         &self,
         reminder: &Reminder,
         minutes: i64,
     ) -> Result<Reminder, ActionError> {
-        let request = SnoozeRequest {
-            id: reminder.id.clone(),
-            title: reminder.title.clone(),
-            body: reminder.body.clone(),
-            action_url: reminder.action_url.clone(),
-            minutes,
-        };
-        Rules::of(&self.config())
-            .check_snooze(&request)
+        let config = self.config();
+        let rules = Rules::of(&config);
+        rules
+            .check_reminder(reminder)
+            .and_then(|()| rules.check_minutes(minutes).map_err(|e| ("minutes", e)))
             .map_err(|(field, reason)| ActionError::Invalid { field, reason })?;
-        Ok(self.schedule_snooze(request).await?)
+        let reminder = reminder.clone();
+        Ok(self
+            .schedule_snooze(|now_epoch| reminder.snoozed(now_epoch, minutes))
+            .await?)
     }
 
-    async fn schedule_snooze(&self, request: SnoozeRequest) -> Result<Reminder, StoreError> {
+    /// Schedules the reminder `snoozed` makes of the time the writer lock
+    /// was taken.
+    async fn schedule_snooze(
+        &self,
+        snoozed: impl FnOnce(i64) -> Reminder,
+    ) -> Result<Reminder, StoreError> {
         let _writer = self.writer.lock().await;
-        let snoozed = request.into_reminder(clock::now_epoch());
+        let snoozed = snoozed(clock::now_epoch());
         let changes = self.with_schedule(|schedule| schedule.plan_snooze(snoozed.clone()));
         let (changes, committed) = self.commit(changes).await;
         committed?;
@@ -409,7 +396,7 @@ impl Engine {
 /// Runs CPU- or disk-bound work off the async worker threads. A panic there
 /// (a bug) is logged and continued on the caller's task; in a request, the
 /// router's catch-panic layer answers it with the JSON `500`.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+pub(crate) async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
     almanac_loopback::blocking(work)
         .await
         .unwrap_or_else(|panicked| panicked.resume())

@@ -8,7 +8,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::engine::WriteError;
 use crate::payload::PayloadError;
 use crate::store::StoreError;
 
@@ -35,15 +34,6 @@ pub enum ApiError {
     /// A bug (a panic); the details are in the log, not in the answer.
     #[error("internal error; the daemon's log has the details")]
     Internal,
-}
-
-impl From<WriteError> for ApiError {
-    fn from(error: WriteError) -> Self {
-        match error {
-            WriteError::Payload(error) => ApiError::Payload(error),
-            WriteError::Storage(error) => ApiError::Storage(error),
-        }
-    }
 }
 
 impl ApiError {

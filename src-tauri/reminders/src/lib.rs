@@ -7,15 +7,17 @@
 //! - [`daemon`] — [`Daemon::start`] and the [`DaemonHandle`] the shell keeps
 //!   (address, upcoming, recently fired, snooze, open, reconfigure,
 //!   shutdown).
-//! - [`guard`], [`routes`], [`error`], [`view`] — the HTTP side: browser
-//!   hardening, one module per route family, JSON errors, FCR-compatible
-//!   response shapes. The loopback listener, the `Host` rule and panic-safe
-//!   blocking work come from `almanac-loopback`, shared with the REST server.
+//! - [`guard`], [`routes`], [`error`], [`answers`] — the HTTP side: browser
+//!   hardening, one module per route family, JSON errors, the FCR-compatible
+//!   parts of the read routes' answers. The loopback listener, the `Host`
+//!   rule and panic-safe blocking work come from `almanac-loopback`, shared
+//!   with the REST server.
 //! - [`engine`] — the state and every change of it (sync, snooze, fire),
 //!   serialized, each committed durably before it is visible.
 //! - [`scheduler`] — sleeps until the earliest trigger, fires on time.
-//! - [`payload`], [`reminder`] — streaming parse and validation of request
-//!   bodies; the field rules.
+//! - [`payload`], [`reminder`] — the request bodies' wire types, parsed
+//!   with their JSON path and validated in one pass; the stored reminder
+//!   and the field rules.
 //! - [`schedule`], [`history`], [`store`] — the ordered in-memory index, the
 //!   recently-fired record, and the sled store behind a small trait.
 //! - [`notifier`], [`opener`] — the desktop boundary: notifications (D-Bus or
@@ -27,6 +29,7 @@
 //! its settings (again on every change, through
 //! [`DaemonHandle::reconfigure`]) and may plug in its own [`Notifier`].
 
+pub mod answers;
 pub mod clock;
 pub mod config;
 pub mod daemon;
@@ -43,7 +46,6 @@ pub mod schedule;
 pub mod scheduler;
 pub mod store;
 pub mod updates;
-pub mod view;
 
 pub use config::{DaemonConfig, Limits, UpdateConfig};
 pub use daemon::{Daemon, DaemonHandle, ReconfigureError, StartError};

@@ -1,20 +1,25 @@
-//! Parsing `/sync` and `/snooze` bodies into validated values.
+//! The request bodies of `/sync` and `/snooze`: their wire types, and
+//! parsing them into validated values.
 //!
-//! The parser streams: it walks the JSON once with serde visitors, checking
-//! every field as it is read, so a 100k-element sync costs one pass and no
-//! intermediate `serde_json::Value` tree. The first problem found is kept as
-//! a [`Problem`] naming the element index and the field, which is what a host
-//! needs to fix its payload; anything that is not even JSON is
-//! [`PayloadError::Malformed`]. Nothing here panics on any input (a fuzz
-//! target holds it to that).
+//! Two steps. serde reads the derived wire types ([`SyncItem`],
+//! [`SnoozeRequest`]; unknown fields refused), keeping the JSON path of the
+//! first type error; then one validation pass applies the field rules of
+//! [`Rules`] to each value. Either way the first problem is a [`Problem`]
+//! naming the element index and the field, which is what a host needs to fix
+//! its payload; anything that is not even JSON is [`PayloadError::Malformed`].
+//! Nothing here panics on any input (a fuzz target holds it to that).
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
+use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess};
+use serde::{Deserialize, de::Error as _};
+use serde_json::Value;
+use serde_path_to_error::Segment;
 
-use crate::reminder::{Reminder, Rules, SnoozeRequest};
+use crate::reminder::{Reminder, Rules};
 
 /// Why a payload was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,549 +53,383 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Parses and validates a `/sync` body: a flat JSON array of reminders, each
-/// with exactly the five fields, the right types, a trigger before the year
-/// 10000, an allowed `action_url` scheme, sizes within the limits, and unique
-/// ids. Past triggers are not refused here (see [`Rules`]).
-pub fn parse_sync(bytes: &[u8], rules: &Rules) -> Result<Vec<Reminder>, PayloadError> {
-    let ctx = Ctx::new(rules);
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let parsed = ArraySeed { ctx: &ctx }
-        .deserialize(&mut de)
-        .and_then(|reminders| de.end().map(|()| reminders));
-    match parsed {
-        Ok(reminders) => check_unique_ids(reminders),
-        Err(error) => Err(ctx.into_error(error)),
+/// One element of the `/sync` array (spec B, "Reminder instance"), as sent.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncItem {
+    #[serde(deserialize_with = "string")]
+    pub id: String,
+    #[serde(deserialize_with = "string")]
+    pub title: String,
+    #[serde(deserialize_with = "string")]
+    pub body: String,
+    /// Unix epoch seconds.
+    #[serde(deserialize_with = "integer")]
+    pub trigger_at_epoch: i64,
+    #[serde(deserialize_with = "string")]
+    pub action_url: String,
+}
+
+impl WireObject for SyncItem {
+    const FIELDS: &'static str = "id, title, body, trigger_at_epoch, action_url";
+}
+
+impl From<SyncItem> for Reminder {
+    fn from(item: SyncItem) -> Self {
+        Reminder {
+            id: item.id,
+            title: item.title,
+            body: item.body,
+            trigger_at_epoch: item.trigger_at_epoch,
+            action_url: item.action_url,
+        }
     }
+}
+
+/// The body of `POST /snooze`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnoozeRequest {
+    #[serde(deserialize_with = "string")]
+    pub id: String,
+    #[serde(deserialize_with = "string")]
+    pub title: String,
+    #[serde(deserialize_with = "string")]
+    pub body: String,
+    #[serde(deserialize_with = "string")]
+    pub action_url: String,
+    #[serde(deserialize_with = "integer")]
+    pub minutes: i64,
+}
+
+impl WireObject for SnoozeRequest {
+    const FIELDS: &'static str = "id, title, body, action_url, minutes";
+}
+
+impl SnoozeRequest {
+    /// Every field, as `/snooze` applies the rules.
+    pub fn validate(&self, rules: &Rules) -> Result<(), (&'static str, String)> {
+        rules.check_id(&self.id).map_err(|e| ("id", e))?;
+        rules.check_text(&self.title).map_err(|e| ("title", e))?;
+        rules.check_text(&self.body).map_err(|e| ("body", e))?;
+        rules
+            .check_action_url(&self.action_url)
+            .map_err(|e| ("action_url", e))?;
+        rules
+            .check_minutes(self.minutes)
+            .map_err(|e| ("minutes", e))
+    }
+
+    /// The reminder this snooze schedules, `minutes` after `now_epoch`.
+    pub fn into_reminder(self, now_epoch: i64) -> Reminder {
+        Reminder {
+            id: self.id,
+            title: self.title,
+            body: self.body,
+            trigger_at_epoch: now_epoch,
+            action_url: self.action_url,
+        }
+        .snoozed(now_epoch, self.minutes)
+    }
+}
+
+/// Parses and validates a `/sync` body: a flat JSON array of reminders, each
+/// with exactly the fields of [`SyncItem`], the right types, values within
+/// [`Rules`], and unique ids. Past triggers are not refused here (see
+/// [`Rules`]).
+pub fn parse_sync(bytes: &[u8], rules: &Rules) -> Result<Vec<Reminder>, PayloadError> {
+    let items = read(
+        bytes,
+        SyncArray {
+            max: rules.limits.max_reminders,
+        },
+        SyncItem::FIELDS,
+    )?;
+    let reminders: Vec<Reminder> = items.into_iter().map(Reminder::from).collect();
+    for (index, reminder) in reminders.iter().enumerate() {
+        rules
+            .check_reminder(reminder)
+            .map_err(|(field, reason)| invalid(Some(index), Some(field.into()), reason))?;
+    }
+    check_unique_ids(reminders)
 }
 
 /// Parses and validates a `/snooze` body: `{id, title, body, action_url,
 /// minutes}`, minutes in 1..=10080.
 pub fn parse_snooze(bytes: &[u8], rules: &Rules) -> Result<SnoozeRequest, PayloadError> {
-    let ctx = Ctx::new(rules);
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let parsed = ObjectSeed {
-        ctx: &ctx,
-        index: None,
-        shape: Shape::Snooze,
-    }
-    .deserialize(&mut de)
-    .and_then(|fields| de.end().map(|()| fields));
-    match parsed {
-        Ok(fields) => Ok(fields.into_snooze()),
-        Err(error) => Err(ctx.into_error(error)),
-    }
+    let Object(request) = read(
+        bytes,
+        PhantomData::<Object<SnoozeRequest>>,
+        SnoozeRequest::FIELDS,
+    )?;
+    request
+        .validate(rules)
+        .map_err(|(field, reason)| invalid(None, Some(field.into()), reason))?;
+    Ok(request)
 }
 
 fn check_unique_ids(reminders: Vec<Reminder>) -> Result<Vec<Reminder>, PayloadError> {
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(reminders.len());
     for (index, reminder) in reminders.iter().enumerate() {
         if let Some(first) = seen.insert(&reminder.id, index) {
-            return Err(PayloadError::Invalid(Problem {
-                index: Some(index),
-                field: Some("id".into()),
-                reason: format!("duplicate of element {first} ({:?})", reminder.id),
-            }));
+            return Err(invalid(
+                Some(index),
+                Some("id".into()),
+                format!("duplicate of element {first} ({:?})", reminder.id),
+            ));
         }
     }
     Ok(reminders)
 }
 
-/// Shared by the visitors of one parse: the rules and the first problem.
-struct Ctx<'a> {
-    rules: &'a Rules<'a>,
-    problem: RefCell<Option<Problem>>,
+fn invalid(index: Option<usize>, field: Option<String>, reason: String) -> PayloadError {
+    PayloadError::Invalid(Problem {
+        index,
+        field,
+        reason,
+    })
 }
 
-impl<'a> Ctx<'a> {
-    fn new(rules: &'a Rules<'a>) -> Self {
-        Self {
-            rules,
-            problem: RefCell::new(None),
-        }
-    }
-
-    /// Records the problem (the first one wins) and returns the error that
-    /// unwinds the parse.
-    fn fail<E: de::Error>(&self, index: Option<usize>, field: Option<&str>, reason: String) -> E {
-        let problem = Problem {
-            index,
-            field: field.map(str::to_string),
-            reason,
-        };
-        let message = problem.to_string();
-        self.problem.borrow_mut().get_or_insert(problem);
-        E::custom(message)
-    }
-
-    fn into_error(self, error: serde_json::Error) -> PayloadError {
-        match self.problem.into_inner() {
-            Some(problem) => PayloadError::Invalid(problem),
-            None => PayloadError::Malformed(error.to_string()),
-        }
-    }
+/// Deserializes all of `bytes` with `seed`, turning a failure into the
+/// [`Problem`] at its JSON path; `fields` names the allowed fields of the
+/// objects read, for the unknown-field message.
+///
+/// Tracking the path costs an allocation per object key, which would slow
+/// a 100k-element sync down by half; so a well-formed body is read without
+/// it, and only a refused one is read again, tracked, to say where.
+fn read<'de, S: DeserializeSeed<'de> + Copy>(
+    bytes: &'de [u8],
+    seed: S,
+    fields: &str,
+) -> Result<S::Value, PayloadError> {
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let value = match seed.deserialize(&mut json) {
+        Ok(value) => value,
+        Err(error) if !error.is_data() => return Err(PayloadError::Malformed(error.to_string())),
+        Err(error) => return Err(locate(bytes, seed, error, fields)),
+    };
+    json.end()
+        .map_err(|error| PayloadError::Malformed(error.to_string()))?;
+    Ok(value)
 }
 
-/// Implements the `visit_*` methods of JSON types a visitor does not accept,
-/// each reporting what it found through the visitor's `wrong_type`.
-macro_rules! refuse {
-    ($($kind:ident),*) => { $( refuse!(@one $kind); )* };
-    (@one bool) => {
+/// Reads `bytes` again, tracking the JSON path, to the problem `first`
+/// (the same bytes fail the same way; were it not so, `first` is reported
+/// without a place rather than nothing).
+fn locate<'de, S: DeserializeSeed<'de>>(
+    bytes: &'de [u8],
+    seed: S,
+    first: serde_json::Error,
+    fields: &str,
+) -> PayloadError {
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let mut track = serde_path_to_error::Track::new();
+    let tracked = serde_path_to_error::Deserializer::new(&mut json, &mut track);
+    let error = seed.deserialize(tracked).err().unwrap_or(first);
+    problem(track.path(), error, fields)
+}
+
+/// The [`Problem`] a serde error at `path` stands for. The derived wire
+/// types report missing, repeated and unknown fields in serde's words; they
+/// are said here as the daemon always said them.
+fn problem(
+    path: serde_path_to_error::Path,
+    error: serde_json::Error,
+    fields: &str,
+) -> PayloadError {
+    if !error.is_data() {
+        return PayloadError::Malformed(error.to_string());
+    }
+    let mut index = None;
+    let mut field = None;
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index: i } => index = Some(*i),
+            // Echoed in the error message: keep an unknown name short.
+            Segment::Map { key } => field = Some(key.chars().take(64).collect()),
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    let message = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    let message = message.strip_suffix(&position).unwrap_or(&message);
+    let reason = if let Some(name) = serde_field(message, "missing field `") {
+        field = Some(name.into());
+        "is missing".to_string()
+    } else if let Some(name) = serde_field(message, "duplicate field `") {
+        field = Some(name.into());
+        "appears twice".to_string()
+    } else if message.starts_with("unknown field `") {
+        format!("unknown field (exactly these are allowed: {fields})")
+    } else {
+        message.to_string()
+    };
+    invalid(index, field, reason)
+}
+
+/// The name in serde's "<prefix>name`" messages.
+fn serde_field<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
+    message.strip_prefix(prefix)?.strip_suffix('`')
+}
+
+/// The `visit_*` methods of the JSON scalars, each refusing through the
+/// visitor's `found` with the words error messages use.
+macro_rules! refuse_scalars {
+    () => {
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Err(self.wrong_type("a boolean"))
+            Err(self.found("a boolean"))
         }
-    };
-    (@one i64) => {
         fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Err(self.wrong_type("a number"))
+            Err(self.found("a number"))
         }
-    };
-    (@one u64) => {
         fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Err(self.wrong_type("a number"))
+            Err(self.found("a number"))
         }
-    };
-    (@one f64) => {
         fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Err(self.wrong_type("a number"))
+            Err(self.found("a number"))
         }
-    };
-    (@one str) => {
         fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Err(self.wrong_type("a string"))
+            Err(self.found("a string"))
         }
-    };
-    (@one unit) => {
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err(self.wrong_type("null"))
-        }
-    };
-    (@one seq) => {
-        fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-            Err(self.wrong_type("an array"))
-        }
-    };
-    (@one map) => {
-        fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-            Err(self.wrong_type("an object"))
+            Err(self.found("null"))
         }
     };
 }
 
-/// The top-level `/sync` array.
-struct ArraySeed<'c, 'a> {
-    ctx: &'c Ctx<'a>,
+/// A derived wire object and the list of its fields, as error messages name
+/// them (a test ties the list to the derive).
+trait WireObject: DeserializeOwned {
+    const FIELDS: &'static str;
 }
 
-impl ArraySeed<'_, '_> {
-    fn wrong_type<E: de::Error>(&self, found: &str) -> E {
-        self.ctx.fail(
-            None,
-            None,
-            format!("the body must be a JSON array of reminders, found {found}"),
-        )
+/// Reads `T` from a JSON object only: derived structs would also take an
+/// array of values, which the wire format does not allow.
+struct Object<T>(T);
+
+impl<'de, T: WireObject> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ObjectVisitor(PhantomData))
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ArraySeed<'_, '_> {
-    type Value = Vec<Reminder>;
+struct ObjectVisitor<T>(PhantomData<T>);
+
+impl<T: WireObject> ObjectVisitor<T> {
+    fn found<E: de::Error>(&self, kind: &str) -> E {
+        E::custom(format!(
+            "must be an object with the fields {}, found {kind}",
+            T::FIELDS
+        ))
+    }
+}
+
+impl<'de, T: WireObject> de::Visitor<'de> for ObjectVisitor<T> {
+    type Value = Object<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "an object with the fields {}", T::FIELDS)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map)).map(Object)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(self.found("an array"))
+    }
+
+    refuse_scalars!();
+}
+
+/// The top-level `/sync` array, at most `max` elements (reading stops at
+/// the first one over).
+#[derive(Clone, Copy)]
+struct SyncArray {
+    max: usize,
+}
+
+impl SyncArray {
+    fn found<E: de::Error>(&self, kind: &str) -> E {
+        E::custom(format!(
+            "the body must be a JSON array of reminders, found {kind}"
+        ))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for SyncArray {
+    type Value = Vec<SyncItem>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for ArraySeed<'_, '_> {
-    type Value = Vec<Reminder>;
+impl<'de> de::Visitor<'de> for SyncArray {
+    type Value = Vec<SyncItem>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON array of reminders")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let max = self.ctx.rules.limits.max_reminders;
-        let mut reminders = Vec::new();
-        loop {
-            let seed = ObjectSeed {
-                ctx: self.ctx,
-                index: Some(reminders.len()),
-                shape: Shape::Reminder,
-            };
-            let Some(fields) = seq.next_element_seed(seed)? else {
-                return Ok(reminders);
-            };
-            if reminders.len() == max {
-                return Err(self.ctx.fail(
-                    None,
-                    None,
-                    format!("the array has more than {max} elements"),
-                ));
+        let mut items = Vec::new();
+        while let Some(Object(item)) = seq.next_element()? {
+            if items.len() == self.max {
+                let max = self.max;
+                return Err(A::Error::custom(format!(
+                    "the array has more than {max} elements"
+                )));
             }
-            reminders.push(fields.into_reminder());
+            items.push(item);
         }
+        Ok(items)
     }
 
-    refuse!(bool, i64, u64, f64, str, unit, map);
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(self.found("an object"))
+    }
+
+    refuse_scalars!();
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    Reminder,
-    Snooze,
-}
-
-impl Shape {
-    fn field_list(self) -> &'static str {
-        match self {
-            Shape::Reminder => "id, title, body, trigger_at_epoch, action_url",
-            Shape::Snooze => "id, title, body, action_url, minutes",
-        }
+/// A string field; any other JSON value is named in the error.
+fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    match Value::deserialize(deserializer)? {
+        Value::String(text) => Ok(text),
+        other => Err(D::Error::custom(format!(
+            "must be a string, found {}",
+            kind(&other)
+        ))),
     }
-}
-
-/// What one object carried; `number` is `trigger_at_epoch` or `minutes`.
-struct Fields {
-    id: String,
-    title: String,
-    body: String,
-    action_url: String,
-    number: i64,
-}
-
-impl Fields {
-    fn into_reminder(self) -> Reminder {
-        Reminder {
-            id: self.id,
-            title: self.title,
-            body: self.body,
-            trigger_at_epoch: self.number,
-            action_url: self.action_url,
-        }
-    }
-
-    fn into_snooze(self) -> SnoozeRequest {
-        SnoozeRequest {
-            id: self.id,
-            title: self.title,
-            body: self.body,
-            action_url: self.action_url,
-            minutes: self.number,
-        }
-    }
-}
-
-/// One reminder object (or the snooze body).
-struct ObjectSeed<'c, 'a> {
-    ctx: &'c Ctx<'a>,
-    index: Option<usize>,
-    shape: Shape,
-}
-
-impl ObjectSeed<'_, '_> {
-    fn wrong_type<E: de::Error>(&self, found: &str) -> E {
-        let reason = format!(
-            "must be an object with the fields {}, found {found}",
-            self.shape.field_list()
-        );
-        self.ctx.fail(self.index, None, reason)
-    }
-
-    fn fail<E: de::Error>(&self, field: &str, reason: impl Into<String>) -> E {
-        self.ctx.fail(self.index, Some(field), reason.into())
-    }
-
-    fn text<'de, A: MapAccess<'de>>(
-        &self,
-        map: &mut A,
-        slot: &mut Option<String>,
-        field: &'static str,
-        max_bytes: usize,
-    ) -> Result<(), A::Error> {
-        if slot.is_some() {
-            return Err(self.fail(field, "appears twice"));
-        }
-        *slot = Some(map.next_value_seed(StringValue {
-            ctx: self.ctx,
-            index: self.index,
-            field,
-            max_bytes,
-        })?);
-        Ok(())
-    }
-
-    fn integer<'de, A: MapAccess<'de>>(
-        &self,
-        map: &mut A,
-        slot: &mut Option<i64>,
-        field: &'static str,
-    ) -> Result<(), A::Error> {
-        if slot.is_some() {
-            return Err(self.fail(field, "appears twice"));
-        }
-        *slot = Some(map.next_value_seed(IntegerValue {
-            ctx: self.ctx,
-            index: self.index,
-            field,
-        })?);
-        Ok(())
-    }
-
-    /// The checks that need the whole value: presence, then the rules that
-    /// are not about size (those ran while reading).
-    fn finish<E: de::Error>(&self, found: Found) -> Result<Fields, E> {
-        let rules = self.ctx.rules;
-        let number_field = match self.shape {
-            Shape::Reminder => "trigger_at_epoch",
-            Shape::Snooze => "minutes",
-        };
-        let missing = |field: &str| self.fail::<E>(field, "is missing");
-        let id = found.id.ok_or_else(|| missing("id"))?;
-        let title = found.title.ok_or_else(|| missing("title"))?;
-        let body = found.body.ok_or_else(|| missing("body"))?;
-        let number = found.number.ok_or_else(|| missing(number_field))?;
-        let action_url = found.action_url.ok_or_else(|| missing("action_url"))?;
-        rules.check_id(&id).map_err(|e| self.fail("id", e))?;
-        rules
-            .check_action_url(&action_url)
-            .map_err(|e| self.fail("action_url", e))?;
-        match self.shape {
-            Shape::Reminder => rules.check_trigger(number),
-            Shape::Snooze => rules.check_minutes(number),
-        }
-        .map_err(|e| self.fail(number_field, e))?;
-        Ok(Fields {
-            id,
-            title,
-            body,
-            action_url,
-            number,
-        })
-    }
-}
-
-#[derive(Default)]
-struct Found {
-    id: Option<String>,
-    title: Option<String>,
-    body: Option<String>,
-    action_url: Option<String>,
-    number: Option<i64>,
-}
-
-impl<'de> DeserializeSeed<'de> for ObjectSeed<'_, '_> {
-    type Value = Fields;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ObjectSeed<'_, '_> {
-    type Value = Fields;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "an object with the fields {}", self.shape.field_list())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let limits = self.ctx.rules.limits;
-        let mut found = Found::default();
-        while let Some(name) = map.next_key::<FieldName>()? {
-            match (name, self.shape) {
-                (FieldName::Id, _) => {
-                    self.text(&mut map, &mut found.id, "id", limits.max_id_bytes)?
-                }
-                (FieldName::Title, _) => {
-                    self.text(&mut map, &mut found.title, "title", limits.max_text_bytes)?
-                }
-                (FieldName::Body, _) => {
-                    self.text(&mut map, &mut found.body, "body", limits.max_text_bytes)?
-                }
-                (FieldName::ActionUrl, _) => self.text(
-                    &mut map,
-                    &mut found.action_url,
-                    "action_url",
-                    limits.max_url_bytes,
-                )?,
-                (FieldName::TriggerAtEpoch, Shape::Reminder) => {
-                    self.integer(&mut map, &mut found.number, "trigger_at_epoch")?
-                }
-                (FieldName::Minutes, Shape::Snooze) => {
-                    self.integer(&mut map, &mut found.number, "minutes")?
-                }
-                (other, shape) => {
-                    return Err(self.fail(
-                        other.as_str(),
-                        format!(
-                            "unknown field (exactly these are allowed: {})",
-                            shape.field_list()
-                        ),
-                    ));
-                }
-            }
-        }
-        self.finish(found)
-    }
-
-    refuse!(bool, i64, u64, f64, str, unit, seq);
-}
-
-/// An object key, read without allocating for the known names.
-enum FieldName {
-    Id,
-    Title,
-    Body,
-    TriggerAtEpoch,
-    ActionUrl,
-    Minutes,
-    Other(String),
-}
-
-impl FieldName {
-    fn as_str(&self) -> &str {
-        match self {
-            FieldName::Id => "id",
-            FieldName::Title => "title",
-            FieldName::Body => "body",
-            FieldName::TriggerAtEpoch => "trigger_at_epoch",
-            FieldName::ActionUrl => "action_url",
-            FieldName::Minutes => "minutes",
-            FieldName::Other(name) => name,
-        }
-    }
-}
-
-impl<'de> de::Deserialize<'de> for FieldName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_identifier(FieldNameVisitor)
-    }
-}
-
-struct FieldNameVisitor;
-
-impl Visitor<'_> for FieldNameVisitor {
-    type Value = FieldName;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a field name")
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<FieldName, E> {
-        Ok(match name {
-            "id" => FieldName::Id,
-            "title" => FieldName::Title,
-            "body" => FieldName::Body,
-            "trigger_at_epoch" => FieldName::TriggerAtEpoch,
-            "action_url" => FieldName::ActionUrl,
-            "minutes" => FieldName::Minutes,
-            // Echoed in the error message: keep it short.
-            other => FieldName::Other(other.chars().take(64).collect()),
-        })
-    }
-}
-
-/// A string field, size- and NUL-checked as it is read.
-struct StringValue<'c, 'a> {
-    ctx: &'c Ctx<'a>,
-    index: Option<usize>,
-    field: &'static str,
-    max_bytes: usize,
-}
-
-impl StringValue<'_, '_> {
-    fn wrong_type<E: de::Error>(&self, found: &str) -> E {
-        self.ctx.fail(
-            self.index,
-            Some(self.field),
-            format!("must be a string, found {found}"),
-        )
-    }
-
-    fn check<E: de::Error>(&self, value: &str) -> Result<(), E> {
-        let rules = self.ctx.rules;
-        let result = if self.field == "id" {
-            rules.check_id(value)
-        } else {
-            rules.check_string(value, self.max_bytes)
-        };
-        result.map_err(|reason| self.ctx.fail(self.index, Some(self.field), reason))
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for StringValue<'_, '_> {
-    type Value = String;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for StringValue<'_, '_> {
-    type Value = String;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "a string for `{}`", self.field)
-    }
-
-    fn visit_str<E: de::Error>(self, value: &str) -> Result<String, E> {
-        self.check(value)?;
-        Ok(value.to_owned())
-    }
-
-    fn visit_string<E: de::Error>(self, value: String) -> Result<String, E> {
-        self.check(&value)?;
-        Ok(value)
-    }
-
-    refuse!(bool, i64, u64, f64, unit, seq, map);
 }
 
 /// A signed 64-bit integer field; fractions and strings are refused rather
 /// than guessed at.
-struct IntegerValue<'c, 'a> {
-    ctx: &'c Ctx<'a>,
-    index: Option<usize>,
-    field: &'static str,
+fn integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    let found = match Value::deserialize(deserializer)? {
+        Value::Number(number) => match number.as_i64() {
+            Some(integer) => return Ok(integer),
+            None if number.is_u64() => "a number above the signed 64-bit range",
+            None => "a fractional or exponent number",
+        },
+        other => kind(&other),
+    };
+    Err(D::Error::custom(format!(
+        "must be an integer, found {found}"
+    )))
 }
 
-impl IntegerValue<'_, '_> {
-    fn wrong_type<E: de::Error>(&self, found: &str) -> E {
-        self.ctx.fail(
-            self.index,
-            Some(self.field),
-            format!("must be an integer, found {found}"),
-        )
+/// What a JSON value is, in the words of the error messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
-}
-
-impl<'de> DeserializeSeed<'de> for IntegerValue<'_, '_> {
-    type Value = i64;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for IntegerValue<'_, '_> {
-    type Value = i64;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "an integer for `{}`", self.field)
-    }
-
-    fn visit_i64<E: de::Error>(self, value: i64) -> Result<i64, E> {
-        Ok(value)
-    }
-
-    fn visit_u64<E: de::Error>(self, value: u64) -> Result<i64, E> {
-        i64::try_from(value).map_err(|_| self.wrong_type("a number above the signed 64-bit range"))
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<i64, E> {
-        Err(self.wrong_type("a fractional or exponent number"))
-    }
-
-    refuse!(bool, str, unit, seq, map);
 }
 
 #[cfg(test)]
@@ -760,6 +599,69 @@ mod tests {
         let p = problem(&json);
         assert_eq!(p.index, Some(2));
         assert!(p.reason.contains("duplicate of element 0"));
+    }
+
+    /// The messages name a fault as the daemon always has, whatever words
+    /// serde uses for it.
+    #[test]
+    fn messages_keep_their_wording() {
+        let all = "id, title, body, trigger_at_epoch, action_url";
+        for (fields, message) in [
+            (
+                GOOD.replace(r#""id":"a","#, ""),
+                "element 1, field `id`: is missing".to_string(),
+            ),
+            (
+                format!(r#""title":"U",{GOOD}"#),
+                "element 1, field `title`: appears twice".to_string(),
+            ),
+            (
+                format!(r#"{GOOD},"{}":1"#, "k".repeat(100)),
+                format!(
+                    "element 1, field `{}`: unknown field (exactly these are allowed: {all})",
+                    "k".repeat(64)
+                ),
+            ),
+            (
+                GOOD.replace(r#""T""#, "true"),
+                "element 1, field `title`: must be a string, found a boolean".to_string(),
+            ),
+            (
+                GOOD.replace("1700000100", "{}"),
+                "element 1, field `trigger_at_epoch`: must be an integer, found an object"
+                    .to_string(),
+            ),
+        ] {
+            let json = format!("[{{{GOOD}}}, {{{fields}}}]").replacen(r#""a""#, r#""z""#, 1);
+            assert_eq!(problem(&json).to_string(), message, "{json}");
+        }
+        for (json, message) in [
+            (
+                "[null]".to_string(),
+                format!("element 0: must be an object with the fields {all}, found null"),
+            ),
+            (
+                "true".to_string(),
+                "the body must be a JSON array of reminders, found a boolean".to_string(),
+            ),
+        ] {
+            assert_eq!(problem(&json).to_string(), message, "{json}");
+        }
+    }
+
+    /// The field lists of the messages are the derived structs' own.
+    #[test]
+    fn field_lists_match_the_wire_types() {
+        fn derived<T: WireObject>() -> String {
+            let Err(error) = serde_json::from_str::<T>(r#"{"?":0}"#) else {
+                panic!("an unknown field was accepted")
+            };
+            let message = error.to_string();
+            let list = message.split("expected one of ").nth(1).unwrap();
+            list.split(" at line").next().unwrap().replace('`', "")
+        }
+        assert_eq!(derived::<SyncItem>(), SyncItem::FIELDS);
+        assert_eq!(derived::<SnoozeRequest>(), SnoozeRequest::FIELDS);
     }
 
     #[test]

@@ -1,7 +1,10 @@
-//! The reminder instance of spec B and the rules every field must meet.
+//! The reminder as the daemon keeps it (in memory, in the store, in the
+//! history) and the rules every field must meet.
 //!
-//! Parsing lives in [`crate::payload`]; this module says what a valid value
-//! is, so `/sync`, `/snooze` and the handle's `snooze` share one definition.
+//! The wire types and their parsing live in [`crate::payload`], which turns
+//! a validated `/sync` element into a [`Reminder`]; this module says what a
+//! valid value is, so `/sync`, `/snooze` and the handle's `snooze` share one
+//! definition.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +17,8 @@ pub const MAX_TRIGGER_EPOCH: i64 = 253_402_300_799;
 /// Snooze durations accepted by `/snooze`, in minutes (one minute to a week).
 pub const SNOOZE_MINUTES: std::ops::RangeInclusive<i64> = 1..=10_080;
 
-/// One element of the `/sync` array (spec B, "Reminder instance").
+/// A pending or past reminder, as stored (sled JSON) and shown. Not the wire
+/// type: `/sync` elements are [`crate::payload::SyncItem`]s.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reminder {
     pub id: String,
@@ -31,27 +35,12 @@ impl Reminder {
     pub fn trigger_ms(&self) -> i64 {
         self.trigger_at_epoch.saturating_mul(1000)
     }
-}
 
-/// The body of `POST /snooze`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SnoozeRequest {
-    pub id: String,
-    pub title: String,
-    pub body: String,
-    pub action_url: String,
-    pub minutes: i64,
-}
-
-impl SnoozeRequest {
-    /// The reminder this snooze schedules, `minutes` after `now_epoch`.
-    pub fn into_reminder(self, now_epoch: i64) -> Reminder {
+    /// The same reminder, due again `minutes` after `now_epoch`.
+    pub fn snoozed(self, now_epoch: i64, minutes: i64) -> Reminder {
         Reminder {
-            id: self.id,
-            title: self.title,
-            body: self.body,
-            trigger_at_epoch: now_epoch + self.minutes * 60,
-            action_url: self.action_url,
+            trigger_at_epoch: now_epoch + minutes * 60,
+            ..self
         }
     }
 }
@@ -124,15 +113,16 @@ impl<'a> Rules<'a> {
         }
     }
 
-    /// Every field of a snooze, as `/snooze` and the handle's `snooze` apply it.
-    pub fn check_snooze(&self, snooze: &SnoozeRequest) -> Result<(), (&'static str, String)> {
-        self.check_id(&snooze.id).map_err(|e| ("id", e))?;
-        self.check_text(&snooze.title).map_err(|e| ("title", e))?;
-        self.check_text(&snooze.body).map_err(|e| ("body", e))?;
-        self.check_action_url(&snooze.action_url)
-            .map_err(|e| ("action_url", e))?;
-        self.check_minutes(snooze.minutes)
-            .map_err(|e| ("minutes", e))
+    /// Every field of a reminder, in the order a problem is reported: the
+    /// one validation of what `/sync` stores and a snooze schedules.
+    pub fn check_reminder(&self, reminder: &Reminder) -> Result<(), (&'static str, String)> {
+        self.check_id(&reminder.id).map_err(|e| ("id", e))?;
+        self.check_text(&reminder.title).map_err(|e| ("title", e))?;
+        self.check_text(&reminder.body).map_err(|e| ("body", e))?;
+        self.check_trigger(reminder.trigger_at_epoch)
+            .map_err(|e| ("trigger_at_epoch", e))?;
+        self.check_action_url(&reminder.action_url)
+            .map_err(|e| ("action_url", e))
     }
 
     /// Size, and no NUL anywhere: D-Bus strings cannot carry it, so such a

@@ -5,34 +5,34 @@ use axum::Json;
 use serde::Serialize;
 
 use super::Shared;
+use crate::answers::{Checked, PendingItem, StorageInfo};
 use crate::clock;
 use crate::engine::Settled;
 use crate::history::Outcome;
 use crate::notifier::NotifierInfo;
 use crate::store::Quarantined;
-use crate::view::{Checked, ReminderView, StorageView};
 
 #[derive(Serialize)]
 pub struct DoctorAnswer {
     #[serde(flatten)]
     checked: Checked,
-    instance: InstanceView,
-    storage: StorageView,
+    instance: InstanceInfo,
+    storage: StorageInfo,
     storage_size_bytes: Option<u64>,
     active_reminders: usize,
-    next_event: Option<ReminderView>,
+    next_event: Option<PendingItem>,
     checks: Vec<Check>,
     notifications: NotifierInfo,
     missed_at_start: Settled,
     history: HistoryCounts,
     /// Records the store could not read and kept aside (see `store`).
-    quarantine: QuarantineView,
+    quarantine: QuarantineInfo,
     /// Supplied by the host app (keyring, REST server, …); null if none.
     host: serde_json::Value,
 }
 
 #[derive(Serialize)]
-struct InstanceView {
+struct InstanceInfo {
     pid: u32,
     version: &'static str,
     executable_path: String,
@@ -52,17 +52,17 @@ struct Check {
 }
 
 #[derive(Serialize)]
-struct QuarantineView {
+struct QuarantineInfo {
     count: usize,
     /// The most recent [`QUARANTINE_SHOWN`], oldest first.
-    records: Vec<QuarantinedView>,
+    records: Vec<QuarantinedItem>,
 }
 
 /// At most this many quarantined records are listed (all are counted).
 const QUARANTINE_SHOWN: usize = 50;
 
 #[derive(Serialize)]
-struct QuarantinedView {
+struct QuarantinedItem {
     record: String,
     reason: String,
     quarantined_at_rfc3339: String,
@@ -71,7 +71,7 @@ struct QuarantinedView {
     moved_to: Option<String>,
 }
 
-impl From<Quarantined> for QuarantinedView {
+impl From<Quarantined> for QuarantinedItem {
     fn from(quarantined: Quarantined) -> Self {
         Self {
             quarantined_at_rfc3339: clock::rfc3339_ms(quarantined.quarantined_at_ms),
@@ -105,7 +105,7 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
     let (active_reminders, next_event) = engine.with_schedule(|schedule| {
         let next = schedule
             .next()
-            .map(|slot| ReminderView::new(&slot.reminder, slot.origin, now));
+            .map(|slot| PendingItem::new(&slot.reminder, slot.origin, now));
         (schedule.len(), next)
     });
     let checks = vec![
@@ -153,7 +153,7 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
     let started_at_epoch = state.instance.started_at_ms.div_euclid(1000);
     Json(DoctorAnswer {
         checked: Checked::now(now),
-        instance: InstanceView {
+        instance: InstanceInfo {
             pid: state.instance.pid,
             version: state.instance.version,
             running_from_path: executable.clone(),
@@ -178,12 +178,12 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
         quarantine: {
             let records = quarantined.unwrap_or_default();
             let older = records.len().saturating_sub(QUARANTINE_SHOWN);
-            QuarantineView {
+            QuarantineInfo {
                 count: records.len(),
                 records: records
                     .into_iter()
                     .skip(older)
-                    .map(QuarantinedView::from)
+                    .map(QuarantinedItem::from)
                     .collect(),
             }
         },

@@ -19,11 +19,11 @@ use axum::middleware::from_fn_with_state;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 
+use crate::answers::StorageInfo;
 use crate::engine::{Engine, Settled};
 use crate::error::ApiError;
 use crate::guard::{self, Guard};
 use crate::updates::Updates;
-use crate::view::StorageView;
 
 /// Extra `/doctor` diagnostics supplied by the host app (keyring state,
 /// REST server state, …); called on each `/doctor` request, so keep it cheap.
@@ -53,7 +53,7 @@ pub(crate) struct AppState {
     pub instance: Instance,
     pub listen: RwLock<Listen>,
     /// Where the database lives (paths and file URLs, computed once).
-    pub storage: StorageView,
+    pub storage: StorageInfo,
     pub diagnostics: Option<DiagnosticsProvider>,
     /// What start-up did with reminders missed while the app was closed.
     pub at_start: Settled,

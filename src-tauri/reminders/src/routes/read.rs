@@ -4,17 +4,17 @@ use axum::Json;
 use serde::Serialize;
 
 use super::Shared;
+use crate::answers::{Checked, HistoryItem, PendingItem, StorageInfo};
 use crate::clock;
 use crate::history::HistoryEntry;
-use crate::view::{Checked, HistoryView, ReminderView, StorageView};
 
 #[derive(Serialize)]
 pub struct StatusAnswer {
     #[serde(flatten)]
     checked: Checked,
     active_reminders: usize,
-    storage: StorageView,
-    next_event: Option<ReminderView>,
+    storage: StorageInfo,
+    next_event: Option<PendingItem>,
 }
 
 pub async fn status(state: Shared) -> Json<StatusAnswer> {
@@ -22,7 +22,7 @@ pub async fn status(state: Shared) -> Json<StatusAnswer> {
     let (active_reminders, next_event) = state.engine.with_schedule(|schedule| {
         let next = schedule
             .next()
-            .map(|slot| ReminderView::new(&slot.reminder, slot.origin, now));
+            .map(|slot| PendingItem::new(&slot.reminder, slot.origin, now));
         (schedule.len(), next)
     });
     Json(StatusAnswer {
@@ -37,11 +37,11 @@ pub async fn status(state: Shared) -> Json<StatusAnswer> {
 pub struct EventsAnswer {
     #[serde(flatten)]
     checked: Checked,
-    storage: StorageView,
+    storage: StorageInfo,
     /// Pending reminders in trigger order.
-    events: Vec<ReminderView>,
+    events: Vec<PendingItem>,
     /// Fired, missed and dropped reminders, newest first.
-    recently_fired: Vec<HistoryView>,
+    recently_fired: Vec<HistoryItem>,
 }
 
 pub async fn events(state: Shared) -> Json<EventsAnswer> {
@@ -49,7 +49,7 @@ pub async fn events(state: Shared) -> Json<EventsAnswer> {
     let events = state.engine.with_schedule(|schedule| {
         schedule
             .iter()
-            .map(|slot| ReminderView::new(&slot.reminder, slot.origin, now))
+            .map(|slot| PendingItem::new(&slot.reminder, slot.origin, now))
             .collect()
     });
     let recent: Vec<HistoryEntry> = state.engine.recently_fired();
@@ -57,7 +57,7 @@ pub async fn events(state: Shared) -> Json<EventsAnswer> {
         checked: Checked::now(now),
         storage: state.storage.refreshed(),
         events,
-        recently_fired: recent.iter().map(HistoryView::from).collect(),
+        recently_fired: recent.iter().map(HistoryItem::from).collect(),
     })
 }
 
@@ -65,7 +65,7 @@ pub async fn events(state: Shared) -> Json<EventsAnswer> {
 pub struct NextAnswer {
     #[serde(flatten)]
     checked: Checked,
-    next_event: Option<ReminderView>,
+    next_event: Option<PendingItem>,
 }
 
 pub async fn next(state: Shared) -> Json<NextAnswer> {
@@ -73,7 +73,7 @@ pub async fn next(state: Shared) -> Json<NextAnswer> {
     let next_event = state.engine.with_schedule(|schedule| {
         schedule
             .next()
-            .map(|slot| ReminderView::new(&slot.reminder, slot.origin, now))
+            .map(|slot| PendingItem::new(&slot.reminder, slot.origin, now))
     });
     Json(NextAnswer {
         checked: Checked::now(now),
@@ -85,7 +85,7 @@ pub async fn next(state: Shared) -> Json<NextAnswer> {
 pub struct StorageAnswer {
     #[serde(flatten)]
     checked: Checked,
-    storage: StorageView,
+    storage: StorageInfo,
     stored_reminders: usize,
     snoozed_reminders: usize,
     fired_keys: usize,

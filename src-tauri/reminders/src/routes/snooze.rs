@@ -7,6 +7,8 @@ use axum::extract::rejection::BytesRejection;
 use super::Shared;
 use crate::clock;
 use crate::error::ApiError;
+use crate::payload;
+use crate::reminder::Rules;
 
 #[derive(serde::Serialize)]
 pub struct SnoozeAnswer {
@@ -21,8 +23,10 @@ pub async fn snooze(
     state: Shared,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SnoozeAnswer>, ApiError> {
-    let body = super::body(body, state.engine.config().limits.max_snooze_body_bytes)?;
-    let snoozed = state.engine.snooze(body).await?;
+    let config = state.engine.config();
+    let body = super::body(body, config.limits.max_snooze_body_bytes)?;
+    let request = payload::parse_snooze(&body, &Rules::of(&config))?;
+    let snoozed = state.engine.snooze(request).await?;
     Ok(Json(SnoozeAnswer {
         status: "ok",
         trigger_at_rfc3339: clock::rfc3339(snoozed.trigger_at_epoch),

@@ -5,7 +5,10 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 
 use super::Shared;
+use crate::engine::blocking;
 use crate::error::ApiError;
+use crate::payload;
+use crate::reminder::Rules;
 use crate::schedule::SyncSummary;
 
 #[derive(serde::Serialize)]
@@ -15,13 +18,16 @@ pub struct SyncAnswer {
     summary: SyncSummary,
 }
 
-/// Answers only after the new set is on disk.
+/// Validates the whole body first (off the async threads: a large payload
+/// takes milliseconds); answers only after the new set is on disk.
 pub async fn sync(
     state: Shared,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SyncAnswer>, ApiError> {
-    let body = super::body(body, state.engine.config().limits.max_sync_body_bytes)?;
-    let summary = state.engine.sync(body).await?;
+    let config = state.engine.config();
+    let body = super::body(body, config.limits.max_sync_body_bytes)?;
+    let reminders = blocking(move || payload::parse_sync(&body, &Rules::of(&config))).await?;
+    let summary = state.engine.sync(reminders).await?;
     Ok(Json(SyncAnswer {
         status: "ok",
         summary,

@@ -1,4 +1,5 @@
-//! JSON shapes of the read routes. They are a superset of FCR Reminder's
+//! The parts the read routes' JSON answers are made of (the answers
+//! themselves are in [`crate::routes`]). They are a superset of FCR Reminder's
 //! (`status`, `checked_at_*`, `storage`, `events[]` with
 //! `trigger_at_rfc3339` and `seconds_until_fire`), so tools written for that
 //! daemon keep working; extra fields are only ever added.
@@ -34,7 +35,7 @@ impl Checked {
 
 /// A pending reminder.
 #[derive(Debug, Serialize)]
-pub struct ReminderView {
+pub struct PendingItem {
     pub id: String,
     pub title: String,
     pub body: String,
@@ -45,7 +46,7 @@ pub struct ReminderView {
     pub origin: Origin,
 }
 
-impl ReminderView {
+impl PendingItem {
     pub fn new(reminder: &Reminder, origin: Origin, now_epoch: i64) -> Self {
         Self {
             id: reminder.id.clone(),
@@ -62,7 +63,7 @@ impl ReminderView {
 
 /// A reminder that left the schedule (fired, missed or dropped).
 #[derive(Debug, Serialize)]
-pub struct HistoryView {
+pub struct HistoryItem {
     pub id: String,
     pub title: String,
     pub body: String,
@@ -74,7 +75,7 @@ pub struct HistoryView {
     pub recorded_at_rfc3339: String,
 }
 
-impl From<&HistoryEntry> for HistoryView {
+impl From<&HistoryEntry> for HistoryItem {
     fn from(entry: &HistoryEntry) -> Self {
         let reminder = &entry.reminder;
         Self {
@@ -94,7 +95,7 @@ impl From<&HistoryEntry> for HistoryView {
 /// Where the data lives. Built once at start; [`Self::refreshed`] re-checks
 /// only whether the database is still there.
 #[derive(Debug, Clone, Serialize)]
-pub struct StorageView {
+pub struct StorageInfo {
     pub app_dir: String,
     pub app_dir_url: String,
     pub storage_path: String,
@@ -102,7 +103,7 @@ pub struct StorageView {
     pub storage_exists: bool,
 }
 
-impl StorageView {
+impl StorageInfo {
     pub fn of(db_path: &Path) -> Self {
         let db_path = std::path::absolute(db_path).unwrap_or_else(|_| db_path.to_path_buf());
         let app_dir = db_path.parent().unwrap_or(&db_path).to_path_buf();
