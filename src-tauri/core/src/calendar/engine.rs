@@ -14,6 +14,7 @@ use super::cache::{Cache, Ceiling};
 use super::error::CalendarError;
 use super::event::{Event, EventDetails, FileRef, Location};
 use super::fields::EventFields;
+use super::id::EventId;
 use super::query::EventQuery;
 use super::scan;
 use super::sources::{SourceConfig, SourceType, fullnote, ical};
@@ -450,38 +451,6 @@ fn log_transition(previous: &VaultStatus, next: &VaultStatus) {
     }
 }
 
-/// What a client's id names.
-enum Target {
-    FullNote { path: String },
-    DailyNote { path: String },
-    Ical { calendar_id: String },
-}
-
-fn parse_id(id: &str) -> Result<Target, CalendarError> {
-    if let Some(path) = id.strip_prefix("fullnote:") {
-        return Ok(Target::FullNote {
-            path: path.to_string(),
-        });
-    }
-    if let Some(rest) = id.strip_prefix("dailynote:") {
-        let (path, _) = rest
-            .rsplit_once("::")
-            .ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
-        return Ok(Target::DailyNote {
-            path: path.to_string(),
-        });
-    }
-    if let Some(rest) = id.strip_prefix("ical:") {
-        let (calendar_id, _) = rest
-            .split_once("::")
-            .ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
-        return Ok(Target::Ical {
-            calendar_id: calendar_id.to_string(),
-        });
-    }
-    Err(CalendarError::NotFound(id.to_string()))
-}
-
 impl Calendar {
     /// Opens the vault of `settings`: creates the vault folder and the folders
     /// of its note sources when missing, indexes every note (in parallel),
@@ -571,24 +540,24 @@ impl Calendar {
     /// The event with this id (a series: unexpanded), with the note and line
     /// it is written on. Reads the cache only.
     pub fn details(&self, id: &str) -> Result<EventDetails, CalendarError> {
-        let target = parse_id(id)?;
+        let target: EventId = id.parse()?;
         let state = self.inner.read();
         let found = match &target {
-            Target::FullNote { path } | Target::DailyNote { path } => {
+            EventId::FullNote { path } | EventId::DailyNote { path, .. } => {
                 state.vault.join(path)?;
                 state
                     .cache
                     .find_in_note(path, id)
                     .map(|(index, entry)| (index, path.as_str(), entry))
             }
-            Target::Ical { .. } => state.cache.find(id),
+            EventId::Ical { .. } => state.cache.find(id),
         };
         let (index, path, entry) = found.ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
         let source = &state.cache.sources[index].config;
         Ok(EventDetails {
             calendar_id: source.id.clone(),
             event: entry.event(source, path),
-            location: (!matches!(target, Target::Ical { .. })).then(|| Location {
+            location: (!matches!(target, EventId::Ical { .. })).then(|| Location {
                 file: FileRef {
                     path: path.to_string(),
                 },
@@ -728,12 +697,11 @@ impl Calendar {
     /// Resolves a client's id for a write: checks it is confined to the vault
     /// and cached. Returns the vault, source index, note path and source.
     fn locate(&self, id: &str) -> Result<(Vault, usize, String, SourceConfig), CalendarError> {
-        let target = parse_id(id)?;
-        let state = self.inner.read();
-        let path = match target {
-            Target::FullNote { path } | Target::DailyNote { path } => path,
-            Target::Ical { calendar_id } => return Err(CalendarError::ReadOnly(calendar_id)),
+        let path = match id.parse()? {
+            EventId::FullNote { path } | EventId::DailyNote { path, .. } => path,
+            EventId::Ical { calendar_id, .. } => return Err(CalendarError::ReadOnly(calendar_id)),
         };
+        let state = self.inner.read();
         state.vault.join(&path)?;
         if std::fs::symlink_metadata(state.vault.root().join(&path)).is_ok() {
             state.vault.existing(&path)?;

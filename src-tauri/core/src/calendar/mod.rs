@@ -9,6 +9,7 @@
 //!
 //! Modules, one concept each:
 //! - [`event`], [`fields`], [`query`], [`status`], [`error`]: the public model;
+//! - [`id`]: event ids, parsed and formatted in one place;
 //! - [`frontmatter`]: YAML frontmatter split / parse / order-preserving rewrite;
 //! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`);
 //! - `spec`: the validated internal form every source converts to;
@@ -28,6 +29,7 @@ pub mod event;
 pub mod fields;
 mod follow;
 pub mod frontmatter;
+pub mod id;
 mod memo;
 pub mod query;
 mod recurrence;
@@ -46,5 +48,6 @@ pub use event::{
     FileRef, Location, RepeatOn,
 };
 pub use fields::EventFields;
+pub use id::EventId;
 pub use query::{EventQuery, RangeSide, parse_range_bound};
 pub use status::{CacheStats, SkippedNote, SourceInfo, VaultStatus};
