@@ -17,15 +17,21 @@
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
 //! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
 //!   series years;
+//! - `engine`: the [`Calendar`] handle and its reads; `reread`: re-reading
+//!   notes into the cache; `feeds`: the ICS feed worker; `dispatch`: writes,
+//!   routed by source type; `adopt`: putting settings in place;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
 //! - `follow`: adopting settings changes, retrying an unavailable vault;
 //! - `vault`: confining every path to the vault.
 
+mod adopt;
 mod budget;
 mod cache;
+mod dispatch;
 mod engine;
 pub mod error;
 pub mod event;
+mod feeds;
 pub mod fields;
 mod follow;
 pub mod frontmatter;
@@ -33,6 +39,7 @@ pub mod id;
 mod memo;
 pub mod query;
 mod recurrence;
+mod reread;
 mod scan;
 pub mod sources;
 mod spec;
