@@ -346,6 +346,11 @@ impl Cache {
             .collect())
     }
 
+    /// Every source's configuration, in settings order.
+    pub fn configs(&self) -> Vec<SourceConfig> {
+        self.sources.iter().map(|s| s.config.clone()).collect()
+    }
+
     /// The configuration of source `index`.
     pub fn config(&self, index: usize) -> Option<&SourceConfig> {
         self.sources.get(index).map(|s| &s.config)

@@ -112,14 +112,13 @@ impl Inner {
         }
     }
 
+    /// The ICS sources, with their index.
     fn feed_sources(&self) -> Vec<(usize, SourceConfig)> {
-        self.read()
-            .cache
-            .sources
-            .iter()
+        let configs = self.read().cache.configs();
+        configs
+            .into_iter()
             .enumerate()
-            .filter(|(_, s)| matches!(s.config.kind, SourceType::Ical { .. }))
-            .map(|(i, s)| (i, s.config.clone()))
+            .filter(|(_, s)| matches!(s.kind, SourceType::Ical { .. }))
             .collect()
     }
 

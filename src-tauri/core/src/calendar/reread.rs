@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use super::engine::{Inner, lock};
 use super::scan;
-use super::sources::SourceConfig;
 use super::watcher::ChangeSink;
 
 impl Inner {
@@ -19,12 +18,7 @@ impl Inner {
         let started = Instant::now();
         let (vault, configs, tz, usable) = {
             let state = self.read();
-            let configs: Vec<SourceConfig> = state
-                .cache
-                .sources
-                .iter()
-                .map(|s| s.config.clone())
-                .collect();
+            let configs = state.cache.configs();
             let usable = state.vault_status.is_available();
             (state.vault.clone(), configs, state.cache.display_tz, usable)
         };
@@ -66,12 +60,7 @@ impl Inner {
         let _refresh = lock(&self.refresh_lock);
         let (vault, configs, tz) = {
             let state = self.read();
-            let configs: Vec<SourceConfig> = state
-                .cache
-                .sources
-                .iter()
-                .map(|s| s.config.clone())
-                .collect();
+            let configs = state.cache.configs();
             (state.vault.clone(), configs, state.cache.display_tz)
         };
         let mut reads = Vec::new();
