@@ -93,8 +93,9 @@ pub const EVENT_SUB_RESOURCES: &[&str] = &["occurrences"];
 /// An id travels as one path segment, percent-encoded
 /// (`fullnote%3Aevents%2Fa.md`, from the `{id}` route). The raw form, whose
 /// `/` are sent unencoded (`fullnote:events/a.md`), arrives through the
-/// `{id}/{*rest}` route and is accepted unless its last segment is one of
-/// [`EVENT_SUB_RESOURCES`]: such a path answers `404` as an unknown route.
+/// `{id}/{*rest}` route and is accepted unless its last segment, as sent, is
+/// one of [`EVENT_SUB_RESOURCES`]: such a path answers `404` as an unknown
+/// route.
 /// Both forms reach the handler as `fullnote:events/a.md`.
 #[derive(Debug)]
 pub struct EventIdParam(pub String);
@@ -109,7 +110,10 @@ impl<S: Send + Sync> FromRequestParts<S> for EventIdParam {
         let mut params = params.into_iter().map(|(_, value)| value);
         let mut id = params.next().unwrap_or_default();
         if let Some(rest) = params.next() {
-            let last = rest.rsplit('/').next().unwrap_or_default();
+            // The last segment as sent, as the router matches routes: a
+            // sub-resource name that is part of a segment (`a%2Foccurrences`)
+            // does not end the path.
+            let last = parts.uri.path().rsplit('/').next().unwrap_or_default();
             if EVENT_SUB_RESOURCES.contains(&last) {
                 return Err(RestError::NotFound(format!(
                     "no route for {}",
