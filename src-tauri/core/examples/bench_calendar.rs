@@ -41,7 +41,7 @@ fn settings(vault: &Path) -> Settings {
                 id: "local".into(),
                 name: "Events".into(),
                 color: "#3788d8".into(),
-                kind: SourceKind::Local {
+                kind: SourceKind::FullNote {
                     directory: "events".into(),
                 },
             },
@@ -49,7 +49,7 @@ fn settings(vault: &Path) -> Settings {
                 id: "daily".into(),
                 name: "Journal".into(),
                 color: "#d83788".into(),
-                kind: SourceKind::Dailynote {
+                kind: SourceKind::DailyNote {
                     directory: "journal".into(),
                     heading: "Events".into(),
                 },

@@ -41,7 +41,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 id: "journal".into(),
                 name: "Journal".into(),
                 color: "#888888".into(),
-                kind: SourceKind::Dailynote {
+                kind: SourceKind::DailyNote {
                     directory: "journal".into(),
                     heading: "Events".into(),
                 },

@@ -69,16 +69,18 @@ pub struct CalendarSource {
     pub kind: SourceKind,
 }
 
-/// What a calendar source reads from. Serialized as `"type": "local" | ...`,
-/// like Obsidian Full Calendar's own settings.
+/// What a calendar source reads from. Serialized as `"type": "local" |
+/// "dailynote" | "ical"`, like Obsidian Full Calendar's own settings: the wire
+/// name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum SourceKind {
     /// One note per event in `directory` (relative to the vault, or absolute
     /// inside it).
-    Local { directory: String },
+    #[serde(rename = "local")]
+    FullNote { directory: String },
     /// Events are list items under `heading` in the daily notes of `directory`.
-    Dailynote {
+    DailyNote {
         #[serde(default)]
         directory: String,
         heading: String,
@@ -141,7 +143,7 @@ impl Default for Settings {
                 id: "local".to_string(),
                 name: "Events".to_string(),
                 color: default_color(),
-                kind: SourceKind::Local {
+                kind: SourceKind::FullNote {
                     directory: "events".to_string(),
                 },
             }],

@@ -108,7 +108,7 @@ fn every_event_shape_is_read() {
 fn filters_combine() {
     let vault = TestVault::new().with_source(
         "work",
-        almanac_core::settings::SourceKind::Local {
+        almanac_core::settings::SourceKind::FullNote {
             directory: "work".into(),
         },
     );

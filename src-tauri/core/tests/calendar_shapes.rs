@@ -78,7 +78,7 @@ const DAILY_NOTE: &str = "# Tuesday\n\n## Events\n- [ ] Call Ann [startTime:: 09
 fn shapes_vault() -> (TestVault, Calendar) {
     let vault = TestVault::new().with_source(
         "daily",
-        SourceKind::Dailynote {
+        SourceKind::DailyNote {
             directory: String::new(),
             heading: "Events".into(),
         },
@@ -578,7 +578,7 @@ fn daily_notes_follow_obsidians_folder_and_format() {
 fn a_source_folder_of_its_own_wins_over_obsidians() {
     let vault = TestVault::new().with_source(
         "daily",
-        SourceKind::Dailynote {
+        SourceKind::DailyNote {
             directory: "days".into(),
             heading: "Events".into(),
         },
@@ -599,7 +599,7 @@ fn a_source_folder_of_its_own_wins_over_obsidians() {
 fn an_unsupported_daily_note_format_is_reported() {
     let vault = TestVault::new().with_source(
         "daily",
-        SourceKind::Dailynote {
+        SourceKind::DailyNote {
             directory: String::new(),
             heading: "Events".into(),
         },

@@ -15,7 +15,7 @@ use serde_json::json;
 fn daily_vault() -> TestVault {
     TestVault::new().with_source(
         "daily",
-        SourceKind::Dailynote {
+        SourceKind::DailyNote {
             directory: "journal".into(),
             heading: "Events".into(),
         },

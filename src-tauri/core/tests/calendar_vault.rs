@@ -110,7 +110,7 @@ fn every_settings_change_reaches_the_engine_through_the_store() {
     let mut sources = vault.settings.calendar_sources.clone();
     sources.push(source(
         "work",
-        SourceKind::Local {
+        SourceKind::FullNote {
             directory: "work".into(),
         },
     ));

@@ -9,6 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::NaiveDate;
 use chrono_tz::Tz;
 
 use super::budget::{Allowance, Exhausted};
@@ -16,7 +17,7 @@ use super::event::Event;
 use super::memo::YearMemo;
 use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
 use super::recurrence::{Occurrence, Timing, Window};
-use super::sources::{ParsedNote, SourceConfig};
+use super::sources::{ParsedNote, SourceConfig, SourceType};
 use super::spec::{EventSpec, format_date, format_time};
 use super::status::{CacheStats, RECENT_SKIPS, SkippedNote};
 
@@ -343,6 +344,89 @@ impl Cache {
                 None => hit.entry.event(hit.source, hit.path),
             })
             .collect())
+    }
+
+    /// Every source's configuration, in settings order.
+    pub fn configs(&self) -> Vec<SourceConfig> {
+        self.sources.iter().map(|s| s.config.clone()).collect()
+    }
+
+    /// The configuration of source `index`.
+    pub fn config(&self, index: usize) -> Option<&SourceConfig> {
+        self.sources.get(index).map(|s| &s.config)
+    }
+
+    /// The cached entries of note `path` of source `index`, with the
+    /// source's configuration (to turn them into events).
+    pub fn note_entries(&self, index: usize, path: &str) -> Option<(&SourceConfig, &[Indexed])> {
+        let source = self.sources.get(index)?;
+        Some((&source.config, source.notes.get(path)?.as_slice()))
+    }
+
+    /// The last event (by line) of note `path` of source `index`: what a
+    /// write just appended.
+    pub fn last_in_note(&self, index: usize, path: &str) -> Option<Event> {
+        let (config, entries) = self.note_entries(index, path)?;
+        let entry = entries.iter().max_by_key(|e| e.line_number)?;
+        Some(entry.event(config, path))
+    }
+
+    /// The index of source `id`.
+    pub fn source_index(&self, id: &str) -> Option<usize> {
+        self.sources.iter().position(|s| s.config.id == id)
+    }
+
+    /// The existing daily note of `date` in daily-note source `source_id`
+    /// (the first by name if several match), if any.
+    pub fn daily_note_of(&self, source_id: &str, date: NaiveDate) -> Option<String> {
+        let source = self.source(source_id)?;
+        let SourceType::DailyNote {
+            format: Ok(format), ..
+        } = &source.config.kind
+        else {
+            return None;
+        };
+        source
+            .notes
+            .keys()
+            .filter(|p| format.date_of(p) == Some(date))
+            .min()
+            .cloned()
+    }
+
+    /// Records a successful fetch (or revalidation) of feed `index`.
+    pub fn feed_fetched(&mut self, index: usize, last_fetched: Option<String>) {
+        if let Some(source) = self.sources.get_mut(index) {
+            source.feed = FeedStatus {
+                last_fetched,
+                last_error: None,
+            };
+        }
+    }
+
+    /// Records a failed fetch of feed `index`; its events stay.
+    pub fn feed_failed(&mut self, index: usize, error: String) {
+        if let Some(source) = self.sources.get_mut(index) {
+            source.feed.last_error = Some(error);
+        }
+    }
+
+    /// Takes over the cached events and status of `old`'s feeds whose
+    /// configuration is unchanged (a feed is only re-read when fetched),
+    /// unless the display zone changed.
+    pub fn keep_feeds_of(&mut self, old: &Cache) {
+        if self.display_tz != old.display_tz {
+            return;
+        }
+        for source in self.sources.iter_mut() {
+            if let Some(previous) = old.source(&source.config.id)
+                && previous.config == source.config
+                && matches!(source.config.kind, SourceType::Ical { .. })
+            {
+                source.notes = previous.notes.clone();
+                source.feed = previous.feed.clone();
+            }
+        }
     }
 
     /// Finds an event by id: `(source index, note path, entry)`.

@@ -1,7 +1,8 @@
 //! The event as clients see it: what queries return, in the JSON shape of
 //! Obsidian Full Calendar's events (camelCase), plus the details record.
 //!
-//! Ids name the event's origin:
+//! Ids name the event's origin ([`super::id::EventId`] parses and formats
+//! them):
 //! - `fullnote:<vault-relative note path>` — one note per event;
 //! - `dailynote:<vault-relative note path>::<hash>` — a list item in a daily
 //!   note; the hash is the first 8 hex digits of SHA-256 of the item's title,

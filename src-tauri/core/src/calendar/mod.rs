@@ -9,6 +9,7 @@
 //!
 //! Modules, one concept each:
 //! - [`event`], [`fields`], [`query`], [`status`], [`error`]: the public model;
+//! - [`id`]: event ids, parsed and formatted in one place;
 //! - [`frontmatter`]: YAML frontmatter split / parse / order-preserving rewrite;
 //! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`);
 //! - `spec`: the validated internal form every source converts to;
@@ -16,21 +17,29 @@
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
 //! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
 //!   series years;
+//! - `engine`: the [`Calendar`] handle and its reads; `reread`: re-reading
+//!   notes into the cache; `feeds`: the ICS feed worker; `dispatch`: writes,
+//!   routed by source type; `adopt`: putting settings in place;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
 //! - `follow`: adopting settings changes, retrying an unavailable vault;
 //! - `vault`: confining every path to the vault.
 
+mod adopt;
 mod budget;
 mod cache;
+mod dispatch;
 mod engine;
 pub mod error;
 pub mod event;
+mod feeds;
 pub mod fields;
 mod follow;
 pub mod frontmatter;
+pub mod id;
 mod memo;
 pub mod query;
 mod recurrence;
+mod reread;
 mod scan;
 pub mod sources;
 mod spec;
@@ -46,5 +55,6 @@ pub use event::{
     FileRef, Location, RepeatOn,
 };
 pub use fields::EventFields;
+pub use id::EventId;
 pub use query::{EventQuery, RangeSide, parse_range_bound};
 pub use status::{CacheStats, SkippedNote, SourceInfo, VaultStatus};

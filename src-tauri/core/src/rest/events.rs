@@ -8,14 +8,14 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{MethodRouter, get};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::answers::AnswerCache;
 use super::auth::{Authorized, EventsRead, EventsWrite};
 use super::error::RestError;
-use super::extract::{EventId, JsonBody};
+use super::extract::{EventIdParam, JsonBody};
 use super::fallback::method_not_allowed;
 use super::params::EventsParams;
 use super::query_slots::QuerySlots;
@@ -30,14 +30,19 @@ pub fn routes() -> Router<RestState> {
             "/api/v1/events",
             get(list).post(create).fallback(method_not_allowed),
         )
-        // `{*id}`: ids contain `/`, sent raw or as `%2F`.
-        .route(
-            "/api/v1/events/{*id}",
-            get(details)
-                .put(update)
-                .delete(delete)
-                .fallback(method_not_allowed),
-        )
+        // An id is one segment, percent-encoded; its raw form (unencoded
+        // `/`) takes the second route. Sub-resources go between the two as
+        // `/api/v1/events/{id}/<name>` (see `EVENT_SUB_RESOURCES`).
+        .route("/api/v1/events/{id}", one_event())
+        .route("/api/v1/events/{id}/{*rest}", one_event())
+}
+
+/// What `/events/{id}` serves, in either form of the id.
+fn one_event() -> MethodRouter<RestState> {
+    get(details)
+        .put(update)
+        .delete(delete)
+        .fallback(method_not_allowed)
 }
 
 /// `GET /events`'s answer.
@@ -170,7 +175,9 @@ pub struct DetailsFound {
 /// One event, with the note and line it is written on.
 #[utoipa::path(
     get, path = "/api/v1/events/{id}", operation_id = "getEvent", tag = "events",
-    params(("id" = String, Path, description = "The event id, percent-encoded (it contains `/`)",
+    params(("id" = String, Path, description = "The event id, percent-encoded as one path \
+            segment (`/` as `%2F`); the raw form with unencoded `/` is accepted unless its last \
+            segment names a sub-resource (`occurrences`)",
             example = "fullnote:events/2026-01-05 Standup.md")),
     responses(
         (status = 200, description = "The event", body = DetailsFound),
@@ -180,7 +187,7 @@ pub struct DetailsFound {
 )]
 pub async fn details(
     Authorized(api, ..): Authorized<EventsRead>,
-    EventId(id): EventId,
+    EventIdParam(id): EventIdParam,
 ) -> Result<Json<DetailsFound>, RestError> {
     Ok(Json(DetailsFound {
         success: true,
@@ -212,7 +219,7 @@ pub struct UpdateEvent {
 )]
 pub async fn update(
     Authorized(api, ..): Authorized<EventsWrite>,
-    EventId(id): EventId,
+    EventIdParam(id): EventIdParam,
     JsonBody(body): JsonBody<UpdateEvent>,
 ) -> Result<Json<EventWritten>, RestError> {
     let options = body.options.unwrap_or_default();
@@ -243,7 +250,7 @@ pub struct DeleteEvent {
 )]
 pub async fn delete(
     Authorized(api, ..): Authorized<EventsWrite>,
-    EventId(id): EventId,
+    EventIdParam(id): EventIdParam,
     JsonBody(body): JsonBody<DeleteEvent>,
 ) -> Result<Json<Success>, RestError> {
     let options = body.options.unwrap_or_default();

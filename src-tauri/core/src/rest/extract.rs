@@ -82,25 +82,50 @@ fn body_rejection(rejection: BytesRejection) -> RestError {
     }
 }
 
-/// The `:id` of `/events/:id`, percent-decoded.
-///
-/// The route captures the rest of the path (`{*id}`) because ids contain
-/// slashes: both `fullnote%3Aevents%2Fa.md` and `fullnote:events/a.md` reach
-/// the handler as `fullnote:events/a.md`.
-#[derive(Debug)]
-pub struct EventId(pub String);
+/// Names that may follow an event id as a sub-resource
+/// (`/events/{id}/<name>`). A raw multi-segment path ending in one of them
+/// is never read as an id, so a sub-resource route can be added without
+/// changing what any id path means.
+pub const EVENT_SUB_RESOURCES: &[&str] = &["occurrences"];
 
-impl<S: Send + Sync> FromRequestParts<S> for EventId {
+/// The id of `/events/{id}`, percent-decoded.
+///
+/// An id travels as one path segment, percent-encoded
+/// (`fullnote%3Aevents%2Fa.md`, from the `{id}` route). The raw form, whose
+/// `/` are sent unencoded (`fullnote:events/a.md`), arrives through the
+/// `{id}/{*rest}` route and is accepted unless its last segment, as sent, is
+/// one of [`EVENT_SUB_RESOURCES`]: such a path answers `404` as an unknown
+/// route.
+/// Both forms reach the handler as `fullnote:events/a.md`.
+#[derive(Debug)]
+pub struct EventIdParam(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for EventIdParam {
     type Rejection = RestError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let Path(id) = Path::<String>::from_request_parts(parts, state)
+        let Path(params) = Path::<Vec<(String, String)>>::from_request_parts(parts, state)
             .await
             .map_err(|rejection| RestError::bad_request("id", rejection.body_text()))?;
+        let mut params = params.into_iter().map(|(_, value)| value);
+        let mut id = params.next().unwrap_or_default();
+        if let Some(rest) = params.next() {
+            // The last segment as sent, as the router matches routes: a
+            // sub-resource name that is part of a segment (`a%2Foccurrences`)
+            // does not end the path.
+            let last = parts.uri.path().rsplit('/').next().unwrap_or_default();
+            if EVENT_SUB_RESOURCES.contains(&last) {
+                return Err(RestError::NotFound(format!(
+                    "no route for {}",
+                    parts.uri.path()
+                )));
+            }
+            id = format!("{id}/{rest}");
+        }
         if id.contains('\0') {
             return Err(RestError::bad_request("id", "must not contain NUL"));
         }
-        Ok(EventId(id))
+        Ok(EventIdParam(id))
     }
 }
 

@@ -24,7 +24,7 @@ impl TestVault {
             display_timezone: "UTC".into(),
             calendar_sources: vec![source(
                 "local",
-                SourceKind::Local {
+                SourceKind::FullNote {
                     directory: "events".into(),
                 },
             )],

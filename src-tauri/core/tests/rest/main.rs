@@ -8,6 +8,7 @@ mod auth;
 mod bounds;
 mod feeds;
 mod hostile;
+mod ids;
 mod lifecycle;
 mod openapi;
 mod routes;

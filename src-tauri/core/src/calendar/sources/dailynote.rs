@@ -31,6 +31,7 @@ use super::dateformat::DateFormat;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::event::{Completion, DisplayMode, EventType};
+use crate::calendar::id::EventId;
 use crate::calendar::recurrence::Timing;
 use crate::calendar::spec::{self, EventSpec, format_date, format_time};
 use crate::calendar::status::SkippedNote;
@@ -446,11 +447,16 @@ pub fn item_ids(path: &str, titles: impl IntoIterator<Item = impl AsRef<str>>) -
                     1
                 }
             };
-            if count == 1 {
-                format!("dailynote:{path}::{hash}")
+            let item = if count == 1 {
+                hash
             } else {
-                format!("dailynote:{path}::{hash}-{count}")
+                format!("{hash}-{count}")
+            };
+            EventId::DailyNote {
+                path: path.to_string(),
+                item,
             }
+            .to_string()
         })
         .collect()
 }

@@ -19,6 +19,7 @@ use crate::calendar::event::{
     Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, EventType, RepeatOn,
 };
 use crate::calendar::frontmatter::{self, Update};
+use crate::calendar::id::EventId;
 use crate::calendar::recurrence::Timing;
 use crate::calendar::spec::{self, EventSpec, format_date, format_time};
 
@@ -58,7 +59,10 @@ pub const EVENT_KEYS: [&str; 29] = [
 
 /// The id of the Full Note event stored at vault-relative `path`.
 pub fn event_id(path: &str) -> String {
-    format!("fullnote:{path}")
+    EventId::FullNote {
+        path: path.to_string(),
+    }
+    .to_string()
 }
 
 /// Reads one note into its cache entry, or says why it is not an event.

@@ -30,6 +30,7 @@ use sha2::{Digest, Sha256};
 use super::{ParsedNote, SourceConfig, net_guard};
 use crate::calendar::cache::Indexed;
 use crate::calendar::event::EventType;
+use crate::calendar::id::EventId;
 use crate::calendar::recurrence::Timing;
 use crate::calendar::spec::EventSpec;
 use crate::calendar::status::SkippedNote;
@@ -400,14 +401,10 @@ fn convert(
     };
     spec.validate().map_err(|e| format!("`{uid}`: {e}"))?;
     let timing = Timing::compile(&spec, display_tz).map_err(|e| format!("`{uid}`: {e}"))?;
-    let id = match &recurrence_id {
-        Some(rid) => format!(
-            "ical:{}::{uid}::{}",
-            source.id,
-            local_time(rid, zone).format("%Y%m%dT%H%M%S")
-        ),
-        None => format!("ical:{}::{uid}", source.id),
-    };
+    let recurrence = recurrence_id
+        .as_ref()
+        .map(|rid| local_time(rid, zone).format("%Y%m%dT%H%M%S").to_string());
+    let id = EventId::ical(&source.id, uid, recurrence.as_deref()).to_string();
     let contents = [event.get_description(), event.get_location()]
         .into_iter()
         .flatten()

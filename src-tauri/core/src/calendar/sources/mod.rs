@@ -55,10 +55,10 @@ impl SourceConfig {
     /// vault is refused.
     pub fn from_settings(source: &CalendarSource, vault: &Path) -> Result<Self, CalendarError> {
         let kind = match &source.kind {
-            SourceKind::Local { directory } => SourceType::FullNote {
+            SourceKind::FullNote { directory } => SourceType::FullNote {
                 dir: relative_dir(directory, vault)?,
             },
-            SourceKind::Dailynote { directory, heading } => {
+            SourceKind::DailyNote { directory, heading } => {
                 // The vault's Daily notes settings name the notes, and give
                 // the folder unless the source has its own.
                 let obsidian = dailyconfig::read(vault);
@@ -158,6 +158,7 @@ impl SourceConfig {
 
     pub fn kind_name(&self) -> &'static str {
         match self.kind {
+            // The settings' wire name (see `SourceKind::FullNote`).
             SourceType::FullNote { .. } => "local",
             SourceType::DailyNote { .. } => "dailynote",
             SourceType::Ical { .. } => "ical",

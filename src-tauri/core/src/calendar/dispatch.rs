@@ -1,0 +1,194 @@
+//! Writes: each one resolves its target (a calendar, or an event id
+//! confined to the vault), hands it to the writer of that source type
+//! (`write`), and re-reads the notes it touched so the answer, and every
+//! later read, shows the change. Writes serialize on `write_lock`, and read
+//! and update the cache only through its methods.
+
+use chrono::NaiveDate;
+
+use super::engine::{Calendar, lock};
+use super::error::CalendarError;
+use super::event::Event;
+use super::fields::EventFields;
+use super::id::EventId;
+use super::sources::{SourceConfig, SourceType, fullnote};
+use super::status::VaultStatus;
+use super::vault::Vault;
+use super::write::{self, DailyTarget};
+
+impl Calendar {
+    /// Refuses a write while the vault is unavailable.
+    fn require_vault(&self) -> Result<(), CalendarError> {
+        match &self.inner.read().vault_status {
+            VaultStatus::Available => Ok(()),
+            VaultStatus::Unavailable { reason, .. } => {
+                Err(CalendarError::VaultUnavailable(reason.clone()))
+            }
+        }
+    }
+
+    /// Creates an event in calendar `calendar_id` and returns it as cached.
+    /// Full Note calendars get a new note `YYYY-MM-DD Title.md` (an existing
+    /// one is never replaced: [`CalendarError::Conflict`]); daily-note
+    /// calendars get a new item under the heading of that day's note.
+    pub fn create(&self, calendar_id: &str, fields: EventFields) -> Result<Event, CalendarError> {
+        let _write = lock(&self.inner.write_lock);
+        self.require_vault()?;
+        let (vault, source) = {
+            let state = self.inner.read();
+            let source = state
+                .cache
+                .source(calendar_id)
+                .ok_or_else(|| {
+                    CalendarError::invalid("calendarId", format!("no calendar `{calendar_id}`"))
+                })?
+                .config
+                .clone();
+            (state.vault.clone(), source)
+        };
+        match &source.kind {
+            SourceType::FullNote { dir } => {
+                let path = write::create_fullnote(&vault, dir, &fields)?;
+                self.inner.refresh(std::slice::from_ref(&path));
+                self.cached(&path, &fullnote::event_id(&path))
+            }
+            SourceType::DailyNote {
+                dir,
+                heading,
+                format,
+            } => {
+                let target = DailyTarget::new(dir, heading, format)?;
+                let path = write::create_daily(&vault, &target, &fields, |date| {
+                    self.daily_note(&source.id, date)
+                })?;
+                self.inner.refresh(std::slice::from_ref(&path));
+                // The new item is the last one of its note.
+                let state = self.inner.read();
+                state
+                    .cache
+                    .source_index(&source.id)
+                    .and_then(|index| state.cache.last_in_note(index, &path))
+                    .ok_or_else(|| CalendarError::NotFound(path.clone()))
+            }
+            SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+        }
+    }
+
+    /// Applies `fields` (a merge patch, see [`EventFields`]) to the event `id`
+    /// and returns the updated event. Its id changes when the note is renamed
+    /// (new date or title) or a daily-note item moves to another day.
+    pub fn update(&self, id: &str, fields: EventFields) -> Result<Event, CalendarError> {
+        let _write = lock(&self.inner.write_lock);
+        self.require_vault()?;
+        let (vault, index, path, source) = self.locate(id)?;
+        match &source.kind {
+            SourceType::FullNote { .. } => {
+                let new_path = write::update_fullnote(&vault, &path, &fields)?;
+                self.inner.refresh(&[path, new_path.clone()]);
+                self.cached(&new_path, &fullnote::event_id(&new_path))
+            }
+            SourceType::DailyNote {
+                dir,
+                heading,
+                format,
+            } => {
+                let target = DailyTarget::new(dir, heading, format)?;
+                let new_path = write::update_daily(&vault, &target, &path, id, &fields, |date| {
+                    self.daily_note(&source.id, date)
+                })?;
+                self.inner.refresh(&[path.clone(), new_path.clone()]);
+                let title = fields.title.as_deref().map(str::trim);
+                let state = self.inner.read();
+                let (config, entries) = state
+                    .cache
+                    .note_entries(index, &new_path)
+                    .ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
+                // Same note and title: the id is unchanged. Otherwise the
+                // item is the one with the new title (the last, if several).
+                entries
+                    .iter()
+                    .find(|e| &*e.id == id)
+                    .or_else(|| {
+                        entries
+                            .iter()
+                            .rev()
+                            .find(|e| title.is_some_and(|t| e.spec.title == t))
+                    })
+                    .or_else(|| entries.iter().max_by_key(|e| e.line_number))
+                    .map(|e| e.event(config, &new_path))
+                    .ok_or_else(|| CalendarError::NotFound(id.to_string()))
+            }
+            SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+        }
+    }
+
+    /// Deletes the event `id`. With `instance_date`, only that occurrence of a
+    /// series is suppressed (added to the series' `skipDates`).
+    pub fn delete(&self, id: &str, instance_date: Option<NaiveDate>) -> Result<(), CalendarError> {
+        let _write = lock(&self.inner.write_lock);
+        self.require_vault()?;
+        let (vault, _, path, source) = self.locate(id)?;
+        match (&source.kind, instance_date) {
+            (SourceType::FullNote { .. }, None) => write::delete_fullnote(&vault, &path)?,
+            (SourceType::FullNote { .. }, Some(date)) => {
+                write::skip_fullnote_occurrence(&vault, &path, date)?
+            }
+            (
+                SourceType::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                },
+                None,
+            ) => write::delete_daily(&vault, &DailyTarget::new(dir, heading, format)?, &path, id)?,
+            (SourceType::DailyNote { .. }, Some(_)) => {
+                return Err(CalendarError::invalid(
+                    "instanceDate",
+                    "daily-note events are not recurring; delete the event instead",
+                ));
+            }
+            (SourceType::Ical { .. }, _) => return Err(CalendarError::ReadOnly(source.id.clone())),
+        }
+        self.inner.refresh(&[path]);
+        Ok(())
+    }
+
+    /// Resolves a client's id for a write: checks it is confined to the vault
+    /// and cached. Returns the vault, source index, note path and source.
+    fn locate(&self, id: &str) -> Result<(Vault, usize, String, SourceConfig), CalendarError> {
+        let path = match id.parse()? {
+            EventId::FullNote { path } | EventId::DailyNote { path, .. } => path,
+            EventId::Ical { calendar_id, .. } => return Err(CalendarError::ReadOnly(calendar_id)),
+        };
+        let state = self.inner.read();
+        state.vault.join(&path)?;
+        if std::fs::symlink_metadata(state.vault.root().join(&path)).is_ok() {
+            state.vault.existing(&path)?;
+        }
+        let (index, _) = state
+            .cache
+            .find_in_note(&path, id)
+            .ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
+        let source = state
+            .cache
+            .config(index)
+            .ok_or_else(|| CalendarError::NotFound(id.to_string()))?
+            .clone();
+        Ok((state.vault.clone(), index, path, source))
+    }
+
+    /// The cached event `id` of note `path`.
+    fn cached(&self, path: &str, id: &str) -> Result<Event, CalendarError> {
+        let state = self.inner.read();
+        state
+            .cache
+            .find_in_note(path, id)
+            .and_then(|(index, e)| Some(e.event(state.cache.config(index)?, path)))
+            .ok_or_else(|| CalendarError::NotFound(id.to_string()))
+    }
+
+    /// The existing daily note of `date` in source `source_id`, if any.
+    fn daily_note(&self, source_id: &str, date: NaiveDate) -> Option<String> {
+        self.inner.read().cache.daily_note_of(source_id, date)
+    }
+}

@@ -1,0 +1,263 @@
+//! The ICS feed lifecycle: cached copies loaded at start, then fetched
+//! again (conditionally: ETag / Last-Modified) when asked.
+//!
+//! Fetches are slow and must not overlap, and a burst of requests (a settings
+//! change, `POST /providers/revalidate`, the UI) should cost one more fetch,
+//! not one each. So each engine has one worker thread fed by a coalescing
+//! request slot: a request made while a fetch runs is folded into the one
+//! pending run after it (a forced request wins). The worker holds the engine
+//! weakly and ends when the engine is dropped.
+
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::time::Duration;
+
+use chrono_tz::Tz;
+
+use super::engine::{Calendar, Inner, lock};
+use super::sources::{SourceConfig, SourceType, ical};
+
+/// A feed fetched less than this long ago is not fetched again unless forced.
+pub const ICS_MIN_INTERVAL: Duration = Duration::from_secs(5 * 60);
+
+/// The request slot between the engine and its feed worker.
+#[derive(Debug, Default, PartialEq)]
+struct Pending {
+    /// A run is asked for, and `force`s it.
+    requested: Option<bool>,
+    /// The engine is gone: the worker ends.
+    closed: bool,
+}
+
+impl Pending {
+    /// Adds a request to the pending one, if any (forced wins).
+    fn request(&mut self, force: bool) {
+        self.requested = Some(self.requested.unwrap_or(false) || force);
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    pending: Mutex<Pending>,
+    wake: Condvar,
+}
+
+/// The engine's handle on its feed worker. Dropping it (with the engine)
+/// ends the worker once its current fetch, if any, is done.
+pub(crate) struct FeedWorker {
+    slot: Arc<Slot>,
+}
+
+impl FeedWorker {
+    /// Starts the worker for `engine`.
+    pub(super) fn start(engine: Weak<Inner>) -> FeedWorker {
+        let slot = Arc::new(Slot::default());
+        let worker = slot.clone();
+        let spawned = std::thread::Builder::new()
+            .name("almanac-ics-refresh".into())
+            .spawn(move || {
+                while let Some(force) = next_request(&worker) {
+                    let Some(engine) = engine.upgrade() else {
+                        return;
+                    };
+                    engine.revalidate_feeds(force);
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::error!(%error, "cannot start the calendar feed refresh");
+        }
+        FeedWorker { slot }
+    }
+
+    /// Asks for a run; returns at once.
+    fn request(&self, force: bool) {
+        lock(&self.slot.pending).request(force);
+        self.slot.wake.notify_one();
+    }
+}
+
+impl Drop for FeedWorker {
+    fn drop(&mut self) {
+        lock(&self.slot.pending).closed = true;
+        self.slot.wake.notify_one();
+    }
+}
+
+/// Waits for the next request and takes it (`Some(force)`); `None` once the
+/// engine is gone.
+fn next_request(slot: &Slot) -> Option<bool> {
+    let mut pending = lock(&slot.pending);
+    loop {
+        if pending.closed {
+            return None;
+        }
+        if let Some(force) = pending.requested.take() {
+            return Some(force);
+        }
+        pending = slot.wake.wait(pending).unwrap_or_else(|p| p.into_inner());
+    }
+}
+
+impl Inner {
+    /// Loads the on-disk copies of the ICS feeds into the cache.
+    pub(super) fn load_cached_feeds(&self) {
+        let feeds: Vec<(usize, SourceConfig)> = self.feed_sources();
+        let tz = self.read().cache.display_tz;
+        for (index, source) in feeds {
+            let SourceType::Ical { url, .. } = &source.kind else {
+                continue;
+            };
+            if let Some((body, meta)) = self.feeds.load(&source.id, url) {
+                self.apply_feed(index, &source, Ok(Some(body)), Some(&meta), tz);
+            }
+        }
+    }
+
+    /// The ICS sources, with their index.
+    fn feed_sources(&self) -> Vec<(usize, SourceConfig)> {
+        let configs = self.read().cache.configs();
+        configs
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s.kind, SourceType::Ical { .. }))
+            .collect()
+    }
+
+    /// Puts a feed's outcome into the cache: new events (`Ok(Some)`), still
+    /// the same (`Ok(None)`), or an error that keeps the old events.
+    fn apply_feed(
+        &self,
+        index: usize,
+        source: &SourceConfig,
+        outcome: Result<Option<String>, String>,
+        meta: Option<&ical::FeedMeta>,
+        tz: Tz,
+    ) {
+        let parsed = match outcome {
+            Ok(Some(body)) => ical::parse(source, &body, tz).map(Some),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        };
+        let mut state = self.write();
+        // The sources may have been reconfigured while the feed was fetched.
+        if state.cache.config(index) != Some(source) {
+            return;
+        }
+        let fetched =
+            meta.and_then(|m| chrono::DateTime::from_timestamp_millis(m.fetched_at_millis));
+        match parsed {
+            Ok(parsed) => {
+                if let Some(parsed) = parsed {
+                    state.cache.put_note(index, "", parsed);
+                }
+                state
+                    .cache
+                    .feed_fetched(index, fetched.map(|t| t.to_rfc3339()));
+            }
+            Err(error) => {
+                tracing::warn!(source = %source.id, %error, "calendar feed not updated");
+                state.cache.feed_failed(index, error);
+            }
+        }
+        drop(state);
+        self.bump();
+    }
+
+    /// Fetches every feed that is due (all with `force`).
+    fn revalidate_feeds(&self, force: bool) {
+        let tz = self.read().cache.display_tz;
+        for (index, source) in self.feed_sources() {
+            let SourceType::Ical {
+                url,
+                allow_private_network,
+            } = &source.kind
+            else {
+                continue;
+            };
+            let previous = self.feeds.load(&source.id, url).map(|(_, meta)| meta);
+            let now = chrono::Utc::now().timestamp_millis();
+            let fresh = previous
+                .as_ref()
+                .is_some_and(|m| now - m.fetched_at_millis < ICS_MIN_INTERVAL.as_millis() as i64);
+            if fresh && !force {
+                continue;
+            }
+            let outcome = match ical::fetch(url, previous.as_ref(), *allow_private_network) {
+                Ok(ical::Fetched::NotModified) => {
+                    let meta = ical::FeedMeta {
+                        fetched_at_millis: now,
+                        ..previous
+                            .clone()
+                            .unwrap_or_else(|| ical::meta_for(url, None, None))
+                    };
+                    self.store_feed(&source.id, None, &meta);
+                    self.apply_feed(index, &source, Ok(None), Some(&meta), tz);
+                    continue;
+                }
+                Ok(ical::Fetched::Body {
+                    text,
+                    etag,
+                    last_modified,
+                }) => {
+                    let meta = ical::meta_for(url, etag, last_modified);
+                    match ical::parse(&source, &text, tz) {
+                        Ok(_) => {
+                            self.store_feed(&source.id, Some(&text), &meta);
+                            (Ok(Some(text)), Some(meta))
+                        }
+                        Err(e) => (Err(e), None),
+                    }
+                }
+                Err(e) => (Err(e), None),
+            };
+            self.apply_feed(index, &source, outcome.0, outcome.1.as_ref(), tz);
+        }
+    }
+
+    fn store_feed(&self, source_id: &str, body: Option<&str>, meta: &ical::FeedMeta) {
+        if let Err(error) = self.feeds.store(source_id, body, meta) {
+            tracing::warn!(source = %source_id, %error, "could not cache calendar feed on disk");
+        }
+    }
+}
+
+impl Calendar {
+    /// Starts a background refetch of the ICS sources and returns at once.
+    /// Without `force`, a feed fetched less than [`ICS_MIN_INTERVAL`] ago is
+    /// left alone; with it, every feed is asked (conditionally: ETag /
+    /// Last-Modified). Requests made while one runs are folded into one
+    /// more run after it.
+    pub fn revalidate(&self, force: bool) {
+        if self.inner.feed_sources().is_empty() {
+            return;
+        }
+        self.inner.feed_worker.request(force);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_made_during_a_run_fold_into_one_more_forced_if_any_was() {
+        let slot = Slot::default();
+        lock(&slot.pending).request(false);
+        assert_eq!(next_request(&slot), Some(false));
+        // A run is under way: three requests arrive.
+        for force in [false, true, false] {
+            lock(&slot.pending).request(force);
+        }
+        assert_eq!(next_request(&slot), Some(true));
+        assert_eq!(*lock(&slot.pending), Pending::default());
+    }
+
+    #[test]
+    fn the_worker_ends_when_closed_even_with_a_request_pending() {
+        let slot = Slot::default();
+        let mut pending = lock(&slot.pending);
+        pending.request(true);
+        pending.closed = true;
+        drop(pending);
+        assert_eq!(next_request(&slot), None);
+    }
+}
