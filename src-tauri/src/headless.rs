@@ -7,11 +7,13 @@ use almanac_core::paths::Paths;
 
 use crate::cli::Args;
 use crate::wiring::{self, Hooks, Services};
-use almanac_loopback::shutdown_signal;
+use almanac_loopback::ShutdownSignal;
 
 pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
+        // Before any port opens: a SIGTERM from here on stops us cleanly.
+        let shutdown = ShutdownSignal::install();
         let hooks = Hooks {
             ui: Arc::new(HeadlessUi),
             consent: Arc::new(DeclineAll),
@@ -23,7 +25,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             vault = %services.core.settings.get().vault_path.display(),
             "almanac running headless (no windows); Ctrl-C to stop"
         );
-        shutdown_signal().await;
+        shutdown.recv().await;
         tracing::info!("shutting down");
         services.shutdown().await;
         Ok(())

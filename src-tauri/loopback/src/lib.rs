@@ -34,4 +34,4 @@ pub mod signal;
 pub use blocking::{Panicked, blocking};
 pub use listener::{BindError, Bound, Listening};
 pub use panics::PanicAnswer;
-pub use signal::shutdown_signal;
+pub use signal::{ShutdownSignal, shutdown_signal};

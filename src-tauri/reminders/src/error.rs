@@ -12,7 +12,7 @@ use crate::payload::PayloadError;
 use crate::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
+pub enum HttpError {
     #[error("{0}")]
     Payload(#[from] PayloadError),
     #[error("the request body is larger than {limit} bytes")]
@@ -36,35 +36,35 @@ pub enum ApiError {
     Internal,
 }
 
-impl ApiError {
+impl HttpError {
     fn status_and_id(&self) -> (StatusCode, &'static str) {
         match self {
-            ApiError::Payload(PayloadError::Malformed(_)) => {
+            HttpError::Payload(PayloadError::Malformed(_)) => {
                 (StatusCode::BAD_REQUEST, "invalid_json")
             }
-            ApiError::Payload(PayloadError::Invalid(_)) => {
+            HttpError::Payload(PayloadError::Invalid(_)) => {
                 (StatusCode::BAD_REQUEST, "invalid_payload")
             }
-            ApiError::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
-            ApiError::BadBody(_) => (StatusCode::BAD_REQUEST, "bad_request"),
-            ApiError::UnsupportedMediaType => {
+            HttpError::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            HttpError::BadBody(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            HttpError::UnsupportedMediaType => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
             }
-            ApiError::ForbiddenOrigin(_) => (StatusCode::FORBIDDEN, "forbidden_origin"),
-            ApiError::MisdirectedHost(_) => {
+            HttpError::ForbiddenOrigin(_) => (StatusCode::FORBIDDEN, "forbidden_origin"),
+            HttpError::MisdirectedHost(_) => {
                 (StatusCode::MISDIRECTED_REQUEST, "misdirected_request")
             }
-            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
-            ApiError::MethodNotAllowed { .. } => {
+            HttpError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            HttpError::MethodNotAllowed { .. } => {
                 (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")
             }
-            ApiError::Storage(_) => (StatusCode::INTERNAL_SERVER_ERROR, "storage_error"),
-            ApiError::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
+            HttpError::Storage(_) => (StatusCode::INTERNAL_SERVER_ERROR, "storage_error"),
+            HttpError::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
         }
     }
 }
 
-impl IntoResponse for ApiError {
+impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let (status, id) = self.status_and_id();
         (

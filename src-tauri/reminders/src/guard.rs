@@ -26,7 +26,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::error::ApiError;
+use crate::error::HttpError;
 
 /// What the guard checks against.
 #[derive(Debug, Clone)]
@@ -47,18 +47,18 @@ impl Guard {
         }
     }
 
-    fn check_host(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+    fn check_host(&self, headers: &HeaderMap) -> Result<(), HttpError> {
         host::check_host(headers, self.port).map_err(|refused| self.misdirected(refused))
     }
 
     /// The authority of an absolute-form request target must name us too.
-    fn check_target(&self, uri: &Uri) -> Result<(), ApiError> {
+    fn check_target(&self, uri: &Uri) -> Result<(), HttpError> {
         host::check_target(uri, self.port).map_err(|refused| self.misdirected(refused))
     }
 
-    fn misdirected(&self, refused: Misdirected) -> ApiError {
+    fn misdirected(&self, refused: Misdirected) -> HttpError {
         let port = self.port;
-        ApiError::MisdirectedHost(format!(
+        HttpError::MisdirectedHost(format!(
             "{refused}: this is the loopback reminder daemon (127.0.0.1:{port}, \
              localhost:{port} or [::1]:{port})"
         ))
@@ -69,7 +69,7 @@ impl Guard {
     fn check_origin<'h>(
         &self,
         headers: &'h HeaderMap,
-    ) -> Result<Option<&'h HeaderValue>, ApiError> {
+    ) -> Result<Option<&'h HeaderValue>, HttpError> {
         let Some(origin) = headers.get(ORIGIN) else {
             return Ok(None);
         };
@@ -84,7 +84,7 @@ impl Guard {
         if allowed {
             Ok(Some(origin))
         } else {
-            Err(ApiError::ForbiddenOrigin(text))
+            Err(HttpError::ForbiddenOrigin(text))
         }
     }
 }
@@ -113,7 +113,7 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
     let mut response = if request.method() == Method::OPTIONS {
         preflight()
     } else if request.method() == Method::POST && !is_json(headers) {
-        ApiError::UnsupportedMediaType.into_response()
+        HttpError::UnsupportedMediaType.into_response()
     } else {
         next.run(request).await
     };
@@ -190,7 +190,7 @@ mod tests {
         ] {
             let refused = guard.check_target(&Uri::from_static(bad)).unwrap_err();
             assert!(
-                matches!(refused, ApiError::MisdirectedHost(_)),
+                matches!(refused, HttpError::MisdirectedHost(_)),
                 "{bad}: {refused:?}"
             );
         }

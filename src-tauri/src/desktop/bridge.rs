@@ -11,13 +11,13 @@ use almanac_core::events::{AppEvent, Delivery};
 use almanac_core::rest::ServerState;
 use tauri::{AppHandle, Emitter};
 
-use super::commands::RestView;
+use super::commands::RestStatus;
 use super::tray::Tray;
 use crate::wiring::Services;
 
 /// Payload: the whole settings object.
 pub const SETTINGS_CHANGED: &str = "settings-changed";
-/// Payload: [`RestView`], what the REST server is doing.
+/// Payload: [`RestStatus`], what the REST server is doing.
 pub const REST_STATE: &str = "rest-state";
 /// No payload: calendar windows refetch their events, the settings window
 /// the vault's status.
@@ -97,7 +97,7 @@ fn spawn_rest_state(app: &AppHandle, services: &Services, tray: Tray) {
                 ServerState::Listening(addr) => format!("listening on {addr}"),
                 ServerState::Failed(error) => error.clone(),
             });
-            let _ = app.emit(REST_STATE, RestView::from(&state));
+            let _ = app.emit(REST_STATE, RestStatus::from(&state));
             if rest.changed().await.is_err() {
                 break;
             }

@@ -52,18 +52,18 @@ pub async fn settings_update(
 /// The REST server's state as the settings window shows it.
 #[derive(Clone, Serialize)]
 #[serde(tag = "state", rename_all = "camelCase")]
-pub enum RestView {
+pub enum RestStatus {
     Disabled,
     Running { port: u16 },
     Failed { error: String },
 }
 
-impl From<&ServerState> for RestView {
+impl From<&ServerState> for RestStatus {
     fn from(state: &ServerState) -> Self {
         match state {
-            ServerState::Disabled => RestView::Disabled,
-            ServerState::Listening(addr) => RestView::Running { port: addr.port() },
-            ServerState::Failed(error) => RestView::Failed {
+            ServerState::Disabled => RestStatus::Disabled,
+            ServerState::Listening(addr) => RestStatus::Running { port: addr.port() },
+            ServerState::Failed(error) => RestStatus::Failed {
                 error: error.clone(),
             },
         }
@@ -71,8 +71,8 @@ impl From<&ServerState> for RestView {
 }
 
 #[tauri::command]
-pub fn rest_status(services: State<'_, Arc<Services>>) -> RestView {
-    RestView::from(&*services.rest_state().borrow())
+pub fn rest_status(services: State<'_, Arc<Services>>) -> RestStatus {
+    RestStatus::from(&*services.rest_state().borrow())
 }
 
 // ---- calendar -------------------------------------------------------------
@@ -147,7 +147,7 @@ pub fn tokens_list(services: State<'_, Arc<Services>>) -> Vec<TokenInfo> {
 
 /// A new token and its secret: the only time the secret leaves the core.
 #[derive(Serialize)]
-pub struct CreatedView {
+pub struct NewTokenShown {
     token: TokenInfo,
     secret: String,
 }
@@ -158,7 +158,7 @@ pub async fn token_create(
     name: String,
     scopes: Vec<Scope>,
     expires_in_days: Option<u32>,
-) -> CommandResult<CreatedView> {
+) -> CommandResult<NewTokenShown> {
     let expiry = expiry(expires_in_days)?;
     let tokens = services.core.tokens.clone();
     let new = NewToken {
@@ -171,7 +171,7 @@ pub async fn token_create(
         .await
         .map_err(message)?
         .map_err(message)?;
-    Ok(CreatedView {
+    Ok(NewTokenShown {
         token: created.info,
         secret: created.secret.expose().to_string(),
     })
@@ -179,7 +179,7 @@ pub async fn token_create(
 
 /// A secret shown once: a new token's name and secret.
 #[derive(Serialize)]
-pub struct SecretView {
+pub struct SecretShown {
     name: String,
     secret: String,
 }
@@ -187,8 +187,8 @@ pub struct SecretView {
 /// The secret of the oldest token allowed in a consent dialog and not yet
 /// shown, if any; handed out once, then forgotten.
 #[tauri::command]
-pub fn granted_secret_take(granted: State<'_, GrantedSecrets>) -> Option<SecretView> {
-    granted.take().map(|granted| SecretView {
+pub fn granted_secret_take(granted: State<'_, GrantedSecrets>) -> Option<SecretShown> {
+    granted.take().map(|granted| SecretShown {
         name: granted.name,
         secret: granted.secret.expose().to_string(),
     })
@@ -212,7 +212,7 @@ pub async fn token_revoke(
 /// An access request as the consent dialog shows it: its text made safe to
 /// show by the core.
 #[derive(Serialize)]
-pub struct ConsentView {
+pub struct ConsentShown {
     name: String,
     reason: String,
     warnings: Vec<String>,
@@ -220,12 +220,12 @@ pub struct ConsentView {
 }
 
 #[tauri::command]
-pub fn consent_request(dialogs: State<'_, ConsentDialogs>, id: u64) -> CommandResult<ConsentView> {
+pub fn consent_request(dialogs: State<'_, ConsentDialogs>, id: u64) -> CommandResult<ConsentShown> {
     let request = dialogs
         .request(id)
         .ok_or("this request was already answered or has expired")?;
     let shown = request.shown();
-    Ok(ConsentView {
+    Ok(ConsentShown {
         name: shown.name,
         reason: shown.reason,
         warnings: shown.warnings,

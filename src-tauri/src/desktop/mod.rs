@@ -26,7 +26,7 @@ use tauri::{Manager, RunEvent};
 
 use crate::cli::Args;
 use crate::wiring::{self, Hooks, Services};
-use almanac_loopback::shutdown_signal;
+use almanac_loopback::ShutdownSignal;
 
 /// Runs the tray app until Quit, SIGINT or SIGTERM; returns the exit code.
 pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
@@ -63,13 +63,17 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             let consent = consent::ConsentDialogs::new(handle.clone());
             app.manage(consent.clone());
             app.manage(access::GrantedSecrets::default());
-            let services = tauri::async_runtime::block_on(async {
+            let (services, shutdown) = tauri::async_runtime::block_on(async {
+                // Before any port opens: a SIGTERM from here on stops us cleanly.
+                let shutdown = ShutdownSignal::install();
                 let hooks = Hooks {
                     ui: Arc::new(ui::WindowUi::new(handle.clone())),
                     consent: Arc::new(consent),
                     notifier: wiring::system_notifier().await,
                 };
-                Services::start(paths, vault, hooks).await
+                Services::start(paths, vault, hooks)
+                    .await
+                    .map(|services| (services, shutdown))
             })?;
             let services = Arc::new(services);
             app.manage(services.clone());
@@ -83,7 +87,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
                 access::request(&handle, request);
             }
             tauri::async_runtime::spawn(async move {
-                shutdown_signal().await;
+                shutdown.recv().await;
                 handle.exit(0);
             });
             Ok(())

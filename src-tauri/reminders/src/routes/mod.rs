@@ -21,7 +21,7 @@ use axum::routing::{get, post};
 
 use crate::answers::StorageInfo;
 use crate::engine::{Engine, Settled};
-use crate::error::ApiError;
+use crate::error::HttpError;
 use crate::guard::{self, Guard};
 use crate::updates::Updates;
 
@@ -98,15 +98,15 @@ pub(crate) fn router(state: Arc<AppState>, addr: SocketAddr) -> Router {
 /// A panic is a bug: log it, answer the JSON `500` (without its details).
 const PANIC_ANSWER: almanac_loopback::PanicAnswer = almanac_loopback::PanicAnswer {
     server: "reminder daemon",
-    internal_error: || ApiError::Internal.into_response(),
+    internal_error: || HttpError::Internal.into_response(),
 };
 
-async fn not_found(uri: Uri) -> ApiError {
-    ApiError::NotFound(uri.path().chars().take(200).collect())
+async fn not_found(uri: Uri) -> HttpError {
+    HttpError::NotFound(uri.path().chars().take(200).collect())
 }
 
-async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
-    ApiError::MethodNotAllowed {
+async fn method_not_allowed(method: Method, uri: Uri) -> HttpError {
+    HttpError::MethodNotAllowed {
         method: method.to_string(),
         path: uri.path().chars().take(200).collect(),
     }
@@ -116,12 +116,12 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
 fn body(
     body: Result<axum::body::Bytes, BytesRejection>,
     limit: usize,
-) -> Result<axum::body::Bytes, ApiError> {
+) -> Result<axum::body::Bytes, HttpError> {
     body.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::TooLarge { limit }
+            HttpError::TooLarge { limit }
         } else {
-            ApiError::BadBody(rejection.body_text())
+            HttpError::BadBody(rejection.body_text())
         }
     })
 }

@@ -6,7 +6,7 @@ use axum::extract::rejection::BytesRejection;
 
 use super::Shared;
 use crate::clock;
-use crate::error::ApiError;
+use crate::error::HttpError;
 use crate::payload;
 use crate::reminder::Rules;
 
@@ -22,7 +22,7 @@ pub struct SnoozeAnswer {
 pub async fn snooze(
     state: Shared,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<SnoozeAnswer>, ApiError> {
+) -> Result<Json<SnoozeAnswer>, HttpError> {
     let config = state.engine.config();
     let body = super::body(body, config.limits.max_snooze_body_bytes)?;
     let request = payload::parse_snooze(&body, &Rules::of(&config))?;

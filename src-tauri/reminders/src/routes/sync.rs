@@ -6,7 +6,7 @@ use axum::extract::rejection::BytesRejection;
 
 use super::Shared;
 use crate::engine::blocking;
-use crate::error::ApiError;
+use crate::error::HttpError;
 use crate::payload;
 use crate::reminder::Rules;
 use crate::schedule::SyncSummary;
@@ -23,7 +23,7 @@ pub struct SyncAnswer {
 pub async fn sync(
     state: Shared,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<SyncAnswer>, ApiError> {
+) -> Result<Json<SyncAnswer>, HttpError> {
     let config = state.engine.config();
     let body = super::body(body, config.limits.max_sync_body_bytes)?;
     let reminders = blocking(move || payload::parse_sync(&body, &Rules::of(&config))).await?;
