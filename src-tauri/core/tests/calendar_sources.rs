@@ -434,20 +434,11 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
 
 #[test]
 fn broken_feeds_report_errors_and_keep_nothing_stale() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/x.ics", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            while reader.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
-                line.clear();
-            }
-            let _ = stream
-                .write_all(b"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-        }
+    let server = almanac_testkit::HttpStub::start(|stream| {
+        let _ = stream
+            .write_all(b"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     });
+    let url = format!("http://{}/x.ics", server.addr);
     let vault = TestVault::new().with_source(
         "bad",
         SourceKind::Ical {

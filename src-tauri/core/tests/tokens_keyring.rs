@@ -17,20 +17,12 @@ fn open(dir: &std::path::Path, clock: Arc<dyn Clock>) -> TokenStore {
     TokenStore::open(dir.join("tokens.json"), real_keyring(), clock).unwrap()
 }
 
-fn new_token(name: &str, scopes: &[Scope], expiry: Expiry) -> NewToken {
-    NewToken {
-        name: name.to_string(),
-        scopes: scopes.iter().copied().collect(),
-        expiry,
-    }
-}
-
 #[test]
 fn create_check_and_revoke_through_the_keyring() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), Arc::new(SystemClock));
     let created = store
-        .create(new_token(
+        .create(NewToken::new(
             "backup script",
             &[Scope::EventsRead],
             Expiry::Never,
@@ -69,7 +61,7 @@ fn expiry_is_enforced_with_an_injected_clock() {
     let clock = ManualClock::new();
     let store = open(dir.path(), clock.clone());
     let created = store
-        .create(new_token(
+        .create(NewToken::new(
             "quarterly",
             &[Scope::ProvidersRead],
             Expiry::Days90,
@@ -107,14 +99,18 @@ fn tokens_survive_a_restart_and_revoked_ones_stay_revoked() {
     let (kept, revoked) = {
         let store = open(dir.path(), clock.clone());
         let kept = store
-            .create(new_token(
+            .create(NewToken::new(
                 "kept",
                 &[Scope::EventsRead, Scope::EventsWrite],
                 Expiry::Days365,
             ))
             .unwrap();
         let revoked = store
-            .create(new_token("revoked", &[Scope::SettingsRead], Expiry::Never))
+            .create(NewToken::new(
+                "revoked",
+                &[Scope::SettingsRead],
+                Expiry::Never,
+            ))
             .unwrap();
         store.revoke(revoked.info.record.id).unwrap();
         assert!(store.check(kept.secret.expose()).grant().is_some());
@@ -151,7 +147,9 @@ fn secrets_never_reach_files_or_logs() {
         TokenStore::open(paths.tokens_file(), real_keyring(), Arc::new(SystemClock)).unwrap();
     let mut secrets = Vec::new();
     for (name, expiry) in [("one", Expiry::Never), ("two", Expiry::Days30)] {
-        let created = store.create(new_token(name, &Scope::ALL, expiry)).unwrap();
+        let created = store
+            .create(NewToken::new(name, &Scope::ALL, expiry))
+            .unwrap();
         assert!(store.check(created.secret.expose()).grant().is_some());
         secrets.push((created.info.record.id, created.secret));
     }

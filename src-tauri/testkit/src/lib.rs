@@ -24,5 +24,5 @@ pub use fakes::{ManualClock, RecordingUi};
 pub use instance::{InstanceBuilder, TestInstance, paths_in};
 pub use keyring::{keyring_lookup, real_keyring};
 pub use leaks::{captured_logs, files_containing, logs_text};
-pub use net::{free_port, port_open};
+pub use net::{HttpStub, free_port, port_open};
 pub use wait::{PATIENCE, eventually, wait_until};

@@ -29,7 +29,7 @@ use super::check::{Grant, TokenCheck};
 use super::file;
 use super::keyring_retry::EAGER_RETRY;
 use super::record::{Expiry, MAX_NAME_CHARS, TokenInfo, TokenRecord, TokenStatus};
-use super::scope::ScopeSet;
+use super::scope::{Scope, ScopeSet};
 use super::secret::{Secret, SecretHash};
 use super::secret_store::{SecretStore, SecretStoreError};
 use crate::clock::Clock;
@@ -44,6 +44,15 @@ pub struct NewToken {
 }
 
 impl NewToken {
+    /// A request named `name` for `scopes`, expiring as `expiry` says.
+    pub fn new(name: &str, scopes: &[Scope], expiry: Expiry) -> Self {
+        Self {
+            name: name.to_string(),
+            scopes: scopes.iter().copied().collect(),
+            expiry,
+        }
+    }
+
     /// The request as it would be stored: the name trimmed, 1 to
     /// [`MAX_NAME_CHARS`] characters without control characters (it appears in
     /// the UI, in logs and as a keyring label), and at least one scope.

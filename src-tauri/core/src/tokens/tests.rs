@@ -48,20 +48,12 @@ impl Fixture {
     }
 }
 
-fn new_token(name: &str, scopes: &[Scope], expiry: Expiry) -> NewToken {
-    NewToken {
-        name: name.to_string(),
-        scopes: scopes.iter().copied().collect(),
-        expiry,
-    }
-}
-
 #[test]
 fn a_created_token_checks_valid_with_its_scopes() {
     let fx = Fixture::new();
     let store = fx.open();
     let created = store
-        .create(new_token(
+        .create(NewToken::new(
             "  cron job ",
             &[Scope::EventsRead],
             Expiry::Never,
@@ -90,7 +82,7 @@ fn bad_requests_create_nothing() {
     ] {
         assert!(
             store
-                .create(new_token(name, scopes, Expiry::Never))
+                .create(NewToken::new(name, scopes, Expiry::Never))
                 .is_err()
         );
     }
@@ -98,7 +90,7 @@ fn bad_requests_create_nothing() {
     assert!(fx.secrets.secrets.lock().unwrap().is_empty());
     let exact = "é".repeat(record::MAX_NAME_CHARS);
     store
-        .create(new_token(&exact, &[Scope::EventsRead], Expiry::Never))
+        .create(NewToken::new(&exact, &[Scope::EventsRead], Expiry::Never))
         .unwrap();
 }
 
@@ -107,7 +99,11 @@ fn expiry_applies_from_the_instant_it_is_due() {
     let fx = Fixture::new();
     let store = fx.open();
     let created = store
-        .create(new_token("monthly", &[Scope::EventsRead], Expiry::Days30))
+        .create(NewToken::new(
+            "monthly",
+            &[Scope::EventsRead],
+            Expiry::Days30,
+        ))
         .unwrap();
     let id = created.info.record.id;
     fx.clock
@@ -129,7 +125,7 @@ fn revocation_applies_to_the_next_check_and_survives_restart() {
     let fx = Fixture::new();
     let store = fx.open();
     let created = store
-        .create(new_token("ci", &[Scope::EventsWrite], Expiry::Never))
+        .create(NewToken::new("ci", &[Scope::EventsWrite], Expiry::Never))
         .unwrap();
     let id = created.info.record.id;
     assert!(store.check(created.secret.expose()).grant().is_some());
@@ -156,7 +152,7 @@ fn last_used_is_kept_in_memory_and_written_on_flush_not_per_check() {
     let fx = Fixture::new();
     let store = fx.open();
     let created = store
-        .create(new_token("x", &[Scope::EventsRead], Expiry::Never))
+        .create(NewToken::new("x", &[Scope::EventsRead], Expiry::Never))
         .unwrap();
     let file = fx.dir.path().join("tokens.json");
     let written = std::fs::read(&file).unwrap();
@@ -181,7 +177,7 @@ fn an_unavailable_keyring_refuses_every_check_and_creation() {
     let created = {
         let store = fx.open();
         store
-            .create(new_token("x", &[Scope::EventsRead], Expiry::Never))
+            .create(NewToken::new("x", &[Scope::EventsRead], Expiry::Never))
             .unwrap()
     };
     let down = Arc::new(MemorySecretStore {
@@ -199,7 +195,7 @@ fn an_unavailable_keyring_refuses_every_check_and_creation() {
         "keyring-unavailable"
     );
     assert!(matches!(
-        store.create(new_token("y", &[Scope::EventsRead], Expiry::Never)),
+        store.create(NewToken::new("y", &[Scope::EventsRead], Expiry::Never)),
         Err(TokenError::KeyringUnavailable(_))
     ));
     assert_eq!(store.list().len(), 1);
@@ -212,10 +208,14 @@ fn a_keyring_that_comes_up_later_is_picked_up_by_a_retry() {
     let (live, revoked) = {
         let store = fx.open();
         let live = store
-            .create(new_token("live", &[Scope::EventsRead], Expiry::Never))
+            .create(NewToken::new("live", &[Scope::EventsRead], Expiry::Never))
             .unwrap();
         let revoked = store
-            .create(new_token("revoked", &[Scope::EventsRead], Expiry::Never))
+            .create(NewToken::new(
+                "revoked",
+                &[Scope::EventsRead],
+                Expiry::Never,
+            ))
             .unwrap();
         store.revoke(revoked.info.record.id).unwrap();
         (live, revoked)
@@ -241,7 +241,7 @@ fn a_keyring_that_comes_up_later_is_picked_up_by_a_retry() {
     assert_eq!(store.check("ofc_pat_unknown").kind(), "invalid");
     assert!(
         store
-            .create(new_token("after", &[Scope::EventsRead], Expiry::Never))
+            .create(NewToken::new("after", &[Scope::EventsRead], Expiry::Never))
             .is_ok()
     );
 }
@@ -252,7 +252,7 @@ async fn the_background_retry_backs_off_and_a_presented_token_wakes_it() {
     let fx = Fixture::new();
     let live = fx
         .open()
-        .create(new_token("live", &[Scope::EventsRead], Expiry::Never))
+        .create(NewToken::new("live", &[Scope::EventsRead], Expiry::Never))
         .unwrap();
     fx.secrets.unavailable.store(true, Ordering::SeqCst);
     let store = Arc::new(fx.open());
@@ -278,10 +278,10 @@ fn a_secret_missing_from_the_keyring_is_reported_not_fatal() {
     let fx = Fixture::new();
     let store = fx.open();
     let created = store
-        .create(new_token("gone", &[Scope::EventsRead], Expiry::Never))
+        .create(NewToken::new("gone", &[Scope::EventsRead], Expiry::Never))
         .unwrap();
     let kept = store
-        .create(new_token("kept", &[Scope::EventsRead], Expiry::Never))
+        .create(NewToken::new("kept", &[Scope::EventsRead], Expiry::Never))
         .unwrap();
     drop(store);
     fx.secrets
@@ -326,7 +326,7 @@ async fn the_background_writer_batches_last_used_times() {
     let fx = Fixture::new();
     let store = Arc::new(fx.open());
     let created = store
-        .create(new_token("x", &[Scope::EventsRead], Expiry::Never))
+        .create(NewToken::new("x", &[Scope::EventsRead], Expiry::Never))
         .unwrap();
     let file = fx.dir.path().join("tokens.json");
     let writer = spawn_last_used_writer(&store, std::time::Duration::from_secs(5));
@@ -360,7 +360,7 @@ async fn a_token_reaching_its_expiry_is_announced_then() {
     let started = tokio::time::Instant::now();
 
     store
-        .create(new_token("month", &[Scope::EventsRead], Expiry::Days30))
+        .create(NewToken::new("month", &[Scope::EventsRead], Expiry::Days30))
         .unwrap();
     let tokens_changed = Some(Delivery::Event(AppEvent::TokensChanged));
     assert_eq!(events.recv().await, tokens_changed, "the create");

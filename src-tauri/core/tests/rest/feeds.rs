@@ -3,14 +3,12 @@
 //! outcome shows as the calendar's state in `GET /calendars`. The feed
 //! servers are real HTTP servers on loopback.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::io::Write;
 use std::time::Duration;
 
 use almanac_core::calendar::sources::ical::MAX_FEED_BYTES;
 use almanac_core::tokens::Scope;
+use almanac_testkit::HttpStub;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -20,31 +18,19 @@ const ICS: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
 BEGIN:VEVENT\r\nUID:lan-party@x\r\nDTSTART:20260105T180000Z\r\nDTEND:20260105T200000Z\r\n\
 SUMMARY:LAN party\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
 
-/// A loopback server: `respond` writes each answer. Counts the requests.
+/// A loopback feed server: `respond` writes each answer. Counts the requests.
 struct FeedServer {
     port: u16,
-    requests: Arc<AtomicUsize>,
+    stub: HttpStub,
 }
 
 impl FeedServer {
     fn start(respond: impl Fn(&mut std::net::TcpStream) + Send + 'static) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(AtomicUsize::new(0));
-        let seen = requests.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { return };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut line = String::new();
-                while reader.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
-                    line.clear();
-                }
-                seen.fetch_add(1, Ordering::SeqCst);
-                respond(&mut stream);
-            }
-        });
-        Self { port, requests }
+        let stub = HttpStub::start(respond);
+        Self {
+            port: stub.addr.port(),
+            stub,
+        }
     }
 
     fn calendar() -> Self {
@@ -58,7 +44,7 @@ impl FeedServer {
     }
 
     fn requests(&self) -> usize {
-        self.requests.load(Ordering::SeqCst)
+        self.stub.requests()
     }
 }
 
