@@ -12,6 +12,8 @@
 //!   reminders changed — that every component subscribes to once.
 //! - [`calendar`]: the calendar engine — notes and ICS feeds cached in memory,
 //!   queries, writes, and the file watcher.
+//! - [`onboarding`]: the import plan from the Full Calendar plugin's settings
+//!   in a vault (`almanac --vault`); reads `.obsidian`, never writes it.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`tokens`]: personal access tokens — scopes, secrets in the OS keyring,
@@ -51,6 +53,7 @@ pub mod calendar;
 pub mod clock;
 pub mod events;
 pub mod fsutil;
+pub mod onboarding;
 pub mod paths;
 pub mod rest;
 pub mod settings;

@@ -126,7 +126,7 @@ impl Default for ReminderSettings {
     }
 }
 
-fn default_color() -> String {
+pub(crate) fn default_color() -> String {
     "#3788d8".to_string()
 }
 

@@ -1,0 +1,208 @@
+//! Onboarding from a vault: what Almanac can take over from the Full Calendar
+//! plugin's own settings, so the user need not type them again.
+//!
+//! [`plan_import`] reads `<vault>/.obsidian/plugins/full-calendar/data.json`
+//! (read only: nothing under `.obsidian` is ever written) and returns an
+//! [`ImportPlan`]: the calendar sources Almanac can read, the ones it cannot
+//! yet (listed, never silently dropped), and the plugin's reminder defaults,
+//! which Almanac has no setting for yet. [`ImportPlan::settings_patch`]
+//! decides whether the plan may be applied to the current settings.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::settings::{CalendarSource, Settings, SourceKind};
+
+/// Where the plugin keeps its settings, relative to the vault.
+pub const PLUGIN_SETTINGS: &str = ".obsidian/plugins/full-calendar/data.json";
+
+/// The plugin's top-level reminder settings. Almanac has no setting for any of
+/// them yet; the plan reports them as found, not applied.
+const REMINDER_KEYS: [&str; 4] = [
+    "enableReminders",
+    "enableDefaultReminder",
+    "defaultReminderMinutes",
+    "fcrReminderCompanion",
+];
+
+/// What onboarding would take over from a vault.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportPlan {
+    /// The vault folder's name, as Obsidian names the vault in
+    /// `obsidian://open?vault=<name>` links.
+    pub vault_name: String,
+    /// Sources Almanac reads, in the plugin's order, colours kept.
+    pub sources: Vec<CalendarSource>,
+    /// Sources left out, each with why (a type Almanac does not read yet, or
+    /// an entry Almanac cannot use as it stands).
+    pub skipped: Vec<SkippedSource>,
+    /// Plugin settings found that Almanac has no setting for yet.
+    pub found_not_applied: Vec<FoundSetting>,
+}
+
+/// A plugin calendar source the plan does not import.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkippedSource {
+    pub name: String,
+    /// The plugin's `type` (`caldav`, `google`, …).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub reason: String,
+}
+
+/// One plugin setting, by its key path in `data.json`, and its value there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FoundSetting {
+    pub key: String,
+    pub value: Value,
+}
+
+/// Why there is nothing to import.
+#[derive(Debug, thiserror::Error)]
+pub enum OnboardingError {
+    #[error("nothing to import: no Full Calendar settings at {0}")]
+    NoPluginSettings(PathBuf),
+    #[error("could not read {path}: {source}")]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("nothing to import: {path} is not Full Calendar settings: {reason}")]
+    Malformed { path: PathBuf, reason: String },
+}
+
+/// Reads the plugin's settings in `vault` and returns what Almanac can import.
+pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
+    let path = vault.join(PLUGIN_SETTINGS);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(OnboardingError::NoPluginSettings(path));
+        }
+        Err(source) => return Err(OnboardingError::Unreadable { path, source }),
+    };
+    let malformed = |reason: String| OnboardingError::Malformed {
+        path: path.clone(),
+        reason,
+    };
+    let settings: Map<String, Value> =
+        serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
+    let entries = match settings.get("calendarSources") {
+        None => &Vec::new(),
+        Some(Value::Array(entries)) => entries,
+        Some(_) => return Err(malformed("`calendarSources` is not a list".into())),
+    };
+
+    let mut plan = ImportPlan {
+        vault_name: vault_name(vault),
+        sources: Vec::new(),
+        skipped: Vec::new(),
+        found_not_applied: Vec::new(),
+    };
+    let mut ids = HashSet::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let text = |key: &str| entry.get(key).and_then(Value::as_str);
+        let kind = text("type").unwrap_or("(none)").to_string();
+        let name = text("name").unwrap_or("(unnamed)").to_string();
+        match source_kind(entry, &kind) {
+            Ok(source_kind) => {
+                // The plugin's ids (`local_1`) serve as Almanac's; one that is
+                // missing or taken gets the plugin's own `<type>_<n>` form.
+                let id = text("id")
+                    .filter(|id| !id.trim().is_empty() && !ids.contains(*id))
+                    .map(str::to_string)
+                    .unwrap_or_else(|| free_id(&kind, &ids));
+                ids.insert(id.clone());
+                if let Some(format) = entry.get("format").filter(|_| kind == "dailynote") {
+                    plan.found_not_applied.push(FoundSetting {
+                        key: format!("calendarSources[{index}].format"),
+                        value: format.clone(),
+                    });
+                }
+                plan.sources.push(CalendarSource {
+                    id,
+                    name,
+                    color: text("color")
+                        .map(str::to_string)
+                        .unwrap_or_else(crate::settings::default_color),
+                    kind: source_kind,
+                });
+            }
+            Err(reason) => plan.skipped.push(SkippedSource { name, kind, reason }),
+        }
+    }
+    plan.found_not_applied
+        .extend(REMINDER_KEYS.iter().filter_map(|key| {
+            settings.get(*key).map(|value| FoundSetting {
+                key: key.to_string(),
+                value: value.clone(),
+            })
+        }));
+    Ok(plan)
+}
+
+impl ImportPlan {
+    /// The settings patch that applies this plan to `current`, or `None` when
+    /// it must not be applied: the user has configured calendar sources of
+    /// their own (anything but the default one), which an import would
+    /// overwrite, or there is nothing Almanac can read.
+    pub fn settings_patch(&self, current: &Settings) -> Option<Value> {
+        let untouched = current.calendar_sources == Settings::default().calendar_sources;
+        (untouched && !self.sources.is_empty())
+            .then(|| serde_json::json!({ "calendarSources": self.sources }))
+    }
+}
+
+/// The plugin entry as an Almanac source kind, or why it cannot be one.
+fn source_kind(entry: &Value, kind: &str) -> Result<SourceKind, String> {
+    let field = |key: &str| {
+        entry
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| format!("`{key}` is missing"))
+    };
+    match kind {
+        "local" => Ok(SourceKind::FullNote {
+            directory: field("directory")?,
+        }),
+        // The plugin's daily-note source has no folder of its own: the notes'
+        // folder comes from Obsidian's Daily notes settings, as in Almanac.
+        "dailynote" => Ok(SourceKind::DailyNote {
+            directory: String::new(),
+            heading: field("heading")?,
+        }),
+        "ical" => {
+            let url = field("url")?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("ICS url `{url}` is not http(s)"));
+            }
+            Ok(SourceKind::Ical {
+                url,
+                allow_private_network: false,
+            })
+        }
+        _ => Err("not supported yet".to_string()),
+    }
+}
+
+/// `<type>_<n>` with the smallest `n` not in `ids`.
+fn free_id(kind: &str, ids: &HashSet<String>) -> String {
+    (1..)
+        .map(|n| format!("{kind}_{n}"))
+        .find(|id| !ids.contains(id))
+        .expect("some id is free")
+}
+
+/// The vault folder's name; `.` and `..` are resolved first.
+fn vault_name(vault: &Path) -> String {
+    let resolved = std::fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
+    resolved
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

@@ -1,0 +1,232 @@
+//! Onboarding from a vault: the import plan from the Full Calendar plugin's
+//! settings file, shaped like the plugin's real `data.json`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use almanac_core::onboarding::{
+    FoundSetting, ImportPlan, OnboardingError, PLUGIN_SETTINGS, SkippedSource, plan_import,
+};
+use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+use serde_json::json;
+
+/// The plugin's settings as it writes them: its defaults plus four kinds of
+/// sources, one Almanac does not read (CalDAV, as the iCloud preset makes it).
+fn plugin_settings() -> serde_json::Value {
+    json!({
+        "calendarSources": [
+            {"type": "local", "id": "local_1", "name": "Work", "directory": "Calendar/Work", "color": "#ff5733"},
+            {"type": "dailynote", "id": "dailynote_1", "name": "Daily", "heading": "Events", "format": "default", "color": "#2ecc71"},
+            {"type": "ical", "id": "ical_1", "name": "Holidays", "url": "https://example.com/holidays.ics", "color": "#9b59b6"},
+            {"type": "caldav", "id": "caldav_1", "name": "iCloud", "url": "https://caldav.icloud.com",
+             "homeUrl": "https://caldav.icloud.com/123/calendars/", "username": "me@example.com", "password": "hunter2", "color": "#e67e22"},
+            {"type": "google", "id": "google_1", "name": "Team", "calendarId": "team@group.calendar.google.com", "color": "#3498db"}
+        ],
+        "defaultCalendar": 0,
+        "firstDay": 1,
+        "initialView": {"desktop": "timeGridWeek", "mobile": "timeGrid3Days"},
+        "timeFormat24h": true,
+        "enableReminders": true,
+        "enableDefaultReminder": false,
+        "defaultReminderMinutes": 15,
+        "fcrReminderCompanion": {"enabled": true, "apiUrl": "http://127.0.0.1:45677"},
+        "businessHours": {"enabled": false, "daysOfWeek": [1, 2, 3, 4, 5], "startTime": "09:00", "endTime": "17:00"},
+        "currentVersion": "1.0.0"
+    })
+}
+
+/// A vault named `My Vault` holding `data` as the plugin's settings file.
+fn vault_with(data: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("My Vault");
+    let file = vault.join(PLUGIN_SETTINGS);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, data).unwrap();
+    std::fs::write(
+        vault.join(".obsidian/daily-notes.json"),
+        r#"{"folder":"Daily"}"#,
+    )
+    .unwrap();
+    (dir, vault)
+}
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(snapshot(&path));
+        } else {
+            files.insert(path.clone(), std::fs::read(&path).unwrap());
+        }
+    }
+    files
+}
+
+fn source(id: &str, name: &str, color: &str, kind: SourceKind) -> CalendarSource {
+    CalendarSource {
+        id: id.into(),
+        name: name.into(),
+        color: color.into(),
+        kind,
+    }
+}
+
+#[test]
+fn the_plan_maps_supported_sources_and_lists_the_rest() {
+    let (_dir, vault) = vault_with(&plugin_settings().to_string());
+    let obsidian = vault.join(".obsidian");
+    let before = snapshot(&obsidian);
+
+    let plan = plan_import(&vault).unwrap();
+
+    let expected = ImportPlan {
+        vault_name: "My Vault".into(),
+        sources: vec![
+            source(
+                "local_1",
+                "Work",
+                "#ff5733",
+                SourceKind::FullNote {
+                    directory: "Calendar/Work".into(),
+                },
+            ),
+            source(
+                "dailynote_1",
+                "Daily",
+                "#2ecc71",
+                SourceKind::DailyNote {
+                    directory: String::new(),
+                    heading: "Events".into(),
+                },
+            ),
+            source(
+                "ical_1",
+                "Holidays",
+                "#9b59b6",
+                SourceKind::Ical {
+                    url: "https://example.com/holidays.ics".into(),
+                    allow_private_network: false,
+                },
+            ),
+        ],
+        skipped: vec![
+            SkippedSource {
+                name: "iCloud".into(),
+                kind: "caldav".into(),
+                reason: "not supported yet".into(),
+            },
+            SkippedSource {
+                name: "Team".into(),
+                kind: "google".into(),
+                reason: "not supported yet".into(),
+            },
+        ],
+        found_not_applied: vec![
+            FoundSetting {
+                key: "calendarSources[1].format".into(),
+                value: json!("default"),
+            },
+            FoundSetting {
+                key: "enableReminders".into(),
+                value: json!(true),
+            },
+            FoundSetting {
+                key: "enableDefaultReminder".into(),
+                value: json!(false),
+            },
+            FoundSetting {
+                key: "defaultReminderMinutes".into(),
+                value: json!(15),
+            },
+            FoundSetting {
+                key: "fcrReminderCompanion".into(),
+                value: json!({"enabled": true, "apiUrl": "http://127.0.0.1:45677"}),
+            },
+        ],
+    };
+    assert_eq!(plan, expected);
+    // The plan carries no CalDAV password anywhere.
+    assert!(!serde_json::to_string(&plan).unwrap().contains("hunter2"));
+    assert_eq!(snapshot(&obsidian), before, ".obsidian must stay untouched");
+}
+
+#[test]
+fn the_plan_applies_only_over_the_default_sources() {
+    let (_dir, vault) = vault_with(&plugin_settings().to_string());
+    let plan = plan_import(&vault).unwrap();
+
+    let fresh = Settings::default();
+    let patch = plan
+        .settings_patch(&fresh)
+        .expect("default sources take the import");
+    let applied = fresh
+        .patched(&patch)
+        .expect("the imported sources are valid settings");
+    assert_eq!(applied.calendar_sources, plan.sources);
+
+    let mut customised = Settings::default();
+    customised.calendar_sources[0].name = "Mine".into();
+    assert_eq!(plan.settings_patch(&customised), None);
+}
+
+#[test]
+fn unusable_entries_are_listed_with_their_reason() {
+    let data = json!({"calendarSources": [
+        {"type": "local", "id": "local_1", "name": "No folder", "color": "#000000"},
+        {"type": "ical", "id": "ical_1", "name": "Webcal", "url": "webcal://example.com/a.ics", "color": "#111111"},
+        {"type": "local", "id": "local_1", "name": "Same id", "directory": "b"},
+        {"type": "local", "name": "No id", "directory": "c", "color": "#222222"}
+    ]});
+    let (_dir, vault) = vault_with(&data.to_string());
+    let plan = plan_import(&vault).unwrap();
+    assert_eq!(
+        plan.skipped,
+        vec![
+            SkippedSource {
+                name: "No folder".into(),
+                kind: "local".into(),
+                reason: "`directory` is missing".into(),
+            },
+            SkippedSource {
+                name: "Webcal".into(),
+                kind: "ical".into(),
+                reason: "ICS url `webcal://example.com/a.ics` is not http(s)".into(),
+            },
+        ]
+    );
+    let ids: Vec<_> = plan.sources.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["local_1", "local_2"]);
+    assert_eq!(
+        plan.sources[0].color, "#3788d8",
+        "no colour: Almanac's default"
+    );
+    assert!(plan.found_not_applied.is_empty());
+}
+
+#[test]
+fn a_malformed_settings_file_is_a_clear_error() {
+    for data in ["{not json", "[1, 2]", r#"{"calendarSources": 3}"#] {
+        let (_dir, vault) = vault_with(data);
+        let err = plan_import(&vault).unwrap_err();
+        assert!(
+            matches!(err, OnboardingError::Malformed { .. }),
+            "{data}: {err}"
+        );
+        assert!(err.to_string().starts_with("nothing to import: "), "{err}");
+    }
+}
+
+#[test]
+fn a_vault_without_the_plugin_has_nothing_to_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = plan_import(dir.path()).unwrap_err();
+    assert!(matches!(err, OnboardingError::NoPluginSettings(_)), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("nothing to import: no Full Calendar settings at "),
+        "{err}"
+    );
+    assert!(!dir.path().join(".obsidian").exists(), "nothing is created");
+}
