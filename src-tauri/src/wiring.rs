@@ -4,11 +4,12 @@
 //! in the [`Hooks`] they pass — how the UI is driven, how consent is asked and
 //! how notifications are shown.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use almanac_core::api::{ApiError, ConsentPrompt, UiController};
 use almanac_core::app::{Core, CoreError};
+use almanac_core::onboarding::plan_import;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::class::Actor;
@@ -51,6 +52,30 @@ pub struct Services {
     reminders: Arc<ReminderDaemon>,
 }
 
+/// Logs what the Full Calendar plugin's settings in `vault` would import and
+/// applies its sources while Almanac still has only the default one (the rule
+/// is `ImportPlan::settings_patch`'s). No plugin settings is no error.
+fn onboard(core: &Core, vault: &Path) -> Result<(), ApiError> {
+    let plan = match plan_import(vault) {
+        Ok(plan) => plan,
+        Err(e) => {
+            tracing::info!("onboarding: {e}");
+            return Ok(());
+        }
+    };
+    let patch = plan.settings_patch(&core.settings.get());
+    tracing::info!(
+        plan = %serde_json::to_string(&plan).unwrap_or_default(),
+        applied = patch.is_some(),
+        "onboarding: Full Calendar settings found in vault `{}`",
+        plan.vault_name
+    );
+    if let Some(patch) = patch {
+        core.plugin().update_settings(Actor::User, &patch)?;
+    }
+    Ok(())
+}
+
 impl Services {
     /// Starts everything. Must run inside the tokio runtime that will keep
     /// serving (the servers' tasks live there).
@@ -68,10 +93,12 @@ impl Services {
         .await?;
         let core = Arc::new(core);
         if let Some(vault) = vault {
-            let plugin = core.plugin().clone();
+            let core = core.clone();
             // Moving the vault rescans it: blocking file I/O.
             tokio::task::spawn_blocking(move || {
-                plugin.update_settings(Actor::User, &serde_json::json!({ "vaultPath": vault }))
+                let vault_path = serde_json::json!({ "vaultPath": &vault });
+                core.plugin().update_settings(Actor::User, &vault_path)?;
+                onboard(&core, &vault)
             })
             .await
             .map_err(|e| CoreError::Startup(e.to_string()))??;
