@@ -13,7 +13,9 @@ Usage: almanac [--headless] [--vault DIR] [--open WINDOW]
   --headless     run the calendar REST server and the reminder daemon with no
                  windows (the default when no display is available)
   --vault DIR    use DIR as the vault (saved to settings); an existing folder,
-                 not /, the home folder itself or a system folder
+                 not /, the home folder itself or a system folder. Imports the
+                 Full Calendar plugin's calendars found in it while only the
+                 default calendar is configured (see docs/calendar.md)
   --open WINDOW  open a window at start: calendar, sidebar, reminders or
                  settings (a second launch opens it in the running instance)
   --request-access NAME
