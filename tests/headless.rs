@@ -155,3 +155,60 @@ fn open_needs_a_known_window() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown window"));
 }
+
+/// `--vault` onboarding: the Full Calendar plugin's sources in the vault
+/// replace the default source (the CalDAV one is logged as not supported),
+/// and nothing under `.obsidian` changes.
+#[tokio::test]
+async fn vault_onboarding_imports_the_plugin_sources() {
+    support::require_desktop_session();
+    let instance = Instance::new();
+    let plugin_dir = instance.vault().join(".obsidian/plugins/full-calendar");
+    std::fs::create_dir_all(&plugin_dir).unwrap();
+    let data = json!({"calendarSources": [
+        {"type": "local", "id": "local_1", "name": "Work", "directory": "work", "color": "#ff5733"},
+        {"type": "dailynote", "id": "dailynote_1", "name": "Daily", "heading": "Events", "color": "#2ecc71"},
+        {"type": "caldav", "id": "caldav_1", "name": "iCloud", "url": "https://caldav.icloud.com",
+         "homeUrl": "https://caldav.icloud.com/1/", "username": "me", "password": "pw", "color": "#e67e22"}
+    ], "defaultReminderMinutes": 15})
+    .to_string();
+    std::fs::write(plugin_dir.join("data.json"), &data).unwrap();
+
+    let vault = instance.vault();
+    let mut app = instance.spawn(&["--headless", "--vault", vault.to_str().unwrap()]);
+    let settings_file = instance.config_home().join("almanac/settings.json");
+    let sources = eventually("the imported sources in settings.json", || async {
+        let text = std::fs::read_to_string(&settings_file).ok()?;
+        let settings: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let sources = settings["calendarSources"].as_array()?.clone();
+        (sources.len() == 2).then_some(sources)
+    })
+    .await;
+    assert_eq!(sources[0]["id"], "local_1");
+    assert_eq!(sources[0]["directory"], "work");
+    assert_eq!(sources[0]["color"], "#ff5733");
+    assert_eq!(sources[1]["type"], "dailynote");
+    assert_eq!(sources[1]["heading"], "Events");
+    let log = instance.log();
+    assert!(
+        log.contains("not supported yet") && log.contains("caldav"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("\"pw\""),
+        "no secret of a skipped source is logged"
+    );
+    assert_eq!(
+        std::fs::read_to_string(plugin_dir.join("data.json")).unwrap(),
+        data
+    );
+    assert_eq!(
+        std::fs::read_dir(instance.vault().join(".obsidian/plugins/full-calendar"))
+            .unwrap()
+            .count(),
+        1
+    );
+
+    app.terminate();
+    assert_eq!(app.exited().await.code(), Some(0), "{}", instance.log());
+}
