@@ -13,6 +13,9 @@ fn today() -> String {
     chrono::Utc::now().format("%Y-%m-%d").to_string()
 }
 
+/// The rendered event times, as FullCalendar shows them.
+const TIMES: &str = "[...document.querySelectorAll('.fc-event-time')].map(e => e.textContent)";
+
 const TITLES: &str = "[...document.querySelectorAll('.fc-event-title')].map(e => e.textContent)";
 
 #[tokio::test]
@@ -110,5 +113,50 @@ async fn rest_ui_routes_drive_the_windows() {
         StatusCode::OK
     );
     assert_eq!(session.window_handles().await.len(), 2);
+    session.end().await;
+}
+
+#[tokio::test]
+async fn calendar_shows_times_in_the_display_timezone() {
+    // The app's process runs on UTC while the settings say Berlin (UTC+1 on
+    // this winter date): rendering in the machine's zone would show 8:30.
+    let instance = Instance::with_settings(json!({
+        "displayTimezone": "Europe/Berlin",
+        "initialView": "timeGridWeek",
+    }));
+    instance.write_note(
+        "2026-01-15 Standup.md",
+        "title: Standup\nallDay: false\ndate: 2026-01-15\nstartTime: \"09:30\"\nendTime: \"10:30\"",
+    );
+    let session =
+        Session::start_with_env(&instance, "calendar", Theme::Light, &[("TZ", "UTC")]).await;
+    let machine_offset = session
+        .execute(
+            "return new Date(Date.UTC(2026, 0, 15, 9)).getTimezoneOffset();",
+            json!([]),
+        )
+        .await;
+    assert_eq!(machine_offset, json!(0), "the webview runs on UTC");
+
+    // Week by week to the event's week, one toolbar click per poll.
+    session
+        .wait_for(
+            "(() => {
+               const target = '2026-01-15';
+               const shown = [...document.querySelectorAll('.fc-timegrid-col[data-date]')]
+                 .map((c) => c.dataset.date);
+               if (shown.includes(target)) return true;
+               if (shown.length) {
+                 document.querySelector(shown[0] > target ? '.fc-prev-button' : '.fc-next-button').click();
+               }
+               return false;
+             })()",
+        )
+        .await;
+    let times = session
+        .wait_for(&format!("{TITLES}.includes('Standup') && {TIMES}"))
+        .await;
+    let first = times[0].as_str().unwrap_or_default();
+    assert!(first.starts_with("9:30"), "rendered times: {times}");
     session.end().await;
 }
