@@ -123,7 +123,7 @@ async fn calendar_shows_times_in_the_display_timezone() {
     }));
     instance.write_note(
         "2026-01-15 Standup.md",
-        "title: Standup\nallDay: false\ndate: 2026-01-15\nstartTime: \"09:30\"\nendTime: \"10:30\"",
+        "title: Standup\nallDay: false\ndate: 2026-01-15\ntimezone: Europe/Berlin\nstartTime: \"09:30\"\nendTime: \"10:30\"",
     );
     let session =
         Session::start_with_env(&instance, "calendar", Theme::Light, &[("TZ", "UTC")]).await;
@@ -160,5 +160,21 @@ async fn calendar_shows_times_in_the_display_timezone() {
         )
         .await;
     assert_eq!(time, json!("9:30 - 10:30"));
+
+    // A new display zone applies live: 09:30 in Berlin is 03:30 in New York.
+    let updated = session
+        .execute_async(
+            "const [done] = [arguments[arguments.length - 1]];
+             window.__TAURI__.core.invoke('settings_update', {
+               patch: { displayTimezone: 'America/New_York' },
+             }).then(() => done('ok'), (e) => done(String(e)));",
+        )
+        .await;
+    assert_eq!(updated, json!("ok"));
+    session
+        .wait_for(
+            "document.querySelector('.fc-timegrid-event .fc-event-time')?.textContent === '3:30 - 4:30'",
+        )
+        .await;
     session.end().await;
 }
