@@ -112,3 +112,69 @@ async fn rest_ui_routes_drive_the_windows() {
     assert_eq!(session.window_handles().await.len(), 2);
     session.end().await;
 }
+
+#[tokio::test]
+async fn calendar_shows_times_in_the_display_timezone() {
+    // The app's process runs on UTC while the settings say Berlin (UTC+1 on
+    // this winter date): rendering in the machine's zone would show 8:30.
+    let instance = Instance::with_settings(json!({
+        "displayTimezone": "Europe/Berlin",
+        "initialView": "timeGridWeek",
+    }));
+    instance.write_note(
+        "2026-01-15 Standup.md",
+        "title: Standup\nallDay: false\ndate: 2026-01-15\ntimezone: Europe/Berlin\nstartTime: \"09:30\"\nendTime: \"10:30\"",
+    );
+    let session =
+        Session::start_with_env(&instance, "calendar", Theme::Light, &[("TZ", "UTC")]).await;
+    let machine_offset = session
+        .execute(
+            "return new Date(Date.UTC(2026, 0, 15, 9)).getTimezoneOffset();",
+            json!([]),
+        )
+        .await;
+    assert_eq!(machine_offset, json!(0), "the webview runs on UTC");
+
+    // Week by week to the event's week, one toolbar click per poll.
+    session
+        .wait_for(
+            "(() => {
+               const target = '2026-01-15';
+               const shown = [...document.querySelectorAll('.fc-timegrid-col[data-date]')]
+                 .map((c) => c.dataset.date);
+               if (shown.includes(target)) return true;
+               if (shown.length) {
+                 document.querySelector(shown[0] > target ? '.fc-prev-button' : '.fc-next-button').click();
+               }
+               return false;
+             })()",
+        )
+        .await;
+    session
+        .wait_for(&format!("{TITLES}.includes('Standup')"))
+        .await;
+    let time = session
+        .execute(
+            "return document.querySelector('.fc-timegrid-event .fc-event-time').textContent;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(time, json!("9:30 - 10:30"));
+
+    // A new display zone applies live: 09:30 in Berlin is 03:30 in New York.
+    let updated = session
+        .execute_async(
+            "const [done] = [arguments[arguments.length - 1]];
+             window.__TAURI__.core.invoke('settings_update', {
+               patch: { displayTimezone: 'America/New_York' },
+             }).then(() => done('ok'), (e) => done(String(e)));",
+        )
+        .await;
+    assert_eq!(updated, json!("ok"));
+    session
+        .wait_for(
+            "document.querySelector('.fc-timegrid-event .fc-event-time')?.textContent === '3:30 - 4:30'",
+        )
+        .await;
+    session.end().await;
+}

@@ -52,6 +52,17 @@ impl Session {
     /// Starts `tauri-driver` on free ports with the instance's environment
     /// and a session that launches the app showing `window`.
     pub async fn start(instance: &Instance, window: &str, theme: Theme) -> Session {
+        Self::start_with_env(instance, window, theme, &[]).await
+    }
+
+    /// Like [`Session::start`], with `extra` variables (e.g. `TZ`) set for
+    /// the driver and so for the app it launches.
+    pub async fn start_with_env(
+        instance: &Instance,
+        window: &str,
+        theme: Theme,
+        extra: &[(&str, &str)],
+    ) -> Session {
         super::require_desktop_session();
         let (port, native_port) = (free_port(), free_port());
         let log_path = instance.root().join(format!("driver-{port}.log"));
@@ -64,6 +75,7 @@ impl Session {
                 &native_port.to_string(),
             ])
             .envs(instance.env())
+            .envs(extra.iter().copied())
             .env("GTK_THEME", theme.gtk_theme())
             .env("ALMANAC_LOG", "info")
             .stdin(Stdio::null())

@@ -5,6 +5,9 @@ import { Calendar } from '@fullcalendar/core';
 import dayGridPlugin from '@fullcalendar/daygrid';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import listPlugin from '@fullcalendar/list';
+// Named zones for `timeZone`: without a plugin FullCalendar can only show the
+// machine's zone, and the user's `displayTimezone` may differ from it.
+import luxonPlugin from '@fullcalendar/luxon3';
 
 import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { invoke, listen } from './ipc.js';
@@ -24,8 +27,10 @@ const requested = new URLSearchParams(location.search).get('view');
 const initialView = [requested, settings.initialView].find((v) => KNOWN_VIEWS.includes(v)) ?? VIEWS[0];
 
 const calendar = new Calendar(document.getElementById('calendar'), {
-  plugins: [dayGridPlugin, timeGridPlugin, listPlugin],
+  plugins: [dayGridPlugin, timeGridPlugin, listPlugin, luxonPlugin],
   initialView,
+  // Events arrive as epoch millis, so they land at their wall time in this zone.
+  timeZone: settings.displayTimezone,
   firstDay: settings.firstDay,
   height: '100%',
   nowIndicator: true,
@@ -45,5 +50,10 @@ const calendar = new Calendar(document.getElementById('calendar'), {
 calendar.render();
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
+await listen('settings-changed', (changed) => {
+  if (changed.displayTimezone !== calendar.getOption('timeZone')) {
+    calendar.setOption('timeZone', changed.displayTimezone);
+  }
+});
 await showAnnouncements(document.getElementById('announce'));
 document.body.dataset.ready = 'true';
