@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use serde_json::{Value, json};
 
 use super::instance::Instance;
-use super::{eventually, free_port, port_open};
+use super::{PATIENCE, eventually, free_port, port_open};
 
 /// The key W3C uses for element references.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -64,10 +64,34 @@ impl Session {
         extra: &[(&str, &str)],
     ) -> Session {
         super::require_desktop_session();
+        // A start can fail for reasons outside the app: WebKit picks the
+        // app's remote-inspector port itself, and when that port is taken
+        // the session never attaches. Start over, on fresh ports.
+        const ATTEMPTS: usize = 3;
+        for attempt in 1..=ATTEMPTS {
+            match Self::try_start(instance, window, theme, extra).await {
+                Ok(session) => return session,
+                Err(report) if attempt < ATTEMPTS => {
+                    eprintln!("WebDriver session attempt {attempt} failed, starting over: {report}")
+                }
+                Err(report) => panic!("no session after {ATTEMPTS} attempts: {report}"),
+            }
+        }
+        unreachable!("the last attempt returns or panics")
+    }
+
+    /// One start: a driver on fresh ports and a session on it, or why not
+    /// (with the driver's log), everything it started already stopped.
+    async fn try_start(
+        instance: &Instance,
+        window: &str,
+        theme: Theme,
+        extra: &[(&str, &str)],
+    ) -> Result<Session, String> {
         let (port, native_port) = (free_port(), free_port());
         let log_path = instance.root().join(format!("driver-{port}.log"));
         let log = std::fs::File::create(&log_path).unwrap();
-        let driver = Command::new("tauri-driver")
+        let mut driver = Command::new("tauri-driver")
             .args([
                 "--port",
                 &port.to_string(),
@@ -91,7 +115,11 @@ impl Session {
         })
         .await;
 
-        let http = reqwest::Client::new();
+        // No WebDriver call may hang a test run: a stuck one fails instead.
+        let http = reqwest::Client::builder()
+            .timeout(2 * PATIENCE)
+            .build()
+            .unwrap();
         let capabilities = json!({
             "capabilities": { "alwaysMatch": {
                 "browserName": "wry",
@@ -103,11 +131,13 @@ impl Session {
         });
         let base = format!("http://127.0.0.1:{port}");
         // Under load tauri-driver occasionally drops the first connection
-        // while its WebKitWebDriver child is still starting; ask again.
+        // while its WebKitWebDriver child is still starting; ask again. A
+        // request that times out means the session will not attach.
         let mut created = Value::Null;
         for _ in 0..3 {
             match http
                 .post(format!("{base}/session"))
+                .timeout(PATIENCE)
                 .json(&capabilities)
                 .send()
                 .await
@@ -118,14 +148,20 @@ impl Session {
                         break;
                     }
                 }
-                Err(error) => created = json!({ "error": error.to_string() }),
+                Err(error) => {
+                    created = json!({ "error": error.to_string() });
+                    if error.is_timeout() {
+                        break;
+                    }
+                }
             }
             tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         }
-        let id = created["value"]["sessionId"].as_str().unwrap_or_else(|| {
-            let log = std::fs::read_to_string(instance.root().join(format!("driver-{port}.log")));
-            panic!("no session: {created}\n{}", log.unwrap_or_default())
-        });
+        let Some(id) = created["value"]["sessionId"].as_str() else {
+            stop_group(&mut driver);
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            return Err(format!("{created}\n{log}"));
+        };
         let session = Session {
             http,
             url: format!("{base}/session/{id}"),
@@ -135,7 +171,7 @@ impl Session {
         session
             .wait_for("document.body && document.body.dataset.ready === 'true'")
             .await;
-        session
+        Ok(session)
     }
 
     async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
@@ -409,9 +445,15 @@ impl Drop for Session {
     /// Terminates tauri-driver, WebKitWebDriver and the app (SIGTERM: the
     /// app shuts its servers down cleanly), also when a test failed.
     fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", "--", &format!("-{}", self.driver.id())])
-            .status();
-        let _ = self.driver.wait();
+        stop_group(&mut self.driver);
     }
+}
+
+/// Ends `driver` and its process group (WebKitWebDriver and the app with
+/// it) with SIGTERM, and reaps it.
+fn stop_group(driver: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", "--", &format!("-{}", driver.id())])
+        .status();
+    let _ = driver.wait();
 }
