@@ -192,18 +192,7 @@ impl Timing {
                 })
             }
             EventType::Recurring if let Some(rule) = recurring_rule(spec) => {
-                let zone = if spec.all_day { Tz::UTC } else { slot.tz };
-                let anchor = first.and_time(slot.start);
-                let rule = parse_rule(&rule, zone, anchor)
-                    .map_err(|reason| CalendarError::invalid("type", reason))?;
-                Timing::Rule(Box::new(RuleTiming {
-                    rule,
-                    anchor,
-                    zone,
-                    slot,
-                    skip,
-                    id: SeriesId::next(),
-                }))
+                Timing::rule(first, slot, skip, &rule, "type")?
             }
             EventType::Recurring => {
                 let mut days = [false; 7];
@@ -219,21 +208,34 @@ impl Timing {
                 }
             }
             EventType::Rrule => {
-                let zone = if spec.all_day { Tz::UTC } else { slot.tz };
-                let anchor = first.and_time(slot.start);
                 let text = spec.rrule.as_deref().unwrap_or_default();
-                let rule = parse_rule(text, zone, anchor)
-                    .map_err(|reason| CalendarError::invalid("rrule", reason))?;
-                Timing::Rule(Box::new(RuleTiming {
-                    rule,
-                    anchor,
-                    zone,
-                    slot,
-                    skip,
-                    id: SeriesId::next(),
-                }))
+                Timing::rule(first, slot, skip, text, "rrule")?
             }
         })
+    }
+
+    /// A series run by the RRULE `text`, anchored at the start of its first
+    /// day in the event's zone (UTC for all-day series, whose occurrences are
+    /// dates). A rule that does not parse makes `field` invalid.
+    fn rule(
+        first: NaiveDate,
+        slot: Slot,
+        skip: Vec<NaiveDate>,
+        text: &str,
+        field: &str,
+    ) -> Result<Timing, CalendarError> {
+        let zone = if slot.all_day { Tz::UTC } else { slot.tz };
+        let anchor = first.and_time(slot.start);
+        let rule = parse_rule(text, zone, anchor)
+            .map_err(|reason| CalendarError::invalid(field, reason))?;
+        Ok(Timing::Rule(Box::new(RuleTiming {
+            rule,
+            anchor,
+            zone,
+            slot,
+            skip,
+            id: SeriesId::next(),
+        })))
     }
 
     /// Appends the occurrences overlapping `window` to `out`, in start
