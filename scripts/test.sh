@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 # The programs a test run starts: the session's services, the app, the
 # WebDriver bridge. Any of them still running afterwards was leaked.
 ours='^(Xvfb|dunst|dbus-daemon|gnome-keyring-d|almanac|reminder-daemon|tauri-driver|WebKitWebDriver)$'
-running_ours() { pgrep -x -d ' ' -- "$ours" | tr ' ' '\n' | sort; }
+# (`ps` rather than `pgrep`: pgrep refuses patterns longer than a process
+# name, 15 characters, and then silently matches nothing.)
+running_ours() { ps -eo pid=,comm= | awk -v re="$ours" '$2 ~ re { print $1 }' | sort; }
 before=$(running_ours || true)
 
 echo "== web UI"
