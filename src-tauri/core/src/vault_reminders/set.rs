@@ -1,6 +1,7 @@
 //! The derived set, kept note by note so an edit re-derives one note.
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
@@ -18,6 +19,37 @@ struct NoteReminders {
     cut_short: bool,
 }
 
+/// A reminder ordered as the set is published: by trigger, then id (then
+/// calendar, for two sources reading the same folder).
+#[derive(Debug, Clone)]
+struct ByTrigger(Arc<VaultReminder>);
+
+impl ByTrigger {
+    fn key(&self) -> (DateTime<Utc>, &str, &str) {
+        (self.0.trigger, &self.0.id, &self.0.calendar_id)
+    }
+}
+
+impl PartialEq for ByTrigger {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for ByTrigger {}
+
+impl PartialOrd for ByTrigger {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ByTrigger {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
 /// The vault reminders derived from a calendar, and what following it needs.
 #[derive(Debug)]
 pub struct DerivedSet {
@@ -26,6 +58,9 @@ pub struct DerivedSet {
     /// The calendar's note journal cursor this set is up to date with.
     cursor: u64,
     notes: HashMap<NoteKey, NoteReminders>,
+    /// Every reminder of `notes`, kept in published order, so publishing
+    /// after an edit does not sort the whole set again.
+    ordered: BTreeSet<ByTrigger>,
 }
 
 impl DerivedSet {
@@ -37,6 +72,7 @@ impl DerivedSet {
             horizon,
             cursor: 0,
             notes: HashMap::new(),
+            ordered: BTreeSet::new(),
         };
         set.follow_edits(calendar);
         set
@@ -57,13 +93,19 @@ impl DerivedSet {
         self.cursor = answer.cursor;
         if answer.everything {
             self.notes.clear();
+            self.ordered.clear();
         }
         let changed = answer.everything || !answer.notes.is_empty();
         for events in answer.notes {
             let (note, derived) = self.note_reminders(events);
-            if derived.reminders.is_empty() && !derived.cut_short {
-                self.notes.remove(&note);
-            } else {
+            if let Some(old) = self.notes.remove(&note) {
+                for reminder in old.reminders {
+                    self.ordered.remove(&ByTrigger(reminder));
+                }
+            }
+            if !derived.reminders.is_empty() || derived.cut_short {
+                self.ordered
+                    .extend(derived.reminders.iter().cloned().map(ByTrigger));
                 self.notes.insert(note, derived);
             }
         }
@@ -78,12 +120,18 @@ impl DerivedSet {
         let start = earliest_start(now, &self.rules);
         if start > self.horizon.start {
             self.horizon.start = start;
+            let ordered = &mut self.ordered;
             self.notes.retain(|_, note| {
-                let before = note.reminders.len();
                 // Strictly after, so the next change (see `next_change`) is
                 // always ahead of the clock.
-                note.reminders.retain(|r| r.start > start);
-                changed |= note.reminders.len() != before;
+                note.reminders.retain(|r| {
+                    let stays = r.start > start;
+                    if !stays {
+                        ordered.remove(&ByTrigger(r.clone()));
+                        changed = true;
+                    }
+                    stays
+                });
                 !note.reminders.is_empty() || note.cut_short
             });
         }
@@ -97,6 +145,8 @@ impl DerivedSet {
             self.horizon.end = end;
             for events in entering.notes {
                 let (note, derived) = self.note_reminders(events);
+                self.ordered
+                    .extend(derived.reminders.iter().cloned().map(ByTrigger));
                 let kept = self.notes.entry(note).or_default();
                 kept.reminders.extend(derived.reminders);
                 kept.cut_short |= derived.cut_short;
@@ -122,14 +172,8 @@ impl DerivedSet {
 
     /// The set as published: every reminder, sorted by trigger then id.
     pub fn snapshot(&self) -> VaultReminders {
-        let mut reminders: Vec<Arc<VaultReminder>> = self
-            .notes
-            .values()
-            .flat_map(|note| note.reminders.iter().cloned())
-            .collect();
-        reminders.sort_by(|a, b| a.trigger.cmp(&b.trigger).then_with(|| a.id.cmp(&b.id)));
         VaultReminders {
-            reminders,
+            reminders: self.ordered.iter().map(|r| r.0.clone()).collect(),
             horizon_start: self.horizon.start,
             horizon_end: self.horizon.end,
             truncated: self.notes.values().any(|note| note.cut_short),
