@@ -40,7 +40,8 @@ pub use set::DerivedSet;
 pub struct VaultReminder {
     /// Stable per occurrence: `<event id>::<start in epoch milliseconds>`
     /// (the Full Calendar plugin's host ends its ids of series occurrences
-    /// with the same `start.toMillis()`).
+    /// with the same `start.toMillis()`); see [`rules::reminder_id`] for ids
+    /// too long for the daemon.
     pub id: String,
     /// The event's id as the REST API shows it (see [`crate::calendar::id`]).
     pub event_id: String,

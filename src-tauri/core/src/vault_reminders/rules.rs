@@ -3,11 +3,15 @@
 //! start, else the default minutes when default reminders are on.
 
 use chrono::{DateTime, Duration, Utc};
+use sha2::{Digest, Sha256};
 use url::form_urlencoded;
 
 use super::VaultReminder;
 use crate::calendar::{NoteKey, NoteOccurrence};
 use crate::settings::Settings;
+
+/// The longest reminder id the reminder daemon takes (its `id` limit).
+pub const MAX_ID_BYTES: usize = 256;
 
 /// The settings vault reminders follow.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +60,7 @@ impl Rules {
         // `notify.value` may be fractional, as the plugin allows.
         let trigger = start - Duration::milliseconds((minutes * 60_000.0).round() as i64);
         Some(VaultReminder {
-            id: format!("{}::{}", occurrence.event_id, occurrence.start_millis),
+            id: reminder_id(&occurrence.event_id, occurrence.start_millis),
             event_id: occurrence.event_id.clone(),
             calendar_id: note.source_id.clone(),
             title: occurrence.title.clone(),
@@ -69,6 +73,18 @@ impl Rules {
             action_url: open_url(&self.vault_name, &note.path),
         })
     }
+}
+
+/// `<event id>::<start millis>`; an id longer than [`MAX_ID_BYTES`] (a deep
+/// note path) names its event by a hash instead: `sha256:<32 hex>::<start>`.
+pub fn reminder_id(event_id: &str, start_millis: i64) -> String {
+    let id = format!("{event_id}::{start_millis}");
+    if id.len() <= MAX_ID_BYTES {
+        return id;
+    }
+    let digest = Sha256::digest(event_id.as_bytes());
+    let hash: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hash}::{start_millis}")
 }
 
 /// `obsidian://open?vault=<vault>&file=<path>`, each value percent-encoded
@@ -127,6 +143,17 @@ mod tests {
             rules(false, Some(10)).lead(&occurrence(Some(5.0), false)),
             None
         );
+    }
+
+    #[test]
+    fn an_id_too_long_for_the_daemon_names_its_event_by_hash() {
+        let long = format!("fullnote:{}.md", "deep/".repeat(60));
+        let id = reminder_id(&long, -5);
+        assert!(id.len() <= MAX_ID_BYTES);
+        assert!(id.starts_with("sha256:") && id.ends_with("::-5"), "{id}");
+        assert_eq!(id, reminder_id(&long, -5), "stable");
+        assert_ne!(id, reminder_id(&format!("{long}x"), -5));
+        assert_eq!(reminder_id("fullnote:a.md", 7), "fullnote:a.md::7");
     }
 
     #[test]
