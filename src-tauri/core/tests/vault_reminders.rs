@@ -412,3 +412,36 @@ async fn the_horizon_rolls_forward_to_what_a_fresh_derivation_gives() {
         "{titles:?}"
     );
 }
+
+/// The wired instance publishes the set and follows a settings change made
+/// through the in-process API (opening a core uses the real keyring: run
+/// under scripts/session.sh).
+#[tokio::test]
+async fn the_core_publishes_the_set_and_follows_the_settings() {
+    let single = &notes()[0];
+    let core = almanac_testkit::InstanceBuilder::new()
+        .note(&single.0, &single.1)
+        .open()
+        .await;
+    let mut set = core.vault_reminders();
+    assert_eq!(
+        triggers(&set.borrow()),
+        vec![("Single".to_string(), at(3, "08:45"))]
+    );
+    core.plugin()
+        .update_settings(Actor::User, &json!({"vaultName": "Renamed"}))
+        .unwrap();
+    let renamed = tokio::time::timeout(
+        PATIENCE,
+        set.wait_for(|set| {
+            set.reminders
+                .iter()
+                .any(|r| r.action_url.starts_with("obsidian://open?vault=Renamed&"))
+        }),
+    )
+    .await;
+    assert!(
+        matches!(renamed, Ok(Ok(_))),
+        "the vault name was not followed"
+    );
+}
