@@ -33,6 +33,7 @@ pub mod answers;
 pub mod clock;
 pub mod config;
 pub mod daemon;
+pub mod dedup;
 pub mod engine;
 pub mod error;
 pub mod guard;
@@ -56,5 +57,6 @@ pub use notifier::{
     system_notifier,
 };
 pub use opener::{OpenError, Opener, SystemOpener};
-pub use reminder::Reminder;
+pub use reminder::{EventRef, Reminder, Source};
 pub use routes::DiagnosticsProvider;
+pub use schedule::SyncSummary;
