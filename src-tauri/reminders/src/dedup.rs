@@ -57,6 +57,11 @@ pub fn note_fired_id(source: Source, note: &str) -> String {
     format!("\0note\0{source}\0{note}")
 }
 
+/// Whether a fired-key id is a note key rather than a reminder's id.
+pub fn is_note_key(id: &str) -> bool {
+    id.starts_with('\0')
+}
+
 /// The note key `reminder` records when it fires, if it opens a note.
 pub fn fired_note_key(reminder: &Reminder) -> Option<String> {
     note_of(reminder).map(|note| note_fired_id(reminder.source, &note))
@@ -155,7 +160,7 @@ mod tests {
     #[test]
     fn note_keys_never_collide_with_ids_and_name_their_source() {
         let key = fired_note_key(&vault("v", 1, "events/A.md")).unwrap();
-        assert!(key.starts_with('\0'));
+        assert!(is_note_key(&key) && !is_note_key("17"));
         assert_ne!(key, note_fired_id(Source::Host, "events/A"));
         assert_eq!(key, note_fired_id(Source::Vault, "events/A"));
         assert_eq!(fired_note_key(&host("h", 1, "")), None);

@@ -266,8 +266,14 @@ impl Schedule {
         self.snoozed.len()
     }
 
+    /// How many reminder instances are remembered as fired (the per-note
+    /// keys kept beside them for [`crate::dedup`] are not instances).
     pub fn fired_count(&self) -> usize {
-        self.fired.values().map(Vec::len).sum()
+        self.fired
+            .iter()
+            .filter(|(id, _)| !dedup::is_note_key(id))
+            .map(|(_, triggers)| triggers.len())
+            .sum()
     }
 
     /// The pending reminder with this id: a snoozed one first, then the
