@@ -59,12 +59,12 @@ fn to_daemon(reminder: &VaultReminder) -> Reminder {
         trigger_at_epoch: reminder.trigger.timestamp_millis().div_euclid(1000),
         action_url: reminder.action_url.clone(),
         source: Source::Vault,
-        event: Some(EventRef {
+        event: Some(Box::new(EventRef {
             id: reminder.event_id.clone(),
             title: reminder.title.clone(),
             path: reminder.path.clone(),
             start: reminder.start.to_rfc3339(),
-        }),
+        })),
     }
 }
 

@@ -48,7 +48,7 @@ pub struct PendingItem {
     pub source: Source,
     /// A vault reminder's event (id, title, note path, start).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub event: Option<EventRef>,
+    pub event: Option<Box<EventRef>>,
 }
 
 impl PendingItem {
@@ -80,7 +80,7 @@ pub struct HistoryItem {
     pub origin: Origin,
     pub source: Source,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub event: Option<EventRef>,
+    pub event: Option<Box<EventRef>>,
     pub outcome: Outcome,
     pub recorded_at_rfc3339: String,
 }

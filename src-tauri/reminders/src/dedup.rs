@@ -106,12 +106,12 @@ mod tests {
     fn vault(id: &str, trigger: i64, path: &str) -> Reminder {
         Reminder {
             source: Source::Vault,
-            event: Some(EventRef {
+            event: Some(Box::new(EventRef {
                 id: "fullnote:x".into(),
                 title: "T".into(),
                 path: path.into(),
                 start: "2026-11-23T09:30".into(),
-            }),
+            })),
             ..host(id, trigger, "")
         }
     }

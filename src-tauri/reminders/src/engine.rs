@@ -364,7 +364,7 @@ impl Engine {
                     notifications.push(Notification::Reminder {
                         reminder: reminder.clone(),
                         origin: *origin,
-                        actions: ReminderActions::new(self.me.clone(), reminder.clone()),
+                        actions: Box::new(ReminderActions::new(self.me.clone(), reminder.clone())),
                     });
                 }
                 Outcome::Missed => {

@@ -32,9 +32,11 @@ pub struct Reminder {
     /// no such key: they came from a host.
     #[serde(default)]
     pub source: Source,
-    /// The calendar event a vault reminder is for (hosts send no such thing).
+    /// The calendar event a vault reminder is for (hosts send no such
+    /// thing). Boxed: most reminders have none, and every notification
+    /// carries a reminder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event: Option<EventRef>,
+    pub event: Option<Box<EventRef>>,
 }
 
 /// Where a reminder came from.

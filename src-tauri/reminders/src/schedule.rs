@@ -681,12 +681,12 @@ mod tests {
     fn vault(id: &str, trigger: i64, path: &str) -> Reminder {
         Reminder {
             source: Source::Vault,
-            event: Some(crate::reminder::EventRef {
+            event: Some(Box::new(crate::reminder::EventRef {
                 id: format!("fullnote:{path}"),
                 title: id.into(),
                 path: path.into(),
                 start: "2026-11-23T09:30".into(),
-            }),
+            })),
             ..reminder(id, trigger)
         }
     }

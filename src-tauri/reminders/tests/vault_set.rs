@@ -16,12 +16,12 @@ fn vault(file: &str, trigger: i64) -> Reminder {
         trigger_at_epoch: trigger,
         action_url: format!("obsidian://open?vault=V&file=events%2F{file}"),
         source: Source::Vault,
-        event: Some(EventRef {
+        event: Some(Box::new(EventRef {
             id: format!("fullnote:events/{file}"),
             title: format!("Vault {file}"),
             path: format!("events/{file}"),
             start: "2026-11-23T09:30:00+00:00".into(),
-        }),
+        })),
     }
 }
 
