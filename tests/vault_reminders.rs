@@ -10,89 +10,27 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
-
 use serde_json::{Value, json};
 use support::instance::Instance;
+use support::notify_monitor::NotifyMonitor;
 use support::{epoch_now, eventually, port_open, require_desktop_session};
 
 /// How late a notification may be after its trigger (the promise).
 const ON_TIME_MS: f64 = 50.0;
 
-/// Every `Notify` call on the session bus, as dbus-monitor prints it.
-struct NotifyMonitor {
-    child: std::process::Child,
-    output: Arc<Mutex<String>>,
-}
-
-impl NotifyMonitor {
-    async fn start() -> Self {
-        let mut child = Command::new("dbus-monitor")
-            .arg("interface='org.freedesktop.Notifications',member='Notify'")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("dbus-monitor (dbus package)");
-        let output = Arc::new(Mutex::new(String::new()));
-        let stdout = child.stdout.take().unwrap();
-        let sink = output.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let mut text = sink.lock().unwrap();
-                text.push_str(&line);
-                text.push('\n');
-            }
-        });
-        let monitor = Self { child, output };
-        eventually("dbus-monitor to subscribe", || async {
-            monitor.seen().contains("NameAcquired").then_some(())
-        })
-        .await;
-        monitor
+/// Waits for the first `Notify` of `title`, due at `trigger`; returns its
+/// time.
+async fn first_call(monitor: &NotifyMonitor, title: &str, trigger: i64) -> f64 {
+    // Nothing to observe before the trigger: sleep until then (the
+    // notification's own wait may be longer than `eventually`'s).
+    let ahead = trigger - epoch_now();
+    if ahead > 1 {
+        tokio::time::sleep(std::time::Duration::from_secs((ahead - 1) as u64)).await;
     }
-
-    fn seen(&self) -> String {
-        self.output.lock().unwrap().clone()
-    }
-
-    /// The `Notify` calls whose summary is `title`, with the epoch time
-    /// (seconds, microsecond precision) dbus-monitor saw each at.
-    fn calls(&self, title: &str) -> Vec<f64> {
-        let quoted = format!("string \"{title}\"");
-        self.seen()
-            .split("method call time=")
-            .skip(1)
-            .filter(|call| call.contains("member=Notify") && call.contains(&quoted))
-            .map(|call| {
-                let time = call.split_whitespace().next().unwrap();
-                time.parse().expect("dbus-monitor's time stamp")
-            })
-            .collect()
-    }
-
-    /// Waits for the first `Notify` of `title`, due at `trigger`; returns
-    /// its time.
-    async fn first(&self, title: &str, trigger: i64) -> f64 {
-        // Nothing to observe before the trigger: sleep until then (the
-        // notification's own wait may be longer than `eventually`'s).
-        let ahead = trigger - epoch_now();
-        if ahead > 1 {
-            tokio::time::sleep(std::time::Duration::from_secs((ahead - 1) as u64)).await;
-        }
-        eventually(&format!("a notification for {title:?}"), || async {
-            self.calls(title).first().copied()
-        })
-        .await
-    }
-}
-
-impl Drop for NotifyMonitor {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    eventually(&format!("a notification for {title:?}"), || async {
+        monitor.calls(title).first().copied()
+    })
+    .await
 }
 
 /// The first whole minute at least `lead` seconds from now.
@@ -121,6 +59,19 @@ fn single(title: &str, start: i64, notify: u32, extra: &str) -> String {
 /// The id the vault gives the reminder of `file`'s occurrence at `start`.
 fn vault_id(file: &str, start: i64) -> String {
     format!("fullnote:events/{file}::{}", start * 1000)
+}
+
+/// `POST /sync` to the instance's reminder daemon; its answer.
+async fn sync(instance: &Instance, payload: &Value) -> Value {
+    reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
+        .json(payload)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
 }
 
 /// `GET /events` of the instance's reminder daemon.
@@ -244,7 +195,7 @@ async fn vault_notes_remind_on_time_follow_edits_and_never_fire_twice() {
     );
 
     // On time, by the notification server's clock.
-    let shown_at = monitor.first("Alpha vault e2e", trigger).await;
+    let shown_at = first_call(&monitor, "Alpha vault e2e", trigger).await;
     let late_ms = (shown_at - trigger as f64) * 1000.0;
     println!("vault reminder shown {late_ms:.1} ms after its trigger");
     assert!(
@@ -252,7 +203,7 @@ async fn vault_notes_remind_on_time_follow_edits_and_never_fire_twice() {
         "shown {late_ms:.1} ms after its trigger\n{}",
         instance.log()
     );
-    monitor.first("Series vault e2e", trigger).await;
+    first_call(&monitor, "Series vault e2e", trigger).await;
 
     // A series reminds again for its next occurrence once one has fired.
     wait_pending(
@@ -333,15 +284,7 @@ async fn a_plugin_host_syncing_the_same_events_gives_one_notification_each() {
          "trigger_at_epoch": trigger,
          "action_url": "obsidian://open?vault=vault&file=events%2FElsewhere.md"},
     ]);
-    let answer: Value = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
-        .json(&payload)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let answer = sync(&instance, &payload).await;
     assert_eq!(answer["received"], 3, "{answer}");
     assert_eq!(answer["deduplicated"], 2, "{answer}");
     let listed = pending(&instance).await;
@@ -353,7 +296,7 @@ async fn a_plugin_host_syncing_the_same_events_gives_one_notification_each() {
         "Same id dedup e2e",
         "Host only dedup e2e",
     ] {
-        monitor.first(title, trigger).await;
+        first_call(&monitor, title, trigger).await;
     }
     eventually("the three recorded as fired", || async {
         let fired = events(&instance).await["recently_fired"]
@@ -377,15 +320,7 @@ async fn a_plugin_host_syncing_the_same_events_gives_one_notification_each() {
 
     // The host re-sending its set a second late (as it does after an
     // edit) shows nothing again.
-    let answer: Value = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
-        .json(&payload)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let answer = sync(&instance, &payload).await;
     assert_eq!(answer["active_reminders"], 0, "{answer}");
     for title in [
         "Shared dedup e2e",
