@@ -62,6 +62,11 @@ pub fn is_note_key(id: &str) -> bool {
     id.starts_with('\0')
 }
 
+/// Whether `id` is a note key recorded by `source`'s reminders.
+pub fn is_note_key_of(source: Source, id: &str) -> bool {
+    id.starts_with(&note_fired_id(source, ""))
+}
+
 /// The note key `reminder` records when it fires, if it opens a note.
 pub fn fired_note_key(reminder: &Reminder) -> Option<String> {
     note_of(reminder).map(|note| note_fired_id(reminder.source, &note))
@@ -90,7 +95,11 @@ impl<'a> VaultCover<'a> {
     /// Whether a vault reminder is the same occurrence as `host`.
     pub fn covers(&self, host: &Reminder) -> bool {
         self.ids.contains(host.id.as_str())
-            || note_of(host).is_some_and(|note| self.notes.contains(&(note, host.trigger_at_epoch)))
+            // The link is read only when it can match: a host's large set
+            // with no vault set beside it stays cheap.
+            || (!self.notes.is_empty()
+                && note_of(host)
+                    .is_some_and(|note| self.notes.contains(&(note, host.trigger_at_epoch))))
     }
 }
 

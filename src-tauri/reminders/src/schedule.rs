@@ -193,6 +193,15 @@ impl Schedule {
             schedule.add_fired(key);
         }
         let cover = VaultCover::of(schedule.vault.iter().map(|entry| entry.0.as_ref()));
+        // Which sources have note keys at all: without any, no reminder's
+        // link needs reading.
+        let noted = |source| {
+            schedule
+                .fired
+                .keys()
+                .any(|id| dedup::is_note_key_of(source, id))
+        };
+        let (host_noted, vault_noted) = (noted(Source::Host), noted(Source::Vault));
         let slot = |origin| {
             move |entry: &ById| Slot {
                 origin,
@@ -202,13 +211,15 @@ impl Schedule {
         let mut slots: Vec<Slot> = schedule
             .synced
             .iter()
-            .filter(|entry| !cover.covers(&entry.0) && !schedule.shown_elsewhere(&entry.0))
+            .filter(|entry| {
+                !cover.covers(&entry.0) && !schedule.shown_elsewhere(&entry.0, vault_noted)
+            })
             .map(slot(Origin::Synced))
             .chain(
                 schedule
                     .vault
                     .iter()
-                    .filter(|entry| !schedule.shown_elsewhere(&entry.0))
+                    .filter(|entry| !schedule.shown_elsewhere(&entry.0, host_noted))
                     .map(slot(Origin::Vault)),
             )
             .chain(schedule.snoozed.iter().map(slot(Origin::Snoozed)))
@@ -221,18 +232,20 @@ impl Schedule {
 
     /// Whether this instance, or the other source's reminder for the same
     /// note and trigger, was already shown (or consumed by a snooze).
-    fn shown_elsewhere(&self, reminder: &Reminder) -> bool {
+    /// `other_noted`: whether the other source left note keys at all.
+    fn shown_elsewhere(&self, reminder: &Reminder, other_noted: bool) -> bool {
         let other = match reminder.source {
             Source::Host => Source::Vault,
             Source::Vault => Source::Host,
         };
         self.has_fired(&reminder.id, reminder.trigger_at_epoch)
-            || dedup::note_of(reminder).is_some_and(|note| {
-                self.has_fired(
-                    &dedup::note_fired_id(other, &note),
-                    reminder.trigger_at_epoch,
-                )
-            })
+            || other_noted
+                && dedup::note_of(reminder).is_some_and(|note| {
+                    self.has_fired(
+                        &dedup::note_fired_id(other, &note),
+                        reminder.trigger_at_epoch,
+                    )
+                })
     }
 
     /// Whether `reminder` of `origin` is in the queue (not left out as a
