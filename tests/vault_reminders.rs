@@ -107,7 +107,8 @@ async fn fired_count(instance: &Instance, id: &str) -> usize {
         .count()
 }
 
-/// Starts `binary` (the test's pinned copy of the app) in `instance`.
+/// Starts `binary` (the test's pinned copy of the app, so that every start
+/// runs the build the test began with) in `instance`.
 fn spawn(instance: &Instance, binary: &std::path::Path) -> support::instance::App {
     instance.spawn_program(binary, &[], std::iter::empty::<(&str, &str)>())
 }
@@ -267,7 +268,7 @@ async fn a_plugin_host_syncing_the_same_events_gives_one_notification_each() {
     let trigger = start - 60;
     instance.write_note("Shared.md", &single("Shared dedup e2e", start, 1, ""));
     instance.write_note("Same id.md", &single("Same id dedup e2e", start, 1, ""));
-    let _app = instance.spawn(&[]);
+    let _app = spawn(&instance, &instance.pinned_binary());
     wait_for_daemon(&instance).await;
     let shared = vault_id("Shared.md", start);
     let same_id = vault_id("Same id.md", start);
