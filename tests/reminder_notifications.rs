@@ -5,65 +5,21 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
 
 use serde_json::json;
 use support::instance::Instance;
+use support::notify_monitor::NotifyMonitor;
 use support::{epoch_now, eventually, port_open, require_desktop_session};
 
 const URL: &str = "obsidian://open?vault=Almanac&file=Dentist";
-
-/// Every `Notify` call on the session bus, as dbus-monitor prints it.
-struct NotifyMonitor {
-    child: std::process::Child,
-    output: Arc<Mutex<String>>,
-}
-
-impl NotifyMonitor {
-    fn start() -> Self {
-        let mut child = Command::new("dbus-monitor")
-            .arg("interface='org.freedesktop.Notifications',member='Notify'")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("dbus-monitor (dbus package)");
-        let output = Arc::new(Mutex::new(String::new()));
-        let stdout = child.stdout.take().unwrap();
-        let sink = output.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let mut text = sink.lock().unwrap();
-                text.push_str(&line);
-                text.push('\n');
-            }
-        });
-        Self { child, output }
-    }
-
-    fn seen(&self) -> String {
-        self.output.lock().unwrap().clone()
-    }
-}
-
-impl Drop for NotifyMonitor {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[tokio::test]
 async fn clicking_a_fired_reminder_opens_its_action_url() {
     require_desktop_session();
     let instance = Instance::new();
     let opened = instance.register_url_handler();
-    let monitor = NotifyMonitor::start();
-    eventually("dbus-monitor to subscribe", || async {
-        monitor.seen().contains("NameAcquired").then_some(())
-    })
-    .await;
+    let monitor = NotifyMonitor::start().await;
     // `dunstctl action 0` acts on the topmost notification: start with none.
     assert!(
         Command::new("dunstctl")

@@ -8,6 +8,7 @@ mod cli;
 mod desktop;
 mod headless;
 mod reminder_daemon;
+mod vault_feed;
 mod wiring;
 
 use std::process::ExitCode;

@@ -4,6 +4,9 @@
 //! that could not start (its port was taken) is started again by the next
 //! change. What went wrong last is kept for the Reminders window.
 //!
+//! The reminders derived from the vault are pushed to it as they change, and
+//! again to each daemon that starts ([`VaultFeed`]).
+//!
 //! Each daemon's changes (a reminder fired, snoozed, dismissed or synced) are
 //! forwarded onto the app's event bus as [`AppEvent::RemindersChanged`]: the
 //! reminders crate knows nothing of the core, and this is the one place that
@@ -15,35 +18,48 @@ use std::time::Duration;
 use almanac_core::events::{AppEvent, EventBus};
 use almanac_core::paths::Paths;
 use almanac_core::settings::{ReminderSettings, Settings};
+use almanac_core::vault_reminders::VaultReminders;
 use almanac_reminders::{Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig};
 use tokio::sync::{RwLock, RwLockReadGuard, watch};
 use tokio::task::JoinHandle;
+
+use crate::vault_feed::VaultFeed;
 
 pub struct ReminderDaemon {
     /// `None` when it could not start, or once shut down.
     handle: RwLock<Option<DaemonHandle>>,
     /// Why the daemon does not run, or runs on another port than configured.
     problem: Mutex<Option<String>>,
-    /// Applies settings changes; stopped first on shutdown.
-    follower: Mutex<Option<JoinHandle<()>>>,
+    /// Apply settings changes and push vault reminder sets; stopped first
+    /// on shutdown.
+    followers: Mutex<Vec<JoinHandle<()>>>,
+    /// The reminders derived from the vault.
+    vault: VaultFeed,
     /// Where the running daemon's changes are announced.
     events: EventBus,
 }
 
 impl ReminderDaemon {
-    /// Starts the daemon as `settings` say, and follows their changes.
+    /// Starts the daemon as `settings` say, and follows their changes and
+    /// the `vault` reminder sets.
     pub async fn start(
         paths: Paths,
         mut settings: watch::Receiver<Arc<Settings>>,
+        vault: watch::Receiver<Arc<VaultReminders>>,
         notifier: Arc<dyn Notifier>,
         events: EventBus,
     ) -> Arc<Self> {
         let daemon = Arc::new(Self {
             handle: RwLock::new(None),
             problem: Mutex::new(None),
-            follower: Mutex::new(None),
+            followers: Mutex::new(Vec::new()),
+            vault: VaultFeed::new(vault),
             events,
         });
+        // Marked seen before the first push (in `apply`), so a set
+        // published after it wakes the follower below.
+        let mut vault_sets = daemon.vault.subscribe();
+        vault_sets.borrow_and_update();
         // Marked seen here, before the daemon's port opens: a change made
         // once it is open (a client may be quick) wakes the follower below.
         let started_with = settings.borrow_and_update().clone();
@@ -57,7 +73,8 @@ impl ReminderDaemon {
             started_with.reminders.clone(),
             notifier,
         ));
-        *daemon.follower.lock().expect("follower lock") = Some(follower);
+        let vault_follower = tokio::spawn(follow_vault(Arc::downgrade(&daemon), vault_sets));
+        *daemon.followers.lock().expect("follower lock") = vec![follower, vault_follower];
         daemon
     }
 
@@ -73,8 +90,8 @@ impl ReminderDaemon {
 
     /// Stops following the settings, then stops the daemon.
     pub async fn shutdown(&self) {
-        let follower = self.follower.lock().expect("follower lock").take();
-        if let Some(follower) = follower {
+        let followers = std::mem::take(&mut *self.followers.lock().expect("follower lock"));
+        for follower in followers {
             follower.abort();
             let _ = follower.await;
         }
@@ -98,6 +115,7 @@ impl ReminderDaemon {
                 match started {
                     Ok(started) => {
                         announce_changes(&started, self.events.clone());
+                        self.vault.push(&started).await;
                         *handle = Some(started);
                         None
                     }
@@ -134,6 +152,24 @@ async fn follow(
         daemon
             .apply(daemon_config(&paths, &current), &notifier)
             .await;
+    }
+}
+
+/// Pushes each new vault reminder set to the running daemon, until the
+/// core's channel or the daemon goes away. (A daemon that is not running
+/// gets the current set when it starts.)
+async fn follow_vault(
+    daemon: Weak<ReminderDaemon>,
+    mut sets: watch::Receiver<Arc<VaultReminders>>,
+) {
+    while sets.changed().await.is_ok() {
+        sets.borrow_and_update();
+        let Some(daemon) = daemon.upgrade() else {
+            return;
+        };
+        if let Some(running) = daemon.handle.read().await.as_ref() {
+            daemon.vault.push(running).await;
+        }
     }
 }
 

@@ -110,6 +110,7 @@ impl Services {
         let reminders = ReminderDaemon::start(
             core.paths.clone(),
             core.settings.subscribe(),
+            core.vault_reminders(),
             hooks.notifier,
             core.events.clone(),
         )

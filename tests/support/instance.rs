@@ -129,8 +129,29 @@ impl Instance {
         args: &[&str],
         extra: impl IntoIterator<Item = (K, V)>,
     ) -> App {
+        self.spawn_program(env!("CARGO_BIN_EXE_almanac").as_ref(), args, extra)
+    }
+
+    /// A copy of the app binary in this instance, for tests that start the
+    /// app more than once: every start runs the same build, even if the
+    /// shared target directory's binary is rebuilt meanwhile.
+    pub fn pinned_binary(&self) -> PathBuf {
+        let copy = self.root().join("almanac");
+        if !copy.exists() {
+            std::fs::copy(env!("CARGO_BIN_EXE_almanac"), &copy).unwrap();
+        }
+        copy
+    }
+
+    /// Starts `program` (the app binary, or a copy of it) in this instance.
+    pub fn spawn_program<K: AsRef<OsStr>, V: AsRef<OsStr>>(
+        &self,
+        program: &Path,
+        args: &[&str],
+        extra: impl IntoIterator<Item = (K, V)>,
+    ) -> App {
         let log = std::fs::File::create(self.root().join("app.log")).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_almanac"))
+        let child = Command::new(program)
             .args(args)
             .envs(self.env())
             .envs(extra)

@@ -9,6 +9,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod instance;
+pub mod notify_monitor;
 pub mod webdriver;
 
 use std::time::{SystemTime, UNIX_EPOCH};

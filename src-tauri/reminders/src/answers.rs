@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::clock;
 use crate::history::{HistoryEntry, Origin, Outcome};
-use crate::reminder::Reminder;
+use crate::reminder::{EventRef, Reminder, Source};
 
 /// FCR Reminder answers `"running"`; so does this daemon.
 pub const STATUS: &str = "running";
@@ -44,6 +44,11 @@ pub struct PendingItem {
     pub seconds_until_fire: i64,
     pub action_url: String,
     pub origin: Origin,
+    /// `host` (a `/sync`) or `vault` (derived from the notes).
+    pub source: Source,
+    /// A vault reminder's event (id, title, note path, start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<Box<EventRef>>,
 }
 
 impl PendingItem {
@@ -57,6 +62,8 @@ impl PendingItem {
             seconds_until_fire: reminder.trigger_at_epoch - now_epoch,
             action_url: reminder.action_url.clone(),
             origin,
+            source: reminder.source,
+            event: reminder.event.clone(),
         }
     }
 }
@@ -71,6 +78,9 @@ pub struct HistoryItem {
     pub trigger_at_rfc3339: String,
     pub action_url: String,
     pub origin: Origin,
+    pub source: Source,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<Box<EventRef>>,
     pub outcome: Outcome,
     pub recorded_at_rfc3339: String,
 }
@@ -86,6 +96,8 @@ impl From<&HistoryEntry> for HistoryItem {
             trigger_at_rfc3339: clock::rfc3339(reminder.trigger_at_epoch),
             action_url: reminder.action_url.clone(),
             origin: entry.origin,
+            source: reminder.source,
+            event: reminder.event.clone(),
             outcome: entry.outcome,
             recorded_at_rfc3339: clock::rfc3339_ms(entry.recorded_at_ms),
         }

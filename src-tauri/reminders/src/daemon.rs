@@ -18,6 +18,7 @@ use crate::notifier::Notifier;
 use crate::opener::Opener;
 use crate::reminder::Reminder;
 use crate::routes::{self, AppState, DiagnosticsProvider, Instance, Listen};
+use crate::schedule::SyncSummary;
 use crate::scheduler;
 use crate::store::{SledStore, StoreError};
 use crate::updates::{UpdateState, Updates};
@@ -223,6 +224,16 @@ impl DaemonHandle {
     /// Pending reminders in trigger order, at most `limit`.
     pub fn upcoming(&self, limit: usize) -> Vec<Scheduled> {
         self.engine().upcoming(limit)
+    }
+
+    /// Replaces the reminders derived from the vault with `reminders` (the
+    /// complete current set), durably, as a host's `/sync` replaces its
+    /// own; the host's reminders are untouched. Returns what changed.
+    pub async fn replace_vault_reminders(
+        &self,
+        reminders: Vec<Reminder>,
+    ) -> Result<SyncSummary, StoreError> {
+        self.engine().replace_vault(reminders).await
     }
 
     /// Fired, missed and dropped reminders, newest first.

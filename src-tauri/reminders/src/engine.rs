@@ -15,7 +15,7 @@ use crate::history::{History, HistoryEntry, Origin, Outcome};
 use crate::notifier::{Notification, Notifier, ReminderActions};
 use crate::opener::{OpenError, Opener};
 use crate::payload::SnoozeRequest;
-use crate::reminder::{Reminder, Rules, scheme_allowed};
+use crate::reminder::{Reminder, Rules, Source, scheme_allowed};
 use crate::schedule::{FIRED_RETENTION_SECS, Schedule, Slot, SyncSummary};
 use crate::store::{Changes, ReminderStore, StoreError};
 
@@ -182,14 +182,57 @@ impl Engine {
     }
 
     /// `POST /sync` with its parsed, validated reminders: replaces the
-    /// synced set in one durable commit and wakes the scheduler.
+    /// host's synced set in one durable commit and wakes the scheduler.
     pub async fn sync(&self, reminders: Vec<Reminder>) -> Result<SyncSummary, StoreError> {
+        self.replace(Origin::Synced, reminders).await
+    }
+
+    /// Replaces the set derived from the vault, exactly as a `/sync`
+    /// replaces the host's (one durable commit, once-only bookkeeping, late
+    /// items), without touching the host's set. A reminder that breaks a
+    /// field rule is left out (and logged) rather than refusing the others:
+    /// one odd note must not silence the vault. A link with a scheme the
+    /// allowlist refuses is dropped, the reminder kept.
+    pub async fn replace_vault(&self, reminders: Vec<Reminder>) -> Result<SyncSummary, StoreError> {
+        let config = self.config();
+        let rules = Rules::of(&config);
+        let valid: Vec<Reminder> = reminders
+            .into_iter()
+            .map(|mut reminder| {
+                reminder.source = Source::Vault;
+                if rules.check_action_url(&reminder.action_url).is_err() {
+                    tracing::warn!(id = %reminder.id, "vault reminder link refused; shown without one");
+                    reminder.action_url.clear();
+                }
+                reminder
+            })
+            .filter(|reminder| match rules.check_reminder(reminder) {
+                Ok(()) => true,
+                Err((field, reason)) => {
+                    tracing::warn!(id = %reminder.id, "vault reminder left out: field `{field}` {reason}");
+                    false
+                }
+            })
+            .collect();
+        self.replace(Origin::Vault, valid).await
+    }
+
+    /// Replaces the `origin` set (synced or vault) with `reminders`.
+    async fn replace(
+        &self,
+        origin: Origin,
+        reminders: Vec<Reminder>,
+    ) -> Result<SyncSummary, StoreError> {
         let _writer = self.writer.lock().await;
         let me = self.strong();
         let late_limit_secs = self.late_limit_secs();
         let plan = blocking(move || {
             me.with_schedule(|schedule| {
-                schedule.plan_sync(reminders, clock::now_epoch(), late_limit_secs)
+                let now = clock::now_epoch();
+                match origin {
+                    Origin::Vault => schedule.plan_vault(reminders, now, late_limit_secs),
+                    _ => schedule.plan_sync(reminders, now, late_limit_secs),
+                }
             })
         })
         .await;
@@ -321,7 +364,7 @@ impl Engine {
                     notifications.push(Notification::Reminder {
                         reminder: reminder.clone(),
                         origin: *origin,
-                        actions: ReminderActions::new(self.me.clone(), reminder.clone()),
+                        actions: Box::new(ReminderActions::new(self.me.clone(), reminder.clone())),
                     });
                 }
                 Outcome::Missed => {
@@ -435,13 +478,13 @@ mod tests {
         let put = |id: &str, trigger: i64| {
             (
                 Origin::Synced,
-                Arc::new(Reminder {
-                    id: id.into(),
-                    title: id.into(),
-                    body: String::new(),
-                    trigger_at_epoch: trigger,
-                    action_url: String::new(),
-                }),
+                Arc::new(Reminder::from_host(
+                    id.into(),
+                    id.into(),
+                    String::new(),
+                    trigger,
+                    String::new(),
+                )),
             )
         };
         store

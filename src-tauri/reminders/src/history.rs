@@ -19,6 +19,9 @@ pub enum Origin {
     Synced,
     /// Created by a snooze; survives later syncs until it fires.
     Snoozed,
+    /// Part of the set Almanac derives from the vault (replaced whole by the
+    /// app, never by a host's `/sync`).
+    Vault,
 }
 
 /// What became of a reminder.
@@ -128,13 +131,7 @@ mod tests {
     use super::*;
 
     fn reminder(id: &str) -> Reminder {
-        Reminder {
-            id: id.into(),
-            title: String::new(),
-            body: String::new(),
-            trigger_at_epoch: 1,
-            action_url: String::new(),
-        }
+        Reminder::from_host(id.into(), String::new(), String::new(), 1, String::new())
     }
 
     #[test]

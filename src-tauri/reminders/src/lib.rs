@@ -5,15 +5,17 @@
 //! Layout, from the outside in:
 //!
 //! - [`daemon`] — [`Daemon::start`] and the [`DaemonHandle`] the shell keeps
-//!   (address, upcoming, recently fired, snooze, open, reconfigure,
-//!   shutdown).
+//!   (address, upcoming, recently fired, the vault reminder set, snooze,
+//!   open, reconfigure, shutdown).
 //! - [`guard`], [`routes`], [`error`], [`answers`] — the HTTP side: browser
 //!   hardening, one module per route family, JSON errors, the FCR-compatible
 //!   parts of the read routes' answers. The loopback listener, the `Host`
 //!   rule and panic-safe blocking work come from `almanac-loopback`, shared
 //!   with the REST server.
-//! - [`engine`] — the state and every change of it (sync, snooze, fire),
-//!   serialized, each committed durably before it is visible.
+//! - [`engine`] — the state and every change of it (sync, the vault set,
+//!   snooze, fire), serialized, each committed durably before it is visible.
+//! - [`dedup`] — one notification when a host and the vault remind of the
+//!   same occurrence.
 //! - [`scheduler`] — sleeps until the earliest trigger, fires on time.
 //! - [`payload`], [`reminder`] — the request bodies' wire types, parsed
 //!   with their JSON path and validated in one pass; the stored reminder
@@ -33,6 +35,7 @@ pub mod answers;
 pub mod clock;
 pub mod config;
 pub mod daemon;
+pub mod dedup;
 pub mod engine;
 pub mod error;
 pub mod guard;
@@ -56,5 +59,6 @@ pub use notifier::{
     system_notifier,
 };
 pub use opener::{OpenError, Opener, SystemOpener};
-pub use reminder::Reminder;
+pub use reminder::{EventRef, Reminder, Source};
 pub use routes::DiagnosticsProvider;
+pub use schedule::SyncSummary;

@@ -76,13 +76,13 @@ impl WireObject for SyncItem {
 
 impl From<SyncItem> for Reminder {
     fn from(item: SyncItem) -> Self {
-        Reminder {
-            id: item.id,
-            title: item.title,
-            body: item.body,
-            trigger_at_epoch: item.trigger_at_epoch,
-            action_url: item.action_url,
-        }
+        Reminder::from_host(
+            item.id,
+            item.title,
+            item.body,
+            item.trigger_at_epoch,
+            item.action_url,
+        )
     }
 }
 
@@ -122,14 +122,8 @@ impl SnoozeRequest {
 
     /// The reminder this snooze schedules, `minutes` after `now_epoch`.
     pub fn into_reminder(self, now_epoch: i64) -> Reminder {
-        Reminder {
-            id: self.id,
-            title: self.title,
-            body: self.body,
-            trigger_at_epoch: now_epoch,
-            action_url: self.action_url,
-        }
-        .snoozed(now_epoch, self.minutes)
+        Reminder::from_host(self.id, self.title, self.body, now_epoch, self.action_url)
+            .snoozed(now_epoch, self.minutes)
     }
 }
 

@@ -28,9 +28,61 @@ pub struct Reminder {
     pub trigger_at_epoch: i64,
     /// Opened when the notification is activated; may be empty (no action).
     pub action_url: String,
+    /// Who supplied it. Records written before vault reminders existed have
+    /// no such key: they came from a host.
+    #[serde(default)]
+    pub source: Source,
+    /// The calendar event a vault reminder is for (hosts send no such
+    /// thing). Boxed: most reminders have none, and every notification
+    /// carries a reminder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<Box<EventRef>>,
+}
+
+/// Where a reminder came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A host program's `POST /sync` (the Full Calendar plugin, say).
+    #[default]
+    Host,
+    /// Derived by Almanac itself from the vault's notes.
+    Vault,
+}
+
+/// The vault event a reminder belongs to, for the Reminders window and the
+/// read routes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRef {
+    /// The calendar's event id (`fullnote:events/Standup.md`, …).
+    pub id: String,
+    pub title: String,
+    /// The note, relative to the vault.
+    pub path: String,
+    /// The occurrence's start, as the calendar writes it.
+    pub start: String,
 }
 
 impl Reminder {
+    /// A reminder a host sent (no event attached).
+    pub fn from_host(
+        id: String,
+        title: String,
+        body: String,
+        trigger_at_epoch: i64,
+        action_url: String,
+    ) -> Self {
+        Self {
+            id,
+            title,
+            body,
+            trigger_at_epoch,
+            action_url,
+            source: Source::Host,
+            event: None,
+        }
+    }
+
     /// The trigger instant in epoch milliseconds.
     pub fn trigger_ms(&self) -> i64 {
         self.trigger_at_epoch.saturating_mul(1000)

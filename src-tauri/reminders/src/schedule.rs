@@ -1,6 +1,8 @@
 //! The in-memory schedule: an ordered index of pending reminders (the
-//! scheduler only ever looks at its head), the synced and snoozed sets by id,
-//! and the keys of reminders that already fired.
+//! scheduler only ever looks at its head), the host's synced set, the vault
+//! set and the snoozed set by id, and the keys of reminders that already
+//! fired. A host reminder that a vault reminder stands for is kept in the
+//! host's set but not queued (see [`crate::dedup`]).
 //!
 //! It mirrors the store exactly: every mutation is a [`Changes`] value that
 //! is first committed to the store and then applied here with
@@ -13,8 +15,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use crate::dedup::{self, VaultCover};
 use crate::history::Origin;
-use crate::reminder::Reminder;
+use crate::reminder::{Reminder, Source};
 use crate::store::{Changes, FiredKey, Stored};
 
 /// Fired keys are remembered this long after their trigger. A key only
@@ -92,8 +95,13 @@ pub struct SyncSummary {
     pub scheduled: usize,
     /// Of those, skipped because that `(id, trigger_at_epoch)` already fired.
     pub skipped_already_fired: usize,
-    /// Reminders pending in total (synced, snoozed, due-but-not-yet-shown).
+    /// Reminders pending in total (synced, vault, snoozed,
+    /// due-but-not-yet-shown).
     pub active_reminders: usize,
+    /// Of the scheduled elements, those not queued because a reminder from
+    /// the other source stands for the same occurrence (one notification,
+    /// not two: see [`crate::dedup`]).
+    pub deduplicated: usize,
     /// Scheduled elements whose trigger had already passed (by at most the
     /// late limit): they fire at once.
     pub late: Vec<SyncedItem>,
@@ -118,6 +126,24 @@ impl SyncedItem {
     }
 }
 
+/// The stored sets a schedule is built from.
+struct Sets {
+    synced: Vec<Arc<Reminder>>,
+    vault: Vec<Arc<Reminder>>,
+    snoozed: Vec<Arc<Reminder>>,
+}
+
+/// The keys a host or vault instance leaves when it fires or is consumed
+/// by a snooze: its own, and its note's (see [`crate::dedup`]).
+fn fired_keys(reminder: &Reminder) -> impl Iterator<Item = FiredKey> + use<> {
+    let trigger_at_epoch = reminder.trigger_at_epoch;
+    let note = dedup::fired_note_key(reminder).map(|id| FiredKey {
+        id,
+        trigger_at_epoch,
+    });
+    std::iter::once(FiredKey::of(reminder)).chain(note)
+}
+
 /// The result of planning a sync: the schedule to swap in once `changes`
 /// are durable, or `None` when nothing changes (the host re-sent its set).
 pub struct SyncPlan {
@@ -130,6 +156,7 @@ pub struct SyncPlan {
 pub struct Schedule {
     queue: BTreeSet<Slot>,
     synced: HashSet<ById>,
+    vault: HashSet<ById>,
     snoozed: HashSet<ById>,
     /// id → triggers of that id that already fired.
     fired: HashMap<String, Vec<i64>>,
@@ -138,43 +165,96 @@ pub struct Schedule {
 impl Schedule {
     pub fn from_stored(stored: Stored) -> Self {
         Self::from_parts(
-            stored.synced.into_iter().map(Arc::new),
-            stored.snoozed.into_iter().map(Arc::new),
+            Sets {
+                synced: stored.synced.into_iter().map(Arc::new).collect(),
+                vault: stored.vault.into_iter().map(Arc::new).collect(),
+                snoozed: stored.snoozed.into_iter().map(Arc::new).collect(),
+            },
             stored.fired,
         )
     }
 
     /// Builds the whole schedule at once: sorting and bulk-loading the
     /// index is several times faster than inserting 100k slots one by one.
-    fn from_parts(
-        synced: impl IntoIterator<Item = Arc<Reminder>>,
-        snoozed: impl IntoIterator<Item = Arc<Reminder>>,
-        fired: impl IntoIterator<Item = FiredKey>,
-    ) -> Self {
-        let synced: HashSet<ById> = synced.into_iter().map(ById).collect();
-        let snoozed: HashSet<ById> = snoozed.into_iter().map(ById).collect();
+    ///
+    /// This is also the one place that decides which stored reminders are
+    /// queued: every host or vault reminder, except one the other source
+    /// stands for (see [`crate::dedup`]) or one whose instance already
+    /// fired.
+    fn from_parts(sets: Sets, fired: impl IntoIterator<Item = FiredKey>) -> Self {
+        let mut schedule = Schedule {
+            queue: BTreeSet::new(),
+            synced: sets.synced.into_iter().map(ById).collect(),
+            vault: sets.vault.into_iter().map(ById).collect(),
+            snoozed: sets.snoozed.into_iter().map(ById).collect(),
+            fired: HashMap::new(),
+        };
+        for key in fired {
+            schedule.add_fired(key);
+        }
+        let cover = VaultCover::of(schedule.vault.iter().map(|entry| entry.0.as_ref()));
+        // Which sources have note keys at all: without any, no reminder's
+        // link needs reading.
+        let noted = |source| {
+            schedule
+                .fired
+                .keys()
+                .any(|id| dedup::is_note_key_of(source, id))
+        };
+        let (host_noted, vault_noted) = (noted(Source::Host), noted(Source::Vault));
         let slot = |origin| {
             move |entry: &ById| Slot {
                 origin,
                 reminder: entry.0.clone(),
             }
         };
-        let mut slots: Vec<Slot> = synced
+        let mut slots: Vec<Slot> = schedule
+            .synced
             .iter()
+            .filter(|entry| {
+                !cover.covers(&entry.0) && !schedule.shown_elsewhere(&entry.0, vault_noted)
+            })
             .map(slot(Origin::Synced))
-            .chain(snoozed.iter().map(slot(Origin::Snoozed)))
+            .chain(
+                schedule
+                    .vault
+                    .iter()
+                    .filter(|entry| !schedule.shown_elsewhere(&entry.0, host_noted))
+                    .map(slot(Origin::Vault)),
+            )
+            .chain(schedule.snoozed.iter().map(slot(Origin::Snoozed)))
             .collect();
+        drop(cover);
         slots.sort_unstable();
-        let mut schedule = Schedule {
-            queue: slots.into_iter().collect(),
-            synced,
-            snoozed,
-            fired: HashMap::new(),
-        };
-        for key in fired {
-            schedule.add_fired(key);
-        }
+        schedule.queue = slots.into_iter().collect();
         schedule
+    }
+
+    /// Whether this instance, or the other source's reminder for the same
+    /// note and trigger, was already shown (or consumed by a snooze).
+    /// `other_noted`: whether the other source left note keys at all.
+    fn shown_elsewhere(&self, reminder: &Reminder, other_noted: bool) -> bool {
+        let other = match reminder.source {
+            Source::Host => Source::Vault,
+            Source::Vault => Source::Host,
+        };
+        self.has_fired(&reminder.id, reminder.trigger_at_epoch)
+            || other_noted
+                && dedup::note_of(reminder).is_some_and(|note| {
+                    self.has_fired(
+                        &dedup::note_fired_id(other, &note),
+                        reminder.trigger_at_epoch,
+                    )
+                })
+    }
+
+    /// Whether `reminder` of `origin` is in the queue (not left out as a
+    /// duplicate).
+    fn is_queued(&self, origin: Origin, reminder: &Arc<Reminder>) -> bool {
+        self.queue.contains(&Slot {
+            origin,
+            reminder: reminder.clone(),
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -199,11 +279,18 @@ impl Schedule {
         self.snoozed.len()
     }
 
+    /// How many reminder instances are remembered as fired (the per-note
+    /// keys kept beside them for [`crate::dedup`] are not instances).
     pub fn fired_count(&self) -> usize {
-        self.fired.values().map(Vec::len).sum()
+        self.fired
+            .iter()
+            .filter(|(id, _)| !dedup::is_note_key(id))
+            .map(|(_, triggers)| triggers.len())
+            .sum()
     }
 
-    /// The pending reminder with this id, a snoozed one first.
+    /// The pending reminder with this id: a snoozed one first, then the
+    /// vault's (which wins over a host's with the same id).
     pub fn find(&self, id: &str) -> Option<Slot> {
         let found = |origin, set: &HashSet<ById>| {
             set.get(id).map(|entry| Slot {
@@ -211,7 +298,9 @@ impl Schedule {
                 reminder: entry.0.clone(),
             })
         };
-        found(Origin::Snoozed, &self.snoozed).or_else(|| found(Origin::Synced, &self.synced))
+        found(Origin::Snoozed, &self.snoozed)
+            .or_else(|| found(Origin::Vault, &self.vault))
+            .or_else(|| found(Origin::Synced, &self.synced))
     }
 
     pub fn has_fired(&self, id: &str, trigger_at_epoch: i64) -> bool {
@@ -229,7 +318,29 @@ impl Schedule {
             .collect()
     }
 
-    /// Replaces the synced set with `incoming` (already validated).
+    /// Replaces the host's synced set with `incoming` (already validated);
+    /// the vault set is untouched.
+    pub fn plan_sync(
+        &self,
+        incoming: Vec<Reminder>,
+        now_epoch: i64,
+        late_limit_secs: i64,
+    ) -> SyncPlan {
+        self.plan_replace(Origin::Synced, incoming, now_epoch, late_limit_secs)
+    }
+
+    /// Replaces the vault set with `incoming` (already validated); the
+    /// host's set is untouched. Otherwise exactly as [`Self::plan_sync`].
+    pub fn plan_vault(
+        &self,
+        incoming: Vec<Reminder>,
+        now_epoch: i64,
+        late_limit_secs: i64,
+    ) -> SyncPlan {
+        self.plan_replace(Origin::Vault, incoming, now_epoch, late_limit_secs)
+    }
+
+    /// Replaces the set of `origin` (synced or vault) with `incoming`.
     ///
     /// Instances that already fired are left out. An instance whose trigger
     /// is at or before `now_epoch` is still scheduled (so it fires at once)
@@ -241,8 +352,9 @@ impl Schedule {
     /// racing the scheduler by a millisecond must not swallow them.
     /// Snoozed reminders are untouched. Fired keys older than
     /// [`FIRED_RETENTION_SECS`] are forgotten in the same commit.
-    pub fn plan_sync(
+    fn plan_replace(
         &self,
+        origin: Origin,
         incoming: Vec<Reminder>,
         now_epoch: i64,
         late_limit_secs: i64,
@@ -258,14 +370,14 @@ impl Schedule {
                 .filter(|r| !self.has_fired(&r.id, r.trigger_at_epoch) && !is_expired(r))
                 .map(|r| r.id.as_str())
                 .collect();
-            for ById(old) in &self.synced {
+            for ById(old) in self.set_of(origin) {
                 if accepted.contains(old.id.as_str()) {
                     continue;
                 }
                 if old.trigger_at_epoch <= now_epoch {
                     kept.push(old.clone());
                 } else {
-                    changes.remove.push((Origin::Synced, old.id.clone()));
+                    changes.remove.push((origin, old.id.clone()));
                 }
             }
         }
@@ -283,12 +395,12 @@ impl Schedule {
             if reminder.trigger_at_epoch <= now_epoch {
                 late.push(SyncedItem::of(&reminder));
             }
-            match self.synced.get(reminder.id.as_str()) {
+            match self.set_of(origin).get(reminder.id.as_str()) {
                 // Unchanged: keep sharing the stored value, write nothing.
                 Some(ById(old)) if **old == reminder => kept.push(old.clone()),
                 _ => {
                     let reminder = Arc::new(reminder);
-                    changes.put.push((Origin::Synced, reminder.clone()));
+                    changes.put.push((origin, reminder.clone()));
                     kept.push(reminder);
                 }
             }
@@ -311,17 +423,25 @@ impl Schedule {
             }
         }
 
-        let (next, active_reminders) = if changes.is_empty() {
-            (None, self.len())
-        } else {
-            let next = Schedule::from_parts(
-                kept,
-                self.snoozed.iter().map(|entry| entry.0.clone()),
-                kept_fired,
-            );
-            let active = next.len();
-            (Some(next), active)
-        };
+        let stored_set = |set: &HashSet<ById>| set.iter().map(|entry| entry.0.clone()).collect();
+        let next = (!changes.is_empty()).then(|| {
+            let (synced, vault) = match origin {
+                Origin::Vault => (stored_set(&self.synced), kept.clone()),
+                _ => (kept.clone(), stored_set(&self.vault)),
+            };
+            let sets = Sets {
+                synced,
+                vault,
+                snoozed: stored_set(&self.snoozed),
+            };
+            Schedule::from_parts(sets, kept_fired)
+        });
+        let result = next.as_ref().unwrap_or(self);
+        let active_reminders = result.len();
+        let deduplicated = kept
+            .iter()
+            .filter(|reminder| !result.is_queued(origin, reminder))
+            .count();
         SyncPlan {
             next,
             changes,
@@ -330,6 +450,7 @@ impl Schedule {
                 scheduled,
                 skipped_already_fired,
                 active_reminders,
+                deduplicated,
                 late,
                 expired,
             },
@@ -342,26 +463,30 @@ impl Schedule {
     /// second time.
     pub fn plan_snooze(&self, snoozed: Reminder) -> Changes {
         let mut changes = Changes::default();
-        if let Some(ById(pending)) = self.synced.get(snoozed.id.as_str()) {
-            changes.remove.push((Origin::Synced, pending.id.clone()));
-            changes.add_fired.push(FiredKey {
-                id: pending.id.clone(),
-                trigger_at_epoch: pending.trigger_at_epoch,
-            });
+        let origin = match snoozed.source {
+            Source::Host => Origin::Synced,
+            Source::Vault => Origin::Vault,
+        };
+        if let Some(ById(pending)) = self.set_of(origin).get(snoozed.id.as_str()) {
+            changes.remove.push((origin, pending.id.clone()));
+            changes.add_fired.extend(fired_keys(pending));
         }
         changes.put.push((Origin::Snoozed, Arc::new(snoozed)));
         changes
     }
 
-    /// Removes `slots` from the schedule and marks them fired.
+    /// Removes `slots` from the schedule and marks them fired (a host or
+    /// vault reminder also under its note, see [`crate::dedup`]).
     pub fn plan_fired(&self, slots: &[Slot]) -> Changes {
         let mut changes = Changes::default();
         for slot in slots {
             changes.remove.push((slot.origin, slot.reminder.id.clone()));
-            changes.add_fired.push(FiredKey {
-                id: slot.reminder.id.clone(),
-                trigger_at_epoch: slot.reminder.trigger_at_epoch,
-            });
+            match slot.origin {
+                Origin::Snoozed => changes.add_fired.push(FiredKey::of(&slot.reminder)),
+                Origin::Synced | Origin::Vault => {
+                    changes.add_fired.extend(fired_keys(&slot.reminder));
+                }
+            }
         }
         changes
     }
@@ -390,7 +515,16 @@ impl Schedule {
     fn set(&mut self, origin: Origin) -> &mut HashSet<ById> {
         match origin {
             Origin::Synced => &mut self.synced,
+            Origin::Vault => &mut self.vault,
             Origin::Snoozed => &mut self.snoozed,
+        }
+    }
+
+    fn set_of(&self, origin: Origin) -> &HashSet<ById> {
+        match origin {
+            Origin::Synced => &self.synced,
+            Origin::Vault => &self.vault,
+            Origin::Snoozed => &self.snoozed,
         }
     }
 
@@ -426,13 +560,7 @@ mod tests {
     use super::*;
 
     fn reminder(id: &str, trigger: i64) -> Reminder {
-        Reminder {
-            id: id.into(),
-            title: id.into(),
-            body: String::new(),
-            trigger_at_epoch: trigger,
-            action_url: String::new(),
-        }
+        Reminder::from_host(id.into(), id.into(), String::new(), trigger, String::new())
     }
 
     const LATE_LIMIT: i64 = 3600;
@@ -561,6 +689,151 @@ mod tests {
                 ("b".into(), 120, Origin::Snoozed)
             ]
         );
+    }
+
+    fn vault(id: &str, trigger: i64, path: &str) -> Reminder {
+        Reminder {
+            source: Source::Vault,
+            event: Some(Box::new(crate::reminder::EventRef {
+                id: format!("fullnote:{path}"),
+                title: id.into(),
+                path: path.into(),
+                start: "2026-11-23T09:30".into(),
+            })),
+            ..reminder(id, trigger)
+        }
+    }
+
+    /// The plugin host's element: a per-session counter as id, the note in
+    /// its `obsidian://open` link.
+    fn plugin(id: &str, trigger: i64, path: &str) -> Reminder {
+        Reminder {
+            action_url: format!(
+                "obsidian://open?vault=My%20Vault&file={}",
+                path.replace('/', "%2F").replace(' ', "%20")
+            ),
+            ..reminder(id, trigger)
+        }
+    }
+
+    fn vault_replaced(schedule: &Schedule, incoming: Vec<Reminder>, now: i64) -> Schedule {
+        let plan = schedule.plan_vault(incoming, now, LATE_LIMIT);
+        plan.next.unwrap_or_else(|| schedule.clone())
+    }
+
+    fn fire_due(schedule: &mut Schedule, now: i64) -> Vec<(String, Origin)> {
+        let due = schedule.due(now * 1000);
+        schedule.apply(&schedule.plan_fired(&due));
+        due.iter()
+            .map(|slot| (slot.reminder.id.clone(), slot.origin))
+            .collect()
+    }
+
+    #[test]
+    fn host_and_vault_sets_never_replace_each_other() {
+        let s = vault_replaced(
+            &Schedule::default(),
+            vec![vault("v", 100, "events/V.md")],
+            50,
+        );
+        let (s, _, summary) = synced(&s, vec![reminder("h", 200)], 50);
+        assert_eq!(summary.active_reminders, 2);
+        let (s, changes, _) = synced(&s, vec![], 60);
+        assert_eq!(changes.remove, vec![(Origin::Synced, "h".to_string())]);
+        assert_eq!(ids(&s), vec![("v".into(), 100, Origin::Vault)]);
+        let s = vault_replaced(&s, vec![], 60);
+        assert!(s.is_empty());
+        // The same id in both sets is two reminders, not one overwriting
+        // the other; the vault's is the one queued (see dedup).
+        let s = vault_replaced(&s, vec![vault("x", 100, "events/X.md")], 60);
+        let (s, _, summary) = synced(&s, vec![reminder("x", 100)], 60);
+        assert_eq!(summary.deduplicated, 1);
+        assert_eq!(ids(&s), vec![("x".into(), 100, Origin::Vault)]);
+        let s = vault_replaced(&s, vec![], 60);
+        assert_eq!(ids(&s), vec![("x".into(), 100, Origin::Synced)]);
+    }
+
+    #[test]
+    fn the_plugins_copy_of_a_vault_reminder_is_kept_but_never_shown() {
+        let path = "events/2026-11-23 Standup.md";
+        let s = vault_replaced(
+            &Schedule::default(),
+            vec![vault(
+                "fullnote:events/2026-11-23 Standup.md::2026-11-23T09:30",
+                100,
+                path,
+            )],
+            50,
+        );
+        let (mut s, changes, summary) = synced(
+            &s,
+            vec![
+                plugin("17", 100, path),
+                plugin("18", 300, "events/Other.md"),
+            ],
+            50,
+        );
+        assert_eq!(changes.put.len(), 2, "the host's set holds both");
+        assert_eq!((summary.scheduled, summary.deduplicated), (2, 1));
+        assert_eq!(summary.active_reminders, 2);
+        assert_eq!(
+            fire_due(&mut s, 100),
+            vec![(
+                "fullnote:events/2026-11-23 Standup.md::2026-11-23T09:30".into(),
+                Origin::Vault
+            )]
+        );
+        // The vault's next set no longer has it (it fired); the host's copy
+        // stays out, now because the note's reminder was shown.
+        let s = vault_replaced(&s, vec![], 100);
+        assert_eq!(ids(&s), vec![("18".into(), 300, Origin::Synced)]);
+        // The host re-sending it a second late changes nothing either.
+        let (s, _, _) = synced(
+            &s,
+            vec![
+                plugin("17", 100, path),
+                plugin("18", 300, "events/Other.md"),
+            ],
+            101,
+        );
+        assert_eq!(ids(&s), vec![("18".into(), 300, Origin::Synced)]);
+    }
+
+    #[test]
+    fn a_vault_reminder_is_not_shown_when_the_hosts_copy_already_was() {
+        let path = "events/Review.md";
+        let (mut s, _, _) = synced(&Schedule::default(), vec![plugin("3", 100, path)], 50);
+        assert_eq!(fire_due(&mut s, 100), vec![("3".into(), Origin::Synced)]);
+        let plan = s.plan_vault(
+            vec![vault("fullnote:events/Review.md::x", 100, path)],
+            100,
+            LATE_LIMIT,
+        );
+        assert_eq!(plan.summary.deduplicated, 1);
+        assert!(plan.next.unwrap().is_empty());
+        // A later occurrence of the same note is its own reminder.
+        let s = vault_replaced(
+            &s,
+            vec![vault("fullnote:events/Review.md::y", 400, path)],
+            100,
+        );
+        assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn a_snoozed_vault_reminder_consumes_its_instance_and_the_hosts_copy() {
+        let path = "events/Call.md";
+        let s = vault_replaced(&Schedule::default(), vec![vault("v", 100, path)], 50);
+        let (mut s, _, _) = synced(&s, vec![plugin("9", 100, path)], 50);
+        let snoozed = Reminder {
+            trigger_at_epoch: 700,
+            ..vault("v", 100, path)
+        };
+        s.apply(&s.plan_snooze(snoozed));
+        assert_eq!(ids(&s), vec![("v".into(), 700, Origin::Snoozed)]);
+        let s = vault_replaced(&s, vec![vault("v", 100, path)], 60);
+        let (s, _, _) = synced(&s, vec![plugin("9", 100, path)], 60);
+        assert_eq!(ids(&s), vec![("v".into(), 700, Origin::Snoozed)]);
     }
 
     #[test]

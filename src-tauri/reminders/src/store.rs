@@ -8,10 +8,11 @@
 //!
 //! The sled implementation keeps everything in one tree under prefixed keys,
 //! because a sled `Batch` applied to one tree is atomic, crash included:
-//! `b\0n` synced buckets, `z\0id` snoozed, `f\0trigger id` fired keys
-//! (ordered by trigger), `h\0seq` history.
+//! `b\0n` synced buckets, `v\0n` vault buckets, `z\0id` snoozed,
+//! `f\0trigger id` fired keys (ordered by trigger), `h\0seq` history.
 //!
-//! The synced set is stored in [`SYNCED_BUCKETS`] buckets by a stable hash
+//! The synced set (and, the same way, the vault set) is stored in
+//! [`SYNCED_BUCKETS`] buckets by a stable hash
 //! of the id, each one JSON array, rather than one key per reminder: sled
 //! costs about 10 µs per key written, so a 100k-reminder sync as 100k keys
 //! took seconds, while as 256 values it writes in tens of milliseconds. A
@@ -43,6 +44,16 @@ pub struct FiredKey {
     pub trigger_at_epoch: i64,
 }
 
+impl FiredKey {
+    /// The key of this instance of `reminder`.
+    pub fn of(reminder: &Reminder) -> Self {
+        Self {
+            id: reminder.id.clone(),
+            trigger_at_epoch: reminder.trigger_at_epoch,
+        }
+    }
+}
+
 /// One atomic change of the durable state.
 #[derive(Debug, Default)]
 pub struct Changes {
@@ -70,6 +81,7 @@ impl Changes {
 #[derive(Debug, Default)]
 pub struct Stored {
     pub synced: Vec<Reminder>,
+    pub vault: Vec<Reminder>,
     pub snoozed: Vec<Reminder>,
     pub fired: Vec<FiredKey>,
     pub history: Vec<HistoryEntry>,
@@ -117,6 +129,7 @@ pub trait ReminderStore: Send + Sync + 'static {
 }
 
 const SYNCED: u8 = b'b';
+const VAULT: u8 = b'v';
 /// How many buckets hold the synced set.
 pub const SYNCED_BUCKETS: u64 = 256;
 const SNOOZED: u8 = b'z';
@@ -249,6 +262,9 @@ fn describe(key: &[u8]) -> String {
         (Some(&SYNCED), Some(&[high, low])) => {
             format!("synced bucket {}", u16::from_be_bytes([high, low]))
         }
+        (Some(&VAULT), Some(&[high, low])) => {
+            format!("vault bucket {}", u16::from_be_bytes([high, low]))
+        }
         (Some(&SNOOZED), Some(id)) => format!("snoozed reminder {:?}", text(id)),
         (Some(&FIRED), Some(rest)) => {
             format!("fired key {:?}", text(rest.get(8..).unwrap_or_default()))
@@ -267,6 +283,9 @@ fn decode_into(stored: &mut Stored, key: &[u8], value: &[u8]) -> Result<(), Stri
     match key.first() {
         Some(&SYNCED) => stored
             .synced
+            .extend(serde_json::from_slice::<Vec<Reminder>>(value).map_err(json)?),
+        Some(&VAULT) => stored
+            .vault
             .extend(serde_json::from_slice::<Vec<Reminder>>(value).map_err(json)?),
         Some(&SNOOZED) => stored
             .snoozed
@@ -318,7 +337,8 @@ impl ReminderStore for SledStore {
         }
         let _serialized = self.commit.lock().expect("commit lock poisoned");
         let mut batch = sled::Batch::default();
-        self.write_synced(changes, &mut batch)?;
+        self.write_buckets(Origin::Synced, changes, &mut batch)?;
+        self.write_buckets(Origin::Vault, changes, &mut batch)?;
         for (origin, id) in &changes.remove {
             if *origin == Origin::Snoozed {
                 batch.remove(snoozed_key(id));
@@ -371,17 +391,27 @@ impl ReminderStore for SledStore {
 }
 
 impl SledStore {
-    /// Adds to `batch` the new content of every synced bucket `changes`
-    /// touches (read, changed, written back; an emptied bucket is removed).
-    fn write_synced(&self, changes: &Changes, batch: &mut sled::Batch) -> Result<(), StoreError> {
+    /// Adds to `batch` the new content of every bucket of the `origin`
+    /// set (synced or vault) that `changes` touches (read, changed, written
+    /// back; an emptied bucket is removed).
+    fn write_buckets(
+        &self,
+        origin: Origin,
+        changes: &Changes,
+        batch: &mut sled::Batch,
+    ) -> Result<(), StoreError> {
+        let (prefix, name) = match origin {
+            Origin::Vault => (VAULT, "vault"),
+            _ => (SYNCED, "synced"),
+        };
         let mut touched: BTreeMap<u64, (Vec<&str>, Vec<&Arc<Reminder>>)> = BTreeMap::new();
-        for (origin, id) in &changes.remove {
-            if *origin == Origin::Synced {
+        for (changed, id) in &changes.remove {
+            if *changed == origin {
                 touched.entry(bucket_of(id)).or_default().0.push(id);
             }
         }
-        for (origin, reminder) in &changes.put {
-            if *origin == Origin::Synced {
+        for (changed, reminder) in &changes.put {
+            if *changed == origin {
                 touched
                     .entry(bucket_of(&reminder.id))
                     .or_default()
@@ -390,11 +420,11 @@ impl SledStore {
             }
         }
         for (bucket, (removed, put)) in touched {
-            let key = bucket_key(bucket);
+            let key = bucket_key(prefix, bucket);
             let mut content: HashMap<String, Reminder> = match self.db.get(key)? {
                 Some(bytes) => serde_json::from_slice::<Vec<Reminder>>(&bytes)
                     .map_err(|source| StoreError::Corrupt {
-                        key: format!("synced bucket {bucket}"),
+                        key: format!("{name} bucket {bucket}"),
                         source,
                     })?
                     .into_iter()
@@ -433,9 +463,9 @@ fn bucket_of(id: &str) -> u64 {
     hash % SYNCED_BUCKETS
 }
 
-fn bucket_key(bucket: u64) -> [u8; 4] {
+fn bucket_key(prefix: u8, bucket: u64) -> [u8; 4] {
     let [.., high, low] = bucket.to_be_bytes();
-    [SYNCED, 0, high, low]
+    [prefix, 0, high, low]
 }
 
 fn snoozed_key(id: &str) -> Vec<u8> {
@@ -476,13 +506,13 @@ mod tests {
     use crate::history::Outcome;
 
     fn reminder(id: &str, trigger: i64) -> Arc<Reminder> {
-        Arc::new(Reminder {
-            id: id.into(),
-            title: format!("title {id}"),
-            body: "body".into(),
-            trigger_at_epoch: trigger,
-            action_url: "obsidian://x".into(),
-        })
+        Arc::new(Reminder::from_host(
+            id.into(),
+            format!("title {id}"),
+            "body".into(),
+            trigger,
+            "obsidian://x".into(),
+        ))
     }
 
     #[test]
@@ -510,6 +540,8 @@ mod tests {
                         (Origin::Synced, reminder("a", 10)),
                         (Origin::Synced, reminder("b", 20)),
                         (Origin::Snoozed, reminder("a", 30)),
+                        // The same id in the vault set is another record.
+                        (Origin::Vault, reminder("a", 40)),
                     ],
                     add_fired: vec![FiredKey {
                         id: "old".into(),
@@ -535,6 +567,7 @@ mod tests {
         let stored = SledStore::open(&path).unwrap().load().unwrap();
         assert_eq!(stored.synced, vec![(*reminder("a", 10)).clone()]);
         assert_eq!(stored.snoozed, vec![(*reminder("a", 30)).clone()]);
+        assert_eq!(stored.vault, vec![(*reminder("a", 40)).clone()]);
         assert_eq!(stored.fired.len(), 1);
         assert_eq!(stored.history.len(), 1);
     }
@@ -588,7 +621,7 @@ mod tests {
                 ..Changes::default()
             })
             .unwrap();
-        let bad_bucket = bucket_key((bucket_of("good") + 1) % SYNCED_BUCKETS);
+        let bad_bucket = bucket_key(SYNCED, (bucket_of("good") + 1) % SYNCED_BUCKETS);
         store.db.insert(bad_bucket, &b"\xff not json"[..]).unwrap();
         store
             .db

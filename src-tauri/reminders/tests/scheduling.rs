@@ -202,13 +202,13 @@ async fn reminders_missed_while_closed_fire_as_one_summary_or_are_dropped() {
         let put = |id: &str, trigger| {
             (
                 Origin::Synced,
-                Arc::new(Reminder {
-                    id: id.into(),
-                    title: format!("Title {id}"),
-                    body: String::new(),
-                    trigger_at_epoch: trigger,
-                    action_url: String::new(),
-                }),
+                Arc::new(Reminder::from_host(
+                    id.into(),
+                    format!("Title {id}"),
+                    String::new(),
+                    trigger,
+                    String::new(),
+                )),
             )
         };
         store

@@ -178,7 +178,7 @@ async fn show(
                     0,
                 )
                 .await?;
-            Ok(style.actions.then_some((id, actions)))
+            Ok(style.actions.then_some((id, *actions)))
         }
         Notification::MissedSummary { missed } => {
             let (title, body) = summary_text(&missed);

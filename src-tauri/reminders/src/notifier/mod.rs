@@ -49,7 +49,8 @@ pub enum Notification {
     Reminder {
         reminder: Reminder,
         origin: Origin,
-        actions: ReminderActions,
+        /// Boxed: it holds a second copy of the reminder.
+        actions: Box<ReminderActions>,
     },
     /// Reminders missed while the app was closed (or the machine asleep),
     /// shown together once. Newest first.
