@@ -304,7 +304,7 @@ impl Timing {
                 Ok(())
             }
             Timing::Rule(rule) => rule.occurrences(window, memo, allowance, out),
-            Timing::Set(set) => set.occurrences(window, allowance, out),
+            Timing::Set(set) => set.occurrences(window, memo, allowance, out),
         }
     }
 
@@ -361,7 +361,7 @@ impl RuleTiming {
     ) -> Result<(), Exhausted> {
         let (first_day, last_day) = candidate_days(&self.slot, window);
         let Allowance { occurrences, steps } = allowance;
-        let mut consider = |start: NaiveDateTime| -> Result<(), Exhausted> {
+        let consider = |start: NaiveDateTime| -> Result<(), Exhausted> {
             if start.date() < first_day
                 || start.date() > last_day
                 || self.skip.binary_search(&start.date()).is_ok()
@@ -384,12 +384,26 @@ impl RuleTiming {
             }
             Ok(())
         };
-        if last_day.year() - first_day.year() > MEMO_MAX_SPAN_YEARS {
-            return self.for_each_start(first_day, last_day, steps, consider);
+        self.starts(first_day, last_day, memo, steps, consider)
+    }
+
+    /// Calls `each` with the local starts on days `first..=last` in order
+    /// (and maybe others of their years): from the memo's years when the
+    /// days span few years, else expanded directly.
+    pub(super) fn starts(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        memo: &YearMemo,
+        steps: &mut usize,
+        mut each: impl FnMut(NaiveDateTime) -> Result<(), Exhausted>,
+    ) -> Result<(), Exhausted> {
+        if last.year() - first.year() > MEMO_MAX_SPAN_YEARS {
+            return self.for_each_start(first, last, steps, each);
         }
-        for year in first_day.year()..=last_day.year() {
+        for year in first.year()..=last.year() {
             let starts = memo.year(self.id, year, || self.year(year, steps))?;
-            starts.iter().copied().try_for_each(&mut consider)?;
+            starts.iter().copied().try_for_each(&mut each)?;
         }
         Ok(())
     }
@@ -414,7 +428,7 @@ impl RuleTiming {
     /// `first..=last`, in order, paying one step for every instance the rule
     /// yields on the way (from the rebased start, so about one period before
     /// `first`; from the real start for a `COUNT` rule).
-    pub(super) fn for_each_start(
+    fn for_each_start(
         &self,
         first: NaiveDate,
         last: NaiveDate,

@@ -10,13 +10,14 @@
 //! part after it is its own set, limited by `after` / `before` and moved by
 //! `shift`.
 //!
-//! Each rule is expanded with [`RuleTiming`], rebased near the window, so a
-//! long series costs what the window needs, paid from the query's
-//! [`Allowance`].
+//! Each rule is expanded with [`RuleTiming`], rebased near the window and
+//! kept in the engine's [`YearMemo`], so a long series costs what the window
+//! needs, paid from the query's [`Allowance`].
 
 use chrono::{Duration, NaiveDate, NaiveDateTime};
 
 use super::budget::{Allowance, Exhausted, spend};
+use super::memo::YearMemo;
 use super::recurrence::{Occurrence, RuleTiming, Slot, Window, candidate_days};
 
 /// The parts of an iCalendar series, as local times in its zone.
@@ -81,6 +82,7 @@ impl SetTiming {
     pub(super) fn occurrences(
         &self,
         window: Window,
+        memo: &YearMemo,
         allowance: &mut Allowance,
         out: &mut Vec<Occurrence>,
     ) -> Result<(), Exhausted> {
@@ -96,14 +98,14 @@ impl SetTiming {
             .map_or(0, |d| d.num_days());
         let from = first_day - Duration::days(self.set.shift.num_days() + longest + 1);
         let to = last_day - Duration::days(self.set.shift.num_days() - 1);
+        let in_days = |start: &NaiveDateTime| (from..=to).contains(&start.date());
         let mut starts = Vec::new();
         for rule in &self.rules {
-            rule.for_each_start(from, to, &mut allowance.steps, |start| {
-                starts.push(start);
+            rule.starts(from, to, memo, &mut allowance.steps, |start| {
+                starts.extend(Some(start).filter(in_days));
                 Ok(())
             })?;
         }
-        let in_days = |start: &NaiveDateTime| (from..=to).contains(&start.date());
         starts.extend(self.first.filter(in_days));
         for (start, _) in self.set.rdates.iter().filter(|(s, _)| in_days(s)) {
             spend(&mut allowance.steps, Exhausted::Steps)?;
@@ -113,7 +115,7 @@ impl SetTiming {
         starts.dedup();
         let mut excluded = Vec::new();
         for rule in &self.exrules {
-            rule.for_each_start(from, to, &mut allowance.steps, |start| {
+            rule.starts(from, to, memo, &mut allowance.steps, |start| {
                 excluded.push(start);
                 Ok(())
             })?;
