@@ -283,7 +283,16 @@ fn convert_group(
             _ => Some(v),
         },
     );
-    let overrides: Vec<&Vevent> = group.iter().filter(|v| v.recurrence_id.is_some()).collect();
+    // One override per occurrence: of several, the highest SEQUENCE.
+    let mut overrides: Vec<&Vevent> = Vec::new();
+    for vevent in group.iter().filter(|v| v.recurrence_id.is_some()) {
+        let rid = |v: &Vevent| v.recurrence_id.map(|(rid, _)| rid);
+        match overrides.iter_mut().find(|o| rid(o) == rid(vevent)) {
+            Some(kept) if kept.sequence < vevent.sequence => *kept = vevent,
+            Some(_) => {}
+            None => overrides.push(vevent),
+        }
+    }
     let mut out = Vec::new();
     for vevent in &overrides {
         if !vevent.cancelled() {
@@ -495,13 +504,18 @@ fn series(
     let (mut spec, begin) = spec_of(vevent, zone, timezone)?;
     spec.kind = EventType::Rrule;
     spec.start_date = Some(begin.date());
-    spec.rrule = (!set.rrules.is_empty()).then(|| {
-        set.rrules
-            .iter()
-            .map(|r| format!("RRULE:{r}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    });
+    // One rule reads as before (`FREQ=…`); several as one `RRULE:` line each.
+    spec.rrule = match set.rrules.as_slice() {
+        [] => None,
+        [rule] => Some(rule.clone()),
+        rules => Some(
+            rules
+                .iter()
+                .map(|r| format!("RRULE:{r}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+    };
     let mut skip: Vec<NaiveDate> = set.exdates.iter().map(|t| t.date()).collect();
     skip.extend(&set.exdate_days);
     skip.sort();
