@@ -1,7 +1,8 @@
 //! VEVENTs to cache entries.
 //!
 //! `DTSTART`/`DTEND`/`DURATION` give date, times and zone (a `TZID` as
-//! [`Zones`] resolves it; UTC and floating times show in the display zone).
+//! [`Zones`] resolves it; UTC and floating times, and those of a `TZID`
+//! nothing defines, show in the display zone).
 //! A VEVENT with `RRULE`s or `RDATE`s is a series ([`RecurrenceSet`]): every
 //! `RRULE` and `EXRULE`, `RDATE`s as dates, date-times or periods, `EXDATE`s
 //! as exact starts (a date excludes its whole day). The VEVENTs of a UID with
@@ -208,7 +209,8 @@ fn values(
 ) -> Result<Vec<(IcsTime, Option<PeriodEnd>)>, String> {
     let tz = param(property, "TZID")
         .map(|id| zones.resolve(id))
-        .transpose()?;
+        .transpose()?
+        .flatten();
     let date_only = param(property, "VALUE").is_some_and(|v| v.eq_ignore_ascii_case("DATE"));
     property
         .val

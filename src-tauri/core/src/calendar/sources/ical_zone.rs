@@ -9,7 +9,8 @@
 //!    computes in IANA zones, so a definition no IANA zone follows is
 //!    reported, never guessed;
 //! 3. as a Windows zone name ("W. Europe Standard Time", as Outlook and
-//!    Exchange write them), through CLDR's windowsZones table.
+//!    Exchange write them), through CLDR's windowsZones table;
+//! 4. else not at all: the times are floating (shown in the display zone).
 
 use std::collections::HashMap;
 
@@ -50,18 +51,19 @@ impl Zones {
         Zones { defined }
     }
 
-    /// The zone `tzid` names, or why it names none.
-    pub fn resolve(&self, tzid: &str) -> Result<Tz, String> {
+    /// The zone `tzid` names; `None` for a name nothing defines, whose
+    /// times are then floating (as other readers, Python's `icalendar`
+    /// among them, take them); an error for a definition no IANA zone
+    /// follows.
+    pub fn resolve(&self, tzid: &str) -> Result<Option<Tz>, String> {
         let tzid = tzid.trim().trim_matches('"');
         if let Some(tz) = iana_zone(tzid) {
-            return Ok(tz);
+            return Ok(Some(tz));
         }
         if let Some(defined) = self.defined.get(tzid) {
-            return defined.clone();
+            return defined.clone().map(Some);
         }
-        windows_zone(tzid).ok_or_else(|| {
-            format!("TZID `{tzid}` is neither an IANA or Windows zone nor defined by the feed")
-        })
+        Ok(windows_zone(tzid))
     }
 }
 
@@ -271,10 +273,10 @@ TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:V
     #[test]
     fn definitions_resolve_to_the_zone_that_behaves_alike() {
         let zones = zones(OUTLOOK);
-        let custom = zones.resolve("Customized Time Zone").unwrap();
+        let custom = zones.resolve("Customized Time Zone").unwrap().unwrap();
         assert!(custom.name().starts_with("Europe/"), "{custom:?}");
         // Two names of one zone (the second a link to the first).
-        let india = zones.resolve("India").unwrap();
+        let india = zones.resolve("India").unwrap().unwrap();
         assert!(
             [Tz::Asia__Kolkata, Tz::Asia__Calcutta].contains(&india),
             "{india:?}"
@@ -287,16 +289,15 @@ TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:V
     fn names_resolve_without_definitions() {
         let zones = Zones::default();
         assert_eq!(
-            zones.resolve("W. Europe Standard Time").unwrap(),
-            Tz::Europe__Berlin
+            zones.resolve("W. Europe Standard Time"),
+            Ok(Some(Tz::Europe__Berlin))
         );
         assert_eq!(
-            zones
-                .resolve("/mozilla.org/20050126_1/America/New_York")
-                .unwrap(),
-            Tz::America__New_York
+            zones.resolve("/mozilla.org/20050126_1/America/New_York"),
+            Ok(Some(Tz::America__New_York))
         );
-        assert!(zones.resolve("Mars/Olympus").is_err());
+        // Nothing defines it: floating.
+        assert_eq!(zones.resolve("Mars Standard Time"), Ok(None));
         assert_eq!(utc_offset("-0330"), Some(-12_600));
         assert_eq!(utc_offset("0100"), None);
     }
