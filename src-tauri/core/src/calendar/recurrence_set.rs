@@ -153,3 +153,85 @@ impl SetTiming {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveTime;
+    use chrono_tz::Tz;
+
+    use super::*;
+    use crate::calendar::event::EventType;
+    use crate::calendar::query::day_start_millis;
+    use crate::calendar::recurrence::Timing;
+    use crate::calendar::spec::EventSpec;
+
+    fn day(text: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
+    }
+
+    /// A daily 08:00–08:15 series in Berlin from 2000-01-01.
+    fn daily(set: RecurrenceSet) -> Timing {
+        let spec = EventSpec {
+            title: "Daily".into(),
+            kind: EventType::Rrule,
+            date: Some(day("2000-01-01")),
+            start_date: Some(day("2000-01-01")),
+            start_time: NaiveTime::from_hms_opt(8, 0, 0),
+            end_time: NaiveTime::from_hms_opt(8, 15, 0),
+            timezone: Some(Tz::Europe__Berlin),
+            ..EventSpec::default()
+        };
+        let anchor = day("2000-01-01").and_time(spec.start_time.unwrap());
+        Timing::set(&spec, Tz::UTC, anchor, set).unwrap()
+    }
+
+    fn month(timing: &Timing, first: &str, last: &str) -> (Vec<Occurrence>, Allowance) {
+        let window = Window {
+            start: day_start_millis(day(first), Tz::Europe__Berlin),
+            end: day_start_millis(day(last), Tz::Europe__Berlin) - 1,
+        };
+        let mut allowance = Allowance::per_answer();
+        let mut out = Vec::new();
+        timing
+            .occurrences(window, &YearMemo::default(), &mut allowance, &mut out)
+            .unwrap();
+        (out, allowance)
+    }
+
+    #[test]
+    fn a_month_of_a_thirty_year_series_costs_a_month() {
+        let timing = daily(RecurrenceSet {
+            rrules: vec!["FREQ=DAILY;UNTIL=20301231T235959Z".into()],
+            ..RecurrenceSet::default()
+        });
+        let (out, left) = month(&timing, "2029-03-01", "2029-04-01");
+        assert_eq!(out.len(), 31);
+        assert_eq!(
+            out[0].start,
+            day("2029-03-01").and_hms_opt(8, 0, 0).unwrap()
+        );
+        let spent = Allowance::per_answer().steps - left.steps;
+        // The memo expands the window's year, never the 29 years before.
+        assert!(spent <= 400, "{spent} steps");
+    }
+
+    #[test]
+    fn exclusions_apply_to_exact_starts_and_whole_days() {
+        let at = |d: &str, h: u32| day(d).and_hms_opt(h, 0, 0).unwrap();
+        let timing = daily(RecurrenceSet {
+            rrules: vec!["FREQ=DAILY;COUNT=5".into()],
+            exrules: vec!["FREQ=DAILY;INTERVAL=4".into()],
+            rdates: vec![(at("2000-01-02", 20), Some(Duration::hours(2)))],
+            exdates: vec![at("2000-01-02", 8), at("2000-01-03", 9)],
+            exdate_days: vec![day("2000-01-04")],
+            ..RecurrenceSet::default()
+        });
+        let (out, _) = month(&timing, "2000-01-01", "2000-02-01");
+        let starts: Vec<NaiveDateTime> = out.iter().map(|o| o.start).collect();
+        // The 1st and 5th fall to the EXRULE, the 2nd at 08:00 to its
+        // EXDATE, the 4th to its day; an EXDATE at 09:00 misses the 3rd.
+        assert_eq!(starts, [at("2000-01-02", 20), at("2000-01-03", 8)]);
+        let rdate = out[0].span;
+        assert_eq!(rdate.end - rdate.start, 2 * 3_600_000);
+    }
+}
