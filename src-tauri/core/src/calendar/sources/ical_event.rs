@@ -72,6 +72,11 @@ impl Vevent<'_> {
         self.component.find_prop(name).map(|p| p.val.as_str())
     }
 
+    /// Whether rules or extra dates make it a series.
+    fn recurs(&self) -> bool {
+        self.properties("RRULE").next().is_some() || self.properties("RDATE").next().is_some()
+    }
+
     fn cancelled(&self) -> bool {
         self.text("STATUS")
             .is_some_and(|s| s.trim().eq_ignore_ascii_case("CANCELLED"))
@@ -305,19 +310,19 @@ fn convert_group(
     let Some(master) = master else {
         return out;
     };
-    let is_series =
-        master.properties("RRULE").next().is_some() || master.properties("RDATE").next().is_some();
-    if !is_series {
-        if !master.cancelled() {
+    let zones = zone_of(master, display_tz);
+    let zone = zones.0;
+    let anchor = master.start.local(zone);
+    let rid_local = |v: &Vevent| v.recurrence_id.map(|(rid, _)| rid.local(zone));
+    if !master.recurs() {
+        // An override of its one occurrence replaces it.
+        let replaced = overrides.iter().any(|o| rid_local(o) == Some(anchor));
+        if !master.cancelled() && !replaced {
             out.push((master.index, single(source, master, None, display_tz)));
         }
         return out;
     }
-    let zones = zone_of(master, display_tz);
-    let zone = zones.0;
-    let anchor = master.start.local(zone);
     let mut set = recurrence(master, zone);
-    let rid_local = |v: &Vevent| v.recurrence_id.map(|(rid, _)| rid.local(zone));
     set.exdates
         .extend(overrides.iter().filter_map(|v| rid_local(v)));
     let mut futures: Vec<&Vevent> = overrides
@@ -368,12 +373,10 @@ fn convert_group(
 /// The zone a VEVENT's times are computed in, and the zone it reports
 /// (`None`: shown in the display zone).
 fn zone_of(vevent: &Vevent, display_tz: Tz) -> (Tz, Option<Tz>) {
-    let recurs = vevent.component.find_prop("RRULE").is_some()
-        || vevent.component.find_prop("RDATE").is_some();
     match vevent.start {
         IcsTime::Zoned(_, tz) => (tz, Some(tz)),
         // A UTC series recurs in UTC (RFC 5545), not in the display zone.
-        IcsTime::Utc(_) if recurs => (Tz::UTC, Some(Tz::UTC)),
+        IcsTime::Utc(_) if vevent.recurs() => (Tz::UTC, Some(Tz::UTC)),
         _ => (display_tz, None),
     }
 }
