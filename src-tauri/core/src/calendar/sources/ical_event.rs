@@ -196,6 +196,11 @@ fn param<'p>(property: &'p Property<'_>, key: &str) -> Option<&'p str> {
         .map(|v| v.as_str().trim_matches('"'))
 }
 
+/// Lengths beyond this (a century) are no event's, and would overflow the
+/// date arithmetic.
+const MAX_LENGTH_DAYS: i64 = 100 * 366;
+
+/// A `DURATION` or a PERIOD's length (`P1DT2H`, `-PT15M`).
 fn duration(text: &str) -> Option<Duration> {
     let text = text.trim();
     let (negative, text) = match text.strip_prefix('-') {
@@ -203,7 +208,7 @@ fn duration(text: &str) -> Option<Duration> {
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
     let d = Duration::from_std(iso8601::duration(text).ok()?.into()).ok()?;
-    Some(if negative { -d } else { d })
+    (d.num_days() <= MAX_LENGTH_DAYS).then_some(if negative { -d } else { d })
 }
 
 /// The values of a DATE / DATE-TIME / PERIOD property, each with the length
@@ -342,11 +347,10 @@ fn convert_group(
             series(source, master, None, zones, anchor, own, display_tz),
         ));
     }
-    for (i, part) in futures.iter().enumerate() {
+    for (i, (part, &cut)) in futures.iter().zip(&cuts).enumerate() {
         if part.cancelled() {
             continue;
         }
-        let cut = cuts[i];
         let part_set = RecurrenceSet {
             after: Some(cut),
             before: cuts.get(i + 1).copied(),
@@ -530,4 +534,44 @@ fn series(
         Timing::set(&spec, display_tz, anchor, set).map_err(|e| format!("`{uid}`: {e}"))?;
     let id = EventId::ical(&source.id, uid, key).to_string();
     Ok(Indexed::new(id, spec, timing, &contents(vevent), 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calendar::sources::SourceType;
+
+    fn parse_feed(events: &str) -> ParsedNote {
+        let source = SourceConfig {
+            id: "feed".into(),
+            name: "Feed".into(),
+            color: "#000000".into(),
+            kind: SourceType::Ical {
+                url: "https://example.com/feed.ics".into(),
+                allow_private_network: false,
+            },
+        };
+        let text = format!("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{events}END:VCALENDAR\r\n");
+        parse(&source, &text, Tz::UTC).unwrap()
+    }
+
+    #[test]
+    fn hostile_values_are_reported_or_bounded_never_a_panic() {
+        let parsed = parse_feed(
+            "BEGIN:VEVENT\r\nUID:a\r\nDTSTART:20240101T100000Z\r\nDURATION:P99999999W\r\nSUMMARY:Long\r\nEND:VEVENT\r\n\
+             BEGIN:VEVENT\r\nUID:b\r\nDTSTART:20240101T100000Z\r\nRRULE:FREQ=DAILY\r\n\
+             RDATE;VALUE=PERIOD:20240102T100000Z/PT99999999999S\r\nSUMMARY:Period\r\nEND:VEVENT\r\n\
+             BEGIN:VEVENT\r\nUID:c\r\nDTSTART:2024-01-01\r\nSUMMARY:Bad date\r\nEND:VEVENT\r\n\
+             BEGIN:VEVENT\r\nUID:d\r\nDTSTART:20240101T100000Z\r\nEXDATE:yesterday\r\nRRULE:FREQ=DAILY\r\nSUMMARY:Bad exdate\r\nEND:VEVENT\r\n\
+             BEGIN:VEVENT\r\nUID:e\r\nDTSTART:20240101T100000Z\r\nRRULE:FREQ=SOMETIMES\r\nSUMMARY:Bad rule\r\nEND:VEVENT\r\n",
+        );
+        // The overlong DURATION is dropped (an event without an end); the
+        // overlong period reads as none (the `iso8601` crate's reading).
+        assert_eq!(parsed.entries.len(), 2, "{:?}", parsed.skipped);
+        let reasons: Vec<&str> = parsed.skipped.iter().map(|s| s.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 3, "{reasons:?}");
+        assert!(reasons[0].contains("`2024-01-01`"), "{reasons:?}");
+        assert!(reasons[1].contains("EXDATE"), "{reasons:?}");
+        assert!(reasons[2].contains("SOMETIMES"), "{reasons:?}");
+    }
 }
