@@ -460,3 +460,70 @@ fn broken_feeds_report_errors_and_keep_nothing_stale() {
     assert!(error.contains("500"), "{error}");
     assert!(!error.contains(&url), "the feed URL may be secret: {error}");
 }
+
+const PARTS: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
+BEGIN:VTIMEZONE\r\nTZID:Nowhere Standard Time\r\nBEGIN:STANDARD\r\nDTSTART:16010101T000000\r\n\
+TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n\
+BEGIN:VEVENT\r\nUID:lesson@x\r\nDTSTART;TZID=Europe/Berlin:20240304T100000\r\nDTEND;TZID=Europe/Berlin:20240304T110000\r\n\
+RRULE:FREQ=WEEKLY\r\nRRULE:FREQ=WEEKLY;BYDAY=TH\r\nSUMMARY:Lesson\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:lesson@x\r\nRECURRENCE-ID;RANGE=THISANDFUTURE;TZID=Europe/Berlin:20240318T100000\r\n\
+DTSTART;TZID=Europe/Berlin:20240318T120000\r\nDTEND;TZID=Europe/Berlin:20240318T123000\r\nSUMMARY:Short lesson\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:elsewhere@x\r\nDTSTART;TZID=Nowhere Standard Time:20240305T100000\r\nSUMMARY:Elsewhere\r\nEND:VEVENT\r\n\
+END:VCALENDAR\r\n";
+
+#[test]
+fn ics_series_split_by_thisandfuture_have_their_own_ids_and_unknown_zones_are_reported() {
+    let server = IcsServer::start(PARTS);
+    let vault = TestVault::new().with_source(
+        "lessons",
+        SourceKind::Ical {
+            url: server.url.clone(),
+            allow_private_network: true,
+        },
+    );
+    let cal = vault.open();
+    wait_until(&cal, "feed loaded", |c| c.stats().events >= 3);
+    let march = cal.query(&EventQuery {
+        calendars: Some(vec!["lessons".into()]),
+        ..range("2024-03-11T00:00:00Z", "2024-03-24T23:59:59Z")
+    });
+    let listed: Vec<(&str, &str, &str)> = march
+        .iter()
+        .map(|e| (e.date.as_str(), e.title.as_str(), e.id.as_str()))
+        .collect();
+    // Both rules count; from the 18th on the series is the override's.
+    assert_eq!(
+        listed,
+        [
+            ("2024-03-11", "Lesson", "ical:lessons::lesson@x"),
+            ("2024-03-14", "Lesson", "ical:lessons::lesson@x"),
+            (
+                "2024-03-18",
+                "Short lesson",
+                "ical:lessons::lesson@x::20240318T100000"
+            ),
+            (
+                "2024-03-21",
+                "Short lesson",
+                "ical:lessons::lesson@x::20240318T100000::thisandfuture"
+            ),
+        ]
+    );
+    let moved = &march[3];
+    assert_eq!(moved.start_time.as_deref(), Some("12:00"));
+    assert_eq!(moved.end_millis, Some(ms("2024-03-21T11:30:00Z")));
+    let part = cal
+        .details("ical:lessons::lesson@x::20240318T100000::thisandfuture")
+        .unwrap();
+    assert_eq!(part.calendar_id, "lessons");
+    // The event in a zone no IANA zone follows is reported, not guessed.
+    let recent = cal.stats();
+    assert!(recent.skipped >= 1, "{recent:?}");
+    assert!(
+        recent
+            .recent_skips
+            .iter()
+            .any(|s| s.reason.contains("Nowhere Standard Time")),
+        "{recent:?}"
+    );
+}

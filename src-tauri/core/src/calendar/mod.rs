@@ -13,7 +13,8 @@
 //! - [`frontmatter`]: YAML frontmatter split / parse / order-preserving rewrite;
 //! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`);
 //! - `spec`: the validated internal form every source converts to;
-//! - `recurrence`: time spans and series expansion;
+//! - `recurrence`: time spans and series expansion; `recurrence_set`: the
+//!   iCalendar series (several rules, RDATE, EXDATE, EXRULE);
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
 //! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
 //!   series years;
@@ -43,6 +44,7 @@ mod memo;
 mod note_occurrences;
 pub mod query;
 mod recurrence;
+mod recurrence_set;
 mod reread;
 mod scan;
 pub mod sources;

@@ -31,6 +31,7 @@ use super::error::CalendarError;
 use super::event::{DayOfWeek, EventType};
 use super::memo::{SeriesId, Starts, YearMemo};
 use super::query::{day_start_millis, local_to_millis};
+use super::recurrence_set::{RecurrenceSet, SetTiming};
 use super::spec::EventSpec;
 
 /// A closed interval of epoch milliseconds.
@@ -105,6 +106,12 @@ impl Slot {
 
     /// The span of the occurrence starting at local `start`.
     pub fn span_at(&self, start: NaiveDateTime) -> Span {
+        self.span_lasting(start, self.duration)
+    }
+
+    /// The span of an occurrence starting at local `start` that lasts
+    /// `duration` (wall-clock) instead of the event's own length.
+    pub fn span_lasting(&self, start: NaiveDateTime, duration: Option<Duration>) -> Span {
         if self.all_day {
             let first = start.date();
             let after = first + Duration::days(self.extra_days + 1);
@@ -116,9 +123,7 @@ impl Slot {
             };
         }
         let begin = local_to_millis(start, self.tz);
-        let end = self
-            .duration
-            .map(|d| local_to_millis(start + d, self.tz).max(begin));
+        let end = duration.map(|d| local_to_millis(start + d, self.tz).max(begin));
         Span {
             start: begin,
             end: end.unwrap_or(begin),
@@ -154,6 +159,8 @@ pub enum Timing {
         skip: Vec<NaiveDate>,
     },
     Rule(Box<RuleTiming>),
+    /// An iCalendar series: several rules, extra and excluded dates.
+    Set(Box<SetTiming>),
 }
 
 #[derive(Debug, Clone)]
@@ -224,18 +231,22 @@ impl Timing {
         text: &str,
         field: &str,
     ) -> Result<Timing, CalendarError> {
-        let zone = if slot.all_day { Tz::UTC } else { slot.tz };
         let anchor = first.and_time(slot.start);
-        let rule = parse_rule(text, zone, anchor)
+        let rule = RuleTiming::new(anchor, slot, skip, text)
             .map_err(|reason| CalendarError::invalid(field, reason))?;
-        Ok(Timing::Rule(Box::new(RuleTiming {
-            rule,
-            anchor,
-            zone,
-            slot,
-            skip,
-            id: SeriesId::next(),
-        })))
+        Ok(Timing::Rule(Box::new(rule)))
+    }
+
+    /// An iCalendar series whose rules start at local `anchor` (see
+    /// [`RecurrenceSet`]); `spec` gives the length of its occurrences.
+    pub fn set(
+        spec: &EventSpec,
+        display_tz: Tz,
+        anchor: NaiveDateTime,
+        set: RecurrenceSet,
+    ) -> Result<Timing, String> {
+        let slot = Slot::new(spec, spec.first_day().unwrap_or(anchor.date()), display_tz);
+        Ok(Timing::Set(Box::new(SetTiming::new(anchor, slot, set)?)))
     }
 
     /// Appends the occurrences overlapping `window` to `out`, in start
@@ -293,6 +304,7 @@ impl Timing {
                 Ok(())
             }
             Timing::Rule(rule) => rule.occurrences(window, memo, allowance, out),
+            Timing::Set(set) => set.occurrences(window, memo, allowance, out),
         }
     }
 
@@ -305,7 +317,7 @@ impl Timing {
 /// Local dates on which an occurrence could overlap `window`: a day before
 /// the window (zone offsets) through the window's last day, widened by the
 /// event's length.
-fn candidate_days(slot: &Slot, window: Window) -> (NaiveDate, NaiveDate) {
+pub(super) fn candidate_days(slot: &Slot, window: Window) -> (NaiveDate, NaiveDate) {
     let length_days = slot.extra_days + slot.duration.map_or(0, |d| d.num_days()) + 2;
     let first = slot.local_date(window.start) - Duration::days(length_days);
     let last = slot.local_date(window.end) + Duration::days(1);
@@ -313,6 +325,33 @@ fn candidate_days(slot: &Slot, window: Window) -> (NaiveDate, NaiveDate) {
 }
 
 impl RuleTiming {
+    /// The series run by the RRULE `text` from local `anchor` (in the
+    /// event's zone; UTC for all-day series, whose occurrences are dates).
+    pub(super) fn new(
+        anchor: NaiveDateTime,
+        slot: Slot,
+        skip: Vec<NaiveDate>,
+        text: &str,
+    ) -> Result<RuleTiming, String> {
+        let zone = if slot.all_day { Tz::UTC } else { slot.tz };
+        let rule = parse_rule(text, zone, anchor)?;
+        Ok(RuleTiming {
+            rule,
+            anchor,
+            zone,
+            slot,
+            skip,
+            id: SeriesId::next(),
+        })
+    }
+
+    /// The last start the rule allows, as a local time (`UNTIL`).
+    pub(super) fn until(&self) -> Option<NaiveDateTime> {
+        self.rule
+            .get_until()
+            .map(|until| until.with_timezone(&self.zone).naive_local())
+    }
+
     fn occurrences(
         &self,
         window: Window,
@@ -322,7 +361,7 @@ impl RuleTiming {
     ) -> Result<(), Exhausted> {
         let (first_day, last_day) = candidate_days(&self.slot, window);
         let Allowance { occurrences, steps } = allowance;
-        let mut consider = |start: NaiveDateTime| -> Result<(), Exhausted> {
+        let consider = |start: NaiveDateTime| -> Result<(), Exhausted> {
             if start.date() < first_day
                 || start.date() > last_day
                 || self.skip.binary_search(&start.date()).is_ok()
@@ -345,12 +384,26 @@ impl RuleTiming {
             }
             Ok(())
         };
-        if last_day.year() - first_day.year() > MEMO_MAX_SPAN_YEARS {
-            return self.for_each_start(first_day, last_day, steps, consider);
+        self.starts(first_day, last_day, memo, steps, consider)
+    }
+
+    /// Calls `each` with the local starts on days `first..=last` in order
+    /// (and maybe others of their years): from the memo's years when the
+    /// days span few years, else expanded directly.
+    pub(super) fn starts(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        memo: &YearMemo,
+        steps: &mut usize,
+        mut each: impl FnMut(NaiveDateTime) -> Result<(), Exhausted>,
+    ) -> Result<(), Exhausted> {
+        if last.year() - first.year() > MEMO_MAX_SPAN_YEARS {
+            return self.for_each_start(first, last, steps, each);
         }
-        for year in first_day.year()..=last_day.year() {
+        for year in first.year()..=last.year() {
             let starts = memo.year(self.id, year, || self.year(year, steps))?;
-            starts.iter().copied().try_for_each(&mut consider)?;
+            starts.iter().copied().try_for_each(&mut each)?;
         }
         Ok(())
     }

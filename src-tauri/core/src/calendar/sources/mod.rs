@@ -4,13 +4,16 @@
 //! - [`dailynote`]: list items under a heading of daily notes, named by
 //!   [`dateformat`] as Obsidian's [`dailyconfig`] says;
 //! - [`ical`]: a remote ICS feed (read-only, cached on disk), fetched
-//!   through [`net_guard`] (public addresses only, unless allowed).
+//!   through [`net_guard`] (public addresses only, unless allowed), read by
+//!   `ical_event` with the zones of `ical_zone`.
 
 pub mod dailyconfig;
 pub mod dailynote;
 pub mod dateformat;
 pub mod fullnote;
 pub mod ical;
+mod ical_event;
+mod ical_zone;
 pub mod net_guard;
 
 use std::path::{Component, Path};
