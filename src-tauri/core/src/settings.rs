@@ -52,6 +52,28 @@ pub struct Settings {
     pub calendar_sources: Vec<CalendarSource>,
     /// Reminder daemon options.
     pub reminders: ReminderSettings,
+    /// The CalDAV server for calendar apps (off by default).
+    pub caldav_server: CaldavServerSettings,
+}
+
+/// The loopback CalDAV server (`crate::caldav`). Only the user may change
+/// it ([`class`]): it opens the calendars to any app holding a token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CaldavServerSettings {
+    /// The server listens only while this is true.
+    pub enabled: bool,
+    /// Its loopback port.
+    pub port: u16,
+}
+
+impl Default for CaldavServerSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            port: 8541,
+        }
+    }
 }
 
 /// One configured calendar source.
@@ -148,6 +170,7 @@ impl Default for Settings {
                 },
             }],
             reminders: ReminderSettings::default(),
+            caldav_server: CaldavServerSettings::default(),
         }
     }
 }
@@ -196,6 +219,12 @@ impl Settings {
             return Err(invalid(
                 "localServerPort",
                 format!("{} is outside {MIN_PORT}-65535", self.local_server_port),
+            ));
+        }
+        if self.caldav_server.port < MIN_PORT {
+            return Err(invalid(
+                "caldavServer.port",
+                format!("{} is outside {MIN_PORT}-65535", self.caldav_server.port),
             ));
         }
         if self.reminders.daemon_port < MIN_PORT {

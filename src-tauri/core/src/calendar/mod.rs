@@ -36,6 +36,7 @@ pub mod fields;
 mod follow;
 pub mod frontmatter;
 pub mod id;
+mod listing;
 mod memo;
 pub mod query;
 mod recurrence;
