@@ -92,8 +92,7 @@ pub fn parse(body: &str) -> Result<Element, String> {
                         .attributes()
                         .filter_map(Result::ok)
                         .map(|a| {
-                            let key =
-                                a.key.local_name().as_ref().to_string();
+                            let key = a.key.local_name().as_ref().to_string();
                             let value = a
                                 .normalized_value(quick_xml::XmlVersion::Implicit1_0)
                                 .map(|v| v.into_owned())
