@@ -3,7 +3,9 @@
 # the WebKitGTK / appindicator stack Tauri links against, Node.js for the web
 # UI's bundler, and the desktop services the tests use for real (D-Bus,
 # gnome-keyring, Xvfb, dunst, the WebKit WebDriver, xwininfo), plus wrk for the
-# benchmarks. Idempotent: installs only what's missing.
+# benchmarks and Python's venv, in which the CalDAV tests install their real
+# clients from PyPI (scripts/caldav-venv.sh). Idempotent: installs only what's
+# missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +13,7 @@ packages=(
   build-essential pkg-config libssl-dev libdbus-1-dev
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   dbus dbus-x11 gnome-keyring libsecret-tools xvfb dunst libnotify-bin
-  xdg-utils webkit2gtk-driver x11-utils wrk
+  xdg-utils webkit2gtk-driver x11-utils wrk python3 python3-venv
 )
 # Node.js for the UI bundler: Debian's, unless a Node.js is already installed.
 command -v npm >/dev/null || packages+=(nodejs npm)

@@ -43,9 +43,12 @@ pub fn answer(
     };
     if root.name.is(CALDAV, "calendar-query") {
         let chosen = query(calendar, id, &root, &all)?;
+        let mut filters = Vec::new();
+        root.descendants(CALDAV, "prop-filter", &mut filters);
         let replies: Vec<Reply> = all
             .iter()
             .filter(|r| chosen.contains(&r.name))
+            .filter(|r| filters.is_empty() || props_match(&r.ics(display_tz), &filters))
             .map(reply)
             .collect();
         Ok(multistatus(&replies, None))
@@ -161,4 +164,66 @@ fn query(
         .iter()
         .map(|e| resource_name(&served_uid(e)))
         .collect())
+}
+
+/// Whether a resource's text passes every `prop-filter` (RFC 4791 §9.7.2):
+/// `is-not-defined`, or a case-insensitive `text-match` (possibly negated)
+/// on the property's value; a filter without either asks for the property.
+fn props_match(ics: &str, filters: &[&Element]) -> bool {
+    let unfolded = ics.replace("\r\n ", "");
+    filters.iter().all(|filter| {
+        let name = filter
+            .attribute("name")
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        let values: Vec<String> = unfolded
+            .lines()
+            .filter_map(|line| {
+                let (head, value) = line.split_once(':')?;
+                let property = head.split(';').next()?;
+                property
+                    .eq_ignore_ascii_case(&name)
+                    .then(|| value.to_lowercase())
+            })
+            .collect();
+        if filter.child(CALDAV, "is-not-defined").is_some() {
+            return values.is_empty();
+        }
+        match filter.child(CALDAV, "text-match") {
+            Some(text) => {
+                let needle = text.text.trim().to_lowercase();
+                let negate = text.attribute("negate-condition") == Some("yes");
+                values.iter().any(|v| v.contains(&needle) != negate)
+            }
+            None => !values.is_empty(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prop_filters_match_text_and_absence() {
+        let ics = "BEGIN:VEVENT\r\nUID:abc-1\r\nSUMMARY:Team\r\n  sync\r\nEND:VEVENT\r\n";
+        let filter = |xml: &str| parse(xml).unwrap();
+        let uid = filter(
+            r#"<c:prop-filter xmlns:c="urn:ietf:params:xml:ns:caldav" name="UID"><c:text-match>ABC</c:text-match></c:prop-filter>"#,
+        );
+        let summary = filter(
+            r#"<c:prop-filter xmlns:c="urn:ietf:params:xml:ns:caldav" name="SUMMARY"><c:text-match negate-condition="yes">team sync</c:text-match></c:prop-filter>"#,
+        );
+        let no_location = filter(
+            r#"<c:prop-filter xmlns:c="urn:ietf:params:xml:ns:caldav" name="LOCATION"><c:is-not-defined/></c:prop-filter>"#,
+        );
+        assert!(props_match(ics, &[&uid, &no_location]));
+        assert!(!props_match(ics, &[&summary]));
+        assert!(!props_match(
+            ics,
+            &[&filter(
+                r#"<c:prop-filter xmlns:c="urn:ietf:params:xml:ns:caldav" name="UID"><c:text-match>zzz</c:text-match></c:prop-filter>"#
+            )]
+        ));
+    }
 }
