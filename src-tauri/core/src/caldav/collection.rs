@@ -144,7 +144,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The resources of calendar `id`, sorted by name; `None` if it does not exist.
-pub fn resources(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
+fn list(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
     let display_tz = calendar.display_timezone();
     let mut groups: BTreeMap<String, Vec<Event>> = BTreeMap::new();
     for event in calendar.source_events(id)? {
@@ -187,14 +187,39 @@ type Snapshot = Arc<HashMap<String, String>>;
 /// that get `valid-sync-token` refused, and the client starts over).
 const SNAPSHOTS: usize = 16;
 
-/// The sync tokens handed out and what each collection held then, so a
-/// `sync-collection` report can name what changed and what went away.
+/// The collections' resources, listed once per cache generation (a
+/// listing of 10,000 notes costs tens of milliseconds: clients polling an
+/// unchanged calendar should not pay it again), and the sync tokens handed
+/// out with what each collection held then, so a `sync-collection` report
+/// can name what changed and what went away.
 #[derive(Default)]
-pub struct SyncHistory {
+pub struct Listings {
+    /// Calendar id → (cache generation, its resources).
+    current: Mutex<HashMap<String, (u64, Arc<Vec<Resource>>)>>,
     snapshots: Mutex<VecDeque<(String, Snapshot)>>,
 }
 
-impl SyncHistory {
+impl Listings {
+    /// The resources of calendar `id`, sorted by name; `None` if it does not
+    /// exist.
+    pub fn resources(&self, calendar: &Calendar, id: &str) -> Option<Arc<Vec<Resource>>> {
+        // Read before listing: a change during the listing leaves the entry
+        // stale under the older generation, and the next request lists again.
+        let generation = *calendar.subscribe().borrow();
+        let current = || self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, resources)) = current().get(id)
+            && *at == generation
+        {
+            return Some(resources.clone());
+        }
+        let Some(resources) = list(calendar, id).map(Arc::new) else {
+            current().remove(id);
+            return None;
+        };
+        current().insert(id.to_string(), (generation, resources.clone()));
+        Some(resources)
+    }
+
     /// The token of `resources` in calendar `id`, remembered.
     pub fn token(&self, id: &str, resources: &[Resource]) -> String {
         let mut hasher = Sha256::new();

@@ -9,7 +9,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 
-use super::collection::{Resource, resources};
+use super::collection::{Listings, Resource};
 use super::error::DavError;
 use super::feeds::FeedStore;
 use crate::api::ApiError;
@@ -21,6 +21,7 @@ use crate::ics::write::{Component, calendar as ics_calendar};
 pub fn serve(
     feeds: &FeedStore,
     calendar: &Calendar,
+    listings: &Listings,
     secret: &str,
     head: bool,
 ) -> Result<Response, DavError> {
@@ -29,12 +30,12 @@ pub fn serve(
         .find(secret)
         .ok_or_else(|| DavError::not_found("this feed"))?;
     let display_tz = calendar.display_timezone();
-    let chosen: Vec<Resource> = feed
+    let listed: Vec<_> = feed
         .calendars
         .iter()
-        .filter_map(|id| resources(calendar, id))
-        .flatten()
+        .filter_map(|id| listings.resources(calendar, id))
         .collect();
+    let chosen: Vec<&Resource> = listed.iter().flat_map(|r| r.iter()).collect();
     let events: usize = chosen.iter().map(|r| r.events.len()).sum();
     if events > MAX_EVENTS_PER_ANSWER {
         return Err(ApiError::QueryTooLarge(format!(
@@ -44,7 +45,7 @@ pub fn serve(
         .into());
     }
     let recurrence_ids: Vec<Vec<Option<String>>> =
-        chosen.iter().map(Resource::recurrence_ids).collect();
+        chosen.iter().map(|r| r.recurrence_ids()).collect();
     let components: Vec<Component<'_>> = chosen
         .iter()
         .zip(&recurrence_ids)

@@ -47,7 +47,7 @@ use axum::http::{Method, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 
-use self::collection::SyncHistory;
+use self::collection::Listings;
 use self::error::DavError;
 use self::feeds::FeedStore;
 use self::href::Target;
@@ -62,7 +62,7 @@ use crate::tokens::Scope;
 pub struct CaldavState {
     plugin: Arc<CalendarPlugin>,
     calendar: Calendar,
-    history: Arc<SyncHistory>,
+    listings: Arc<Listings>,
     feeds: FeedStore,
 }
 
@@ -72,7 +72,7 @@ impl CaldavState {
         Self {
             plugin,
             calendar,
-            history: Arc::default(),
+            listings: Arc::default(),
             feeds,
         }
     }
@@ -151,10 +151,18 @@ async fn handle(state: CaldavState, request: Request) -> Result<Response, DavErr
             return Ok((StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/")]).into_response());
         }
         Target::Feed(secret) if method == Method::GET || method == Method::HEAD => {
-            let (feeds, calendar, secret) =
-                (state.feeds.clone(), state.calendar.clone(), secret.clone());
+            let secret = secret.clone();
             let head = method == Method::HEAD;
-            return off_thread(move || feed::serve(&feeds, &calendar, &secret, head)).await;
+            return off_thread(move || {
+                feed::serve(
+                    &state.feeds,
+                    &state.calendar,
+                    &state.listings,
+                    &secret,
+                    head,
+                )
+            })
+            .await;
         }
         Target::Feed(_) => return Err(method_not_allowed(&method, "GET, HEAD")),
         _ => {}
@@ -197,20 +205,24 @@ fn dispatch(
     };
     match (method.as_str(), resource) {
         ("PROPFIND", _) => {
-            let body = propfind::answer(calendar, &state.history, target, depth_one, body)?;
+            let body = propfind::answer(calendar, &state.listings, target, depth_one, body)?;
             Ok(multistatus(body))
         }
         ("REPORT", _) => Ok(multistatus(report::answer(
             calendar,
-            &state.history,
+            &state.listings,
             target,
             body,
         )?)),
         ("GET" | "HEAD", Some((id, name))) => {
-            resource::get(calendar, id, name, method == Method::HEAD)
+            resource::get(calendar, &state.listings, id, name, method == Method::HEAD)
         }
-        ("PUT", Some((id, name))) => resource::put(api, calendar, headers, id, name, body),
-        ("DELETE", Some((id, name))) => resource::delete(api, calendar, headers, id, name),
+        ("PUT", Some((id, name))) => {
+            resource::put(api, calendar, &state.listings, headers, id, name, body)
+        }
+        ("DELETE", Some((id, name))) => {
+            resource::delete(api, calendar, &state.listings, headers, id, name)
+        }
         (_, None) if matches!(method.as_str(), "GET" | "HEAD" | "PUT" | "DELETE") => {
             Err(method_not_allowed(method, "OPTIONS, PROPFIND, REPORT"))
         }

@@ -1,7 +1,7 @@
 //! `PROPFIND` (RFC 4918 §9.1): the properties of a resource and, at
 //! `Depth: 1`, of its members.
 
-use super::collection::{SyncHistory, resources};
+use super::collection::Listings;
 use super::error::DavError;
 use super::href::Target;
 use super::multistatus::{Reply, multistatus};
@@ -73,7 +73,7 @@ impl Wanted {
 /// The `207` body of a PROPFIND on `target`; `members` for `Depth: 1`.
 pub fn answer(
     calendar: &Calendar,
-    history: &SyncHistory,
+    listings: &Listings,
     target: &Target,
     members: bool,
     body: &str,
@@ -104,7 +104,7 @@ pub fn answer(
             replies.push(wanted.reply(&Subject::Home));
             if members {
                 for source in &sources {
-                    collection_replies(calendar, history, source, false, &wanted, &mut replies);
+                    collection_replies(calendar, listings, source, false, &wanted, &mut replies);
                 }
             }
         }
@@ -113,11 +113,13 @@ pub fn answer(
                 .iter()
                 .find(|s| s.id == *id)
                 .ok_or_else(|| DavError::not_found(id))?;
-            collection_replies(calendar, history, source, members, &wanted, &mut replies);
+            collection_replies(calendar, listings, source, members, &wanted, &mut replies);
         }
         Target::Resource { calendar: id, name } => {
             let display_tz = calendar.display_timezone();
-            let resources = resources(calendar, id).ok_or_else(|| DavError::not_found(id))?;
+            let resources = listings
+                .resources(calendar, id)
+                .ok_or_else(|| DavError::not_found(id))?;
             let resource = resources
                 .iter()
                 .find(|r| r.name == *name)
@@ -136,21 +138,21 @@ pub fn answer(
 /// A collection's reply, and with `members` its resources'.
 fn collection_replies(
     calendar: &Calendar,
-    history: &SyncHistory,
+    listings: &Listings,
     source: &SourceInfo,
     members: bool,
     wanted: &Wanted,
     replies: &mut Vec<Reply>,
 ) {
     let display_tz = calendar.display_timezone();
-    let resources = resources(calendar, &source.id).unwrap_or_default();
-    let token = history.token(&source.id, &resources);
+    let resources = listings.resources(calendar, &source.id).unwrap_or_default();
+    let token = listings.token(&source.id, &resources);
     replies.push(wanted.reply(&Subject::Collection {
         source,
         token: &token,
     }));
     if members {
-        for resource in &resources {
+        for resource in resources.iter() {
             replies.push(wanted.reply(&Subject::Resource {
                 calendar: &source.id,
                 resource,

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use chrono::NaiveDateTime;
 
-use super::collection::{Resource, SyncHistory, resource_name, resources, served_uid};
+use super::collection::{Listings, Resource, resource_name, served_uid};
 use super::error::DavError;
 use super::href::{self, Target};
 use super::multistatus::{Reply, multistatus};
@@ -18,7 +18,7 @@ use crate::calendar::{Calendar, EventQuery};
 /// The `207` body of a REPORT on `target`.
 pub fn answer(
     calendar: &Calendar,
-    history: &SyncHistory,
+    listings: &Listings,
     target: &Target,
     body: &str,
 ) -> Result<String, DavError> {
@@ -28,7 +28,9 @@ pub fn answer(
             "reports are answered on calendar collections",
         ));
     };
-    let all = resources(calendar, id).ok_or_else(|| DavError::not_found(id))?;
+    let all = listings
+        .resources(calendar, id)
+        .ok_or_else(|| DavError::not_found(id))?;
     let mut wanted = Wanted::of(&root);
     if matches!(wanted, Wanted::All) {
         wanted = Wanted::Props(vec![Name::new(DAV, "getetag")]);
@@ -80,7 +82,7 @@ pub fn answer(
         if token.is_empty() {
             replies.extend(all.iter().map(reply));
         } else {
-            let before = history.snapshot(token).ok_or_else(|| {
+            let before = listings.snapshot(token).ok_or_else(|| {
                 DavError::Precondition(
                     axum::http::StatusCode::FORBIDDEN,
                     "D:valid-sync-token",
@@ -103,7 +105,7 @@ pub fn answer(
                 status: 404,
             }));
         }
-        let next = history.token(id, &all);
+        let next = listings.token(id, &all);
         Ok(multistatus(&replies, Some(&next)))
     } else {
         Err(DavError::Precondition(

@@ -8,10 +8,12 @@
 //! `If-None-Match` are honoured (`412` when they fail), so a client never
 //! overwrites a change it has not seen.
 
+use std::sync::Arc;
+
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::collection::{Resource, resources};
+use super::collection::{Listings, Resource};
 use super::error::DavError;
 use super::href;
 use super::props::CONTENT_TYPE;
@@ -22,17 +24,26 @@ use crate::ics::read::{changes, read};
 /// The resource `name` of calendar `id`, with the calendar's other resources.
 fn find(
     calendar: &Calendar,
+    listings: &Listings,
     id: &str,
     name: &str,
-) -> Result<(Vec<Resource>, Option<usize>), DavError> {
-    let all = resources(calendar, id).ok_or_else(|| DavError::not_found(id))?;
+) -> Result<(Arc<Vec<Resource>>, Option<usize>), DavError> {
+    let all = listings
+        .resources(calendar, id)
+        .ok_or_else(|| DavError::not_found(id))?;
     let index = all.iter().position(|r| r.name == name);
     Ok((all, index))
 }
 
 /// `GET` / `HEAD`: the resource's iCalendar text.
-pub fn get(calendar: &Calendar, id: &str, name: &str, head: bool) -> Result<Response, DavError> {
-    let (all, index) = find(calendar, id, name)?;
+pub fn get(
+    calendar: &Calendar,
+    listings: &Listings,
+    id: &str,
+    name: &str,
+    head: bool,
+) -> Result<Response, DavError> {
+    let (all, index) = find(calendar, listings, id, name)?;
     let resource = &all[index.ok_or_else(|| DavError::not_found(name))?];
     let body = if head {
         String::new()
@@ -54,6 +65,7 @@ pub fn get(calendar: &Calendar, id: &str, name: &str, head: bool) -> Result<Resp
 pub fn put(
     api: &AuthorizedApi,
     calendar: &Calendar,
+    listings: &Listings,
     headers: &HeaderMap,
     id: &str,
     name: &str,
@@ -64,7 +76,7 @@ pub fn put(
     let client = read(body, display_tz).map_err(|reason| {
         DavError::Precondition(StatusCode::FORBIDDEN, "C:valid-calendar-data", reason)
     })?;
-    let (all, index) = find(calendar, id, name)?;
+    let (all, index) = find(calendar, listings, id, name)?;
     let existing = index.map(|i| &all[i]);
     preconditions(headers, existing)?;
     let status = match existing {
@@ -79,9 +91,11 @@ pub fn put(
             })?;
             let mut patch = changes(&client.fields, &served.fields);
             if patch != EventFields::default() {
-                // A renamed note gets a new id; pinning the UID keeps the
-                // resource where the client knows it.
-                if event.uid.is_none() {
+                // A renamed note gets a new id; pinning the UID in its
+                // frontmatter keeps the resource where the client knows it.
+                // (A daily-note item moved by an edit shows up as a new
+                // resource instead: its inline fields cannot hold an id.)
+                if event.uid.is_none() && event.id.starts_with("fullnote:") {
                     patch.uid = Some(Some(resource.uid.clone()));
                 }
                 api.update_event(&event.id, patch, EventOptions::default())?;
@@ -106,12 +120,10 @@ pub fn put(
         }
     };
     // Where the event is now, and its new ETag.
-    let now = resources(calendar, id)
-        .unwrap_or_default()
-        .into_iter()
-        .find(|r| {
-            r.uid == client.uid || Some(r.name.as_str()) == existing.map(|e| e.name.as_str())
-        });
+    let now = listings.resources(calendar, id).unwrap_or_default();
+    let now = now.iter().find(|r| {
+        r.uid == client.uid || Some(r.name.as_str()) == existing.map(|e| e.name.as_str())
+    });
     let mut response = status.into_response();
     if let Some(now) = now {
         if let Ok(etag) = HeaderValue::from_str(&now.etag) {
@@ -130,12 +142,13 @@ pub fn put(
 pub fn delete(
     api: &AuthorizedApi,
     calendar: &Calendar,
+    listings: &Listings,
     headers: &HeaderMap,
     id: &str,
     name: &str,
 ) -> Result<Response, DavError> {
     writable(calendar, id)?;
-    let (all, index) = find(calendar, id, name)?;
+    let (all, index) = find(calendar, listings, id, name)?;
     let resource = &all[index.ok_or_else(|| DavError::not_found(name))?];
     preconditions(headers, Some(resource))?;
     api.delete_event(&resource.events[0].id, EventOptions::default())?;
