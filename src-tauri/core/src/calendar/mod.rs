@@ -17,7 +17,8 @@
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
 //! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
 //!   series years;
-//! - `engine`: the [`Calendar`] handle and its reads; `reread`: re-reading
+//! - `engine`: the [`Calendar`] handle and its reads; `listing`: a whole
+//!   calendar unexpanded (CalDAV collections, feeds); `reread`: re-reading
 //!   notes into the cache; `feeds`: the ICS feed worker; `dispatch`: writes,
 //!   routed by source type; `adopt`: putting settings in place;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
