@@ -179,6 +179,9 @@ pub fn etag(events: &[Event], display_tz: Tz) -> String {
     format!("\"{hex}\"")
 }
 
+/// A calendar's resources as of one cache generation.
+type Listing = (u64, Arc<Vec<Resource>>);
+
 /// What a collection held when a sync token was handed out: resource name →
 /// ETag.
 type Snapshot = Arc<HashMap<String, String>>;
@@ -194,8 +197,8 @@ const SNAPSHOTS: usize = 16;
 /// can name what changed and what went away.
 #[derive(Default)]
 pub struct Listings {
-    /// Calendar id → (cache generation, its resources).
-    current: Mutex<HashMap<String, (u64, Arc<Vec<Resource>>)>>,
+    /// Calendar id → its latest listing.
+    current: Mutex<HashMap<String, Listing>>,
     snapshots: Mutex<VecDeque<(String, Snapshot)>>,
 }
 

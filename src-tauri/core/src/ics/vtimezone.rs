@@ -18,7 +18,7 @@ use super::text::raw_line;
 /// The `VTIMEZONE` of `tz` covering the years `from..=to` (cached: a
 /// calendar of thousands of events uses a handful of zones and windows).
 pub fn vtimezone(tz: Tz, from: i32, to: i32) -> Arc<str> {
-    static CACHE: OnceLock<Mutex<HashMap<(Tz, i32, i32), Arc<str>>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<HashMap<Window, Arc<str>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Mutex::default);
     let key = (tz, from, to);
     if let Some(text) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
@@ -31,6 +31,9 @@ pub fn vtimezone(tz: Tz, from: i32, to: i32) -> Arc<str> {
         .insert(key, text.clone());
     text
 }
+
+/// A zone and the years a definition covers.
+type Window = (Tz, i32, i32);
 
 /// What one observance is: daylight or not, offsets in seconds, name.
 type Observance = (bool, i32, i32, String);
