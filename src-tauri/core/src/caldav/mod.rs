@@ -199,11 +199,16 @@ fn dispatch(
     body: &str,
 ) -> Result<Response, DavError> {
     let calendar = &state.calendar;
-    let resource = match target {
-        Target::Resource { calendar, name } => Some((calendar.as_str(), name.as_str())),
+    let place = match target {
+        Target::Resource { calendar: id, name } => Some(resource::Place {
+            calendar,
+            listings: &state.listings,
+            id,
+            name,
+        }),
         _ => None,
     };
-    match (method.as_str(), resource) {
+    match (method.as_str(), &place) {
         ("PROPFIND", _) => {
             let body = propfind::answer(calendar, &state.listings, target, depth_one, body)?;
             Ok(multistatus(body))
@@ -214,15 +219,9 @@ fn dispatch(
             target,
             body,
         )?)),
-        ("GET" | "HEAD", Some((id, name))) => {
-            resource::get(calendar, &state.listings, id, name, method == Method::HEAD)
-        }
-        ("PUT", Some((id, name))) => {
-            resource::put(api, calendar, &state.listings, headers, id, name, body)
-        }
-        ("DELETE", Some((id, name))) => {
-            resource::delete(api, calendar, &state.listings, headers, id, name)
-        }
+        ("GET" | "HEAD", Some(place)) => resource::get(place, method == Method::HEAD),
+        ("PUT", Some(place)) => resource::put(api, place, headers, body),
+        ("DELETE", Some(place)) => resource::delete(api, place, headers),
         (_, None) if matches!(method.as_str(), "GET" | "HEAD" | "PUT" | "DELETE") => {
             Err(method_not_allowed(method, "OPTIONS, PROPFIND, REPORT"))
         }

@@ -21,34 +21,52 @@ use crate::api::{AuthorizedApi, EventOptions};
 use crate::calendar::{Calendar, EventFields};
 use crate::ics::read::{changes, read};
 
-/// The resource `name` of calendar `id`, with the calendar's other resources.
-fn find(
-    calendar: &Calendar,
-    listings: &Listings,
-    id: &str,
-    name: &str,
-) -> Result<(Arc<Vec<Resource>>, Option<usize>), DavError> {
-    let all = listings
-        .resources(calendar, id)
-        .ok_or_else(|| DavError::not_found(id))?;
-    let index = all.iter().position(|r| r.name == name);
-    Ok((all, index))
+/// Resource `name` of calendar `id`, and where to find it.
+pub struct Place<'a> {
+    pub calendar: &'a Calendar,
+    pub listings: &'a Listings,
+    pub id: &'a str,
+    pub name: &'a str,
+}
+
+impl Place<'_> {
+    /// The calendar's resources, and the index of this one if it exists.
+    fn find(&self) -> Result<(Arc<Vec<Resource>>, Option<usize>), DavError> {
+        let all = self
+            .listings
+            .resources(self.calendar, self.id)
+            .ok_or_else(|| DavError::not_found(self.id))?;
+        let index = all.iter().position(|r| r.name == self.name);
+        Ok((all, index))
+    }
+
+    /// Writes go to note calendars only; a feed is read-only (`403`).
+    fn writable(&self) -> Result<(), DavError> {
+        let source = self
+            .calendar
+            .sources()
+            .into_iter()
+            .find(|s| s.id == self.id)
+            .ok_or_else(|| DavError::not_found(self.id))?;
+        if source.editable {
+            Ok(())
+        } else {
+            Err(DavError::forbidden(format!(
+                "calendar `{}` is read-only",
+                self.id
+            )))
+        }
+    }
 }
 
 /// `GET` / `HEAD`: the resource's iCalendar text.
-pub fn get(
-    calendar: &Calendar,
-    listings: &Listings,
-    id: &str,
-    name: &str,
-    head: bool,
-) -> Result<Response, DavError> {
-    let (all, index) = find(calendar, listings, id, name)?;
-    let resource = &all[index.ok_or_else(|| DavError::not_found(name))?];
+pub fn get(place: &Place<'_>, head: bool) -> Result<Response, DavError> {
+    let (all, index) = place.find()?;
+    let resource = &all[index.ok_or_else(|| DavError::not_found(place.name))?];
     let body = if head {
         String::new()
     } else {
-        resource.ics(calendar.display_timezone())
+        resource.ics(place.calendar.display_timezone())
     };
     Ok((
         StatusCode::OK,
@@ -64,19 +82,22 @@ pub fn get(
 /// `PUT`: creates or updates the event.
 pub fn put(
     api: &AuthorizedApi,
-    calendar: &Calendar,
-    listings: &Listings,
+    place: &Place<'_>,
     headers: &HeaderMap,
-    id: &str,
-    name: &str,
     body: &str,
 ) -> Result<Response, DavError> {
-    writable(calendar, id)?;
+    place.writable()?;
+    let Place {
+        calendar,
+        listings,
+        id,
+        name,
+    } = *place;
     let display_tz = calendar.display_timezone();
     let client = read(body, display_tz).map_err(|reason| {
         DavError::Precondition(StatusCode::FORBIDDEN, "C:valid-calendar-data", reason)
     })?;
-    let (all, index) = find(calendar, listings, id, name)?;
+    let (all, index) = place.find()?;
     let existing = index.map(|i| &all[i]);
     preconditions(headers, existing)?;
     let status = match existing {
@@ -141,32 +162,15 @@ pub fn put(
 /// `DELETE`: deletes the event.
 pub fn delete(
     api: &AuthorizedApi,
-    calendar: &Calendar,
-    listings: &Listings,
+    place: &Place<'_>,
     headers: &HeaderMap,
-    id: &str,
-    name: &str,
 ) -> Result<Response, DavError> {
-    writable(calendar, id)?;
-    let (all, index) = find(calendar, listings, id, name)?;
-    let resource = &all[index.ok_or_else(|| DavError::not_found(name))?];
+    place.writable()?;
+    let (all, index) = place.find()?;
+    let resource = &all[index.ok_or_else(|| DavError::not_found(place.name))?];
     preconditions(headers, Some(resource))?;
     api.delete_event(&resource.events[0].id, EventOptions::default())?;
     Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-/// Writes go to note calendars only; a feed is read-only (`403`).
-fn writable(calendar: &Calendar, id: &str) -> Result<(), DavError> {
-    let source = calendar
-        .sources()
-        .into_iter()
-        .find(|s| s.id == id)
-        .ok_or_else(|| DavError::not_found(id))?;
-    if source.editable {
-        Ok(())
-    } else {
-        Err(DavError::forbidden(format!("calendar `{id}` is read-only")))
-    }
 }
 
 /// `If-Match` / `If-None-Match` against the resource as it is now.
