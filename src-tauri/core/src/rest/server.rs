@@ -63,7 +63,13 @@ impl RestServer {
         let (state_tx, state) = watch::channel(ServerState::Disabled);
         let (stop, stop_rx) = oneshot::channel();
         let follow = Follow { name, wanted };
-        let task = tokio::spawn(follow.run(settings, make_router, state_tx, stop_rx));
+        let task = tokio::spawn(follow_settings(
+            settings,
+            follow,
+            make_router,
+            state_tx,
+            stop_rx,
+        ));
         Self { state, stop, task }
     }
 
@@ -91,59 +97,55 @@ struct Follow {
     wanted: fn(&Settings) -> Option<u16>,
 }
 
-impl Follow {
-    /// The manager's loop: reconcile the listener with the settings after every
-    /// change, until stopped or the settings store goes away.
-    async fn run<F>(
-        self,
-        mut settings: watch::Receiver<Arc<Settings>>,
-        make_router: F,
-        state: watch::Sender<ServerState>,
-        mut stop: oneshot::Receiver<()>,
-    ) where
-        F: Fn(u16) -> Router + Send + Sync + 'static,
-    {
-        let name = self.name;
-        let mut current: Option<Listening> = None;
-        loop {
-            let wanted = (self.wanted)(&settings.borrow_and_update());
-            let running = current
-                .as_ref()
-                .map(|listening| listening.local_addr().port());
-            // Switching off after a failed bind changes no listener, but the
-            // state must say "disabled", not the old error.
-            let stale_failure =
-                wanted.is_none() && matches!(*state.borrow(), ServerState::Failed(_));
-            if wanted != running || stale_failure {
-                if let Some(old) = current.take() {
-                    old.shutdown().await;
-                    tracing::info!("{name} stopped");
-                }
-                let next = match wanted {
-                    None => ServerState::Disabled,
-                    Some(port) => match Listening::bind(port, &make_router).await {
-                        Ok(listening) => {
-                            let addr = listening.local_addr();
-                            tracing::info!(%addr, "{name} listening");
-                            current = Some(listening);
-                            ServerState::Listening(addr)
-                        }
-                        Err(error) => {
-                            tracing::error!(port, %error, "{name} cannot listen");
-                            ServerState::Failed(error.to_string())
-                        }
-                    },
-                };
-                state.send_replace(next);
+/// The manager's loop: reconcile the listener with the settings after every
+/// change, until stopped or the settings store goes away.
+async fn follow_settings<F>(
+    mut settings: watch::Receiver<Arc<Settings>>,
+    Follow { name, wanted }: Follow,
+    make_router: F,
+    state: watch::Sender<ServerState>,
+    mut stop: oneshot::Receiver<()>,
+) where
+    F: Fn(u16) -> Router + Send + Sync + 'static,
+{
+    let mut current: Option<Listening> = None;
+    loop {
+        let wanted = wanted(&settings.borrow_and_update());
+        let running = current
+            .as_ref()
+            .map(|listening| listening.local_addr().port());
+        // Switching off after a failed bind changes no listener, but the
+        // state must say "disabled", not the old error.
+        let stale_failure = wanted.is_none() && matches!(*state.borrow(), ServerState::Failed(_));
+        if wanted != running || stale_failure {
+            if let Some(old) = current.take() {
+                old.shutdown().await;
+                tracing::info!("{name} stopped");
             }
-            tokio::select! {
-                changed = settings.changed() => if changed.is_err() { break },
-                _ = &mut stop => break,
-            }
+            let next = match wanted {
+                None => ServerState::Disabled,
+                Some(port) => match Listening::bind(port, &make_router).await {
+                    Ok(listening) => {
+                        let addr = listening.local_addr();
+                        tracing::info!(%addr, "{name} listening");
+                        current = Some(listening);
+                        ServerState::Listening(addr)
+                    }
+                    Err(error) => {
+                        tracing::error!(port, %error, "{name} cannot listen");
+                        ServerState::Failed(error.to_string())
+                    }
+                },
+            };
+            state.send_replace(next);
         }
-        if let Some(listening) = current {
-            listening.shutdown().await;
+        tokio::select! {
+            changed = settings.changed() => if changed.is_err() { break },
+            _ = &mut stop => break,
         }
-        state.send_replace(ServerState::Disabled);
     }
+    if let Some(listening) = current {
+        listening.shutdown().await;
+    }
+    state.send_replace(ServerState::Disabled);
 }
