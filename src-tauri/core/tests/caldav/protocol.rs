@@ -410,3 +410,53 @@ async fn the_server_follows_its_setting_and_no_token_may_change_it() {
         .await
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_changes_only_what_the_client_changed() {
+    let app = Instance::start().await;
+    let token = app.read_write_token().await;
+    let href = app.href_of(&token, "Gym").await;
+    let current = app
+        .request("GET", &href, Some(&token))
+        .send()
+        .await
+        .unwrap();
+    let etag = current.headers()["etag"].to_str().unwrap().to_string();
+    let text = current.text().await.unwrap();
+    let renamed = app
+        .request("PUT", &href, Some(&token))
+        .header("If-Match", &etag)
+        .body(text.replace("SUMMARY:Gym", "SUMMARY:Gym class"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(renamed.status(), StatusCode::NO_CONTENT);
+    assert_ne!(renamed.headers()["etag"].to_str().unwrap(), etag);
+    assert!(
+        renamed.headers().get("location").is_none(),
+        "the resource stays where it was"
+    );
+
+    let notes = std::fs::read_dir(app.vault().join("events")).unwrap();
+    let note = notes
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .find(|text| text.contains("title: Gym class\n"))
+        .expect("the renamed note");
+    // The weekly note series keeps its own fields: the client only renamed it.
+    for kept in [
+        "type: recurring\n",
+        "daysOfWeek: [M, R]\n",
+        "startRecur: 2026-01-01\n",
+        "skipDates: [2026-01-08]\n",
+    ] {
+        assert!(note.contains(kept), "{kept:?} lost: {note}");
+    }
+    assert!(!note.contains("rrule"), "{note}");
+    let again = app
+        .request("GET", &href, Some(&token))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::OK);
+    assert!(again.text().await.unwrap().contains("SUMMARY:Gym class"));
+}
