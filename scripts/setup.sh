@@ -3,8 +3,9 @@
 # the WebKitGTK / appindicator stack Tauri links against, Node.js for the web
 # UI's bundler, and the desktop services the tests use for real (D-Bus,
 # gnome-keyring, Xvfb, dunst, the WebKit WebDriver, xwininfo), plus wrk for the
-# benchmarks and Python's venv for the ICS differential test's oracle (it
-# installs its own packages from PyPI). Idempotent: installs only what's missing.
+# benchmarks and Python's venv, in which the ICS differential test's oracle and
+# the CalDAV tests' real clients install their packages from PyPI.
+# Idempotent: installs only what's missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

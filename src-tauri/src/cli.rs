@@ -9,6 +9,7 @@ use almanac_core::tokens::{Expiry, NewToken, Scope, ScopeSet};
 pub const USAGE: &str = "\
 Usage: almanac [--headless] [--vault DIR] [--open WINDOW]
        almanac --request-access NAME --scopes SCOPE,... [--reason TEXT]
+       almanac --new-feed NAME --calendars ID,... | --list-feeds | --revoke-feed ID
 
   --headless     run the calendar REST server and the reminder daemon with no
                  windows (the default when no display is available)
@@ -24,6 +25,13 @@ Usage: almanac [--headless] [--vault DIR] [--open WINDOW]
   --scopes LIST  the scopes to ask for, comma-separated (e.g.
                  events:read,settings:read); needs --request-access
   --reason TEXT  why the token is needed, shown in the dialog
+  --new-feed NAME
+                 make a read-only subscription feed of the calendars given
+                 with --calendars (ids, comma-separated) and print its secret
+                 URL, once; it is served by the CalDAV server (docs/caldav.md)
+  --list-feeds   list the feeds (never their secrets)
+  --revoke-feed ID
+                 delete a feed: its URL stops working at once
   -h, --help     show this help
 
 Config: $XDG_CONFIG_HOME/almanac/settings.json   Data: $XDG_DATA_HOME/almanac/
@@ -69,13 +77,27 @@ pub struct Args {
     pub open: Option<WindowKind>,
     /// `--request-access`: a token to ask the user for, already validated.
     pub request_access: Option<AccessRequest>,
+    /// `--new-feed`, `--list-feeds`, `--revoke-feed`: run it and exit.
+    pub feed: Option<FeedCommand>,
     pub help: bool,
+}
+
+/// What to do with subscription feeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FeedCommand {
+    New {
+        name: String,
+        calendars: Vec<String>,
+    },
+    List,
+    Revoke(String),
 }
 
 impl Args {
     pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Self, String> {
         let mut parsed = Args::default();
         let (mut access_name, mut scopes, mut reason) = (None, None, None);
+        let mut calendars = None;
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--headless" => parsed.headless = true,
@@ -101,8 +123,40 @@ impl Args {
                     scopes = Some(parse_scopes(&list)?);
                 }
                 "--reason" => reason = Some(args.next().ok_or("--reason needs a text")?),
+                "--new-feed" => {
+                    let name = args.next().ok_or("--new-feed needs a name")?;
+                    parsed.feed = Some(FeedCommand::New {
+                        name,
+                        calendars: Vec::new(),
+                    });
+                }
+                "--calendars" => {
+                    let list = args.next().ok_or("--calendars needs calendar ids")?;
+                    calendars = Some(
+                        list.split(',')
+                            .map(str::trim)
+                            .filter(|id| !id.is_empty())
+                            .map(str::to_string)
+                            .collect::<Vec<_>>(),
+                    );
+                }
+                "--list-feeds" => parsed.feed = Some(FeedCommand::List),
+                "--revoke-feed" => {
+                    let id = args.next().ok_or("--revoke-feed needs a feed id")?;
+                    parsed.feed = Some(FeedCommand::Revoke(id));
+                }
                 other => return Err(format!("unknown argument `{other}`")),
             }
+        }
+        match (&mut parsed.feed, calendars) {
+            (Some(FeedCommand::New { calendars, .. }), Some(ids)) if !ids.is_empty() => {
+                *calendars = ids
+            }
+            (Some(FeedCommand::New { .. }), _) => {
+                return Err("--new-feed needs --calendars with at least one calendar id".into());
+            }
+            (_, Some(_)) => return Err("--calendars needs --new-feed".into()),
+            _ => {}
         }
         parsed.request_access = match (access_name, scopes) {
             (Some(name), Some(scopes)) => Some(access_request(name, reason, scopes)?),
@@ -170,6 +224,34 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Args, String> {
         Args::parse(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn feed_commands_need_their_arguments() {
+        assert_eq!(
+            parse(&["--new-feed", "Phone", "--calendars", "work, home"])
+                .unwrap()
+                .feed,
+            Some(FeedCommand::New {
+                name: "Phone".into(),
+                calendars: vec!["work".into(), "home".into()]
+            })
+        );
+        assert!(
+            parse(&["--new-feed", "Phone"])
+                .unwrap_err()
+                .contains("--calendars")
+        );
+        assert!(
+            parse(&["--calendars", "a"])
+                .unwrap_err()
+                .contains("--new-feed")
+        );
+        assert_eq!(
+            parse(&["--list-feeds"]).unwrap().feed,
+            Some(FeedCommand::List)
+        );
+        assert!(parse(&["--revoke-feed"]).is_err());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 mod cli;
 mod desktop;
+mod feeds;
 mod headless;
 mod reminder_daemon;
 mod vault_feed;
@@ -24,6 +25,15 @@ fn main() -> ExitCode {
     if args.help {
         println!("{}", cli::USAGE);
         return ExitCode::SUCCESS;
+    }
+    if let Some(command) = &args.feed {
+        return match feeds::run(command) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("almanac: {message}");
+                ExitCode::FAILURE
+            }
+        };
     }
     let headless = args.headless || !cli::display_available();
     if headless && args.request_access.is_some() {

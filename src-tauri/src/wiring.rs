@@ -1,6 +1,6 @@
 //! Builds one running Almanac from its [`Paths`]: the core (settings,
 //! calendar, tokens, in-process API), the REST server manager and the reminder
-//! daemon. Desktop and headless mode both start exactly this; they differ only
+//! daemon (and the CalDAV server manager). Desktop and headless mode both start exactly this; they differ only
 //! in the [`Hooks`] they pass — how the UI is driven, how consent is asked and
 //! how notifications are shown.
 
@@ -48,6 +48,8 @@ pub struct Services {
     /// Follows `restServerEnabled` / `localServerPort`; `None` once shut down.
     rest: Mutex<Option<RestServer>>,
     rest_state: watch::Receiver<ServerState>,
+    /// Follows `caldavServer`; `None` once shut down.
+    caldav: Mutex<Option<RestServer>>,
     /// Follows `settings.reminders`.
     reminders: Arc<ReminderDaemon>,
 }
@@ -106,6 +108,7 @@ impl Services {
 
         let rest = RestServer::start(&core);
         let rest_state = rest.subscribe();
+        let caldav = almanac_core::caldav::start(&core);
 
         let reminders = ReminderDaemon::start(
             core.paths.clone(),
@@ -120,6 +123,7 @@ impl Services {
             core,
             rest: Mutex::new(Some(rest)),
             rest_state,
+            caldav: Mutex::new(Some(caldav)),
             reminders,
         })
     }
@@ -144,6 +148,9 @@ impl Services {
     pub async fn shutdown(&self) {
         if let Some(rest) = self.rest.lock().await.take() {
             rest.shutdown().await;
+        }
+        if let Some(caldav) = self.caldav.lock().await.take() {
+            caldav.shutdown().await;
         }
         self.reminders.shutdown().await;
         let tokens = self.core.tokens.clone();

@@ -18,6 +18,7 @@
 //!   (`notify`, default minutes), kept fresh incrementally.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
+//! - [`ics`]: events written as iCalendar, and a client's event read back.
 //! - [`tokens`]: personal access tokens — scopes, secrets in the OS keyring,
 //!   metadata on disk, and the one token check.
 //! - [`api`]: the in-process API (spec C) — the plugin registry, the
@@ -27,6 +28,8 @@
 //!   `AuthorizedApi`: bearer auth, CORS, the `Host` check, JSON errors, the
 //!   listener that follows `restServerEnabled` / `localServerPort`, and the
 //!   OpenAPI document (`docs/openapi.json`).
+//! - [`caldav`]: the CalDAV server for calendar apps, and subscription
+//!   feeds; both off until the user turns `caldavServer` on.
 //! - [`app`]: [`app::Core`], the wired instance. Start here:
 //!
 //! ```no_run
@@ -51,10 +54,12 @@
 
 pub mod api;
 pub mod app;
+pub mod caldav;
 pub mod calendar;
 pub mod clock;
 pub mod events;
 pub mod fsutil;
+pub mod ics;
 pub mod onboarding;
 pub mod paths;
 pub mod rest;

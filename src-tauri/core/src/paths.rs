@@ -58,6 +58,12 @@ impl Paths {
         self.data_dir.join("reminders.sled")
     }
 
+    /// Subscription feeds of the CalDAV server (SHA-256 of their secrets,
+    /// never the secrets).
+    pub fn feeds_file(&self) -> PathBuf {
+        self.data_dir.join("feeds.json")
+    }
+
     /// Cached copies of remote (ICS) calendars.
     pub fn ical_cache_dir(&self) -> PathBuf {
         self.data_dir.join("ical-cache")

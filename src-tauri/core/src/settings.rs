@@ -55,6 +55,28 @@ pub struct Settings {
     /// The vault's name in `obsidian://open?vault=<name>` links; `null` means
     /// the vault folder's name (see [`Settings::vault_name`]).
     pub vault_name: Option<String>,
+    /// The CalDAV server for calendar apps (off by default).
+    pub caldav_server: CaldavServerSettings,
+}
+
+/// The loopback CalDAV server (`crate::caldav`). Only the user may change
+/// it ([`class`]): it opens the calendars to any app holding a token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CaldavServerSettings {
+    /// The server listens only while this is true.
+    pub enabled: bool,
+    /// Its loopback port.
+    pub port: u16,
+}
+
+impl Default for CaldavServerSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            port: 8541,
+        }
+    }
 }
 
 /// One configured calendar source.
@@ -173,6 +195,7 @@ impl Default for Settings {
             }],
             reminders: ReminderSettings::default(),
             vault_name: None,
+            caldav_server: CaldavServerSettings::default(),
         }
     }
 }
@@ -221,6 +244,12 @@ impl Settings {
             return Err(invalid(
                 "localServerPort",
                 format!("{} is outside {MIN_PORT}-65535", self.local_server_port),
+            ));
+        }
+        if self.caldav_server.port < MIN_PORT {
+            return Err(invalid(
+                "caldavServer.port",
+                format!("{} is outside {MIN_PORT}-65535", self.caldav_server.port),
             ));
         }
         if self.reminders.daemon_port < MIN_PORT {

@@ -1,4 +1,5 @@
-// Settings, section "API & Security": the REST server switch and port, and
+// Settings, section "API & Security": the REST server switch and port, the
+// CalDAV server's switch and port, and
 // personal access tokens (generate, show the secret once, list, revoke). A
 // token allowed in a consent dialog (`almanac --request-access`) has its
 // secret shown here too, taken from the shell once. Above it all, a banner
@@ -37,6 +38,7 @@ function showSettings(settings) {
   restSwitch.checked = settings.restServerEnabled;
   $('port-in-url').textContent = settings.localServerPort;
   if (document.activeElement !== portInput) portInput.value = settings.localServerPort;
+  showCaldav(settings.caldavServer);
 }
 
 /** The listener's state as reported by the shell (see `rest_status`). */
@@ -70,6 +72,45 @@ $('port-form').addEventListener('submit', async (event) => {
   } catch (error) {
     portMessage.className = 'error';
     portMessage.textContent = errorText(error);
+  }
+});
+
+// ---- CalDAV server ----------------------------------------------------------
+
+const caldavSwitch = $('caldav-enabled');
+const caldavPort = $('caldav-port');
+const caldavMessage = $('caldav-message');
+
+function showCaldav(caldav) {
+  caldavSwitch.checked = caldav.enabled;
+  $('caldav-port-in-url').textContent = caldav.port;
+  if (document.activeElement !== caldavPort) caldavPort.value = caldav.port;
+}
+
+/** Applies a change of `caldavServer`, showing a refusal next to the port. */
+async function updateCaldav(change) {
+  caldavMessage.className = '';
+  caldavMessage.textContent = '';
+  try {
+    showSettings(await invoke('settings_update', { patch: { caldavServer: change } }));
+    return true;
+  } catch (error) {
+    caldavMessage.className = 'error';
+    caldavMessage.textContent = errorText(error);
+    return false;
+  }
+}
+
+caldavSwitch.addEventListener('change', async () => {
+  const wanted = caldavSwitch.checked;
+  if (!(await updateCaldav({ enabled: wanted }))) caldavSwitch.checked = !wanted;
+});
+
+$('caldav-port-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  if (await updateCaldav({ port: Number(caldavPort.value) })) {
+    caldavMessage.className = 'ok';
+    caldavMessage.textContent = 'Saved';
   }
 });
 

@@ -20,7 +20,8 @@
 //!   series years;
 //! - `journal`: which notes changed, and `note_occurrences`: their
 //!   occurrences in a window, for followers such as vault reminders;
-//! - `engine`: the [`Calendar`] handle and its reads; `reread`: re-reading
+//! - `engine`: the [`Calendar`] handle and its reads; `listing`: a whole
+//!   calendar unexpanded (CalDAV collections, feeds); `reread`: re-reading
 //!   notes into the cache; `feeds`: the ICS feed worker; `dispatch`: writes,
 //!   routed by source type; `adopt`: putting settings in place;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
@@ -40,6 +41,7 @@ mod follow;
 pub mod frontmatter;
 pub mod id;
 mod journal;
+mod listing;
 mod memo;
 mod note_occurrences;
 pub mod query;

@@ -38,6 +38,7 @@ mod settings;
 mod ui;
 
 pub use error::{BODY_LIMIT, ErrorBody, RestError};
+pub use host::{OwnPort, check as check_host};
 pub use server::{Listening, RestServer, ServerState};
 
 use std::sync::Arc;

@@ -44,9 +44,32 @@ impl RestServer {
     where
         F: Fn(u16) -> Router + Send + Sync + 'static,
     {
+        let wanted = |s: &Settings| s.rest_server_enabled.then_some(s.local_server_port);
+        Self::spawn_following(settings, "REST server", wanted, make_router)
+    }
+
+    /// The same manager for another loopback server (the CalDAV server):
+    /// listens on the port `wanted` picks from the settings, while it picks
+    /// one. `name` is what the log calls it.
+    pub fn spawn_following<F>(
+        settings: watch::Receiver<Arc<Settings>>,
+        name: &'static str,
+        wanted: fn(&Settings) -> Option<u16>,
+        make_router: F,
+    ) -> Self
+    where
+        F: Fn(u16) -> Router + Send + Sync + 'static,
+    {
         let (state_tx, state) = watch::channel(ServerState::Disabled);
         let (stop, stop_rx) = oneshot::channel();
-        let task = tokio::spawn(follow_settings(settings, make_router, state_tx, stop_rx));
+        let follow = Follow { name, wanted };
+        let task = tokio::spawn(follow_settings(
+            settings,
+            follow,
+            make_router,
+            state_tx,
+            stop_rx,
+        ));
         Self { state, stop, task }
     }
 
@@ -68,10 +91,17 @@ impl RestServer {
     }
 }
 
+/// Which server a manager runs, and where the settings want it.
+struct Follow {
+    name: &'static str,
+    wanted: fn(&Settings) -> Option<u16>,
+}
+
 /// The manager's loop: reconcile the listener with the settings after every
 /// change, until stopped or the settings store goes away.
 async fn follow_settings<F>(
     mut settings: watch::Receiver<Arc<Settings>>,
+    Follow { name, wanted }: Follow,
     make_router: F,
     state: watch::Sender<ServerState>,
     mut stop: oneshot::Receiver<()>,
@@ -80,12 +110,7 @@ async fn follow_settings<F>(
 {
     let mut current: Option<Listening> = None;
     loop {
-        let wanted = {
-            let settings = settings.borrow_and_update();
-            settings
-                .rest_server_enabled
-                .then_some(settings.local_server_port)
-        };
+        let wanted = wanted(&settings.borrow_and_update());
         let running = current
             .as_ref()
             .map(|listening| listening.local_addr().port());
@@ -95,19 +120,19 @@ async fn follow_settings<F>(
         if wanted != running || stale_failure {
             if let Some(old) = current.take() {
                 old.shutdown().await;
-                tracing::info!("REST server stopped");
+                tracing::info!("{name} stopped");
             }
             let next = match wanted {
                 None => ServerState::Disabled,
                 Some(port) => match Listening::bind(port, &make_router).await {
                     Ok(listening) => {
                         let addr = listening.local_addr();
-                        tracing::info!(%addr, "REST server listening");
+                        tracing::info!(%addr, "{name} listening");
                         current = Some(listening);
                         ServerState::Listening(addr)
                     }
                     Err(error) => {
-                        tracing::error!(port, %error, "REST server cannot listen");
+                        tracing::error!(port, %error, "{name} cannot listen");
                         ServerState::Failed(error.to_string())
                     }
                 },

@@ -13,6 +13,7 @@
 //! | `displayTimezone`, `initialView`, `firstDay` | display | `settings:write`              |
 //! | `vaultPath`, `vaultName`, `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*` | privileged | `system:full-access` |
 //! | `calendarSources[].allowPrivateNetwork` (set, or a flagged source's URL changed) | user only | the desktop UI or the settings file |
+//! | `caldavServer` (`enabled`, `port`) | user only | the desktop UI or the settings file |
 //!
 //! A key counts as changed when the value sent differs from the current one
 //! (as `GET /settings` shows it to a full-access token). Sending a privileged
@@ -62,6 +63,7 @@ pub const CLASSES: [(&str, SettingClass); 9] = [
     ("restServerEnabled", SettingClass::Privileged),
     ("localServerPort", SettingClass::Privileged),
     ("reminders", SettingClass::Privileged),
+    ("caldavServer", SettingClass::Privileged),
 ];
 
 /// The per-source flag only the user may set.
@@ -168,6 +170,13 @@ impl Actor {
     pub fn may_adopt(self, current: &Settings, next: &Settings) -> Result<(), Refusal> {
         if self == Actor::User {
             return Ok(());
+        }
+        // The CalDAV server opens the calendars to every app holding a
+        // token: no token may switch it on or move it.
+        if current.caldav_server != next.caldav_server {
+            return Err(Refusal::UserOnly {
+                key: "caldavServer".to_string(),
+            });
         }
         for (index, source) in next.calendar_sources.iter().enumerate() {
             let SourceKind::Ical {

@@ -1,0 +1,294 @@
+//! A calendar as a CalDAV collection: its events grouped into `.ics`
+//! resources, each with an ETag, and the collection's sync token.
+//!
+//! A resource is one `UID`: the event's own `uid` (what a client sent when
+//! it created it), else its Almanac id — for a feed, the feed's `UID`, with
+//! its modified occurrences in the same resource. The resource is named
+//! after the `UID` when that is a safe file name (so a client that PUTs
+//! `<UID>.ics`, as the `caldav` library, vdirsyncer and Thunderbird do,
+//! finds it there), else after its SHA-256.
+//!
+//! ETags and tokens are digests of what is served: the events' JSON and the
+//! display zone (which places zone-less times), so they change exactly when
+//! the served data does, and survive restarts.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use sha2::{Digest, Sha256};
+
+use crate::calendar::{Calendar, Event, EventId};
+use crate::ics::write::{Component, calendar as ics_calendar};
+
+/// One `.ics` resource.
+#[derive(Debug, Clone)]
+pub struct Resource {
+    /// The last path segment, decoded (`<UID>.ics`).
+    pub name: String,
+    /// Quoted, as sent in `ETag` and `getetag`.
+    pub etag: String,
+    pub uid: String,
+    /// The master (or only) event first, then modified occurrences.
+    pub events: Vec<Event>,
+}
+
+impl Resource {
+    /// The resource's iCalendar text.
+    pub fn ics(&self, display_tz: Tz) -> String {
+        let recurrences = self.recurrence_ids();
+        ics_calendar(
+            &self.components(&recurrences),
+            None,
+            display_tz,
+            stamp(&self.events[0]),
+        )
+    }
+
+    /// Each event's `RECURRENCE-ID`, for [`Resource::components`].
+    pub fn recurrence_ids(&self) -> Vec<Option<String>> {
+        self.events.iter().map(recurrence_id).collect()
+    }
+
+    /// The `VEVENT`s to write, given [`Resource::recurrence_ids`].
+    pub fn components<'a>(&'a self, recurrence_ids: &'a [Option<String>]) -> Vec<Component<'a>> {
+        self.events
+            .iter()
+            .zip(recurrence_ids)
+            .map(|(event, rid)| Component {
+                uid: &self.uid,
+                event,
+                recurrence_id: rid.as_deref(),
+            })
+            .collect()
+    }
+}
+
+/// A `DTSTAMP` that depends only on the event, so the text served under one
+/// ETag is always the same bytes: the event's start (UTC midnight of its
+/// first day for an all-day event).
+fn stamp(event: &Event) -> DateTime<Utc> {
+    event
+        .start_millis
+        .and_then(DateTime::from_timestamp_millis)
+        .or_else(|| {
+            chrono::NaiveDate::parse_from_str(&event.date, "%Y-%m-%d")
+                .ok()
+                .map(|d| d.and_time(chrono::NaiveTime::MIN).and_utc())
+        })
+        .unwrap_or_default()
+}
+
+/// The UID a client sees for `event`.
+pub fn served_uid(event: &Event) -> String {
+    if let Some(uid) = event.uid.as_deref().filter(|u| !u.is_empty()) {
+        return uid.to_string();
+    }
+    match ical_parts(event) {
+        Some((uid, _)) => uid,
+        None => event.id.clone(),
+    }
+}
+
+/// A feed event's `(UID, RECURRENCE-ID)` from its id.
+fn ical_parts(event: &Event) -> Option<(String, Option<String>)> {
+    let EventId::Ical { event: rest, .. } = event.id.parse().ok()? else {
+        return None;
+    };
+    match rest.rsplit_once("::") {
+        Some((uid, rid)) if is_local_stamp(rid) => Some((uid.to_string(), Some(rid.to_string()))),
+        _ => Some((rest, None)),
+    }
+}
+
+fn recurrence_id(event: &Event) -> Option<String> {
+    ical_parts(event).and_then(|(_, rid)| rid)
+}
+
+/// `YYYYMMDDTHHMMSS`, the form feed ids give a `RECURRENCE-ID`.
+fn is_local_stamp(text: &str) -> bool {
+    text.len() == 15
+        && text.bytes().enumerate().all(|(i, b)| {
+            if i == 8 {
+                b == b'T'
+            } else {
+                b.is_ascii_digit()
+            }
+        })
+}
+
+/// Characters vdirsyncer also treats as safe in a UID-derived file name.
+fn is_safe_name(uid: &str) -> bool {
+    !uid.is_empty()
+        && uid.len() <= 200
+        && uid
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'+' | b'@'))
+}
+
+/// The resource name of `uid`.
+pub fn resource_name(uid: &str) -> String {
+    if is_safe_name(uid) {
+        format!("{uid}.ics")
+    } else {
+        format!("{}.ics", &hex(uid.as_bytes())[..32])
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The resources of calendar `id`, sorted by name; `None` if it does not exist.
+fn list(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
+    let display_tz = calendar.display_timezone();
+    let mut groups: BTreeMap<String, Vec<Event>> = BTreeMap::new();
+    for event in calendar.source_events(id)? {
+        groups.entry(served_uid(&event)).or_default().push(event);
+    }
+    let mut resources: Vec<Resource> = groups
+        .into_iter()
+        .map(|(uid, mut events)| {
+            // The master first: the event without a RECURRENCE-ID.
+            events.sort_by_key(|e| recurrence_id(e).is_some());
+            Resource {
+                name: resource_name(&uid),
+                etag: etag(&events, display_tz),
+                uid,
+                events,
+            }
+        })
+        .collect();
+    resources.sort_by(|a, b| a.name.cmp(&b.name));
+    Some(resources)
+}
+
+/// The ETag of a resource holding `events`.
+pub fn etag(events: &[Event], display_tz: Tz) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(display_tz.name());
+    for event in events {
+        hasher.update(serde_json::to_vec(event).unwrap_or_default());
+    }
+    let digest = hasher.finalize();
+    let hex: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// A calendar's resources as of one cache generation.
+type Listing = (u64, Arc<Vec<Resource>>);
+
+/// What a collection held when a sync token was handed out: resource name →
+/// ETag.
+type Snapshot = Arc<HashMap<String, String>>;
+
+/// How many snapshots are kept for `sync-collection` (tokens older than
+/// that get `valid-sync-token` refused, and the client starts over).
+const SNAPSHOTS: usize = 16;
+
+/// The collections' resources, listed once per cache generation (a
+/// listing of 10,000 notes costs tens of milliseconds: clients polling an
+/// unchanged calendar should not pay it again), and the sync tokens handed
+/// out with what each collection held then, so a `sync-collection` report
+/// can name what changed and what went away.
+#[derive(Default)]
+pub struct Listings {
+    /// Calendar id → its latest listing.
+    current: Mutex<HashMap<String, Listing>>,
+    snapshots: Mutex<VecDeque<(String, Snapshot)>>,
+}
+
+impl Listings {
+    /// The resources of calendar `id`, sorted by name; `None` if it does not
+    /// exist.
+    pub fn resources(&self, calendar: &Calendar, id: &str) -> Option<Arc<Vec<Resource>>> {
+        // Read before listing: a change during the listing leaves the entry
+        // stale under the older generation, and the next request lists again.
+        let generation = *calendar.subscribe().borrow();
+        let current = || self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, resources)) = current().get(id)
+            && *at == generation
+        {
+            return Some(resources.clone());
+        }
+        let Some(resources) = list(calendar, id).map(Arc::new) else {
+            current().remove(id);
+            return None;
+        };
+        current().insert(id.to_string(), (generation, resources.clone()));
+        Some(resources)
+    }
+
+    /// The token of `resources` in calendar `id`, remembered.
+    pub fn token(&self, id: &str, resources: &[Resource]) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(id.as_bytes());
+        for resource in resources {
+            hasher.update([0]);
+            hasher.update(resource.name.as_bytes());
+            hasher.update(resource.etag.as_bytes());
+        }
+        let digest = hasher.finalize();
+        let token = format!(
+            "urn:almanac:sync:{}",
+            digest[..16]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        );
+        let mut snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
+        if !snapshots.iter().any(|(t, _)| *t == token) {
+            let snapshot = resources
+                .iter()
+                .map(|r| (r.name.clone(), r.etag.clone()))
+                .collect();
+            snapshots.push_back((token.clone(), Arc::new(snapshot)));
+            if snapshots.len() > SNAPSHOTS {
+                snapshots.pop_front();
+            }
+        }
+        token
+    }
+
+    /// What the collection held at `token`, if it is still known.
+    pub fn snapshot(&self, token: &str) -> Option<Snapshot> {
+        let snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
+        snapshots
+            .iter()
+            .find(|(t, _)| t == token)
+            .map(|(_, s)| s.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_safe_uids_and_hash_the_others() {
+        assert_eq!(resource_name("abc-1@x.org"), "abc-1@x.org.ics");
+        let odd = resource_name("fullnote:events/2024-01-01 Meeting.md");
+        assert_eq!(odd.len(), 36);
+        assert!(odd.ends_with(".ics"));
+    }
+
+    #[test]
+    fn feed_overrides_share_their_series_uid() {
+        let master = Event {
+            id: "ical:work::abc".into(),
+            ..Event::default()
+        };
+        let moved = Event {
+            id: "ical:work::abc::20240105T090000".into(),
+            ..Event::default()
+        };
+        assert_eq!(served_uid(&master), "abc");
+        assert_eq!(served_uid(&moved), "abc");
+        assert_eq!(recurrence_id(&moved).as_deref(), Some("20240105T090000"));
+        assert_eq!(recurrence_id(&master), None);
+    }
+}

@@ -1,0 +1,102 @@
+//! How the CalDAV server refuses a request: the REST server's JSON error
+//! shape (`{"error","message"}`) with the status CalDAV clients expect, plus
+//! the `WWW-Authenticate` challenge on a `401` and the `DAV:error` body of a
+//! failed precondition (RFC 4918 §16).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::api::ApiError;
+use crate::rest::{ErrorBody, RestError};
+
+/// Why a CalDAV request failed.
+#[derive(Debug)]
+pub enum DavError {
+    /// No usable credentials: asks the client for them.
+    Unauthorized(String),
+    /// A method this path does not answer, with the ones it does.
+    MethodNotAllowed {
+        message: String,
+        allow: &'static str,
+    },
+    /// Any status with a message.
+    Status(StatusCode, String),
+    /// A failed precondition: its XML element (`D:valid-sync-token`,
+    /// `C:no-uid-conflict`, …) and why, for the log.
+    Precondition(StatusCode, &'static str, String),
+}
+
+impl DavError {
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::Status(StatusCode::BAD_REQUEST, message.into())
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::Status(StatusCode::FORBIDDEN, message.into())
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::Status(StatusCode::NOT_FOUND, format!("nothing at `{what}`"))
+    }
+
+    pub fn precondition_failed(message: impl Into<String>) -> Self {
+        Self::Status(StatusCode::PRECONDITION_FAILED, message.into())
+    }
+}
+
+impl From<ApiError> for DavError {
+    fn from(error: ApiError) -> Self {
+        let message = error.to_string();
+        match error {
+            // A client may not write a feed calendar: 403, as CalDAV has it.
+            ApiError::ReadOnly(_) => Self::forbidden(message),
+            other => {
+                let status = RestError::from(other).into_response().status();
+                Self::Status(status, message)
+            }
+        }
+    }
+}
+
+impl IntoResponse for DavError {
+    fn into_response(self) -> Response {
+        match self {
+            DavError::Unauthorized(message) => {
+                let mut response = json(StatusCode::UNAUTHORIZED, message);
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(r#"Basic realm="Almanac CalDAV", charset="UTF-8""#),
+                );
+                response
+            }
+            DavError::MethodNotAllowed { message, allow } => {
+                let mut response = json(StatusCode::METHOD_NOT_ALLOWED, message);
+                response
+                    .headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static(allow));
+                response
+            }
+            DavError::Status(status, message) => json(status, message),
+            DavError::Precondition(status, element, message) => {
+                tracing::info!(%status, element, message, "CalDAV precondition failed");
+                let body = format!(
+                    r#"<?xml version="1.0" encoding="utf-8"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><{element}/></D:error>"#
+                );
+                (
+                    status,
+                    [(header::CONTENT_TYPE, "application/xml; charset=utf-8")],
+                    body,
+                )
+                    .into_response()
+            }
+        }
+    }
+}
+
+fn json(status: StatusCode, message: String) -> Response {
+    let body = ErrorBody {
+        error: status.canonical_reason().unwrap_or("Error").to_string(),
+        message,
+    };
+    (status, axum::Json(body)).into_response()
+}

@@ -1,0 +1,267 @@
+//! Almanac as a CalDAV server (RFC 4791) on loopback, for calendar apps
+//! (Thunderbird, GNOME Calendar, Apple Calendar, vdirsyncer), and the
+//! read-only subscription feeds on the same listener.
+//!
+//! Off by default; it listens on `caldavServer.port` while
+//! `caldavServer.enabled` is on, following the settings live like the REST
+//! server (the same manager, [`RestServer::spawn_following`]). Each calendar
+//! source is a calendar collection of `.ics` resources, mapped onto the same
+//! engine and the same [`AuthorizedApi`] operations as the REST API.
+//!
+//! Every request passes, in order:
+//! 1. a panic becomes the JSON `500`;
+//! 2. the REST server's `Host` check (`421` for any authority but a loopback
+//!    name with this port: DNS rebinding);
+//! 3. `auth::refuse_browsers`: a request with an `Origin` is refused (`403`),
+//!    and no CORS header is ever sent, so no web page can use the server;
+//! 4. `OPTIONS` is answered (`DAV` capabilities), `/.well-known/caldav`
+//!    redirected, `/feeds/<secret>.ics` served (the secret is the key);
+//! 5. `auth`: HTTP Basic with a token as the password (`401` and a challenge
+//!    otherwise); `events:read` for reads, `events:write` for writes (`403`);
+//! 6. the method: `PROPFIND` (`propfind`), `REPORT` (`report`), `GET` /
+//!    `HEAD` / `PUT` / `DELETE` (`resource`). Bodies over 1 MiB are `413`.
+//!
+//! Modules: `href` (the URL space), `xml` and `multistatus` (the XML bodies),
+//! `collection` (resources, ETags, sync tokens), `props`, `feeds` (the feed
+//! records) and `feed` (serving one), `error`.
+
+mod auth;
+mod collection;
+mod error;
+mod feed;
+pub mod feeds;
+mod href;
+mod multistatus;
+mod propfind;
+mod props;
+mod report;
+mod resource;
+mod xml;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+
+use self::collection::Listings;
+use self::error::DavError;
+use self::feeds::FeedStore;
+use self::href::Target;
+use crate::api::{AuthorizedApi, CalendarPlugin};
+use crate::app::Core;
+use crate::calendar::Calendar;
+use crate::rest::{BODY_LIMIT, RestError, RestServer};
+use crate::tokens::Scope;
+
+/// What every request works with.
+#[derive(Clone)]
+pub struct CaldavState {
+    plugin: Arc<CalendarPlugin>,
+    calendar: Calendar,
+    listings: Arc<Listings>,
+    feeds: FeedStore,
+}
+
+impl CaldavState {
+    /// Serves `calendar` (the one `plugin` was built on) and the feeds of `feeds`.
+    pub fn new(plugin: Arc<CalendarPlugin>, calendar: Calendar, feeds: FeedStore) -> Self {
+        Self {
+            plugin,
+            calendar,
+            listings: Arc::default(),
+            feeds,
+        }
+    }
+}
+
+impl From<&Core> for CaldavState {
+    fn from(core: &Core) -> Self {
+        Self::new(
+            core.plugin().clone(),
+            core.calendar.clone(),
+            FeedStore::new(core.paths.feeds_file()),
+        )
+    }
+}
+
+/// The CalDAV server of `core`, following `caldavServer` in its settings.
+pub fn start(core: &Core) -> RestServer {
+    let state = CaldavState::from(core);
+    let wanted =
+        |s: &crate::settings::Settings| s.caldav_server.enabled.then_some(s.caldav_server.port);
+    RestServer::spawn_following(
+        core.settings.subscribe(),
+        "CalDAV server",
+        wanted,
+        move |port| router(state.clone(), port),
+    )
+}
+
+/// The whole server for a listener on `port`.
+pub fn router(state: CaldavState, port: u16) -> Router {
+    Router::new()
+        .fallback(serve)
+        .layer(middleware::from_fn_with_state(
+            crate::rest::OwnPort(port),
+            crate::rest::check_host,
+        ))
+        .layer(PANIC_ANSWER.layer())
+        .with_state(state)
+}
+
+const PANIC_ANSWER: almanac_loopback::PanicAnswer = almanac_loopback::PanicAnswer {
+    server: "CalDAV",
+    internal_error: || RestError::Internal.into_response(),
+};
+
+/// The methods the server answers.
+const ALLOW: &str = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT";
+
+async fn serve(State(state): State<CaldavState>, request: Request) -> Response {
+    match handle(state, request).await {
+        Ok(response) => response,
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn handle(state: CaldavState, request: Request) -> Result<Response, DavError> {
+    auth::refuse_browsers(request.headers())?;
+    let target = href::parse(request.uri().path())
+        .ok_or_else(|| DavError::not_found(request.uri().path()))?;
+    let method = request.method().clone();
+    if method == Method::OPTIONS {
+        return Ok((
+            StatusCode::OK,
+            [
+                (header::ALLOW, ALLOW),
+                (
+                    header::HeaderName::from_static("dav"),
+                    "1, 3, calendar-access",
+                ),
+            ],
+        )
+            .into_response());
+    }
+    match &target {
+        Target::WellKnown => {
+            return Ok((StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/")]).into_response());
+        }
+        Target::Feed(secret) if method == Method::GET || method == Method::HEAD => {
+            let secret = secret.clone();
+            let head = method == Method::HEAD;
+            return off_thread(move || {
+                feed::serve(
+                    &state.feeds,
+                    &state.calendar,
+                    &state.listings,
+                    &secret,
+                    head,
+                )
+            })
+            .await;
+        }
+        Target::Feed(_) => return Err(method_not_allowed(&method, "GET, HEAD")),
+        _ => {}
+    }
+    let api = auth::authenticate(&state.plugin, request.headers())?;
+    let depth_one = request
+        .headers()
+        .get("depth")
+        .and_then(|d| d.to_str().ok())
+        .is_none_or(|d| d.trim() != "0");
+    let headers = request.headers().clone();
+    let body = body_text(request.into_body()).await?;
+    let write = method == Method::PUT || method == Method::DELETE;
+    auth::require(
+        &api,
+        if write {
+            Scope::EventsWrite
+        } else {
+            Scope::EventsRead
+        },
+    )?;
+    off_thread(move || dispatch(&state, &api, &method, &target, depth_one, &headers, &body)).await
+}
+
+/// Routes an authenticated request by method (on a blocking thread: large
+/// calendars and writes take milliseconds of CPU and disk).
+fn dispatch(
+    state: &CaldavState,
+    api: &AuthorizedApi,
+    method: &Method,
+    target: &Target,
+    depth_one: bool,
+    headers: &axum::http::HeaderMap,
+    body: &str,
+) -> Result<Response, DavError> {
+    let calendar = &state.calendar;
+    let place = match target {
+        Target::Resource { calendar: id, name } => Some(resource::Place {
+            calendar,
+            listings: &state.listings,
+            id,
+            name,
+        }),
+        _ => None,
+    };
+    match (method.as_str(), &place) {
+        ("PROPFIND", _) => {
+            let body = propfind::answer(calendar, &state.listings, target, depth_one, body)?;
+            Ok(multistatus(body))
+        }
+        ("REPORT", _) => Ok(multistatus(report::answer(
+            calendar,
+            &state.listings,
+            target,
+            body,
+        )?)),
+        ("GET" | "HEAD", Some(place)) => resource::get(place, method == Method::HEAD),
+        ("PUT", Some(place)) => resource::put(api, place, headers, body),
+        ("DELETE", Some(place)) => resource::delete(api, place, headers),
+        (_, None) if matches!(method.as_str(), "GET" | "HEAD" | "PUT" | "DELETE") => {
+            Err(method_not_allowed(method, "OPTIONS, PROPFIND, REPORT"))
+        }
+        _ => Err(method_not_allowed(method, ALLOW)),
+    }
+}
+
+fn multistatus(body: String) -> Response {
+    (
+        StatusCode::MULTI_STATUS,
+        [(header::CONTENT_TYPE, "application/xml; charset=utf-8")],
+        body,
+    )
+        .into_response()
+}
+
+fn method_not_allowed(method: &Method, allow: &'static str) -> DavError {
+    DavError::MethodNotAllowed {
+        message: format!("{method} is not allowed here (allowed: {allow})"),
+        allow,
+    }
+}
+
+async fn body_text(body: Body) -> Result<String, DavError> {
+    let bytes = to_bytes(body, BODY_LIMIT).await.map_err(|_| {
+        DavError::Status(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request bodies are limited to {BODY_LIMIT} bytes"),
+        )
+    })?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| DavError::bad_request("the body is not UTF-8"))
+}
+
+/// Runs `work` on a blocking thread; a panic there is logged and answered `500`.
+async fn off_thread<F>(work: F) -> Result<Response, DavError>
+where
+    F: FnOnce() -> Result<Response, DavError> + Send + 'static,
+{
+    match almanac_loopback::blocking(work).await {
+        Ok(outcome) => outcome,
+        Err(_logged) => Ok(RestError::Internal.into_response()),
+    }
+}

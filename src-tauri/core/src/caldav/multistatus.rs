@@ -1,0 +1,138 @@
+//! Writing `207 Multi-Status` bodies (RFC 4918 §13): one `response` per
+//! resource, found properties in a `200` `propstat`, unknown ones in a `404`.
+
+use quick_xml::escape::escape;
+
+use super::xml::{APPLE_ICAL, CALDAV, CALSERVER, DAV, Name};
+
+/// What a multistatus says about one resource.
+pub enum Reply {
+    /// Its properties: values (inner XML, already escaped) and names it lacks.
+    Props {
+        href: String,
+        found: Vec<(Name, String)>,
+        missing: Vec<Name>,
+    },
+    /// A bare status (a `404` for a resource that is gone).
+    Status { href: String, status: u16 },
+}
+
+const PREFIXES: [(&str, &str); 4] = [
+    (DAV, "D"),
+    (CALDAV, "C"),
+    (CALSERVER, "CS"),
+    (APPLE_ICAL, "I"),
+];
+
+/// The multistatus document; `sync_token` ends a sync-collection answer.
+pub fn multistatus(replies: &[Reply], sync_token: Option<&str>) -> String {
+    let mut out = String::from(r#"<?xml version="1.0" encoding="utf-8"?>"#);
+    out.push_str("<D:multistatus");
+    for (ns, prefix) in PREFIXES {
+        out.push_str(&format!(r#" xmlns:{prefix}="{ns}""#));
+    }
+    out.push('>');
+    for reply in replies {
+        out.push_str("<D:response>");
+        match reply {
+            Reply::Props {
+                href,
+                found,
+                missing,
+            } => {
+                href_element(&mut out, href);
+                if !found.is_empty() {
+                    out.push_str("<D:propstat><D:prop>");
+                    for (name, value) in found {
+                        element(&mut out, name, value);
+                    }
+                    out.push_str("</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>");
+                }
+                if !missing.is_empty() {
+                    out.push_str("<D:propstat><D:prop>");
+                    for name in missing {
+                        element(&mut out, name, "");
+                    }
+                    out.push_str(
+                        "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>",
+                    );
+                }
+            }
+            Reply::Status { href, status } => {
+                href_element(&mut out, href);
+                out.push_str(&format!(
+                    "<D:status>HTTP/1.1 {}</D:status>",
+                    status_line(*status)
+                ));
+            }
+        }
+        out.push_str("</D:response>");
+    }
+    if let Some(token) = sync_token {
+        out.push_str(&format!("<D:sync-token>{}</D:sync-token>", escape(token)));
+    }
+    out.push_str("</D:multistatus>");
+    out
+}
+
+/// `<D:href>` around an (already percent-encoded) path.
+pub fn href(path: &str) -> String {
+    format!("<D:href>{}</D:href>", escape(path))
+}
+
+fn href_element(out: &mut String, path: &str) {
+    out.push_str(&href(path));
+}
+
+/// `<p:name>value</p:name>`, declaring a namespace we have no prefix for.
+fn element(out: &mut String, name: &Name, value: &str) {
+    let (tag, declaration) = match PREFIXES.iter().find(|(ns, _)| *ns == name.ns) {
+        Some((_, prefix)) => (format!("{prefix}:{}", name.local), String::new()),
+        None if name.ns.is_empty() => (name.local.clone(), String::new()),
+        None => (
+            format!("X:{}", name.local),
+            format!(r#" xmlns:X="{}""#, escape(name.ns.as_str())),
+        ),
+    };
+    if value.is_empty() {
+        out.push_str(&format!("<{tag}{declaration}/>"));
+    } else {
+        out.push_str(&format!("<{tag}{declaration}>{value}</{tag}>"));
+    }
+}
+
+fn status_line(status: u16) -> String {
+    let reason = axum::http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("");
+    format!("{status} {reason}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn found_missing_and_gone() {
+        let body = multistatus(
+            &[
+                Reply::Props {
+                    href: "/calendars/a/".into(),
+                    found: vec![(Name::new(DAV, "displayname"), escape("A & B").into_owned())],
+                    missing: vec![Name::new("urn:x", "odd")],
+                },
+                Reply::Status {
+                    href: "/calendars/a/x.ics".into(),
+                    status: 404,
+                },
+            ],
+            Some("urn:t"),
+        );
+        assert!(body.contains("<D:displayname>A &amp; B</D:displayname>"));
+        assert!(body.contains(r#"<X:odd xmlns:X="urn:x"/>"#));
+        assert!(body.contains("<D:status>HTTP/1.1 404 Not Found</D:status>"));
+        assert!(body.ends_with("<D:sync-token>urn:t</D:sync-token></D:multistatus>"));
+        assert!(super::super::xml::parse(&body).is_ok());
+    }
+}

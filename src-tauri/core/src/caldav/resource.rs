@@ -1,0 +1,203 @@
+//! `GET`, `PUT` and `DELETE` of event resources, with ETags.
+//!
+//! A `PUT` to an existing resource is an *update* of its event through the
+//! engine's ordinary write path, sending only the fields the client changed
+//! ([`crate::ics::read::changes`]): a Full Note keeps its body, its unknown
+//! frontmatter keys and the fields iCalendar cannot express. A `PUT` to a
+//! new name creates the event with the client's `UID`. `If-Match` and
+//! `If-None-Match` are honoured (`412` when they fail), so a client never
+//! overwrites a change it has not seen.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::collection::{Listings, Resource};
+use super::error::DavError;
+use super::href;
+use super::props::CONTENT_TYPE;
+use crate::api::{AuthorizedApi, EventOptions};
+use crate::calendar::{Calendar, EventFields};
+use crate::ics::read::{changes, read};
+
+/// Resource `name` of calendar `id`, and where to find it.
+pub struct Place<'a> {
+    pub calendar: &'a Calendar,
+    pub listings: &'a Listings,
+    pub id: &'a str,
+    pub name: &'a str,
+}
+
+impl Place<'_> {
+    /// The calendar's resources, and the index of this one if it exists.
+    fn find(&self) -> Result<(Arc<Vec<Resource>>, Option<usize>), DavError> {
+        let all = self
+            .listings
+            .resources(self.calendar, self.id)
+            .ok_or_else(|| DavError::not_found(self.id))?;
+        let index = all.iter().position(|r| r.name == self.name);
+        Ok((all, index))
+    }
+
+    /// Writes go to note calendars only; a feed is read-only (`403`).
+    fn writable(&self) -> Result<(), DavError> {
+        let source = self
+            .calendar
+            .sources()
+            .into_iter()
+            .find(|s| s.id == self.id)
+            .ok_or_else(|| DavError::not_found(self.id))?;
+        if source.editable {
+            Ok(())
+        } else {
+            Err(DavError::forbidden(format!(
+                "calendar `{}` is read-only",
+                self.id
+            )))
+        }
+    }
+}
+
+/// `GET` / `HEAD`: the resource's iCalendar text.
+pub fn get(place: &Place<'_>, head: bool) -> Result<Response, DavError> {
+    let (all, index) = place.find()?;
+    let resource = &all[index.ok_or_else(|| DavError::not_found(place.name))?];
+    let body = if head {
+        String::new()
+    } else {
+        resource.ics(place.calendar.display_timezone())
+    };
+    Ok((
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, CONTENT_TYPE.to_string()),
+            (header::ETAG, resource.etag.clone()),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// `PUT`: creates or updates the event.
+pub fn put(
+    api: &AuthorizedApi,
+    place: &Place<'_>,
+    headers: &HeaderMap,
+    body: &str,
+) -> Result<Response, DavError> {
+    place.writable()?;
+    let Place {
+        calendar,
+        listings,
+        id,
+        name,
+    } = *place;
+    let display_tz = calendar.display_timezone();
+    let client = read(body, display_tz).map_err(|reason| {
+        DavError::Precondition(StatusCode::FORBIDDEN, "C:valid-calendar-data", reason)
+    })?;
+    let (all, index) = place.find()?;
+    let existing = index.map(|i| &all[i]);
+    preconditions(headers, existing)?;
+    let status = match existing {
+        Some(resource) => {
+            let event = &resource.events[0];
+            let served = read(&resource.ics(display_tz), display_tz).map_err(|e| {
+                tracing::error!(error = %e, "a served event does not read back");
+                DavError::Status(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "the event cannot be compared".into(),
+                )
+            })?;
+            let mut patch = changes(&client.fields, &served.fields);
+            if patch != EventFields::default() {
+                // A renamed note gets a new id; pinning the UID in its
+                // frontmatter keeps the resource where the client knows it.
+                // (A daily-note item moved by an edit shows up as a new
+                // resource instead: its inline fields cannot hold an id.)
+                if event.uid.is_none() && event.id.starts_with("fullnote:") {
+                    patch.uid = Some(Some(resource.uid.clone()));
+                }
+                api.update_event(&event.id, patch, EventOptions::default())?;
+            }
+            StatusCode::NO_CONTENT
+        }
+        None => {
+            if all.iter().any(|r| r.uid == client.uid) {
+                return Err(DavError::Precondition(
+                    StatusCode::CONFLICT,
+                    "C:no-uid-conflict",
+                    format!(
+                        "an event with UID `{}` already exists under another name",
+                        client.uid
+                    ),
+                ));
+            }
+            let mut fields = client.fields;
+            fields.uid = Some(Some(client.uid.clone()));
+            api.create_event(id, fields, EventOptions::default())?;
+            StatusCode::CREATED
+        }
+    };
+    // Where the event is now, and its new ETag.
+    let now = listings.resources(calendar, id).unwrap_or_default();
+    let now = now.iter().find(|r| {
+        r.uid == client.uid || Some(r.name.as_str()) == existing.map(|e| e.name.as_str())
+    });
+    let mut response = status.into_response();
+    if let Some(now) = now {
+        if let Ok(etag) = HeaderValue::from_str(&now.etag) {
+            response.headers_mut().insert(header::ETAG, etag);
+        }
+        if now.name != name
+            && let Ok(location) = HeaderValue::from_str(&href::resource(id, &now.name))
+        {
+            response.headers_mut().insert(header::LOCATION, location);
+        }
+    }
+    Ok(response)
+}
+
+/// `DELETE`: deletes the event.
+pub fn delete(
+    api: &AuthorizedApi,
+    place: &Place<'_>,
+    headers: &HeaderMap,
+) -> Result<Response, DavError> {
+    place.writable()?;
+    let (all, index) = place.find()?;
+    let resource = &all[index.ok_or_else(|| DavError::not_found(place.name))?];
+    preconditions(headers, Some(resource))?;
+    api.delete_event(&resource.events[0].id, EventOptions::default())?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `If-Match` / `If-None-Match` against the resource as it is now.
+fn preconditions(headers: &HeaderMap, existing: Option<&Resource>) -> Result<(), DavError> {
+    let listed = |name: header::HeaderName| {
+        headers.get(name).and_then(|v| v.to_str().ok()).map(|v| {
+            v.split(',')
+                .map(|t| t.trim().trim_start_matches("W/").to_string())
+                .collect::<Vec<_>>()
+        })
+    };
+    if let Some(tags) = listed(header::IF_MATCH) {
+        let matches = existing.is_some_and(|r| tags.iter().any(|t| t == "*" || *t == r.etag));
+        if !matches {
+            return Err(DavError::precondition_failed(match existing {
+                Some(_) => "the resource changed since it was read (If-Match)",
+                None => "the resource does not exist (If-Match)",
+            }));
+        }
+    }
+    if let Some(tags) = listed(header::IF_NONE_MATCH)
+        && let Some(resource) = existing
+        && tags.iter().any(|t| t == "*" || *t == resource.etag)
+    {
+        return Err(DavError::precondition_failed(
+            "the resource already exists (If-None-Match)",
+        ));
+    }
+    Ok(())
+}

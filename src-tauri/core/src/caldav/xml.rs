@@ -1,0 +1,183 @@
+//! Reading the XML bodies of PROPFIND and REPORT requests into a small
+//! namespace-resolved tree (quick-xml does the parsing), and the names the
+//! server knows.
+
+use quick_xml::NsReader;
+use quick_xml::events::Event;
+use quick_xml::name::ResolveResult;
+
+pub const DAV: &str = "DAV:";
+pub const CALDAV: &str = "urn:ietf:params:xml:ns:caldav";
+pub const CALSERVER: &str = "http://calendarserver.org/ns/";
+pub const APPLE_ICAL: &str = "http://apple.com/ns/ical/";
+
+/// Deeper nesting than this is no CalDAV request.
+const MAX_DEPTH: usize = 64;
+
+/// A qualified name: namespace URI and local name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name {
+    pub ns: String,
+    pub local: String,
+}
+
+impl Name {
+    pub fn new(ns: &str, local: &str) -> Name {
+        Name {
+            ns: ns.to_string(),
+            local: local.to_string(),
+        }
+    }
+
+    pub fn is(&self, ns: &str, local: &str) -> bool {
+        self.ns == ns && self.local == local
+    }
+}
+
+/// One element: its name, attributes (by local name), text and children.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Element {
+    pub name: Name,
+    pub attributes: Vec<(String, String)>,
+    pub text: String,
+    pub children: Vec<Element>,
+}
+
+impl Element {
+    /// The first child called `ns:local`.
+    pub fn child(&self, ns: &str, local: &str) -> Option<&Element> {
+        self.children.iter().find(|c| c.name.is(ns, local))
+    }
+
+    /// Every element called `ns:local` below this one, depth first.
+    pub fn descendants<'a>(&'a self, ns: &str, local: &str, out: &mut Vec<&'a Element>) {
+        for child in &self.children {
+            if child.name.is(ns, local) {
+                out.push(child);
+            }
+            child.descendants(ns, local, out);
+        }
+    }
+
+    pub fn attribute(&self, local: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(name, _)| name == local)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// Parses a whole document into its root element.
+pub fn parse(body: &str) -> Result<Element, String> {
+    let mut reader = NsReader::from_str(body);
+    let mut stack: Vec<Element> = Vec::new();
+    loop {
+        let (ns, event) = reader.read_resolved_event().map_err(|e| e.to_string())?;
+        let ns = match ns {
+            ResolveResult::Bound(ns) => ns.0.to_string(),
+            ResolveResult::Unbound => String::new(),
+            ResolveResult::Unknown(prefix) => {
+                return Err(format!("undeclared namespace prefix `{prefix}`"));
+            }
+        };
+        match event {
+            Event::Start(ref start) | Event::Empty(ref start) => {
+                let empty = matches!(event, Event::Empty(_));
+                let element = Element {
+                    name: Name {
+                        ns,
+                        local: start.local_name().as_ref().to_string(),
+                    },
+                    attributes: start
+                        .attributes()
+                        .filter_map(Result::ok)
+                        .map(|a| {
+                            let key = a.key.local_name().as_ref().to_string();
+                            let value = a
+                                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                                .map(|v| v.into_owned())
+                                .unwrap_or_default();
+                            (key, value)
+                        })
+                        .collect(),
+                    text: String::new(),
+                    children: Vec::new(),
+                };
+                if stack.len() >= MAX_DEPTH {
+                    return Err("the XML is nested too deeply".into());
+                }
+                stack.push(element);
+                if empty {
+                    close(&mut stack)?;
+                }
+            }
+            Event::End(_) => {
+                if let Some(root) = close(&mut stack)? {
+                    return Ok(root);
+                }
+            }
+            Event::Text(text) => {
+                if let Some(current) = stack.last_mut() {
+                    current.text.push_str(&text.xml10_content());
+                }
+            }
+            Event::CData(data) => {
+                if let Some(current) = stack.last_mut() {
+                    current.text.push_str(&data);
+                }
+            }
+            Event::GeneralRef(reference) => {
+                let name = reference.to_string();
+                let resolved = match reference.resolve_char_ref() {
+                    Ok(Some(ch)) => ch.to_string(),
+                    _ => quick_xml::escape::resolve_predefined_entity(&name)
+                        .ok_or_else(|| format!("unknown entity `&{name};`"))?
+                        .to_string(),
+                };
+                if let Some(current) = stack.last_mut() {
+                    current.text.push_str(&resolved);
+                }
+            }
+            Event::Eof => return Err("the XML body ends before its root element closes".into()),
+            _ => {}
+        }
+    }
+}
+
+/// Closes the innermost element; returns the root once it closes.
+fn close(stack: &mut Vec<Element>) -> Result<Option<Element>, String> {
+    let done = stack.pop().ok_or("unbalanced XML")?;
+    match stack.last_mut() {
+        Some(parent) => {
+            parent.children.push(done);
+            Ok(None)
+        }
+        None => Ok(Some(done)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaces_resolve_and_entities_decode() {
+        let root = parse(
+            r#"<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+               <d:prop><d:getetag/><c:calendar-data/></d:prop>
+               <d:href>/a&amp;b&#x41;</d:href></d:propfind>"#,
+        )
+        .unwrap();
+        assert!(root.name.is(DAV, "propfind"));
+        let prop = root.child(DAV, "prop").unwrap();
+        assert!(prop.children[1].name.is(CALDAV, "calendar-data"));
+        assert_eq!(root.child(DAV, "href").unwrap().text, "/a&bA");
+    }
+
+    #[test]
+    fn broken_xml_is_an_error() {
+        assert!(parse("<a xmlns='DAV:'><b></a>").is_err());
+        assert!(parse("<x:a/>").is_err());
+        assert!(parse("<a>").is_err());
+    }
+}

@@ -1,0 +1,23 @@
+//! iCalendar (RFC 5545) for the events Almanac serves: writing them as
+//! `VCALENDAR` text (the CalDAV server's resources and the subscription
+//! feed), and reading a client's `VEVENT` back into [`EventFields`] for the
+//! calendar engine's ordinary create / update path.
+//!
+//! - [`write`]: events → `VCALENDAR` (with `VTIMEZONE`s for the zones used,
+//!   `DTSTAMP`, `UID`, `RRULE` / `EXDATE` for series, `VALARM`s);
+//! - [`read`]: a client's `VCALENDAR` → the fields of one event;
+//! - `rule`: a series' `RRULE` and its first occurrence;
+//! - `vtimezone`: `VTIMEZONE` definitions from the IANA database;
+//! - `text`: content lines (escaping, folding).
+//!
+//! The remote-feed parser (`calendar::sources::ical`) is separate: it reads
+//! whatever a feed contains into the cache, while [`read`] maps one client
+//! edit onto the writable fields of a note.
+//!
+//! [`EventFields`]: crate::calendar::EventFields
+
+pub mod read;
+mod rule;
+mod text;
+mod vtimezone;
+pub mod write;

@@ -1,0 +1,403 @@
+//! A client's `VCALENDAR` → the fields of one event.
+//!
+//! [`read`] maps the one `VEVENT` of a CalDAV resource onto the writable
+//! [`EventFields`] a note can hold: summary, start and end (all-day, or
+//! timed in an IANA zone; UTC and floating times land in the display zone),
+//! `RRULE` (an `rrule` series) with `EXDATE`s as `skipDates`, description,
+//! location, URL, category and display alarms. Every field it understands
+//! is set (`null` when absent), so [`changes`] can compare two readings and
+//! keep only what a client really changed: a note's own spelling (a weekly
+//! `recurring` series, a zone equal to the display zone) survives an edit
+//! that did not touch it.
+//!
+//! Modified occurrences (`RECURRENCE-ID`) have no place in a note and are
+//! refused rather than silently dropped.
+
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime};
+use chrono_tz::Tz;
+use icalendar::{CalendarComponent, CalendarDateTime, Component, DatePerhapsTime};
+
+use crate::calendar::{Alarm, AlarmAction, EventFields, EventType};
+
+/// The event a client sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientEvent {
+    pub uid: String,
+    pub fields: EventFields,
+}
+
+/// Reads the single event of a CalDAV resource. The error says what is wrong,
+/// in words a client can show.
+pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
+    let unfolded = icalendar::parser::unfold(text);
+    let parsed = icalendar::parser::read_calendar(&unfolded).map_err(|e| {
+        format!(
+            "not iCalendar data: {}",
+            e.lines().next().unwrap_or_default()
+        )
+    })?;
+    let calendar: icalendar::Calendar = parsed.into();
+    let events: Vec<&icalendar::Event> = calendar
+        .components
+        .iter()
+        .filter_map(|c| match c {
+            CalendarComponent::Event(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    let event = match events.as_slice() {
+        [] => return Err("the calendar object holds no VEVENT".into()),
+        [one] => *one,
+        _ => {
+            return Err(
+                "modified occurrences (several VEVENTs with one UID) cannot be stored in a note; \
+                 edit the whole series or delete the occurrence"
+                    .into(),
+            );
+        }
+    };
+    if event.get_recurrence_id().is_some() {
+        return Err("a modified occurrence (RECURRENCE-ID) cannot be stored in a note".into());
+    }
+    let uid = event
+        .get_uid()
+        .map(str::to_string)
+        .filter(|u| !u.trim().is_empty())
+        .ok_or("the VEVENT has no UID")?;
+    Ok(ClientEvent {
+        uid,
+        fields: fields_of(event, display_tz)?,
+    })
+}
+
+fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, String> {
+    let start = event.get_start().ok_or("the VEVENT has no DTSTART")?;
+    let all_day = matches!(start, DatePerhapsTime::Date(_));
+    let zone = match &start {
+        DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone { tzid, .. }) => {
+            iana_zone(tzid).ok_or_else(|| format!("TZID `{tzid}` is not an IANA time zone"))?
+        }
+        _ => display_tz,
+    };
+    let begin = local(&start, zone);
+    let end = match event.get_end() {
+        Some(end) => Some(local(&end, zone)),
+        None => event
+            .property_value("DURATION")
+            .map(|d| {
+                duration(d)
+                    .map(|d| begin + d)
+                    .ok_or(format!("DURATION `{d}` is not understood"))
+            })
+            .transpose()?,
+    };
+    let date = begin.date();
+    let (end_date, end_time) = match (end, all_day) {
+        (Some(end), true) => {
+            let last = end.date() - Duration::days(1);
+            (Some(last).filter(|l| *l > date), None)
+        }
+        (Some(end), false) => {
+            let overnight = end.date() == date + Duration::days(1) && end.time() < begin.time();
+            let end_date = Some(end.date()).filter(|d| *d > date && !overnight);
+            (end_date, Some(end.time()))
+        }
+        (None, _) => (None, None),
+    };
+    let rule = event.property_value("RRULE").map(normalized_rule);
+    let skip_dates: Vec<String> = event
+        .multi_properties()
+        .get("EXDATE")
+        .into_iter()
+        .flatten()
+        .flat_map(|p| {
+            let tz = p.params().get("TZID").and_then(|t| iana_zone(t.value()));
+            p.value()
+                .split(',')
+                .filter_map(|v| exdate(v.trim(), tz.unwrap_or(zone), zone))
+                .collect::<Vec<_>>()
+        })
+        .map(|d| d.format("%Y-%m-%d").to_string())
+        .collect();
+    let text = |name: &str| {
+        Some(
+            event
+                .property_value(name)
+                .map(str::to_string)
+                .filter(|v| !v.is_empty()),
+        )
+    };
+    let day = |d: NaiveDate| d.format("%Y-%m-%d").to_string();
+    let clock = |t: NaiveTime| t.format("%H:%M").to_string();
+    let alarms: Vec<Alarm> = event
+        .components()
+        .iter()
+        .filter(|c| {
+            c.property_value("ACTION")
+                .is_none_or(|a| a.eq_ignore_ascii_case("DISPLAY"))
+        })
+        .filter_map(|c| minutes_before(c.property_value("TRIGGER")?))
+        .map(|minutes_before| Alarm {
+            minutes_before,
+            action: AlarmAction::Display,
+        })
+        .collect();
+    Ok(EventFields {
+        title: Some(event.get_summary().unwrap_or_default().to_string()),
+        date: Some(Some(day(date))),
+        end_date: Some(end_date.map(day)),
+        start_time: Some((!all_day).then(|| clock(begin.time()))),
+        end_time: Some(end_time.filter(|_| !all_day).map(clock)),
+        all_day: Some(all_day),
+        kind: Some(if rule.is_some() {
+            EventType::Rrule
+        } else {
+            EventType::Single
+        }),
+        start_date: Some(rule.as_ref().map(|_| day(date))),
+        rrule: Some(rule),
+        skip_dates: Some(Some(skip_dates).filter(|s| !s.is_empty())),
+        timezone: Some((!all_day && zone != display_tz).then(|| zone.name().to_string())),
+        description: text("DESCRIPTION"),
+        location: text("LOCATION"),
+        url: text("URL"),
+        category: Some(
+            event
+                .property_value("CATEGORIES")
+                .and_then(|c| c.split(',').next())
+                .map(|c| c.trim().to_string())
+                .filter(|c| !c.is_empty()),
+        ),
+        alarms: Some(Some(alarms).filter(|a| !a.is_empty())),
+        ..EventFields::default()
+    })
+}
+
+/// The fields of `new` that differ from `old` (both from [`read`]): the merge
+/// patch an update applies. A series that becomes an `rrule` series drops
+/// the note's weekly / monthly fields, which would otherwise contradict it.
+pub fn changes(new: &EventFields, old: &EventFields) -> EventFields {
+    let mut patch = EventFields::default();
+    macro_rules! changed {
+        ($($field:ident),*) => {$(
+            if new.$field != old.$field {
+                patch.$field = new.$field.clone();
+            }
+        )*};
+    }
+    changed!(
+        title,
+        date,
+        end_date,
+        start_time,
+        end_time,
+        all_day,
+        kind,
+        rrule,
+        start_date,
+        skip_dates,
+        timezone,
+        description,
+        location,
+        url,
+        category,
+        alarms
+    );
+    if patch.kind.is_some() || patch.rrule.is_some() {
+        patch.kind = new.kind;
+        patch.rrule = new.rrule.clone();
+        patch.start_date = new.start_date.clone();
+        patch.days_of_week = Some(None);
+        patch.start_recur = Some(None);
+        patch.end_recur = Some(None);
+        patch.day_of_month = Some(None);
+        patch.month = Some(None);
+        patch.repeat_on = Some(None);
+        patch.repeat_interval = Some(None);
+    }
+    patch
+}
+
+/// A `TZID` as an IANA zone; tolerates prefixes such as
+/// `/mozilla.org/20050126_1/Europe/Berlin`.
+fn iana_zone(tzid: &str) -> Option<Tz> {
+    let tzid = tzid.trim().trim_matches('"');
+    tzid.parse::<Tz>().ok().or_else(|| {
+        let parts: Vec<&str> = tzid.rsplit('/').take(3).collect();
+        (1..=parts.len()).rev().find_map(|n| {
+            let candidate: Vec<&str> = parts[..n].iter().rev().copied().collect();
+            candidate.join("/").parse::<Tz>().ok()
+        })
+    })
+}
+
+/// A date-time as a wall-clock time in `zone`.
+fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
+    match value {
+        DatePerhapsTime::Date(d) => d.and_time(NaiveTime::MIN),
+        DatePerhapsTime::DateTime(CalendarDateTime::Utc(t)) => t.with_timezone(&zone).naive_local(),
+        DatePerhapsTime::DateTime(CalendarDateTime::Floating(t)) => *t,
+        DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone { date_time, tzid }) => {
+            match iana_zone(tzid) {
+                Some(tz) if tz != zone => in_zone(*date_time, tz, zone),
+                _ => *date_time,
+            }
+        }
+    }
+}
+
+fn in_zone(local: NaiveDateTime, from: Tz, to: Tz) -> NaiveDateTime {
+    let instant = crate::calendar::query::local_to_millis(local, from);
+    DateTime::from_timestamp_millis(instant)
+        .map(|t| t.with_timezone(&to).naive_local())
+        .unwrap_or(local)
+}
+
+/// The day one `EXDATE` value removes, in the event's zone.
+fn exdate(value: &str, value_tz: Tz, zone: Tz) -> Option<NaiveDate> {
+    if let Some(utc) = value.strip_suffix(['Z', 'z']) {
+        let at = NaiveDateTime::parse_from_str(utc, "%Y%m%dT%H%M%S").ok()?;
+        return Some(at.and_utc().with_timezone(&zone).date_naive());
+    }
+    if let Ok(at) = NaiveDateTime::parse_from_str(value, "%Y%m%dT%H%M%S") {
+        return Some(in_zone(at, value_tz, zone).date());
+    }
+    NaiveDate::parse_from_str(value, "%Y%m%d").ok()
+}
+
+/// An `RRULE` in one spelling: parts upper-cased and sorted, `INTERVAL=1`
+/// dropped, so a client re-ordering the parts is no change.
+fn normalized_rule(rule: &str) -> String {
+    let mut parts: Vec<String> = rule
+        .split(';')
+        .map(|p| p.trim().to_ascii_uppercase())
+        .filter(|p| !p.is_empty() && p != "INTERVAL=1")
+        .collect();
+    parts.sort_by_key(|p| (!p.starts_with("FREQ="), p.clone()));
+    parts.join(";")
+}
+
+fn duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let body = text.strip_prefix('P')?;
+    let mut total = Duration::zero();
+    let mut number = String::new();
+    let mut in_time = false;
+    for ch in body.chars() {
+        match ch {
+            'T' => in_time = true,
+            '0'..='9' => number.push(ch),
+            unit => {
+                let n: i64 = std::mem::take(&mut number).parse().ok()?;
+                total += match (unit, in_time) {
+                    ('W', false) => Duration::weeks(n),
+                    ('D', false) => Duration::days(n),
+                    ('H', true) => Duration::hours(n),
+                    ('M', true) => Duration::minutes(n),
+                    ('S', true) => Duration::seconds(n),
+                    _ => return None,
+                };
+            }
+        }
+    }
+    number
+        .is_empty()
+        .then_some(if negative { -total } else { total })
+}
+
+/// A `TRIGGER` before the start, in minutes (`-PT15M` → 15).
+fn minutes_before(trigger: &str) -> Option<i64> {
+    let before = -duration(trigger)?;
+    (before >= Duration::zero()).then(|| before.num_minutes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BERLIN: Tz = chrono_tz::Europe::Berlin;
+
+    fn wrap(vevent: &str) -> String {
+        format!("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:t\r\n{vevent}END:VCALENDAR\r\n")
+    }
+
+    #[test]
+    fn a_timed_event_in_another_zone_keeps_its_zone() {
+        let text = wrap(
+            "BEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20240101T000000Z\r\nSUMMARY:Call\r\n\
+             DTSTART;TZID=America/New_York:20240305T090000\r\n\
+             DTEND;TZID=America/New_York:20240305T100000\r\n\
+             BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\nEND:VALARM\r\nEND:VEVENT\r\n",
+        );
+        let read = read(&text, BERLIN).unwrap();
+        assert_eq!(read.uid, "a");
+        let f = read.fields;
+        assert_eq!(f.date, Some(Some("2024-03-05".into())));
+        assert_eq!(f.start_time, Some(Some("09:00".into())));
+        assert_eq!(f.end_time, Some(Some("10:00".into())));
+        assert_eq!(f.timezone, Some(Some("America/New_York".into())));
+        assert_eq!(f.alarms.unwrap().unwrap()[0].minutes_before, 15);
+    }
+
+    #[test]
+    fn utc_lands_in_the_display_zone_and_all_day_ends_inclusive() {
+        let utc = wrap(
+            "BEGIN:VEVENT\r\nUID:b\r\nSUMMARY:x\r\nDTSTART:20240305T080000Z\r\nDURATION:PT90M\r\nEND:VEVENT\r\n",
+        );
+        let f = read(&utc, BERLIN).unwrap().fields;
+        assert_eq!(f.start_time, Some(Some("09:00".into())));
+        assert_eq!(f.end_time, Some(Some("10:30".into())));
+        assert_eq!(f.timezone, Some(None));
+        let all_day = wrap(
+            "BEGIN:VEVENT\r\nUID:c\r\nSUMMARY:x\r\nDTSTART;VALUE=DATE:20240305\r\n\
+             DTEND;VALUE=DATE:20240308\r\nRRULE:INTERVAL=1;FREQ=WEEKLY\r\n\
+             EXDATE;VALUE=DATE:20240312,20240319\r\nEND:VEVENT\r\n",
+        );
+        let f = read(&all_day, BERLIN).unwrap().fields;
+        assert_eq!(f.end_date, Some(Some("2024-03-07".into())));
+        assert_eq!(f.rrule, Some(Some("FREQ=WEEKLY".into())));
+        assert_eq!(
+            f.skip_dates,
+            Some(Some(vec!["2024-03-12".into(), "2024-03-19".into()]))
+        );
+    }
+
+    #[test]
+    fn overrides_and_unknown_zones_are_refused() {
+        let two = wrap(
+            "BEGIN:VEVENT\r\nUID:d\r\nDTSTART:20240305T080000Z\r\nRRULE:FREQ=DAILY\r\nEND:VEVENT\r\n\
+             BEGIN:VEVENT\r\nUID:d\r\nRECURRENCE-ID:20240306T080000Z\r\nDTSTART:20240306T090000Z\r\nEND:VEVENT\r\n",
+        );
+        assert!(
+            read(&two, BERLIN)
+                .unwrap_err()
+                .contains("modified occurrences")
+        );
+        let windows = wrap(
+            "BEGIN:VEVENT\r\nUID:e\r\nDTSTART;TZID=W. Europe Standard Time:20240305T080000\r\nEND:VEVENT\r\n",
+        );
+        assert!(read(&windows, BERLIN).unwrap_err().contains("IANA"));
+        assert!(read("nonsense", BERLIN).is_err());
+    }
+
+    #[test]
+    fn changes_keep_only_what_differs() {
+        let old = EventFields {
+            title: Some("a".into()),
+            description: Some(None),
+            ..EventFields::default()
+        };
+        let new = EventFields {
+            title: Some("b".into()),
+            description: Some(None),
+            ..EventFields::default()
+        };
+        let patch = changes(&new, &old);
+        assert_eq!(patch.title, Some("b".into()));
+        assert_eq!(patch.description, None);
+    }
+}

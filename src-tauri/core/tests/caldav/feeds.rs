@@ -1,0 +1,60 @@
+//! Subscription feeds: chosen calendars at a secret URL, valid for the
+//! `icalendar` parser, gone once revoked.
+
+use almanac_core::caldav::feeds::FeedStore;
+use reqwest::StatusCode;
+
+use crate::support::{HOLIDAYS, Instance, LOCAL, client_script, run, venv};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_feed_imports_cleanly_and_stops_when_revoked() {
+    let venv = venv();
+    let app = Instance::start().await;
+    let feeds = FeedStore::new(app.core.paths.feeds_file());
+    let made = feeds
+        .create("Phone", vec![LOCAL.into(), HOLIDAYS.into()])
+        .unwrap();
+    let url = format!("/feeds/{}.ics", made.secret);
+
+    // No credentials: the secret is the key.
+    let answer = app.request("GET", &url, None).send().await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert!(
+        answer.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/calendar")
+    );
+    let text = answer.text().await.unwrap();
+    let file = app.dir.path().join("feed.ics");
+    std::fs::write(&file, &text).unwrap();
+    let checked = run(
+        &venv,
+        "python",
+        vec![
+            client_script("feed_check.py"),
+            file.display().to_string(),
+            "4".into(),
+        ],
+    )
+    .await;
+    assert!(checked.starts_with("feed ok: 4 events"), "{checked}");
+
+    let guessed = app
+        .request("GET", "/feeds/guess.ics", None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(guessed.status(), StatusCode::NOT_FOUND);
+    let rebinding = app
+        .request("GET", &url, None)
+        .header("Host", "evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebinding.status(), StatusCode::MISDIRECTED_REQUEST);
+
+    feeds.revoke(made.feed.id).unwrap();
+    let revoked = app.request("GET", &url, None).send().await.unwrap();
+    assert_eq!(revoked.status(), StatusCode::NOT_FOUND);
+}

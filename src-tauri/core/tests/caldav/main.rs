@@ -1,0 +1,13 @@
+//! Black-box tests of the CalDAV server and the subscription feeds: a real
+//! instance (vault, engine, tokens in the real OS keyring) with the server
+//! switched on through its setting, spoken to over real HTTP on loopback —
+//! by reqwest for the protocol's edges, and by real clients from PyPI (the
+//! `caldav` library, vdirsyncer, the `icalendar` parser) installed by
+//! `scripts/caldav-venv.sh` into a cached virtualenv. Run with
+//! `scripts/session.sh cargo test -p almanac-core --test caldav`.
+
+mod support;
+
+mod clients;
+mod feeds;
+mod protocol;

@@ -1,0 +1,224 @@
+//! A real instance with the CalDAV server on, and the Python clients.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use almanac_core::app::Core;
+use almanac_core::caldav;
+use almanac_core::rest::{RestServer, ServerState};
+use almanac_core::settings::class::Actor;
+use almanac_core::settings::{CalendarSource, SourceKind};
+use almanac_core::tokens::{Expiry, NewToken, Scope};
+use almanac_testkit::{InstanceBuilder, TestInstance, free_port};
+use serde_json::json;
+
+/// The local (Full Note) calendar.
+pub const LOCAL: &str = "local";
+/// The read-only ICS calendar.
+pub const HOLIDAYS: &str = "holidays";
+
+pub const STANDUP: &str = "events/2026-01-05 Standup.md";
+pub const PLANNING: &str = "events/2026-01-12 Planning.md";
+/// A note with frontmatter keys Almanac does not know and a body: an edit
+/// in a calendar app must keep both.
+pub const PLANNING_NOTE: &str = "---\ntitle: Planning\nallDay: false\ndate: 2026-01-12\n\
+startTime: \"14:00\"\nendTime: \"15:00\"\nproject: apollo\ntags:\n  - work\n---\n\
+Agenda:\n- budget\n- hiring\n";
+
+pub struct Instance {
+    pub dir: tempfile::TempDir,
+    pub core: Arc<Core>,
+    pub server: RestServer,
+    pub base: String,
+    pub client: reqwest::Client,
+}
+
+impl Instance {
+    /// An instance in Europe/Berlin with four notes (timed, with unknown
+    /// keys, weekly, all-day over two days) and a read-only ICS calendar,
+    /// whose CalDAV server is switched on the way the Settings window does.
+    pub async fn start() -> Self {
+        let TestInstance { dir, core } = InstanceBuilder::new()
+            .note(
+                STANDUP,
+                "---\ntitle: Standup\nallDay: false\ndate: 2026-01-05\nstartTime: \"09:00\"\nendTime: \"09:15\"\n---\n",
+            )
+            .note(PLANNING, PLANNING_NOTE)
+            .note(
+                "events/2026-01-05 Gym.md",
+                "---\ntitle: Gym\ntype: recurring\ndaysOfWeek: [M, R]\nstartRecur: 2026-01-01\n\
+                 endRecur: 2026-03-31\nallDay: false\nstartTime: \"07:00\"\nendTime: \"08:00\"\n\
+                 skipDates: [2026-01-08]\n---\n",
+            )
+            .note(
+                "events/2026-01-20 Offsite.md",
+                "---\ntitle: Offsite\nallDay: true\ndate: 2026-01-20\nendDate: 2026-01-21\n---\n",
+            )
+            .settings(|settings| {
+                settings.display_timezone = "Europe/Berlin".into();
+                settings.calendar_sources.push(CalendarSource {
+                    id: HOLIDAYS.into(),
+                    name: "Holidays".into(),
+                    color: "#ff0000".into(),
+                    // Refused at once (loopback without the user's
+                    // permission): an empty, read-only calendar.
+                    kind: SourceKind::Ical {
+                        url: "http://127.0.0.1:9/holidays.ics".into(),
+                        allow_private_network: false,
+                    },
+                })
+            })
+            .open()
+            .await;
+        let core = Arc::new(core);
+        let server = caldav::start(&core);
+        let port = free_port();
+        let instance = Self {
+            dir,
+            core,
+            server,
+            base: format!("http://127.0.0.1:{port}"),
+            client: reqwest::Client::new(),
+        };
+        instance
+            .settings_as_user(json!({"caldavServer": {"enabled": true, "port": port}}))
+            .await;
+        instance
+            .server
+            .subscribe()
+            .wait_for(|s| matches!(s, ServerState::Listening(a) if a.port() == port))
+            .await
+            .unwrap();
+        instance
+    }
+
+    pub async fn settings_as_user(&self, patch: serde_json::Value) {
+        let plugin = self.core.plugin().clone();
+        tokio::task::spawn_blocking(move || plugin.update_settings(Actor::User, &patch))
+            .await
+            .unwrap()
+            .unwrap();
+    }
+
+    pub fn vault(&self) -> PathBuf {
+        self.dir.path().join("vault")
+    }
+
+    pub fn note(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.vault().join(rel))
+            .unwrap_or_else(|e| panic!("note {rel}: {e}"))
+    }
+
+    /// A new token with these scopes.
+    pub async fn token(&self, scopes: &[Scope]) -> String {
+        let tokens = self.core.tokens.clone();
+        let scopes = scopes.iter().copied().collect();
+        tokio::task::spawn_blocking(move || {
+            tokens
+                .create(NewToken {
+                    name: "caldav test".into(),
+                    scopes,
+                    expiry: Expiry::Never,
+                })
+                .unwrap()
+                .secret
+                .expose()
+                .to_string()
+        })
+        .await
+        .unwrap()
+    }
+
+    /// A token with `events:read` and `events:write`.
+    pub async fn read_write_token(&self) -> String {
+        self.token(&[Scope::EventsRead, Scope::EventsWrite]).await
+    }
+
+    /// The href of the local calendar's resource whose summary is `title`.
+    pub async fn href_of(&self, token: &str, title: &str) -> String {
+        let body = self
+            .request("PROPFIND", "/calendars/local/", Some(token))
+            .header("Depth", "1")
+            .body(
+                r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop></d:propfind>"#,
+            )
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        body.split("<D:response>")
+            .find(|r| r.contains(&format!("SUMMARY:{title}&#13;")))
+            .and_then(|r| r.split("<D:href>").nth(1)?.split("</D:href>").next())
+            .unwrap_or_else(|| panic!("no resource titled {title}: {body}"))
+            .to_string()
+    }
+
+    /// A request with Basic credentials (any user, the token as password).
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+    ) -> reqwest::RequestBuilder {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let request = self.client.request(method, format!("{}{path}", self.base));
+        match token {
+            Some(token) => request.basic_auth("someone", Some(token)),
+            None => request,
+        }
+    }
+}
+
+/// The virtualenv with the Python clients, created on first use. Panics
+/// (never skips) when it cannot be made: a test of real clients must not
+/// pass without them.
+pub fn venv() -> PathBuf {
+    let script = repo().join("scripts/caldav-venv.sh");
+    let output = Command::new(&script)
+        .output()
+        .expect("scripts/caldav-venv.sh runs");
+    assert!(
+        output.status.success(),
+        "the Python CalDAV clients could not be installed ({}):\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+}
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Runs `program` (from the virtualenv's `bin`) off the async workers and
+/// panics with its output unless it succeeds.
+pub async fn run(venv: &Path, program: &str, args: Vec<String>) -> String {
+    let program = venv.join("bin").join(program);
+    let shown = format!("{} {}", program.display(), args.join(" "));
+    let output = tokio::task::spawn_blocking(move || Command::new(&program).args(&args).output())
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{shown}: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{shown} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// A script of `tests/caldav/clients`.
+pub fn client_script(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/caldav/clients")
+        .join(name)
+        .display()
+        .to_string()
+}
