@@ -52,7 +52,7 @@ impl SettingClass {
 
 /// Every top-level setting and its class; `reminders` stands for each of its
 /// keys. The one place the classification is stated.
-pub const CLASSES: [(&str, SettingClass); 9] = [
+pub const CLASSES: [(&str, SettingClass); 10] = [
     ("displayTimezone", SettingClass::Display),
     ("initialView", SettingClass::Display),
     ("firstDay", SettingClass::Display),
