@@ -385,6 +385,31 @@ impl Session {
         }
     }
 
+    /// Drags the mouse from viewport point `from` to `to` (CSS pixels) with
+    /// real pointer input (W3C actions): press, move in steps, release.
+    pub async fn drag(&self, from: (f64, f64), to: (f64, f64)) {
+        let at = |(x, y): (f64, f64)| json!({ "type": "pointerMove", "duration": 100, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 });
+        let mid = ((from.0 + to.0) / 2.0, (from.1 + to.1) / 2.0);
+        let actions = json!([
+            at(from),
+            { "type": "pointerDown", "button": 0 },
+            { "type": "pause", "duration": 150 },
+            at((from.0 + 3.0, from.1 + 3.0)),
+            at(mid),
+            at(to),
+            { "type": "pause", "duration": 150 },
+            { "type": "pointerUp", "button": 0 },
+        ]);
+        self.call(
+            reqwest::Method::POST,
+            "/actions",
+            Some(json!({ "actions": [{ "type": "pointer", "id": "mouse",
+                "parameters": { "pointerType": "mouse" }, "actions": actions }] })),
+        )
+        .await;
+        self.call(reqwest::Method::DELETE, "/actions", None).await;
+    }
+
     /// The id of the focused element.
     pub async fn focused_id(&self) -> String {
         let id = self
