@@ -51,8 +51,7 @@ type EditResult<T> = Result<T, EditError>;
 
 /// The fields as the API reads them (unknown keys refused, by name).
 fn fields_of(fields: Value) -> EditResult<EventFields> {
-    serde_json::from_value(fields)
-        .map_err(|e| ApiError::bad_request("event", e.to_string()).into())
+    serde_json::from_value(fields).map_err(|e| ApiError::bad_request("event", e.to_string()).into())
 }
 
 /// Runs a blocking engine write off the async workers.
@@ -75,7 +74,10 @@ pub async fn event_create(
     fields: Value,
 ) -> EditResult<Event> {
     let fields = fields_of(fields)?;
-    write(&services, move |calendar| calendar.create(&calendar_id, fields)).await
+    write(&services, move |calendar| {
+        calendar.create(&calendar_id, fields)
+    })
+    .await
 }
 
 /// Applies `fields` as a merge patch to event `id` (`PUT /events/{id}`).
@@ -123,7 +125,11 @@ pub fn event_open_note(services: State<'_, Arc<Services>>, id: String) -> EditRe
     let root = calendar.vault_root();
     let vault = root.file_name().unwrap_or_default().to_string_lossy();
     let (target, opened) = if obsidian_installed() {
-        let file = note.file.path.strip_suffix(".md").unwrap_or(&note.file.path);
+        let file = note
+            .file
+            .path
+            .strip_suffix(".md")
+            .unwrap_or(&note.file.path);
         (
             format!(
                 "obsidian://open?vault={}&file={}",
@@ -159,8 +165,18 @@ fn obsidian_installed() -> bool {
 fn uri_component(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'!' | b'~' | b'*'
-            | b'\'' | b'(' | b')' => (b as char).to_string(),
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'_'
+            | b'.'
+            | b'!'
+            | b'~'
+            | b'*'
+            | b'\''
+            | b'('
+            | b')' => (b as char).to_string(),
             _ => format!("%{b:02X}"),
         })
         .collect()
@@ -180,7 +196,10 @@ mod tests {
 
     #[test]
     fn refusals_name_their_field() {
-        let bad = EditError::from(ApiError::bad_request("startTime", "`9` is not an HH:mm time"));
+        let bad = EditError::from(ApiError::bad_request(
+            "startTime",
+            "`9` is not an HH:mm time",
+        ));
         assert_eq!(bad.field.as_deref(), Some("startTime"));
         assert_eq!(bad.error, "Bad Request");
         let taken = EditError::from(ApiError::Conflict("a note named `x` exists".into()));

@@ -156,6 +156,7 @@ export function editingOptions(sources) {
     eventDidMount(info) {
       const event = engineEvent(info.event);
       info.el.dataset.eventId = info.event.id;
+      info.el.dataset.title = event.title;
       if (!movable(event)) {
         info.el.title = refusal(event);
         info.el.setAttribute('aria-description', refusal(event));
