@@ -142,6 +142,16 @@ async fn dialog_closed(session: &Session) {
         .await;
 }
 
+/// Waits until what the page laid out has been painted (two animation frames).
+async fn painted(session: &Session) {
+    session
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+        )
+        .await;
+}
+
 /// Opens "New event" from the toolbar with the keyboard.
 async fn new_event_by_keyboard(session: &Session) {
     session
@@ -246,6 +256,12 @@ async fn create_timed_all_day_and_recurring_events() {
         .wait_for("document.body.dataset.view === 'dayGridMonth'")
         .await;
     let other = day + Duration::days(if day.day() > 20 { -1 } else { 1 });
+    session
+        .wait_for(&format!(
+            "document.querySelector(\".fc-daygrid-day[data-date='{other}']\")"
+        ))
+        .await;
+    painted(&session).await;
     let cell = rect(
         &session,
         &format!(".fc-daygrid-day[data-date='{other}'] .fc-daygrid-day-frame"),
@@ -780,7 +796,14 @@ async fn feed_events_refuse_moves_visibly_and_notes_open_in_obsidian() {
     assert_eq!(hint[2], json!("not-allowed"));
 
     // A drag says why it does nothing, and nothing moves.
+    // Where it sits in its day, whatever the grid's scroll.
+    let placed = || async {
+        let event = rect(&session, &meeting).await;
+        let nine = slot_point(&session, day, "09:00:00", 0.0).await;
+        (event[1] - nine.1, event[3])
+    };
     let before = rect(&session, &meeting).await;
+    let placed_before = placed().await;
     session
         .drag(
             (before[0] + before[2] / 2.0, before[1] + 6.0),
@@ -796,7 +819,7 @@ async fn feed_events_refuse_moves_visibly_and_notes_open_in_obsidian() {
             .await
             .contains("read-only calendar")
     );
-    assert_eq!(rect(&session, &meeting).await, before);
+    assert_eq!(placed().await, placed_before);
 
     // Opened, it is shown read-only: no Save, no Delete, fields locked.
     session.click(&meeting).await;
@@ -884,13 +907,8 @@ async fn event_dialog_light_and_dark() {
                 .await,
             json!("rgb(216, 27, 96)")
         );
-        // Painted, not just laid out: two animation frames after the check.
-        session
-            .execute_async(
-                "const done = arguments[arguments.length - 1];
-                 requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
-            )
-            .await;
+        // Painted, not just laid out.
+        painted(&session).await;
         session.screenshot(&screenshot_path(theme)).await;
         session.end().await;
     }
