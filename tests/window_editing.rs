@@ -893,6 +893,7 @@ async fn event_dialog_light_and_dark() {
         session
             .wait_for(&format!("document.querySelector(\"{shown}\")"))
             .await;
+        painted(&session).await;
         session.click(shown).await;
         dialog_open(&session).await;
         session.click("input[name=ev-scope][value=series]").await;

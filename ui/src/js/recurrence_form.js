@@ -50,6 +50,8 @@ function showKind() {
   }
   $('ev-interval-unit').textContent = UNITS[kind] ?? '';
   $('ev-date-label').textContent = kind === 'none' ? 'Date' : 'Starts';
+  // A series' occurrences last one day; only a one-off event spans days.
+  for (const part of document.querySelectorAll('#event-dialog .ev-once')) part.hidden = kind !== 'none';
 }
 
 /** The kind of repetition an engine event has, as the Repeat list names it. */
