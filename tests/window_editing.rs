@@ -317,7 +317,9 @@ async fn create_timed_all_day_and_recurring_events() {
     assert!(!gym.contains("\ndate:"), "a series has no date:\n{gym}");
 
     // Monthly on the 2nd Tuesday; yearly on 15 June; a custom RRULE.
-    let cases: [(&str, &str, &[(&str, &str)], &[&str]); 3] = [
+    // (title, Repeat choice, controls set, lines the note must hold)
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 3] = [
         (
             "Book club",
             "monthly-weekday",
