@@ -424,8 +424,28 @@ async fn edit_one_occurrence_against_the_whole_series() {
         ))
         .await;
 
-    // The whole series: another day's occurrence, the start time of all.
+    // An occurrence does not drag: it says to open it instead.
     let other = neighbour_in_view(&session, day).await;
+    let occurrence = rect(&session, &event_in(other, "Standup")).await;
+    let grab = (occurrence[0] + occurrence[2] / 2.0, occurrence[1] + 4.0);
+    session.drag(grab, (grab.0, grab.1 + 90.0)).await;
+    session
+        .wait_for("!document.getElementById('edit-hint').hidden")
+        .await;
+    assert!(
+        session
+            .text("#edit-hint")
+            .await
+            .contains("repeats: open it"),
+        "{}",
+        session.text("#edit-hint").await
+    );
+    assert_eq!(
+        std::fs::read_to_string(note_path(&instance, "standup.md")).unwrap(),
+        skipped
+    );
+
+    // The whole series: another day's occurrence, the start time of all.
     session.click(&event_in(other, "Standup")).await;
     dialog_open(&session).await;
     session.click("input[name=ev-scope][value=series]").await;
