@@ -130,7 +130,7 @@ impl Instance {
         extra: impl IntoIterator<Item = (K, V)>,
     ) -> App {
         let log = std::fs::File::create(self.root().join("app.log")).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_almanac"))
+        let child = Command::new(super::app_binary())
             .args(args)
             .envs(self.env())
             .envs(extra)

@@ -124,7 +124,7 @@ impl Session {
             "capabilities": { "alwaysMatch": {
                 "browserName": "wry",
                 "tauri:options": {
-                    "application": env!("CARGO_BIN_EXE_almanac"),
+                    "application": super::app_binary(),
                     "args": ["--open", window],
                 },
             }}
