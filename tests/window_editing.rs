@@ -152,6 +152,27 @@ async fn painted(session: &Session) {
         .await;
 }
 
+/// Focuses the event `css` and presses `key` on it until the dialog opens:
+/// a refetch (the watcher seeing a note the window just wrote) may redraw
+/// the event, and its focus with it, between the focus and the key.
+async fn key_on_event(session: &Session, css: &str, key: &str) {
+    let focused_and_open = "const el = document.querySelector(arguments[0]);
+         if (document.getElementById('event-dialog').open) return 'open';
+         el.focus();
+         return document.activeElement === el;";
+    support::eventually(&format!("the dialog opened from {css}"), || async {
+        match session.execute(focused_and_open, json!([css])).await {
+            Value::String(_) => Some(()),
+            Value::Bool(true) => {
+                session.press(key).await;
+                None
+            }
+            _ => None,
+        }
+    })
+    .await;
+}
+
 /// Opens "New event" from the toolbar with the keyboard.
 async fn new_event_by_keyboard(session: &Session) {
     session
@@ -262,13 +283,11 @@ async fn create_timed_all_day_and_recurring_events() {
         ))
         .await;
     painted(&session).await;
-    let cell = rect(
-        &session,
-        &format!(".fc-daygrid-day[data-date='{other}'] .fc-daygrid-day-frame"),
-    )
-    .await;
-    let spot = (cell[0] + cell[2] / 2.0, cell[1] + cell[3] - 6.0);
-    session.drag(spot, spot).await;
+    session
+        .click(&format!(
+            ".fc-daygrid-day[data-date='{other}'] .fc-daygrid-day-frame"
+        ))
+        .await;
     dialog_open(&session).await;
     assert_eq!(value(&session, "ev-allday").await, json!(true));
     assert_eq!(value(&session, "ev-date").await, json!(other.to_string()));
@@ -576,28 +595,14 @@ async fn tick_a_task_and_delete_from_the_keyboard() {
 
     // Enter opens a focused event; Esc closes the dialog.
     let old_plan = ".fc-event[data-title='Old plan']";
-    session
-        .execute(
-            "document.querySelector(arguments[0]).focus()",
-            json!([old_plan]),
-        )
-        .await;
-    session.press(ENTER).await;
-    dialog_open(&session).await;
+    key_on_event(&session, old_plan, ENTER).await;
     assert_eq!(value(&session, "ev-title").await, json!("Old plan"));
     assert_eq!(session.focused_id().await, "ev-title");
     session.press(ESCAPE).await;
     dialog_closed(&session).await;
 
     // Delete on a focused event asks first; Esc keeps it, Enter deletes it.
-    session
-        .execute(
-            "document.querySelector(arguments[0]).focus()",
-            json!([old_plan]),
-        )
-        .await;
-    session.press(DELETE).await;
-    dialog_open(&session).await;
+    key_on_event(&session, old_plan, DELETE).await;
     session
         .wait_for("!document.getElementById('ev-confirm').hidden")
         .await;

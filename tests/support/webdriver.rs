@@ -390,8 +390,13 @@ impl Session {
     pub async fn drag(&self, from: (f64, f64), to: (f64, f64)) {
         let at = |(x, y): (f64, f64)| json!({ "type": "pointerMove", "duration": 100, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 });
         let mid = ((from.0 + to.0) / 2.0, (from.1 + to.1) / 2.0);
+        // Jump to `from` (a gliding move may still be under way when the
+        // button goes down, pressing somewhere on the path).
+        let mut jump = at(from);
+        jump["duration"] = json!(0);
         let actions = json!([
-            at(from),
+            jump,
+            { "type": "pause", "duration": 100 },
             { "type": "pointerDown", "button": 0 },
             { "type": "pause", "duration": 150 },
             at((from.0 + 3.0, from.1 + 3.0)),
