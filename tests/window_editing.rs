@@ -548,6 +548,41 @@ async fn drag_and_resize_rewrite_only_the_changed_keys() {
         with_lines(&moved, &[("endTime", "endTime: \"12:00\"")]),
         "byte for byte, but the end"
     );
+
+    // A move the engine refuses (the day already has a note of that name)
+    // says why and puts the event back.
+    let retro =
+        format!("---\ntitle: Retro\nallDay: false\ndate: {day}\nstartTime: \"15:00\"\n---\n");
+    std::fs::write(note_path(&instance, &format!("{day} Retro.md")), &retro).unwrap();
+    std::fs::write(
+        note_path(&instance, &format!("{to_day} Retro.md")),
+        format!("---\ntitle: Retro\nallDay: true\ndate: {to_day}\n---\n"),
+    )
+    .unwrap();
+    scroll_to(&session, "15:00:00").await;
+    let retro_css = event_in(day, "Retro");
+    session
+        .wait_for(&format!("document.querySelector(\"{retro_css}\")"))
+        .await;
+    let event = rect(&session, &retro_css).await;
+    let grab = (event[0] + event[2] / 2.0, event[1] + 4.0);
+    let target = slot_point(&session, to_day, "15:00:00", 4.0).await;
+    session.drag(grab, (target.0, grab.1)).await;
+    session
+        .wait_for("!document.getElementById('edit-hint').hidden")
+        .await;
+    let hint = session.text("#edit-hint").await;
+    assert!(
+        hint.starts_with("Could not move “Retro”:") && hint.contains("already exists"),
+        "{hint}"
+    );
+    session
+        .wait_for(&format!("document.querySelector(\"{retro_css}\")"))
+        .await;
+    assert_eq!(
+        std::fs::read_to_string(note_path(&instance, &format!("{day} Retro.md"))).unwrap(),
+        retro
+    );
     session.end().await;
 }
 
