@@ -129,7 +129,7 @@ impl Instance {
         args: &[&str],
         extra: impl IntoIterator<Item = (K, V)>,
     ) -> App {
-        self.spawn_program(env!("CARGO_BIN_EXE_almanac").as_ref(), args, extra)
+        self.spawn_program(&super::app_binary(), args, extra)
     }
 
     /// A copy of the app binary in this instance, for tests that start the
@@ -138,7 +138,7 @@ impl Instance {
     pub fn pinned_binary(&self) -> PathBuf {
         let copy = self.root().join("almanac");
         if !copy.exists() {
-            std::fs::copy(env!("CARGO_BIN_EXE_almanac"), &copy).unwrap();
+            std::fs::copy(super::app_binary(), &copy).unwrap();
         }
         copy
     }

@@ -16,6 +16,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use almanac_testkit::{PATIENCE, eventually, free_port, port_open};
 
+/// The app binary under test: `ALMANAC_TEST_BIN` when set (a private copy,
+/// for a target dir that other builds share and may overwrite mid-run),
+/// else the one cargo built for this test.
+pub fn app_binary() -> std::path::PathBuf {
+    std::env::var_os("ALMANAC_TEST_BIN")
+        .map(Into::into)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_almanac").into())
+}
+
 /// Now, in whole Unix seconds (the reminder daemon's unit).
 pub fn epoch_now() -> i64 {
     SystemTime::now()

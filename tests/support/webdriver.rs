@@ -124,7 +124,7 @@ impl Session {
             "capabilities": { "alwaysMatch": {
                 "browserName": "wry",
                 "tauri:options": {
-                    "application": env!("CARGO_BIN_EXE_almanac"),
+                    "application": super::app_binary(),
                     "args": ["--open", window],
                 },
             }}
@@ -383,6 +383,36 @@ impl Session {
         if let Err((error, message)) = pressed {
             assert_eq!(error, "no such window", "press {keys:?}: {message}");
         }
+    }
+
+    /// Drags the mouse from viewport point `from` to `to` (CSS pixels) with
+    /// real pointer input (W3C actions): press, move in steps, release.
+    pub async fn drag(&self, from: (f64, f64), to: (f64, f64)) {
+        let at = |(x, y): (f64, f64)| json!({ "type": "pointerMove", "duration": 100, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 });
+        let mid = ((from.0 + to.0) / 2.0, (from.1 + to.1) / 2.0);
+        // Jump to `from` (a gliding move may still be under way when the
+        // button goes down, pressing somewhere on the path).
+        let mut jump = at(from);
+        jump["duration"] = json!(0);
+        let actions = json!([
+            jump,
+            { "type": "pause", "duration": 100 },
+            { "type": "pointerDown", "button": 0 },
+            { "type": "pause", "duration": 150 },
+            at((from.0 + 3.0, from.1 + 3.0)),
+            at(mid),
+            at(to),
+            { "type": "pause", "duration": 150 },
+            { "type": "pointerUp", "button": 0 },
+        ]);
+        self.call(
+            reqwest::Method::POST,
+            "/actions",
+            Some(json!({ "actions": [{ "type": "pointer", "id": "mouse",
+                "parameters": { "pointerType": "mouse" }, "actions": actions }] })),
+        )
+        .await;
+        self.call(reqwest::Method::DELETE, "/actions", None).await;
     }
 
     /// The id of the focused element.

@@ -5,6 +5,7 @@
 //! - [`windows`]: opening and focusing the calendar, sidebar, reminders and
 //!   settings windows;
 //! - [`commands`]: the Tauri commands the web UI calls;
+//! - [`editing`]: the commands the calendar window edits events with;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
 //! - [`ui`] / [`consent`]: the API's window controller and consent dialog;
@@ -14,6 +15,7 @@ mod access;
 mod bridge;
 mod commands;
 mod consent;
+mod editing;
 mod tray;
 mod ui;
 mod windows;
@@ -57,6 +59,10 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::reminder_snooze,
             commands::consent_request,
             commands::consent_answer,
+            editing::event_create,
+            editing::event_update,
+            editing::event_delete,
+            editing::event_open_note,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();

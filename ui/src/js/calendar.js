@@ -1,5 +1,6 @@
 // The calendar window: month, week, day and list views over the cached
-// events. The REST route `ui/change-view` reaches it as a `change-view` event.
+// events, edited in place (calendar_editing.js, event_dialog.js). The REST
+// route `ui/change-view` reaches it as a `change-view` event.
 
 import { Calendar } from '@fullcalendar/core';
 import dayGridPlugin from '@fullcalendar/daygrid';
@@ -9,6 +10,8 @@ import listPlugin from '@fullcalendar/list';
 // machine's zone, and the user's `displayTimezone` may differ from it.
 import luxonPlugin from '@fullcalendar/luxon3';
 
+import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from './calendar_editing.js';
+import { setupEventDialog } from './event_dialog.js';
 import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { invoke, listen } from './ipc.js';
 
@@ -26,8 +29,16 @@ const settings = await invoke('settings_get');
 const requested = new URLSearchParams(location.search).get('view');
 const initialView = [requested, settings.initialView].find((v) => KNOWN_VIEWS.includes(v)) ?? VIEWS[0];
 
+const sourcesById = async () => new Map((await invoke('calendar_sources')).map((s) => [s.id, s]));
+let sources = await sourcesById();
+const zoneInput = document.getElementById('ev-timezone');
+zoneInput.placeholder = `${settings.displayTimezone} (display zone)`;
+setupEventDialog(settings.firstDay);
+
 const calendar = new Calendar(document.getElementById('calendar'), {
-  plugins: [dayGridPlugin, timeGridPlugin, listPlugin, luxonPlugin],
+  plugins: [dayGridPlugin, timeGridPlugin, listPlugin, luxonPlugin, interactionPlugin],
+  ...editingOptions(() => sources),
+  customButtons: { newEvent: newEventButton(() => calendar.getOption('timeZone'), () => sources) },
   initialView,
   // Events arrive as epoch millis, so they land at their wall time in this zone.
   timeZone: settings.displayTimezone,
@@ -35,7 +46,7 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   height: '100%',
   nowIndicator: true,
   headerToolbar: {
-    left: 'prev,next today',
+    left: 'prev,next today newEvent',
     center: 'title',
     right: VIEWS.join(','),
   },
@@ -48,9 +59,12 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   },
 });
 calendar.render();
+deleteByKey(calendar, () => sources);
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
-await listen('settings-changed', (changed) => {
+await listen('settings-changed', async (changed) => {
+  zoneInput.placeholder = `${changed.displayTimezone} (display zone)`;
+  sources = await sourcesById();
   if (changed.displayTimezone !== calendar.getOption('timeZone')) {
     calendar.setOption('timeZone', changed.displayTimezone);
   }

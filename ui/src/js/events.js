@@ -20,7 +20,8 @@ function toFullCalendar(event, colors) {
     end: timed ? (event.endMillis ?? undefined) : nextDay(event.endDate ?? event.date),
     color: colors.get(event.calendarId),
     classNames: event.completed && event.completed !== false ? ['almanac-done'] : [],
-    extendedProps: { calendarName: event.calendarName, filePath: event.filePath },
+    // The engine's event as is: the calendar window's dialog edits it.
+    extendedProps: { calendarName: event.calendarName, filePath: event.filePath, event },
   };
 }
 

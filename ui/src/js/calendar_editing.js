@@ -1,0 +1,198 @@
+// Editing in the calendar window: select a range (or click a day) to create,
+// click an event to open it, drag to move, resize to change the end, tick a
+// task's box, and the keys for all of it (Enter opens a focused event,
+// Delete asks to delete it). Writes go through the shell's editing commands.
+
+import interactionPlugin from '@fullcalendar/interaction';
+import { DateTime } from 'luxon';
+
+import { openDelete, openEvent, openNew } from './event_dialog.js';
+import { changedFrom, isDone, isTask } from './event_fields.js';
+import { invoke } from './ipc.js';
+
+export { interactionPlugin };
+
+const hint = document.getElementById('edit-hint');
+
+/** Shows (or with '' hides) the line under the toolbar that says why something did not move. */
+function showHint(message) {
+  hint.textContent = message;
+  hint.hidden = !message;
+}
+
+const engineEvent = (fcEvent) => fcEvent.extendedProps.event;
+const messageOf = (error) => error?.message ?? String(error);
+
+/** `YYYY-MM-DD` minus one day (FullCalendar's all-day ends are exclusive). */
+function previousDay(date) {
+  return DateTime.fromISO(date, { zone: 'utc' }).minus({ days: 1 }).toISODate();
+}
+
+/**
+ * The date and time keys of an event FullCalendar moved or resized, as the
+ * note writes them: wall times in the event's own zone (or else `zone`).
+ */
+function placedFields(fcEvent, event, zone) {
+  if (fcEvent.allDay) {
+    const date = fcEvent.startStr.slice(0, 10);
+    const last = fcEvent.endStr ? previousDay(fcEvent.endStr.slice(0, 10)) : date;
+    return { allDay: true, date, endDate: last > date ? last : null, startTime: null, endTime: null };
+  }
+  // `startStr` carries its offset, so it is one instant whatever the zones.
+  const wall = (iso) => DateTime.fromISO(iso, { setZone: true }).setZone(event.timezone ?? zone);
+  const start = wall(fcEvent.startStr);
+  const fields = { allDay: false, date: start.toISODate(), startTime: start.toFormat('HH:mm') };
+  if (fcEvent.end) {
+    const end = wall(fcEvent.endStr);
+    fields.endTime = end.toFormat('HH:mm');
+    fields.endDate = end.toISODate() > fields.date ? end.toISODate() : null;
+  }
+  return fields;
+}
+
+/**
+ * FullCalendar options for editing. `sources()` gives the current calendars
+ * (id → SourceInfo): feeds are read-only, and a series moves through its
+ * dialog (one occurrence or all of them), not by dragging.
+ */
+export function editingOptions(sources) {
+  const editable = (event) => sources().get(event.calendarId)?.editable ?? false;
+  const movable = (event) => editable(event) && event.type === 'single';
+  const refusal = (event) => (editable(event)
+    ? `“${event.title}” repeats: open it to move this occurrence or the whole series.`
+    : `“${event.title}” comes from a read-only calendar (a feed): it cannot be moved.`);
+
+  async function place(info) {
+    const event = engineEvent(info.event);
+    const zone = info.view.calendar.getOption('timeZone');
+    const fields = changedFrom(event, placedFields(info.event, event, zone));
+    if (!Object.keys(fields).length) return;
+    try {
+      await invoke('event_update', { id: event.id, fields });
+      showHint('');
+    } catch (error) {
+      info.revert();
+      showHint(`Could not move “${event.title}”: ${messageOf(error)}`);
+    }
+  }
+
+  /** Tick or untick a task right on the calendar. */
+  function taskBox(event) {
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.className = 'almanac-task';
+    box.checked = isDone(event);
+    box.disabled = !movable(event);
+    box.setAttribute('aria-label', `Done: ${event.title}`);
+    // The box is not a click on the event, nor the start of a drag.
+    for (const type of ['click', 'pointerdown', 'mousedown', 'keydown']) {
+      box.addEventListener(type, (e) => e.stopPropagation());
+    }
+    box.addEventListener('change', async () => {
+      try {
+        await invoke('event_update', { id: event.id, fields: { completed: box.checked } });
+        showHint('');
+      } catch (error) {
+        box.checked = !box.checked;
+        showHint(`Could not update “${event.title}”: ${messageOf(error)}`);
+      }
+    });
+    return box;
+  }
+
+  /** A drag on an event that cannot move says why instead of doing nothing. */
+  function refuseDrags(el, event) {
+    el.addEventListener('pointerdown', (down) => {
+      const moved = (move) => {
+        if (Math.hypot(move.clientX - down.clientX, move.clientY - down.clientY) > 4) {
+          showHint(refusal(event));
+          stop();
+        }
+      };
+      const stop = () => {
+        document.removeEventListener('pointermove', moved);
+        document.removeEventListener('pointerup', stop);
+      };
+      document.addEventListener('pointermove', moved);
+      document.addEventListener('pointerup', stop);
+    });
+  }
+
+  return {
+    selectable: true,
+    editable: true,
+    eventDataTransform(input) {
+      const event = input.extendedProps.event;
+      const classNames = [...(input.classNames ?? [])];
+      if (!editable(event)) classNames.push('almanac-readonly');
+      return { ...input, editable: movable(event), classNames };
+    },
+    select(info) {
+      const calendarId = [...sources().values()].find((s) => s.editable)?.id;
+      info.view.calendar.unselect();
+      if (info.allDay) {
+        const date = info.startStr.slice(0, 10);
+        const last = previousDay(info.endStr.slice(0, 10));
+        openNew({ calendarId, date, endDate: last > date ? last : null, allDay: true });
+      } else {
+        const endDate = info.endStr.slice(0, 10);
+        openNew({
+          calendarId,
+          date: info.startStr.slice(0, 10),
+          endDate: endDate > info.startStr.slice(0, 10) ? endDate : null,
+          startTime: info.startStr.slice(11, 16),
+          endTime: info.endStr.slice(11, 16),
+          allDay: false,
+        });
+      }
+    },
+    eventClick(info) {
+      info.jsEvent.preventDefault();
+      const event = engineEvent(info.event);
+      openEvent(event, !editable(event));
+    },
+    eventDrop: place,
+    eventResize: place,
+    eventDidMount(info) {
+      const event = engineEvent(info.event);
+      info.el.dataset.eventId = info.event.id;
+      info.el.dataset.title = event.title;
+      if (!movable(event)) {
+        info.el.title = refusal(event);
+        info.el.setAttribute('aria-description', refusal(event));
+        refuseDrags(info.el, event);
+      }
+      const title = info.el.querySelector('.fc-event-title, .fc-list-event-title');
+      if (isTask(event) && title) title.prepend(taskBox(event));
+    },
+  };
+}
+
+/** Delete on a focused event asks to delete it (Enter opens it: FullCalendar's own). */
+export function deleteByKey(calendar, sources) {
+  calendar.el.addEventListener('keydown', (e) => {
+    const el = e.target.closest?.('.fc-event');
+    if (e.key !== 'Delete' || !el) return;
+    const fcEvent = calendar.getEventById(el.dataset.eventId);
+    if (!fcEvent) return;
+    e.preventDefault();
+    const event = engineEvent(fcEvent);
+    if (sources().get(event.calendarId)?.editable) {
+      openDelete(event);
+    } else {
+      showHint(`“${event.title}” comes from a read-only calendar (a feed): it cannot be deleted.`);
+    }
+  });
+}
+
+/** The toolbar's "New event" button: an all-day event today in the calendar's zone (`zone()`). */
+export function newEventButton(zone, sources) {
+  return {
+    text: 'New event',
+    hint: 'Create an event',
+    click() {
+      const calendarId = [...sources().values()].find((s) => s.editable)?.id;
+      openNew({ calendarId, date: DateTime.now().setZone(zone()).toISODate(), allDay: true });
+    },
+  };
+}
