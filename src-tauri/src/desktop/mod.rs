@@ -4,7 +4,7 @@
 //! - [`tray`]: the tray icon and its menu;
 //! - [`windows`]: opening and focusing the calendar, sidebar, reminders and
 //!   settings windows;
-//! - [`commands`]: the Tauri commands the web UI calls;
+//! - [`commands`], [`settings_commands`]: the Tauri commands the web UI calls;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
 //! - [`ui`] / [`consent`]: the API's window controller and consent dialog;
@@ -14,6 +14,7 @@ mod access;
 mod bridge;
 mod commands;
 mod consent;
+mod settings_commands;
 mod tray;
 mod ui;
 mod windows;
@@ -40,6 +41,8 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
     let request_access = args.request_access.clone();
     let app = tauri::Builder::default()
         .plugin(single_instance(&paths))
+        // The settings window's vault folder picker.
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(tauri::generate_handler![
             commands::settings_get,
             commands::settings_update,
@@ -57,6 +60,9 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::reminder_snooze,
             commands::consent_request,
             commands::consent_answer,
+            settings_commands::time_zones,
+            settings_commands::vault_import_offer,
+            settings_commands::vault_import_apply,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
