@@ -52,6 +52,9 @@ pub struct Settings {
     pub calendar_sources: Vec<CalendarSource>,
     /// Reminder daemon options.
     pub reminders: ReminderSettings,
+    /// The vault's name in `obsidian://open?vault=<name>` links; `null` means
+    /// the vault folder's name (see [`Settings::vault_name`]).
+    pub vault_name: Option<String>,
 }
 
 /// One configured calendar source.
@@ -111,7 +114,24 @@ pub struct ReminderSettings {
     pub update_feed_url: Option<String>,
     /// Opt-in release awareness; off by default (no network unless asked).
     pub check_updates: bool,
+    /// Notes with an explicit `notify: {value}` remind, read from the vault.
+    pub vault_reminders: bool,
+    /// Vault events without `notify` remind `default_minutes` before they
+    /// start. Off until the user turns it on.
+    pub default_reminders: bool,
+    /// Minutes before the start for default reminders (0 to 10080, a week).
+    pub default_minutes: u32,
+    /// How many days ahead vault reminders are derived (1 to 366); the set
+    /// rolls forward with the clock.
+    pub horizon_days: u32,
 }
+
+/// The Full Calendar plugin's own `defaultReminderMinutes` default.
+pub const DEFAULT_REMINDER_MINUTES: u32 = 10;
+/// The largest `reminders.defaultMinutes`: a week.
+pub const MAX_DEFAULT_MINUTES: u32 = 7 * 24 * 60;
+/// The range of `reminders.horizonDays`.
+pub const HORIZON_DAYS: std::ops::RangeInclusive<u32> = 1..=366;
 
 impl Default for ReminderSettings {
     fn default() -> Self {
@@ -122,6 +142,10 @@ impl Default for ReminderSettings {
             allowed_schemes: defaults::allowed_schemes(),
             update_feed_url: None,
             check_updates: false,
+            vault_reminders: true,
+            default_reminders: false,
+            default_minutes: DEFAULT_REMINDER_MINUTES,
+            horizon_days: 30,
         }
     }
 }
@@ -148,6 +172,7 @@ impl Default for Settings {
                 },
             }],
             reminders: ReminderSettings::default(),
+            vault_name: None,
         }
     }
 }
@@ -207,6 +232,36 @@ impl Settings {
             return Err(invalid(
                 "reminders.daemonPort",
                 format!("{} is outside {MIN_PORT}-65535", self.reminders.daemon_port),
+            ));
+        }
+        if self.reminders.default_minutes > MAX_DEFAULT_MINUTES {
+            return Err(invalid(
+                "reminders.defaultMinutes",
+                format!(
+                    "{} is outside 0-{MAX_DEFAULT_MINUTES}",
+                    self.reminders.default_minutes
+                ),
+            ));
+        }
+        if !HORIZON_DAYS.contains(&self.reminders.horizon_days) {
+            return Err(invalid(
+                "reminders.horizonDays",
+                format!(
+                    "{} is outside {}-{}",
+                    self.reminders.horizon_days,
+                    HORIZON_DAYS.start(),
+                    HORIZON_DAYS.end()
+                ),
+            ));
+        }
+        if self
+            .vault_name
+            .as_ref()
+            .is_some_and(|name| name.trim().is_empty())
+        {
+            return Err(invalid(
+                "vaultName",
+                "must not be empty (null means the vault folder's name)".to_string(),
             ));
         }
         if self.display_timezone.parse::<chrono_tz::Tz>().is_err() {
@@ -271,6 +326,18 @@ impl Settings {
             }
         }
         Ok(())
+    }
+
+    /// The vault's name for `obsidian://` links: `vaultName` when set, else
+    /// the vault folder's name, as Obsidian names a vault.
+    pub fn vault_name(&self) -> String {
+        if let Some(name) = &self.vault_name {
+            return name.clone();
+        }
+        self.vault_path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 
     /// Whether the calendar engine would read both settings the same way
@@ -630,6 +697,64 @@ mod tests {
                 "directory": "x"}], "initialView": "timeGridWeek"}),
             )
             .unwrap();
+    }
+
+    #[test]
+    fn vault_reminder_keys_default_and_bounds() {
+        let (dir, store) = store();
+        let raw: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("settings.json")).unwrap())
+                .unwrap();
+        assert_eq!(raw["reminders"]["vaultReminders"], true);
+        assert_eq!(raw["reminders"]["defaultReminders"], false);
+        assert_eq!(raw["reminders"]["defaultMinutes"], 10);
+        assert_eq!(raw["reminders"]["horizonDays"], 30);
+        assert_eq!(raw["vaultName"], Value::Null);
+        for (patch, named) in [
+            (
+                json!({"reminders": {"defaultMinutes": 10081}}),
+                "reminders.defaultMinutes",
+            ),
+            (json!({"reminders": {"defaultMinutes": -1}}), "reminders"),
+            (
+                json!({"reminders": {"horizonDays": 0}}),
+                "reminders.horizonDays",
+            ),
+            (
+                json!({"reminders": {"horizonDays": 367}}),
+                "reminders.horizonDays",
+            ),
+            (json!({"reminders": {"vaultReminders": "yes"}}), "reminders"),
+            (json!({"vaultName": ""}), "vaultName"),
+            (json!({"vaultName": 3}), "vaultName"),
+        ] {
+            let err = store.update(Actor::User, &patch).unwrap_err().to_string();
+            assert!(err.contains(named), "{patch} → {err}");
+        }
+        let next = store
+            .update(
+                Actor::User,
+                &json!({"reminders": {"defaultMinutes": 10080, "horizonDays": 366,
+                    "defaultReminders": true}, "vaultName": "Work"}),
+            )
+            .unwrap();
+        assert_eq!(next.reminders.default_minutes, 10080);
+        assert_eq!(next.reminders.horizon_days, 366);
+        assert!(next.reminders.default_reminders);
+        assert_eq!(next.vault_name(), "Work");
+    }
+
+    #[test]
+    fn the_vault_name_defaults_to_the_vault_folder() {
+        let settings = Settings {
+            vault_path: PathBuf::from("/home/me/My Vault"),
+            ..Settings::default()
+        };
+        assert_eq!(settings.vault_name(), "My Vault");
+        let named = settings.patched(&json!({"vaultName": "Other"})).unwrap();
+        assert_eq!(named.vault_name(), "Other");
+        let unnamed = named.patched(&json!({"vaultName": null})).unwrap();
+        assert_eq!(unnamed.vault_name(), "My Vault");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! | key                                   | class      | who may change it                 |
 //! |---------------------------------------|------------|-----------------------------------|
 //! | `displayTimezone`, `initialView`, `firstDay` | display | `settings:write`              |
-//! | `vaultPath`, `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*` | privileged | `system:full-access` |
+//! | `vaultPath`, `vaultName`, `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*` | privileged | `system:full-access` |
 //! | `calendarSources[].allowPrivateNetwork` (set, or a flagged source's URL changed) | user only | the desktop UI or the settings file |
 //!
 //! A key counts as changed when the value sent differs from the current one
@@ -51,11 +51,13 @@ impl SettingClass {
 
 /// Every top-level setting and its class; `reminders` stands for each of its
 /// keys. The one place the classification is stated.
-pub const CLASSES: [(&str, SettingClass); 8] = [
+pub const CLASSES: [(&str, SettingClass); 9] = [
     ("displayTimezone", SettingClass::Display),
     ("initialView", SettingClass::Display),
     ("firstDay", SettingClass::Display),
     ("vaultPath", SettingClass::Privileged),
+    // The vault name goes into the `obsidian://` links reminders open.
+    ("vaultName", SettingClass::Privileged),
     ("calendarSources", SettingClass::Privileged),
     ("restServerEnabled", SettingClass::Privileged),
     ("localServerPort", SettingClass::Privileged),
@@ -236,6 +238,23 @@ mod tests {
             (
                 json!({"firstDay": 1, "reminders": {"updateFeedUrl": "http://x"}}),
                 "reminders.updateFeedUrl",
+            ),
+            (json!({"vaultName": "Other"}), "vaultName"),
+            (
+                json!({"reminders": {"vaultReminders": false}}),
+                "reminders.vaultReminders",
+            ),
+            (
+                json!({"reminders": {"defaultReminders": true}}),
+                "reminders.defaultReminders",
+            ),
+            (
+                json!({"reminders": {"defaultMinutes": 5}}),
+                "reminders.defaultMinutes",
+            ),
+            (
+                json!({"reminders": {"horizonDays": 7}}),
+                "reminders.horizonDays",
             ),
         ] {
             let refusal = writer.may_patch(&current, &patch).unwrap_err();
