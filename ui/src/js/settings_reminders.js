@@ -35,7 +35,8 @@ for (const [id, key] of Object.entries(SWITCHES)) {
       flashSaved('reminders-message');
     } catch (refusal) {
       input.checked = !wanted;
-      $('reminders-message').className = 'error';
+      $('reminders-message').classList.remove('ok');
+      $('reminders-message').classList.add('error');
       $('reminders-message').textContent = refusal.message;
     }
   });

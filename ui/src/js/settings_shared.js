@@ -41,7 +41,8 @@ export function clearFieldError(id) {
 /** A short "Saved" that fades from a status line after a moment. */
 export function flashSaved(id, text = 'Saved') {
   const status = $(id);
-  status.className = 'ok';
+  status.classList.remove('error');
+  status.classList.add('ok');
   status.textContent = text;
   clearTimeout(status.savedTimer);
   status.savedTimer = setTimeout(() => {

@@ -109,7 +109,8 @@ async function offerImport(path) {
   try {
     offer = await invoke('vault_import_offer', { path });
   } catch (error) {
-    $('vault-message').className = 'error';
+    $('vault-message').classList.remove('ok');
+    $('vault-message').classList.add('error');
     $('vault-message').textContent = `Full Calendar settings were found but cannot be read: ${errorText(error)}`;
     return;
   }
