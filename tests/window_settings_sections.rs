@@ -39,7 +39,10 @@ async fn settings_file_where(instance: &Instance, what: &str, check: impl Fn(&Va
 async fn api_titles(instance: &Instance, secret: &str) -> Vec<String> {
     let today = today();
     let answer: Value = reqwest::Client::new()
-        .get(format!("{}/events?start={today}&end={today}", instance.api()))
+        .get(format!(
+            "{}/events?start={today}&end={today}",
+            instance.api()
+        ))
         .bearer_auth(secret)
         .send()
         .await
@@ -112,7 +115,11 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
     assert_eq!(session.focused_id().await, "tab-calendars");
     let listed = session.text("#calendar-list").await;
     assert!(listed.contains("Notes folder events"), "{listed}");
-    assert!(!api_titles(&instance, &secret).await.contains(&"Design review".to_string()));
+    assert!(
+        !api_titles(&instance, &secret)
+            .await
+            .contains(&"Design review".to_string())
+    );
 
     // Errors from the core, each next to its field, and nothing saved.
     let before = settings_file(&instance);
@@ -152,7 +159,11 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
     session.click("#add-submit").await;
     let error = message(&session, "add-heading-error").await;
     assert!(error.contains("heading"), "{error}");
-    assert_eq!(settings_file(&instance), before, "a refused change wrote nothing");
+    assert_eq!(
+        settings_file(&instance),
+        before,
+        "a refused change wrote nothing"
+    );
 
     // Add a notes folder: the settings file has it and its notes are served.
     session
@@ -338,7 +349,10 @@ async fn choosing_a_vault_offers_the_plugin_import() {
         "Default reminder, minutes before: 15",
         "Default reminder for every event: on",
     ] {
-        assert!(offer.contains(expected), "{expected:?} missing from {offer}");
+        assert!(
+            offer.contains(expected),
+            "{expected:?} missing from {offer}"
+        );
     }
     assert_eq!(session.focused_id().await, "import-confirm");
     // Nothing is imported before the user confirms.
@@ -554,7 +568,10 @@ async fn reminder_settings_persist_and_refuse_bad_values() {
 
     retype(&session, "#horizon-days", "90").await;
     session.press(ENTER).await;
-    settings_file_where(&instance, "90 days", |s| s["reminders"]["horizonDays"] == 90).await;
+    settings_file_where(&instance, "90 days", |s| {
+        s["reminders"]["horizonDays"] == 90
+    })
+    .await;
     retype(&session, "#grace-hours", "6").await;
     session.press(ENTER).await;
     settings_file_where(&instance, "6 hours", |s| {

@@ -76,9 +76,7 @@ pub async fn vault_import_offer(
         Err(OnboardingError::NoPluginSettings(_)) => return Ok(None),
         Err(error) => return Err(error.to_string()),
     };
-    let applicable = plan
-        .settings_patch(&services.core.settings.get())
-        .is_some();
+    let applicable = plan.settings_patch(&services.core.settings.get()).is_some();
     Ok(Some(ImportOffer { plan, applicable }))
 }
 
