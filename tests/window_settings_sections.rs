@@ -14,6 +14,7 @@ use support::webdriver::{Session, Theme};
 const TAB: &str = "\u{E004}";
 const ENTER: &str = "\u{E007}";
 const HOME: &str = "\u{E011}";
+const BACKSPACE: &str = "\u{E003}";
 
 fn today() -> String {
     chrono::Utc::now().format("%Y-%m-%d").to_string()
@@ -61,6 +62,18 @@ async fn api_titles(instance: &Instance, secret: &str) -> Vec<String> {
 /// Replaces the text of the input matching `css` by typing `text`, as a user
 /// would after selecting the old text.
 async fn retype(session: &Session, css: &str, text: &str) {
+    if text.is_empty() {
+        // Select the text and delete it with the keyboard: a real edit, so
+        // leaving the field commits it (fires `change`).
+        session
+            .execute(
+                "const input = document.querySelector(arguments[0]); input.focus(); input.select();",
+                json!([css]),
+            )
+            .await;
+        session.press(BACKSPACE).await;
+        return;
+    }
     session
         .execute(
             "const input = document.querySelector(arguments[0]); input.value = ''; input.focus(); \
@@ -68,13 +81,46 @@ async fn retype(session: &Session, css: &str, text: &str) {
             json!([css]),
         )
         .await;
-    if !text.is_empty() {
-        session.type_into(css, text).await;
-    }
+    session.type_into(css, text).await;
+}
+
+/// Replaces the text of the input matching `css` and presses Enter.
+async fn submit(session: &Session, css: &str, text: &str) {
+    retype(session, css, text).await;
+    session.press(ENTER).await;
+}
+
+/// Chooses `value` in the select matching `css` as its popup menu would (a
+/// click opens GTK's native menu, which WebDriver cannot drive).
+async fn choose(session: &Session, css: &str, value: &str) {
+    session
+        .execute(
+            "const select = document.querySelector(arguments[0]); select.value = arguments[1]; \
+             select.dispatchEvent(new Event('change'));",
+            json!([css, value]),
+        )
+        .await;
+}
+
+/// The DOM property `name` of the element `id`.
+async fn property(session: &Session, id: &str, name: &str) -> Value {
+    session
+        .execute(
+            "return document.getElementById(arguments[0])[arguments[1]]",
+            json!([id, name]),
+        )
+        .await
 }
 
 /// Opens a section by its tab.
 async fn open_section(session: &Session, section: &str) {
+    let page = session
+        .execute("return location.pathname + ' ' + document.title", json!([]))
+        .await;
+    assert!(
+        page.as_str().unwrap().starts_with("/settings.html"),
+        "{page}"
+    );
     session.click(&format!("#tab-{section}")).await;
     session
         .wait_for(&format!(
@@ -132,13 +178,7 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
     session.click("#add-submit").await;
     let error = message(&session, "add-directory-error").await;
     assert!(error.contains("leaves the vault"), "{error}");
-    session
-        .execute(
-            "const type = document.getElementById('add-type'); type.value = 'ical'; \
-             type.dispatchEvent(new Event('change'));",
-            json!([]),
-        )
-        .await;
+    choose(&session, "#add-type", "ical").await;
     session.click("#add-submit").await;
     let error = message(&session, "add-url-error").await;
     assert!(error.contains("address of the ICS feed"), "{error}");
@@ -149,30 +189,18 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
     let error = message(&session, "add-url-error").await;
     assert!(error.contains("is not an http(s) address"), "{error}");
     assert!(!error.contains('{'), "no JSON in errors: {error}");
-    session
-        .execute(
-            "const type = document.getElementById('add-type'); type.value = 'dailynote'; \
-             type.dispatchEvent(new Event('change'));",
-            json!([]),
-        )
-        .await;
+    choose(&session, "#add-type", "dailynote").await;
     session.click("#add-submit").await;
     let error = message(&session, "add-heading-error").await;
     assert!(error.contains("heading"), "{error}");
     assert_eq!(
-        settings_file(&instance),
-        before,
-        "a refused change wrote nothing"
+        settings_file(&instance)["calendarSources"],
+        before["calendarSources"],
+        "a refused change saved nothing"
     );
 
     // Add a notes folder: the settings file has it and its notes are served.
-    session
-        .execute(
-            "const type = document.getElementById('add-type'); type.value = 'local'; \
-             type.dispatchEvent(new Event('change'));",
-            json!([]),
-        )
-        .await;
+    choose(&session, "#add-type", "local").await;
     retype(&session, "#add-directory", "work").await;
     session.click("#add-submit").await;
     session
@@ -194,8 +222,22 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
         .wait_for("document.querySelector(\"li[data-calendar-id='local_1'] .calendar-count\").textContent === '1 event'")
         .await;
 
-    // Rename (typed, committed by leaving the field) and recolour.
+    // Rename (typed, committed by leaving the field) and recolour; a name
+    // left empty is refused in the row and the old one comes back.
     let row = "li[data-calendar-id='local_1']";
+    retype(&session, &format!("{row} .calendar-name"), "").await;
+    session.press(TAB).await;
+    let error = session
+        .wait_for(&format!(
+            "document.querySelector(\"{row} .field-error\").textContent"
+        ))
+        .await;
+    assert!(error.as_str().unwrap().contains("needs a name"), "{error}");
+    session
+        .wait_for(&format!(
+            "document.querySelector(\"{row} .calendar-name\").value === 'Work'"
+        ))
+        .await;
     retype(&session, &format!("{row} .calendar-name"), "Office").await;
     session.press(TAB).await;
     settings_file_where(&instance, "the new name", |s| {
@@ -308,6 +350,14 @@ async fn choosing_a_vault_offers_the_plugin_import() {
     let obsidian = snapshot(&vault.join(".obsidian"));
     let session = Session::start(&instance, "settings", Theme::Light).await;
     open_section(&session, "vault").await;
+    let picker = session
+        .execute("return typeof window.__TAURI__.dialog?.open", json!([]))
+        .await;
+    assert_eq!(
+        picker,
+        json!("function"),
+        "the folder picker's API is there"
+    );
     assert_eq!(
         session.text("#vault-current").await,
         instance.vault().display().to_string()
@@ -319,8 +369,7 @@ async fn choosing_a_vault_offers_the_plugin_import() {
     session.click("#vault-use").await;
     let error = message(&session, "vault-path-error").await;
     assert!(error.contains("cannot be opened"), "{error}");
-    retype(&session, "#vault-path", "notes").await;
-    session.press(ENTER).await;
+    submit(&session, "#vault-path", "notes").await;
     let error = session
         .wait_for("document.getElementById('vault-path-error').textContent.includes('absolute')")
         .await;
@@ -396,16 +445,12 @@ async fn choosing_a_vault_offers_the_plugin_import() {
     session.type_into("#vault-name", "Team").await;
     session.click("#vault-name-save").await;
     settings_file_where(&instance, "the vault name", |s| s["vaultName"] == "Team").await;
-    retype(&session, "#vault-name", "").await;
-    session.press(ENTER).await;
+    submit(&session, "#vault-name", "").await;
     settings_file_where(&instance, "no vault name", |s| s["vaultName"].is_null()).await;
-    let placeholder = session
-        .execute(
-            "return document.getElementById('vault-name').placeholder",
-            json!([]),
-        )
-        .await;
-    assert_eq!(placeholder, json!("Team vault"));
+    assert_eq!(
+        property(&session, "vault-name", "placeholder").await,
+        json!("Team vault")
+    );
     session.end().await;
 }
 
@@ -486,19 +531,24 @@ async fn time_zone_and_first_day_drive_the_calendar() {
         .await;
     assert!(count.as_u64().unwrap() > 400, "{count}");
 
-    // First day: Monday. (A click would open GTK's native popup menu, which
-    // WebDriver cannot drive: the option is chosen as the menu would.)
-    session
-        .execute(
-            "const select = document.getElementById('first-day'); select.value = '1'; \
-             select.dispatchEvent(new Event('change'));",
-            json!([]),
-        )
-        .await;
+    // First day: Monday.
+    choose(&session, "#first-day", "1").await;
     settings_file_where(&instance, "Monday first", |s| s["firstDay"] == 1).await;
 
     // The calendar follows both, without a reload.
     session.switch_to_window(&calendar).await;
+    // Only the settings window may open the folder picker.
+    let refused = session
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             window.__TAURI__.core.invoke('plugin:dialog|open', { options: { directory: true } })
+               .then(() => done('opened'), (e) => done(String(e)));",
+        )
+        .await;
+    assert!(
+        refused.as_str().unwrap().contains("not allowed"),
+        "{refused}"
+    );
     session
         .wait_for(&format!("{EVENT_TIME} === '10:00 - 10:30'"))
         .await;
@@ -514,26 +564,22 @@ async fn reminder_settings_persist_and_refuse_bad_values() {
     let session = Session::start(&instance, "settings", Theme::Dark).await;
     open_section(&session, "reminders").await;
     let reminders = |s: &Value| s["reminders"].clone();
-    let on = session
-        .execute(
-            "return document.getElementById('vault-reminders').checked",
-            json!([]),
-        )
-        .await;
-    assert_eq!(on, json!(true), "vault reminders are on by default");
+    assert_eq!(
+        property(&session, "vault-reminders", "checked").await,
+        json!(true),
+        "vault reminders are on by default"
+    );
 
     session.click("#vault-reminders").await;
     settings_file_where(&instance, "vault reminders off", |s| {
         s["reminders"]["vaultReminders"] == false
     })
     .await;
-    let disabled = session
-        .execute(
-            "return document.getElementById('default-minutes').disabled",
-            json!([]),
-        )
-        .await;
-    assert_eq!(disabled, json!(true), "minutes wait for default reminders");
+    assert_eq!(
+        property(&session, "default-minutes", "disabled").await,
+        json!(true),
+        "minutes wait for default reminders"
+    );
     session.click("#default-reminders").await;
     settings_file_where(&instance, "default reminders on", |s| {
         s["reminders"]["defaultReminders"] == true
@@ -542,38 +588,32 @@ async fn reminder_settings_persist_and_refuse_bad_values() {
     session
         .wait_for("!document.getElementById('default-minutes').disabled")
         .await;
-    retype(&session, "#default-minutes", "25").await;
-    session.press(ENTER).await;
+    submit(&session, "#default-minutes", "25").await;
     settings_file_where(&instance, "25 minutes", |s| {
         s["reminders"]["defaultMinutes"] == 25
     })
     .await;
 
     // Out of range: the core's reason next to the field, nothing written.
-    retype(&session, "#horizon-days", "400").await;
-    session.press(ENTER).await;
+    submit(&session, "#horizon-days", "400").await;
     let error = message(&session, "horizon-days-error").await;
     assert!(error.contains("outside 1-366"), "{error}");
-    retype(&session, "#default-minutes", "99999").await;
-    session.press(ENTER).await;
+    submit(&session, "#default-minutes", "99999").await;
     let error = message(&session, "default-minutes-error").await;
     assert!(error.contains("outside 0-10080"), "{error}");
-    retype(&session, "#grace-hours", "two").await;
-    session.press(ENTER).await;
+    submit(&session, "#grace-hours", "two").await;
     let error = message(&session, "grace-hours-error").await;
     assert_eq!(error, "Enter a whole number.");
     let saved = reminders(&settings_file(&instance));
     assert_eq!(saved["horizonDays"], 30);
     assert_eq!(saved["defaultMinutes"], 25);
 
-    retype(&session, "#horizon-days", "90").await;
-    session.press(ENTER).await;
+    submit(&session, "#horizon-days", "90").await;
     settings_file_where(&instance, "90 days", |s| {
         s["reminders"]["horizonDays"] == 90
     })
     .await;
-    retype(&session, "#grace-hours", "6").await;
-    session.press(ENTER).await;
+    submit(&session, "#grace-hours", "6").await;
     settings_file_where(&instance, "6 hours", |s| {
         s["reminders"]["graceWindowHours"] == 6
     })

@@ -42,25 +42,32 @@ function countText(id) {
   return known.eventCount === 1 ? '1 event' : `${known.eventCount} events`;
 }
 
-/** Saves `next` as the calendar sources; the row's error slot shows a refusal. */
+/**
+ * Saves `next` as the calendar sources; `errorSlot` shows a refusal. Returns
+ * whether it was saved.
+ */
 async function saveSources(next, errorSlot) {
   errorSlot.textContent = '';
   try {
     show(await saveSettings({ calendarSources: next }));
+    return true;
   } catch (refusal) {
     errorSlot.textContent = refusal.message;
-    render(); // back to what the settings hold
+    return false;
   }
 }
 
-function row(source, index) {
+/** A source's row: its element and the parts a refresh updates in place. */
+function buildRow(source, index) {
   const error = el('span', { class: 'field-error', role: 'alert' });
   const replace = (changes) => sources.map((s, i) => (i === index ? { ...s, ...changes } : s));
   const color = el('input', {
     type: 'color',
     class: 'calendar-color',
     value: hexColor(source.color),
-    onchange: (event) => saveSources(replace({ color: event.target.value }), error),
+    onchange: async () => {
+      if (!(await saveSources(replace({ color: color.value }), error))) color.value = hexColor(source.color);
+    },
   });
   color.setAttribute('aria-label', `Colour of ${source.name}`);
   const name = el('input', {
@@ -68,37 +75,54 @@ function row(source, index) {
     class: 'calendar-name',
     value: source.name,
     maxLength: 100,
-    onchange: (event) => saveSources(replace({ name: event.target.value.trim() }), error),
+    onchange: async () => {
+      if (!(await saveSources(replace({ name: name.value.trim() }), error))) name.value = source.name;
+    },
   });
   name.setAttribute('aria-label', `Name of ${source.name}`);
   const remove = el('button', { type: 'button', class: 'danger remove', onclick: () => askRemove(source) }, 'Remove');
   remove.setAttribute('aria-label', `Remove ${source.name}`);
-  const problem = info.get(source.id)?.lastError;
-  return el(
+  const count = el('span', { class: 'muted calendar-count' });
+  const problem = el('span', { class: 'error calendar-problem' });
+  const node = el(
     'li',
     { class: 'calendar-item', dataset: { calendarId: source.id } },
     color,
-    el(
-      'div',
-      { class: 'calendar-main' },
-      name,
-      el('span', { class: 'muted calendar-where' }, whereText(source)),
-      el('span', { class: 'muted calendar-count' }, countText(source.id)),
-      problem ? el('span', { class: 'error calendar-problem' }, problem) : null,
-      error,
-    ),
+    el('div', { class: 'calendar-main' }, name, el('span', { class: 'muted calendar-where' }, whereText(source)), count, problem, error),
     remove,
   );
+  return { key: JSON.stringify([index, source]), node, count, problem };
 }
 
+// Rows by source id. A row is rebuilt only when its source changed, so a
+// refresh (event counts change with every vault edit) never replaces the
+// element under the user's pointer or cursor.
+const rows = new Map();
+const empty = el('li', { class: 'muted' }, 'No calendars yet: add one below.');
+
 function render() {
-  // A live update must not pull a name out from under the user's cursor.
+  // A changed name must not be pulled out from under the user's cursor.
   if (list.contains(document.activeElement) && document.activeElement.type === 'text') {
     document.activeElement.addEventListener('blur', render, { once: true });
     return;
   }
-  list.replaceChildren(...sources.map(row));
-  if (!sources.length) list.append(el('li', { class: 'muted' }, 'No calendars yet: add one below.'));
+  const nodes = sources.map((source, index) => {
+    let row = rows.get(source.id);
+    if (row?.key !== JSON.stringify([index, source])) {
+      row = buildRow(source, index);
+      rows.set(source.id, row);
+    }
+    row.count.textContent = countText(source.id);
+    row.problem.textContent = info.get(source.id)?.lastError ?? '';
+    row.problem.hidden = !row.problem.textContent;
+    return row.node;
+  });
+  for (const id of rows.keys()) {
+    if (!sources.some((source) => source.id === id)) rows.delete(id);
+  }
+  if (!nodes.length) nodes.push(empty);
+  const same = nodes.length === list.children.length && nodes.every((node, i) => list.children[i] === node);
+  if (!same) list.replaceChildren(...nodes);
 }
 
 /** Shows the settings' calendar sources. */
