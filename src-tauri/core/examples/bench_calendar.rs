@@ -14,12 +14,13 @@
 
 #[path = "support/vault_gen.rs"]
 mod vault_gen;
+#[path = "support/vault_settings.rs"]
+mod vault_settings;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use almanac_core::calendar::{Calendar, EventQuery};
-use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 
 fn vm_hwm_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -30,33 +31,6 @@ fn vm_hwm_kib() -> u64 {
                 .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         })
         .unwrap_or(0)
-}
-
-fn settings(vault: &Path) -> Settings {
-    Settings {
-        vault_path: vault.to_path_buf(),
-        display_timezone: "Europe/Berlin".into(),
-        calendar_sources: vec![
-            CalendarSource {
-                id: "local".into(),
-                name: "Events".into(),
-                color: "#3788d8".into(),
-                kind: SourceKind::FullNote {
-                    directory: "events".into(),
-                },
-            },
-            CalendarSource {
-                id: "daily".into(),
-                name: "Journal".into(),
-                color: "#d83788".into(),
-                kind: SourceKind::DailyNote {
-                    directory: "journal".into(),
-                    heading: "Events".into(),
-                },
-            },
-        ],
-        ..Settings::default()
-    }
 }
 
 /// Baseline: walk the folders and read every file, no parsing.
@@ -127,7 +101,7 @@ fn main() {
     let data = tempfile::tempdir().unwrap();
     let paths = almanac_testkit::paths_in(data.path());
     let started = Instant::now();
-    let calendar = Calendar::open(&settings(&dir), &paths);
+    let calendar = Calendar::open(&vault_settings::settings(&dir), &paths);
     let index = started.elapsed();
     let stats = calendar.stats();
     println!(

@@ -11,6 +11,7 @@ use crate::events::EventBus;
 use crate::paths::Paths;
 use crate::settings::{SettingsError, SettingsStore};
 use crate::tokens::{self, SecretStore, TokenError, TokenStore};
+use crate::vault_reminders::{self, VaultReminders};
 
 /// Why an instance could not start.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +36,7 @@ pub struct Core {
     /// Holds the calendar plugin under [`PLUGIN_ID`].
     pub registry: Registry,
     plugin: Arc<CalendarPlugin>,
+    vault_reminders: tokio::sync::watch::Receiver<Arc<VaultReminders>>,
 }
 
 impl Core {
@@ -58,18 +60,21 @@ impl Core {
         let opening = paths.clone();
         let events = EventBus::default();
         let bus = events.clone();
-        let (settings, calendar, tokens) = tokio::task::spawn_blocking(move || {
-            let settings =
-                Arc::new(SettingsStore::open(&opening.settings_file())?.publishing_to(bus.clone()));
-            let calendar = Calendar::open_publishing(&settings.get(), &opening, bus.clone());
-            let tokens = Arc::new(
-                TokenStore::open(opening.tokens_file(), secrets, Arc::new(SystemClock))?
-                    .publishing_to(bus),
-            );
-            Ok::<_, CoreError>((settings, calendar, tokens))
-        })
-        .await
-        .map_err(|e| CoreError::Startup(e.to_string()))??;
+        let (settings, calendar, tokens, vault_reminders) =
+            tokio::task::spawn_blocking(move || {
+                let settings = Arc::new(
+                    SettingsStore::open(&opening.settings_file())?.publishing_to(bus.clone()),
+                );
+                let calendar = Calendar::open_publishing(&settings.get(), &opening, bus.clone());
+                let vault_reminders = vault_reminders::start(&calendar, &settings);
+                let tokens = Arc::new(
+                    TokenStore::open(opening.tokens_file(), secrets, Arc::new(SystemClock))?
+                        .publishing_to(bus),
+                );
+                Ok::<_, CoreError>((settings, calendar, tokens, vault_reminders))
+            })
+            .await
+            .map_err(|e| CoreError::Startup(e.to_string()))??;
         calendar.follow(&settings);
         tokens::spawn_last_used_writer(&tokens, tokens::DEFAULT_DEBOUNCE);
         tokens::spawn_keyring_retry(&tokens);
@@ -91,7 +96,14 @@ impl Core {
             events,
             registry,
             plugin,
+            vault_reminders,
         })
+    }
+
+    /// The current set of vault reminders, following vault edits, settings
+    /// changes and the clock (see [`crate::vault_reminders`]).
+    pub fn vault_reminders(&self) -> tokio::sync::watch::Receiver<Arc<VaultReminders>> {
+        self.vault_reminders.clone()
     }
 
     /// The calendar plugin (the same object the registry holds).

@@ -14,6 +14,8 @@
 //!   queries, writes, and the file watcher.
 //! - [`onboarding`]: the import plan from the Full Calendar plugin's settings
 //!   in a vault (`almanac --vault`); reads `.obsidian`, never writes it.
+//! - [`vault_reminders`]: the reminders derived from the vault's notes
+//!   (`notify`, default minutes), kept fresh incrementally.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`tokens`]: personal access tokens — scopes, secrets in the OS keyring,
@@ -58,4 +60,5 @@ pub mod paths;
 pub mod rest;
 pub mod settings;
 pub mod tokens;
+pub mod vault_reminders;
 pub mod view;

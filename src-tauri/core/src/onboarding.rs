@@ -4,9 +4,10 @@
 //! [`plan_import`] reads `<vault>/.obsidian/plugins/full-calendar/data.json`
 //! (read only: nothing under `.obsidian` is ever written) and returns an
 //! [`ImportPlan`]: the calendar sources Almanac can read, the ones it cannot
-//! yet (listed, never silently dropped), and the plugin's reminder defaults,
-//! which Almanac has no setting for yet. [`ImportPlan::settings_patch`]
-//! decides whether the plan may be applied to the current settings.
+//! yet (listed, never silently dropped), the plugin's reminder defaults
+//! mapped to Almanac's `reminders` keys, and the vault's name.
+//! [`ImportPlan::settings_patch`] decides what of the plan may be applied to
+//! the current settings.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -14,19 +15,15 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::settings::{CalendarSource, Settings, SourceKind};
+use crate::settings::{CalendarSource, MAX_DEFAULT_MINUTES, Settings, SourceKind};
 
 /// Where the plugin keeps its settings, relative to the vault.
 pub const PLUGIN_SETTINGS: &str = ".obsidian/plugins/full-calendar/data.json";
 
-/// The plugin's top-level reminder settings. Almanac has no setting for any of
-/// them yet; the plan reports them as found, not applied.
-const REMINDER_KEYS: [&str; 4] = [
-    "enableReminders",
-    "enableDefaultReminder",
-    "defaultReminderMinutes",
-    "fcrReminderCompanion",
-];
+/// The plugin's reminder settings Almanac has no setting for: the plan
+/// reports them as found, not applied. (Which host syncs reminders is the
+/// plugin's business; Almanac reads the vault itself.)
+const NOT_APPLIED_KEYS: [&str; 1] = ["fcrReminderCompanion"];
 
 /// What onboarding would take over from a vault.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -40,8 +37,27 @@ pub struct ImportPlan {
     /// Sources left out, each with why (a type Almanac does not read yet, or
     /// an entry Almanac cannot use as it stands).
     pub skipped: Vec<SkippedSource>,
-    /// Plugin settings found that Almanac has no setting for yet.
+    /// The plugin's reminder defaults as Almanac's `reminders` keys; `None`
+    /// when the plugin's file has none of them.
+    pub reminders: Option<ImportedReminders>,
+    /// Plugin settings found that Almanac has no setting for yet, or whose
+    /// value it cannot take.
     pub found_not_applied: Vec<FoundSetting>,
+}
+
+/// The plugin's reminder defaults, mapped: `enableReminders` is the
+/// plugin's master switch, so it sets `vaultReminders`, and default
+/// reminders are on only when both it and `enableDefaultReminder` are.
+/// A key absent from the plugin's file leaves Almanac's value.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportedReminders {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vault_reminders: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_reminders: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_minutes: Option<u32>,
 }
 
 /// A plugin calendar source the plan does not import.
@@ -101,6 +117,7 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
         vault_name: vault_name(vault),
         sources: Vec::new(),
         skipped: Vec::new(),
+        reminders: None,
         found_not_applied: Vec::new(),
     };
     let mut ids = HashSet::new();
@@ -135,8 +152,9 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
             Err(reason) => plan.skipped.push(SkippedSource { name, kind, reason }),
         }
     }
+    plan.reminders = imported_reminders(&settings, &mut plan.found_not_applied);
     plan.found_not_applied
-        .extend(REMINDER_KEYS.iter().filter_map(|key| {
+        .extend(NOT_APPLIED_KEYS.iter().filter_map(|key| {
             settings.get(*key).map(|value| FoundSetting {
                 key: key.to_string(),
                 value: value.clone(),
@@ -147,14 +165,84 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
 
 impl ImportPlan {
     /// The settings patch that applies this plan to `current`, or `None` when
-    /// it must not be applied: the user has configured calendar sources of
-    /// their own (anything but the default one), which an import would
-    /// overwrite, or there is nothing Almanac can read.
+    /// nothing of it may be applied. Only what the user has not configured is
+    /// taken, so an import never overwrites their choices:
+    /// - the sources, while `calendarSources` is still exactly the default
+    ///   one (and the plan has a source Almanac reads);
+    /// - the reminder defaults, while `reminders.vaultReminders`,
+    ///   `defaultReminders` and `defaultMinutes` are still Almanac's defaults;
+    /// - `vaultName`, while it is unset.
     pub fn settings_patch(&self, current: &Settings) -> Option<Value> {
-        let untouched = current.calendar_sources == Settings::default().calendar_sources;
-        (untouched && !self.sources.is_empty())
-            .then(|| serde_json::json!({ "calendarSources": self.sources }))
+        let defaults = Settings::default();
+        let mut patch = Map::new();
+        if current.calendar_sources == defaults.calendar_sources && !self.sources.is_empty() {
+            patch.insert("calendarSources".into(), serde_json::json!(self.sources));
+        }
+        let (now, fresh) = (&current.reminders, &defaults.reminders);
+        let untouched = (
+            now.vault_reminders,
+            now.default_reminders,
+            now.default_minutes,
+        ) == (
+            fresh.vault_reminders,
+            fresh.default_reminders,
+            fresh.default_minutes,
+        );
+        if let Some(reminders) = self.reminders.as_ref().filter(|_| untouched) {
+            patch.insert("reminders".into(), serde_json::json!(reminders));
+        }
+        if current.vault_name.is_none() && !self.vault_name.is_empty() {
+            patch.insert("vaultName".into(), Value::String(self.vault_name.clone()));
+        }
+        (!patch.is_empty()).then_some(Value::Object(patch))
     }
+}
+
+/// The plugin's reminder keys as Almanac's; a value Almanac cannot take is
+/// listed in `not_applied` instead.
+fn imported_reminders(
+    settings: &Map<String, Value>,
+    not_applied: &mut Vec<FoundSetting>,
+) -> Option<ImportedReminders> {
+    let mut flag = |key: &str| match settings.get(key) {
+        None => None,
+        Some(Value::Bool(on)) => Some(*on),
+        Some(other) => {
+            not_applied.push(FoundSetting {
+                key: key.to_string(),
+                value: other.clone(),
+            });
+            None
+        }
+    };
+    let enabled = flag("enableReminders");
+    let default_on = flag("enableDefaultReminder");
+    let default_minutes = match settings.get("defaultReminderMinutes") {
+        None => None,
+        Some(value) => {
+            let minutes = value
+                .as_u64()
+                .and_then(|m| u32::try_from(m).ok())
+                .filter(|m| *m <= MAX_DEFAULT_MINUTES);
+            if minutes.is_none() {
+                not_applied.push(FoundSetting {
+                    key: "defaultReminderMinutes".into(),
+                    value: value.clone(),
+                });
+            }
+            minutes
+        }
+    };
+    let reminders = ImportedReminders {
+        vault_reminders: enabled,
+        // With the plugin's master switch off, no reminder fires there.
+        default_reminders: match (enabled, default_on) {
+            (Some(false), _) => Some(false),
+            (_, default_on) => default_on,
+        },
+        default_minutes,
+    };
+    (reminders != ImportedReminders::default()).then_some(reminders)
 }
 
 /// The plugin entry as an Almanac source kind, or why it cannot be one.

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use almanac_core::onboarding::{
-    FoundSetting, ImportPlan, OnboardingError, PLUGIN_SETTINGS, SkippedSource, plan_import,
+    FoundSetting, ImportPlan, ImportedReminders, OnboardingError, PLUGIN_SETTINGS, SkippedSource,
+    plan_import,
 };
 use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 use serde_json::json;
@@ -123,22 +124,15 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
                 reason: "not supported yet".into(),
             },
         ],
+        reminders: Some(ImportedReminders {
+            vault_reminders: Some(true),
+            default_reminders: Some(false),
+            default_minutes: Some(15),
+        }),
         found_not_applied: vec![
             FoundSetting {
                 key: "calendarSources[1].format".into(),
                 value: json!("default"),
-            },
-            FoundSetting {
-                key: "enableReminders".into(),
-                value: json!(true),
-            },
-            FoundSetting {
-                key: "enableDefaultReminder".into(),
-                value: json!(false),
-            },
-            FoundSetting {
-                key: "defaultReminderMinutes".into(),
-                value: json!(15),
             },
             FoundSetting {
                 key: "fcrReminderCompanion".into(),
@@ -165,9 +159,14 @@ fn the_plan_applies_only_over_the_default_sources() {
         .patched(&patch)
         .expect("the imported sources are valid settings");
     assert_eq!(applied.calendar_sources, plan.sources);
+    assert_eq!(applied.vault_name.as_deref(), Some("My Vault"));
+    assert_eq!(applied.reminders.default_minutes, 15);
 
+    // Sources, reminder defaults and the vault name the user set are theirs.
     let mut customised = Settings::default();
     customised.calendar_sources[0].name = "Mine".into();
+    customised.reminders.default_minutes = 5;
+    customised.vault_name = Some("Work".into());
     assert_eq!(plan.settings_patch(&customised), None);
 }
 
@@ -229,4 +228,116 @@ fn a_vault_without_the_plugin_has_nothing_to_import() {
         "{err}"
     );
     assert!(!dir.path().join(".obsidian").exists(), "nothing is created");
+}
+
+/// The plugin's `DEFAULT_SETTINGS` (`src/types/settings.ts`) as it saves
+/// them, with the reminder settings changed by the user and two sources.
+fn default_shaped_settings() -> serde_json::Value {
+    serde_json::from_str(DEFAULT_SHAPED).unwrap()
+}
+
+const DEFAULT_SHAPED: &str = r##"{
+        "calendarSources": [
+            {"type": "local", "id": "local_1", "name": "Work", "directory": "Calendar/Work", "color": "#ff5733"},
+            {"type": "dailynote", "id": "dailynote_1", "name": "Daily", "heading": "Events", "color": "#2ecc71"}
+        ],
+        "defaultCalendar": 0,
+        "firstDay": 0,
+        "initialView": {"desktop": "timeGridWeek", "mobile": "timeGrid3Days"},
+        "timeFormat24h": false,
+        "clickToCreateEventFromMonthView": true,
+        "displayTimezone": null,
+        "lastSystemTimezone": null,
+        "enableAdvancedCategorization": false,
+        "chrono_analyser_config": null,
+        "categorySettings": [],
+        "useCustomGoogleClient": false,
+        "googleClientId": "",
+        "googleClientSecret": "",
+        "googleAccounts": [],
+        "useCustomMicrosoftClient": false,
+        "microsoftClientId": "",
+        "microsoftProxyBaseUrl": "",
+        "microsoftAccounts": [],
+        "businessHours": {"enabled": false, "daysOfWeek": [1, 2, 3, 4, 5], "startTime": "09:00", "endTime": "17:00"},
+        "enableBackgroundEvents": true,
+        "enableReminders": true,
+        "workspaces": [],
+        "activeWorkspace": null,
+        "showEventInStatusBar": false,
+        "highlightCurrentOrNextEvent": true,
+        "slotMinTime": "00:00",
+        "slotMaxTime": "24:00",
+        "allDaySlot": true,
+        "timeGridDayHeaderFormat": "day-mmdd",
+        "weekends": true,
+        "hiddenDays": [],
+        "dayMaxEvents": false,
+        "activityWatch": {"enabled": false, "apiUrl": "http://127.0.0.1:5600", "lastSyncTime": 0,
+            "autoSyncEnabled": false, "autoSyncIntervalMins": 10, "targetCalendarId": "",
+            "syncStrategy": "auto", "customDateStart": "", "customDateEnd": "", "profiles": []},
+        "tasksIntegration": {"backlogDateTarget": "scheduledDate", "calendarDisplayDateTarget": "scheduledDate",
+            "openEditModalAfterBacklogDrop": false, "taskDisplayFormat": "dayPlanner", "includeGlobalQueryInBacklog": false},
+        "milestones": {"counters": {}, "unlockedAt": {}},
+        "fcrReminderCompanion": {"enabled": false, "apiUrl": "http://127.0.0.1:45677"},
+        "apiTokens": {},
+        "authorizedTokens": {},
+        "enableDefaultReminder": true,
+        "defaultReminderMinutes": 20,
+        "currentVersion": "1.4.0",
+        "linkedNotesDirectory": "",
+        "linkedNoteTemplate": "# {{title}}\n\n**Date**: {{date}}\n"
+    }"##;
+
+#[test]
+fn the_plugins_reminder_defaults_and_the_vault_name_are_imported() {
+    let (_dir, vault) = vault_with(&default_shaped_settings().to_string());
+    let obsidian = vault.join(".obsidian");
+    let before = snapshot(&obsidian);
+
+    let plan = plan_import(&vault).unwrap();
+    assert_eq!(
+        plan.reminders,
+        Some(ImportedReminders {
+            vault_reminders: Some(true),
+            default_reminders: Some(true),
+            default_minutes: Some(20),
+        })
+    );
+    assert_eq!(
+        plan.found_not_applied,
+        vec![FoundSetting {
+            key: "fcrReminderCompanion".into(),
+            value: json!({"enabled": false, "apiUrl": "http://127.0.0.1:45677"}),
+        }]
+    );
+    let fresh = Settings::default();
+    let applied = fresh
+        .patched(&plan.settings_patch(&fresh).unwrap())
+        .unwrap();
+    assert!(applied.reminders.vault_reminders);
+    assert!(applied.reminders.default_reminders);
+    assert_eq!(applied.reminders.default_minutes, 20);
+    assert_eq!(applied.vault_name(), "My Vault");
+    assert_eq!(applied.reminders.horizon_days, 30, "untouched");
+    assert_eq!(snapshot(&obsidian), before, ".obsidian must stay untouched");
+
+    // The plugin's master switch off: no reminder of either kind.
+    let mut off = default_shaped_settings();
+    off["enableReminders"] = json!(false);
+    let (_dir, vault) = vault_with(&off.to_string());
+    let reminders = plan_import(&vault).unwrap().reminders.unwrap();
+    assert_eq!(reminders.vault_reminders, Some(false));
+    assert_eq!(reminders.default_reminders, Some(false));
+
+    // A value Almanac cannot take is listed, not applied.
+    let mut odd = default_shaped_settings();
+    odd["defaultReminderMinutes"] = json!(-5);
+    let (_dir, vault) = vault_with(&odd.to_string());
+    let plan = plan_import(&vault).unwrap();
+    assert_eq!(plan.reminders.unwrap().default_minutes, None);
+    assert!(plan.found_not_applied.contains(&FoundSetting {
+        key: "defaultReminderMinutes".into(),
+        value: json!(-5),
+    }));
 }

@@ -150,6 +150,7 @@ impl Calendar {
             let rewatch = state.vault != vault || previous.is_available() != usable;
             let mut cache = Cache::new(configs, display_tz(settings));
             cache.keep_feeds_of(&state.cache);
+            cache.journal = state.cache.journal.continued();
             state.vault = vault;
             state.cache = cache;
             state.vault_status = status;

@@ -14,6 +14,7 @@ use chrono_tz::Tz;
 
 use super::budget::{Allowance, Exhausted};
 use super::event::Event;
+use super::journal::Journal;
 use super::memo::YearMemo;
 use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
 use super::recurrence::{Occurrence, Timing, Window};
@@ -140,6 +141,8 @@ pub struct Cache {
     pub last_scan: Duration,
     /// Expanded series years, shared by every query.
     memo: Arc<YearMemo>,
+    /// Which notes changed, for followers (see [`super::journal`]).
+    pub journal: Journal,
 }
 
 /// How a query meets its cost ceiling (see [`super::query`]).
@@ -170,6 +173,7 @@ impl Cache {
             recent_skips: VecDeque::new(),
             last_scan: Duration::ZERO,
             memo: Arc::default(),
+            journal: Journal::default(),
         }
     }
 
@@ -205,6 +209,9 @@ impl Cache {
         } else if changed {
             source.notes.insert(path.to_string(), parsed.entries);
         }
+        if changed {
+            self.journal.touch(&source.config.id, path);
+        }
         changed || skips_changed
     }
 
@@ -217,7 +224,11 @@ impl Cache {
             .invalid
             .remove(&(source.config.id.clone(), path.to_string()))
             .is_some();
-        source.notes.remove(path).is_some() || skips
+        let removed = source.notes.remove(path).is_some();
+        if removed {
+            self.journal.touch(&source.config.id, path);
+        }
+        removed || skips
     }
 
     /// Whether note `path` of source `index` is cached (valid or invalid).
@@ -256,6 +267,7 @@ impl Cache {
             source.notes.clear();
             let id = source.config.id.clone();
             self.invalid.retain(|(s, _), _| *s != id);
+            self.journal.reset();
         }
     }
 
@@ -344,6 +356,11 @@ impl Cache {
                 None => hit.entry.event(hit.source, hit.path),
             })
             .collect())
+    }
+
+    /// The memo of expanded series years.
+    pub fn memo(&self) -> &YearMemo {
+        &self.memo
     }
 
     /// Every source's configuration, in settings order.

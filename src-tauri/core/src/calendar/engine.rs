@@ -40,6 +40,18 @@ pub struct Calendar {
     pub(super) inner: Arc<Inner>,
 }
 
+/// A [`Calendar`] that does not keep the engine alive, for followers that
+/// should end with it.
+#[derive(Clone)]
+pub struct WeakCalendar(std::sync::Weak<Inner>);
+
+impl WeakCalendar {
+    /// The engine, while a [`Calendar`] holds it.
+    pub fn upgrade(&self) -> Option<Calendar> {
+        self.0.upgrade().map(|inner| Calendar { inner })
+    }
+}
+
 pub(super) struct State {
     /// [`Vault::unopened`] while `vault_status` is unavailable.
     pub(super) vault: Vault,
@@ -155,6 +167,11 @@ impl Calendar {
         let calendar = Calendar { inner };
         calendar.revalidate(false);
         calendar
+    }
+
+    /// A handle that does not keep the engine alive.
+    pub fn downgrade(&self) -> WeakCalendar {
+        WeakCalendar(Arc::downgrade(&self.inner))
     }
 
     /// Whether the vault can be used, and if not, why.

@@ -17,6 +17,8 @@
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
 //! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
 //!   series years;
+//! - `journal`: which notes changed, and `note_occurrences`: their
+//!   occurrences in a window, for followers such as vault reminders;
 //! - `engine`: the [`Calendar`] handle and its reads; `reread`: re-reading
 //!   notes into the cache; `feeds`: the ICS feed worker; `dispatch`: writes,
 //!   routed by source type; `adopt`: putting settings in place;
@@ -36,7 +38,9 @@ pub mod fields;
 mod follow;
 pub mod frontmatter;
 pub mod id;
+mod journal;
 mod memo;
+mod note_occurrences;
 pub mod query;
 mod recurrence;
 mod reread;
@@ -48,7 +52,7 @@ mod vault;
 mod watcher;
 mod write;
 
-pub use engine::Calendar;
+pub use engine::{Calendar, WeakCalendar};
 pub use error::CalendarError;
 pub use event::{
     Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, Event, EventDetails, EventType,
@@ -56,5 +60,7 @@ pub use event::{
 };
 pub use fields::EventFields;
 pub use id::EventId;
+pub use journal::NoteKey;
+pub use note_occurrences::{NoteEvents, NoteOccurrence, NoteOccurrences, Notes};
 pub use query::{EventQuery, RangeSide, parse_range_bound};
 pub use status::{CacheStats, SkippedNote, SourceInfo, VaultStatus};

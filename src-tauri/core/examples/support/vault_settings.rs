@@ -1,0 +1,34 @@
+//! The settings that read a vault written by `vault_gen`: its Full Note
+//! folder `events/` and its daily notes in `journal/`, display zone
+//! Europe/Berlin. Shared by the benchmarks.
+
+use std::path::Path;
+
+use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+
+pub fn settings(vault: &Path) -> Settings {
+    Settings {
+        vault_path: vault.to_path_buf(),
+        display_timezone: "Europe/Berlin".into(),
+        calendar_sources: vec![
+            CalendarSource {
+                id: "local".into(),
+                name: "Events".into(),
+                color: "#3788d8".into(),
+                kind: SourceKind::FullNote {
+                    directory: "events".into(),
+                },
+            },
+            CalendarSource {
+                id: "daily".into(),
+                name: "Journal".into(),
+                color: "#d83788".into(),
+                kind: SourceKind::DailyNote {
+                    directory: "journal".into(),
+                    heading: "Events".into(),
+                },
+            },
+        ],
+        ..Settings::default()
+    }
+}
