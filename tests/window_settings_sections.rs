@@ -395,8 +395,9 @@ async fn choosing_a_vault_offers_the_plugin_import() {
         "Journal",
         "Holidays",
         "Work server (caldav): not supported yet",
-        "Default reminder, minutes before: 15",
+        "Remind from the vault: on",
         "Default reminder for every event: on",
+        "Default reminder, minutes before: 15",
     ] {
         assert!(
             offer.contains(expected),
@@ -423,6 +424,11 @@ async fn choosing_a_vault_offers_the_plugin_import() {
         .collect();
     assert_eq!(ids, ["local_1", "dailynote_1", "ical_1"]);
     assert_eq!(sources[0]["color"], "#2e7d32");
+    // The plugin's reminder defaults and the vault's name came along.
+    let settings = settings_file(&instance);
+    assert_eq!(settings["reminders"]["defaultReminders"], true);
+    assert_eq!(settings["reminders"]["defaultMinutes"], 15);
+    assert_eq!(settings["vaultName"], "Team vault");
     support::eventually("the imported calendar's event in the API", || async {
         api_titles(&instance, &secret)
             .await
@@ -442,7 +448,7 @@ async fn choosing_a_vault_offers_the_plugin_import() {
 
     // The vault's name for obsidian:// links: set, then back to the folder's.
     open_section(&session, "vault").await;
-    session.type_into("#vault-name", "Team").await;
+    retype(&session, "#vault-name", "Team").await;
     session.click("#vault-name-save").await;
     settings_file_where(&instance, "the vault name", |s| s["vaultName"] == "Team").await;
     submit(&session, "#vault-name", "").await;
@@ -688,7 +694,7 @@ async fn sections_light_and_dark() {
         session
             .wait_for("!document.getElementById('import-offer').hidden")
             .await;
-        // Calendars of the user's own: the import is listed, not offered.
+        // Calendars of the user's own: those are listed, not imported.
         let offer = session.text("#import-offer").await;
         assert!(offer.contains("not supported yet"), "{offer}");
         assert!(offer.contains("already has calendars"), "{offer}");

@@ -54,14 +54,14 @@ pub fn time_zones() -> Vec<&'static str> {
 }
 
 /// What the settings window offers to import from a vault's Full Calendar
-/// settings: the plan, and whether it may be applied to the current settings
-/// (see `ImportPlan::settings_patch`).
+/// settings: the plan, and the settings it would change now (the top-level
+/// keys of `ImportPlan::settings_patch`: what the user has not configured).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportOffer {
     #[serde(flatten)]
     plan: ImportPlan,
-    applicable: bool,
+    applies: Vec<String>,
 }
 
 /// The import offer for the folder `path`, or `None` when it holds no Full
@@ -76,8 +76,11 @@ pub async fn vault_import_offer(
         Err(OnboardingError::NoPluginSettings(_)) => return Ok(None),
         Err(error) => return Err(error.to_string()),
     };
-    let applicable = plan.settings_patch(&services.core.settings.get()).is_some();
-    Ok(Some(ImportOffer { plan, applicable }))
+    let applies = match plan.settings_patch(&services.core.settings.get()) {
+        Some(serde_json::Value::Object(patch)) => patch.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    Ok(Some(ImportOffer { plan, applies }))
 }
 
 /// Applies the import the user confirmed: the plan is read again from the
@@ -92,9 +95,7 @@ pub async fn vault_import_apply(
     let updated = blocking(move || {
         let plan = plan_import(&path).map_err(SettingsRefusal::unnamed)?;
         let patch = plan.settings_patch(&settings.get()).ok_or_else(|| {
-            SettingsRefusal::unnamed(
-                "Almanac already has calendars of its own; the import would replace them",
-            )
+            SettingsRefusal::unnamed("everything this import holds is configured already")
         })?;
         plugin
             .update_settings(Actor::User, &patch)

@@ -77,10 +77,10 @@ $('vault-form').addEventListener('submit', async (event) => {
 // ---- Import -------------------------------------------------------------------
 
 const SETTING_TEXT = {
+  fcrReminderCompanion: 'FCR Reminder companion',
   enableReminders: 'Reminders',
   enableDefaultReminder: 'Default reminder for every event',
   defaultReminderMinutes: 'Default reminder, minutes before',
-  fcrReminderCompanion: 'FCR Reminder companion',
 };
 
 function valueText(value) {
@@ -90,10 +90,20 @@ function valueText(value) {
   return String(value);
 }
 
-/** One plugin setting the plan found, in words (a daily-note format keeps its key). */
+/** One plugin setting Almanac does not take, in words (a daily-note format keeps its key). */
 function foundText({ key, value }) {
   const format = key.match(/^calendarSources\[\d+\]\.format$/);
   return `${format ? 'Daily note format' : (SETTING_TEXT[key] ?? key)}: ${valueText(value)}`;
+}
+
+/** The plan's reminder defaults (Almanac's `reminders` keys), in words. */
+function reminderLines(reminders) {
+  if (!reminders) return [];
+  const lines = [];
+  if ('vaultReminders' in reminders) lines.push(`Remind from the vault: ${valueText(reminders.vaultReminders)}`);
+  if ('defaultReminders' in reminders) lines.push(`Default reminder for every event: ${valueText(reminders.defaultReminders)}`);
+  if ('defaultMinutes' in reminders) lines.push(`Default reminder, minutes before: ${reminders.defaultMinutes}`);
+  return lines;
 }
 
 function swatch(color) {
@@ -116,10 +126,14 @@ async function offerImport(path) {
   }
   if (!offer) return;
   offeredPath = path;
+  const applies = new Set(offer.applies);
   const count = offer.sources.length;
+  const calendars = count === 1 ? 'its calendar' : `its ${count} calendars`;
   $('import-intro').textContent =
     `The vault “${offer.vaultName}” has Full Calendar settings. ` +
-    (count ? `Import ${count === 1 ? 'its calendar' : `its ${count} calendars`}?` : 'None of its calendars can be read by Almanac.');
+    (!count ? 'None of its calendars can be read by Almanac.'
+    : applies.has('calendarSources') ? `Import ${calendars}?`
+    : `Almanac already has calendars of its own, so ${calendars} would not be imported; remove them in Calendars first to import them.`);
   $('import-sources').replaceChildren(
     ...offer.sources.map((source) =>
       el('li', { dataset: { sourceId: source.id } }, swatch(source.color), el('strong', {}, source.name), ' ', el('span', { class: 'muted' }, whereText(source))),
@@ -131,16 +145,22 @@ async function offerImport(path) {
     ),
   );
   $('import-skipped-block').hidden = offer.skipped.length === 0;
-  const found = offer.foundNotApplied ?? [];
-  $('import-reminders').replaceChildren(...found.map((setting) => el('li', {}, foundText(setting))));
-  $('import-reminders-block').hidden = found.length === 0;
-  $('import-blocked').hidden = offer.applicable || count === 0;
-  $('import-blocked').textContent =
-    'Almanac already has calendars of its own, which the import would replace. Remove them in Calendars first to import.';
-  $('import-confirm').hidden = !offer.applicable;
+  // The reminder defaults Almanac takes (unless the user set their own),
+  // then the plugin settings it has no setting for.
+  const reminders = reminderLines(offer.reminders).map((line) => el('li', {}, line));
+  if (reminders.length && !applies.has('reminders')) {
+    reminders.push(el('li', { class: 'muted' }, 'Not imported: you have set reminders yourself.'));
+  }
+  const found = (offer.foundNotApplied ?? []).map((setting) => el('li', { class: 'muted' }, `${foundText(setting)} (not imported)`));
+  $('import-reminders').replaceChildren(...reminders, ...found);
+  $('import-reminders-block').hidden = reminders.length + found.length === 0;
+  const applicable = applies.size > 0;
+  $('import-blocked').hidden = applicable;
+  $('import-blocked').textContent = 'Everything this import holds is configured in Almanac already.';
+  $('import-confirm').hidden = !applicable;
   $('import-error').textContent = '';
   offerPanel.hidden = false;
-  (offer.applicable ? $('import-confirm') : $('import-dismiss')).focus();
+  (applicable ? $('import-confirm') : $('import-dismiss')).focus();
 }
 
 $('import-confirm').addEventListener('click', async () => {
