@@ -200,6 +200,11 @@ impl Default for Settings {
     }
 }
 
+/// Every IANA zone name `displayTimezone` accepts.
+pub fn time_zone_names() -> impl Iterator<Item = &'static str> {
+    chrono_tz::TZ_VARIANTS.iter().map(|zone| zone.name())
+}
+
 /// The machine's IANA zone, or UTC when it cannot be told.
 fn system_timezone() -> String {
     std::env::var("TZ")
@@ -311,26 +316,42 @@ impl Settings {
             return Err(invalid("vaultPath", "must not be empty".to_string()));
         }
         let mut seen = std::collections::HashSet::new();
-        for source in &self.calendar_sources {
+        for (index, source) in self.calendar_sources.iter().enumerate() {
+            // Named down to the field, so the settings window can show the
+            // reason next to it.
+            let field = |name: &str| format!("calendarSources[{index}].{name}");
             if source.id.trim().is_empty() {
-                return Err(invalid(
-                    "calendarSources",
-                    "a source has an empty id".into(),
-                ));
+                return Err(invalid(&field("id"), "a source has an empty id".into()));
             }
             if !seen.insert(source.id.as_str()) {
                 return Err(invalid(
-                    "calendarSources",
+                    &field("id"),
                     format!("duplicate source id `{}`", source.id),
                 ));
             }
-            if let SourceKind::Ical { url, .. } = &source.kind
-                && !(url.starts_with("http://") || url.starts_with("https://"))
-            {
-                return Err(invalid(
-                    "calendarSources",
-                    format!("source `{}`: ICS url must be http(s)", source.id),
-                ));
+            if source.name.trim().is_empty() {
+                return Err(invalid(&field("name"), "a calendar needs a name".into()));
+            }
+            match &source.kind {
+                SourceKind::Ical { url, .. }
+                    if !(url.starts_with("http://") || url.starts_with("https://")) =>
+                {
+                    return Err(invalid(
+                        &field("url"),
+                        format!("`{url}` is not an http(s) address"),
+                    ));
+                }
+                SourceKind::FullNote { directory } | SourceKind::DailyNote { directory, .. }
+                    if Path::new(directory.trim())
+                        .components()
+                        .any(|part| part == std::path::Component::ParentDir) =>
+                {
+                    return Err(invalid(
+                        &field("directory"),
+                        format!("`{directory}` leaves the vault; pick a folder inside it"),
+                    ));
+                }
+                _ => {}
             }
         }
         Ok(())
@@ -672,6 +693,21 @@ mod tests {
                 "calendarSources",
             ),
             (json!({"firstDay": 7}), "firstDay"),
+            (
+                json!({"calendarSources": [{"id": "a", "name": " ", "type": "local",
+                    "directory": "x"}]}),
+                "calendarSources[0].name",
+            ),
+            (
+                json!({"calendarSources": [{"id": "a", "name": "A", "type": "local",
+                    "directory": "x/../../elsewhere"}]}),
+                "calendarSources[0].directory",
+            ),
+            (
+                json!({"calendarSources": [{"id": "a", "name": "A", "type": "ical",
+                    "url": "ftp://example.org/a.ics"}]}),
+                "calendarSources[0].url",
+            ),
         ];
         for (patch, named) in cases {
             let err = store.update(Actor::User, &patch).unwrap_err().to_string();

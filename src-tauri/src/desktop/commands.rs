@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::access::GrantedSecrets;
 use super::consent::ConsentDialogs;
+use super::settings_commands::SettingsRefusal;
 use crate::wiring::Services;
 
 /// Errors reach the UI as their message.
@@ -34,18 +35,18 @@ pub fn settings_get(services: State<'_, Arc<Services>>) -> Settings {
 }
 
 /// Applies a partial settings object: the same path as `PUT /api/v1/settings`.
+/// A refusal names the setting it concerns, for the window to show it there.
 #[tauri::command]
 pub async fn settings_update(
     services: State<'_, Arc<Services>>,
     patch: serde_json::Value,
-) -> CommandResult<Settings> {
+) -> Result<Settings, SettingsRefusal> {
     let plugin = services.core.plugin().clone();
     // The calendar adopts the settings by rescanning the vault: blocking I/O.
     let updated =
         tauri::async_runtime::spawn_blocking(move || plugin.update_settings(Actor::User, &patch))
             .await
-            .map_err(message)?
-            .map_err(message)?;
+            .map_err(SettingsRefusal::unnamed)??;
     Ok((*updated).clone())
 }
 

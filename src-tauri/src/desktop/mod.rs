@@ -4,7 +4,7 @@
 //! - [`tray`]: the tray icon and its menu;
 //! - [`windows`]: opening and focusing the calendar, sidebar, reminders and
 //!   settings windows;
-//! - [`commands`]: the Tauri commands the web UI calls;
+//! - [`commands`], [`settings_commands`]: the Tauri commands the web UI calls;
 //! - [`editing`]: the commands the calendar window edits events with;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
@@ -16,6 +16,7 @@ mod bridge;
 mod commands;
 mod consent;
 mod editing;
+mod settings_commands;
 mod tray;
 mod ui;
 mod windows;
@@ -42,6 +43,8 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
     let request_access = args.request_access.clone();
     let app = tauri::Builder::default()
         .plugin(single_instance(&paths))
+        // The settings window's vault folder picker.
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(tauri::generate_handler![
             commands::settings_get,
             commands::settings_update,
@@ -63,6 +66,9 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             editing::event_update,
             editing::event_delete,
             editing::event_open_note,
+            settings_commands::time_zones,
+            settings_commands::vault_import_offer,
+            settings_commands::vault_import_apply,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();

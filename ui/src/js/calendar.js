@@ -68,6 +68,7 @@ await listen('settings-changed', async (changed) => {
   if (changed.displayTimezone !== calendar.getOption('timeZone')) {
     calendar.setOption('timeZone', changed.displayTimezone);
   }
+  if (changed.firstDay !== calendar.getOption('firstDay')) calendar.setOption('firstDay', changed.firstDay);
 });
 await showAnnouncements(document.getElementById('announce'));
 document.body.dataset.ready = 'true';

@@ -1,12 +1,20 @@
-// Settings, section "API & Security": the REST server switch and port, the
+// The settings window. Its sections are tabs (settings_tabs.js): Calendars,
+// Vault, Display and Reminders have modules of their own (settings_*.js);
+// this one holds "API & Security": the REST server switch and port, the
 // CalDAV server's switch and port, and
 // personal access tokens (generate, show the secret once, list, revoke). A
 // token allowed in a consent dialog (`almanac --request-access`) has its
 // secret shown here too, taken from the shell once. Above it all, a banner
 // says why the vault cannot be used, while it cannot.
 
+import '../css/settings.css';
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
+import * as calendars from './settings_calendars.js';
+import * as display from './settings_display.js';
+import * as reminders from './settings_reminders.js';
+import { showSection, startTabs } from './settings_tabs.js';
+import * as vault from './settings_vault.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -34,7 +42,12 @@ const restStatus = $('rest-status');
 const portInput = $('rest-port');
 const portMessage = $('port-message');
 
+/** Shows the settings in every section: on start, and live on every change. */
 function showSettings(settings) {
+  calendars.show(settings);
+  vault.show(settings);
+  display.show(settings);
+  reminders.show(settings);
   restSwitch.checked = settings.restServerEnabled;
   $('port-in-url').textContent = settings.localServerPort;
   if (document.activeElement !== portInput) portInput.value = settings.localServerPort;
@@ -218,6 +231,7 @@ generateForm.addEventListener('submit', async (event) => {
  * the page for good.
  */
 function showSecretOnce({ name, secret }) {
+  showSection('api');
   closeGenerateForm();
   $('secret-name').textContent = name;
   $('secret-value').textContent = secret;
@@ -280,15 +294,16 @@ const [settings, restState, scopes, vaultStatus] = await Promise.all([
   invoke('token_scopes'),
   invoke('vault_status'),
 ]);
+startTabs();
 showSettings(settings);
 showRestState(restState);
 showVaultStatus(vaultStatus);
 renderScopes(scopes);
-await refreshTokens();
+await Promise.all([refreshTokens(), calendars.refreshInfo(), display.loadZones()]);
 await listen('settings-changed', showSettings);
 await listen('rest-state', showRestState);
 await listen('tokens-changed', refreshTokens);
-await listen('calendar-changed', refreshVaultStatus);
+await listen('calendar-changed', () => Promise.all([refreshVaultStatus(), calendars.refreshInfo()]));
 // Listen first, then take: a secret granted in between is not missed.
 await listen('secret-granted', showGrantedSecret);
 await showGrantedSecret();

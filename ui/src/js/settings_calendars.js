@@ -1,0 +1,223 @@
+// Settings › Calendars: the configured calendar sources, each renamed,
+// recoloured or removed in place (removing never touches the notes), and a
+// form to add a notes folder, the daily notes or an ICS feed. Every change is
+// one settings patch of `calendarSources`; the core validates it and names
+// the refused field, shown next to it.
+
+import { el, errorText } from './format.js';
+import { invoke } from './ipc.js';
+import { $, clearFieldError, saveSettings, showFieldError } from './settings_shared.js';
+
+const list = $('calendar-list');
+const addForm = $('add-calendar');
+const removeDialog = $('remove-dialog');
+const ADD_FIELDS = ['name', 'directory', 'heading', 'url'];
+
+let sources = []; // settings.calendarSources
+let info = new Map(); // id → the engine's SourceInfo (event count, last error)
+
+/** Any CSS colour as the `#rrggbb` a colour input takes. */
+function hexColor(color) {
+  const context = document.createElement('canvas').getContext('2d');
+  context.fillStyle = '#3788d8';
+  context.fillStyle = color;
+  return context.fillStyle.startsWith('#') ? context.fillStyle : '#3788d8';
+}
+
+const KIND_TEXT = { local: 'Notes folder', dailynote: 'Daily notes', ical: 'ICS feed' };
+
+/** Where a source reads from, in words. */
+export function whereText(source) {
+  if (source.type === 'local') return `${KIND_TEXT.local} ${source.directory || '(vault root)'}`;
+  if (source.type === 'dailynote') {
+    const folder = source.directory ? ` in ${source.directory}` : '';
+    return `${KIND_TEXT.dailynote}${folder}, under “${source.heading}”`;
+  }
+  return `${KIND_TEXT.ical} ${source.url}`;
+}
+
+function countText(id) {
+  const known = info.get(id);
+  if (!known) return '';
+  return known.eventCount === 1 ? '1 event' : `${known.eventCount} events`;
+}
+
+/**
+ * Saves `next` as the calendar sources; `errorSlot` shows a refusal. Returns
+ * whether it was saved.
+ */
+async function saveSources(next, errorSlot) {
+  errorSlot.textContent = '';
+  try {
+    show(await saveSettings({ calendarSources: next }));
+    return true;
+  } catch (refusal) {
+    errorSlot.textContent = refusal.message;
+    return false;
+  }
+}
+
+/** A source's row: its element and the parts a refresh updates in place. */
+function buildRow(source, index) {
+  const error = el('span', { class: 'field-error', role: 'alert' });
+  const replace = (changes) => sources.map((s, i) => (i === index ? { ...s, ...changes } : s));
+  const color = el('input', {
+    type: 'color',
+    class: 'calendar-color',
+    value: hexColor(source.color),
+    onchange: async () => {
+      if (!(await saveSources(replace({ color: color.value }), error))) color.value = hexColor(source.color);
+    },
+  });
+  color.setAttribute('aria-label', `Colour of ${source.name}`);
+  const name = el('input', {
+    type: 'text',
+    class: 'calendar-name',
+    value: source.name,
+    maxLength: 100,
+    onchange: async () => {
+      if (!(await saveSources(replace({ name: name.value.trim() }), error))) name.value = source.name;
+    },
+  });
+  name.setAttribute('aria-label', `Name of ${source.name}`);
+  const remove = el('button', { type: 'button', class: 'danger remove', onclick: () => askRemove(source) }, 'Remove');
+  remove.setAttribute('aria-label', `Remove ${source.name}`);
+  const count = el('span', { class: 'muted calendar-count' });
+  const problem = el('span', { class: 'error calendar-problem' });
+  const node = el(
+    'li',
+    { class: 'calendar-item', dataset: { calendarId: source.id } },
+    color,
+    el('div', { class: 'calendar-main' }, name, el('span', { class: 'muted calendar-where' }, whereText(source)), count, problem, error),
+    remove,
+  );
+  return { key: JSON.stringify([index, source]), node, count, problem };
+}
+
+// Rows by source id. A row is rebuilt only when its source changed, so a
+// refresh (event counts change with every vault edit) never replaces the
+// element under the user's pointer or cursor.
+const rows = new Map();
+const empty = el('li', { class: 'muted' }, 'No calendars yet: add one below.');
+
+function render() {
+  // A changed name must not be pulled out from under the user's cursor.
+  if (list.contains(document.activeElement) && document.activeElement.type === 'text') {
+    document.activeElement.addEventListener('blur', render, { once: true });
+    return;
+  }
+  const nodes = sources.map((source, index) => {
+    let row = rows.get(source.id);
+    if (row?.key !== JSON.stringify([index, source])) {
+      row = buildRow(source, index);
+      rows.set(source.id, row);
+    }
+    row.count.textContent = countText(source.id);
+    row.problem.textContent = info.get(source.id)?.lastError ?? '';
+    row.problem.hidden = !row.problem.textContent;
+    return row.node;
+  });
+  for (const id of rows.keys()) {
+    if (!sources.some((source) => source.id === id)) rows.delete(id);
+  }
+  if (!nodes.length) nodes.push(empty);
+  const same = nodes.length === list.children.length && nodes.every((node, i) => list.children[i] === node);
+  if (!same) list.replaceChildren(...nodes);
+}
+
+/** Shows the settings' calendar sources. */
+export function show(settings) {
+  sources = settings.calendarSources;
+  render();
+}
+
+/** Refetches what the engine knows of each source (event counts, problems). */
+export async function refreshInfo() {
+  try {
+    info = new Map((await invoke('calendar_sources')).map((source) => [source.id, source]));
+    $('calendars-error').textContent = '';
+  } catch (error) {
+    $('calendars-error').textContent = `Could not list the calendars: ${errorText(error)}`;
+  }
+  render();
+}
+
+function askRemove(source) {
+  $('remove-name').textContent = source.name;
+  removeDialog.returnValue = '';
+  removeDialog.onclose = () => {
+    if (removeDialog.returnValue !== 'remove') return;
+    saveSources(
+      sources.filter((s) => s.id !== source.id),
+      $('calendars-error'),
+    );
+  };
+  removeDialog.showModal();
+}
+
+// ---- Add --------------------------------------------------------------------
+
+const addType = $('add-type');
+
+/** Shows the fields the chosen kind of calendar has. */
+function showAddFields() {
+  for (const node of addForm.querySelectorAll('[data-for]')) {
+    node.hidden = !node.dataset.for.split(' ').includes(addType.value);
+  }
+}
+addType.addEventListener('change', showAddFields);
+showAddFields();
+
+/** `<type>_<n>` with the smallest free `n`, as the Full Calendar plugin names sources. */
+function freeId(type) {
+  const taken = new Set(sources.map((s) => s.id));
+  let n = 1;
+  while (taken.has(`${type}_${n}`)) n += 1;
+  return `${type}_${n}`;
+}
+
+function newSource() {
+  const type = addType.value;
+  const value = (id) => $(id).value.trim();
+  const source = { id: freeId(type), name: value('add-name'), color: $('add-color').value, type };
+  if (type === 'local') source.directory = value('add-directory');
+  if (type === 'dailynote') Object.assign(source, { directory: value('add-directory'), heading: value('add-heading') });
+  if (type === 'ical') source.url = value('add-url');
+  return source;
+}
+
+addForm.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  for (const field of ADD_FIELDS) clearFieldError(`add-${field}`);
+  $('add-error').textContent = '';
+  const source = newSource();
+  // What the core cannot tell from an empty string: which field is missing.
+  const missing =
+    source.type === 'dailynote' && !source.heading ? ['add-heading', 'Name the heading the events are listed under.']
+    : source.type === 'ical' && !source.url ? ['add-url', 'Enter the address of the ICS feed.']
+    : null;
+  if (missing) {
+    showFieldError(...missing);
+    $(missing[0]).focus();
+    return;
+  }
+  $('add-submit').disabled = true;
+  try {
+    show(await saveSettings({ calendarSources: [...sources, source] }));
+    addForm.reset();
+    showAddFields();
+    await refreshInfo();
+  } catch (refusal) {
+    // `calendarSources[<new index>].<field>`: show it next to that field.
+    const field = refusal.field?.match(/^calendarSources\[(\d+)\]\.(\w+)$/);
+    const target = field && Number(field[1]) === sources.length && ADD_FIELDS.includes(field[2]) ? `add-${field[2]}` : null;
+    if (target) {
+      showFieldError(target, refusal.message);
+      $(target).focus();
+    } else {
+      $('add-error').textContent = refusal.message;
+    }
+  } finally {
+    $('add-submit').disabled = false;
+  }
+});

@@ -1,0 +1,56 @@
+// What the settings sections share: saving a settings patch as the user, and
+// showing a refusal next to the field it concerns.
+
+import { errorText } from './format.js';
+import { invoke } from './ipc.js';
+
+export const $ = (id) => document.getElementById(id);
+
+/**
+ * Saves a partial settings object (the shell applies it as the user) and
+ * returns the new settings. Rejects with `{ field, message }`: `field` is the
+ * setting the core refused (`calendarSources[2].url`), when it names one.
+ */
+export async function saveSettings(patch) {
+  try {
+    return await invoke('settings_update', { patch });
+  } catch (error) {
+    throw { field: error?.field ?? null, message: errorText(error) };
+  }
+}
+
+/**
+ * Shows `message` in the error slot `<id>-error` of the input `id`, marks the
+ * input invalid, and clears both once the input changes.
+ */
+export function showFieldError(id, message) {
+  const input = $(id);
+  const slot = $(`${id}-error`);
+  slot.textContent = message;
+  if (input) {
+    input.setAttribute('aria-invalid', 'true');
+    input.addEventListener('input', () => clearFieldError(id), { once: true });
+  }
+}
+
+export function clearFieldError(id) {
+  $(`${id}-error`).textContent = '';
+  $(id)?.removeAttribute('aria-invalid');
+}
+
+/** A short "Saved" that fades from a status line after a moment. */
+export function flashSaved(id, text = 'Saved') {
+  const status = $(id);
+  status.classList.remove('error');
+  status.classList.add('ok');
+  status.textContent = text;
+  clearTimeout(status.savedTimer);
+  status.savedTimer = setTimeout(() => {
+    status.textContent = '';
+  }, 4000);
+}
+
+/** Whether the user is typing in `input` (a live update must not overwrite it). */
+export function editing(input) {
+  return document.activeElement === input;
+}

@@ -1,0 +1,195 @@
+// Settings › Vault: the vault folder (typed, or chosen with the system's
+// folder picker), the Full Calendar import offered when the chosen folder
+// holds the plugin's settings (the core builds the plan; the user confirms),
+// and the vault's name for `obsidian://` links. Nothing in `.obsidian` is
+// ever written: the plan is only read from there.
+
+import { el, errorText } from './format.js';
+import { invoke } from './ipc.js';
+import { whereText } from './settings_calendars.js';
+import { $, clearFieldError, editing, flashSaved, saveSettings, showFieldError } from './settings_shared.js';
+
+const pathInput = $('vault-path');
+const nameInput = $('vault-name');
+const offerPanel = $('import-offer');
+let offeredPath = null;
+let pathDirty = false;
+
+pathInput.addEventListener('input', () => {
+  pathDirty = true;
+});
+
+/** The folder's last path component: the vault's name unless one is set. */
+function folderName(path) {
+  return String(path).split(/[\\/]/).filter(Boolean).pop() ?? '';
+}
+
+export function show(settings) {
+  $('vault-current').textContent = settings.vaultPath;
+  if (!pathDirty && !editing(pathInput)) pathInput.value = settings.vaultPath;
+  // `vaultName` is null while Obsidian's name for the vault is its folder's.
+  nameInput.placeholder = folderName(settings.vaultPath);
+  if (!editing(nameInput)) nameInput.value = settings.vaultName ?? '';
+}
+
+$('vault-browse').addEventListener('click', async () => {
+  clearFieldError('vault-path');
+  try {
+    const chosen = await window.__TAURI__.dialog.open({
+      directory: true,
+      title: 'Choose the vault folder',
+      defaultPath: pathInput.value.trim() || undefined,
+    });
+    if (typeof chosen !== 'string') return; // cancelled
+    pathInput.value = chosen;
+    pathDirty = true;
+    $('vault-form').requestSubmit();
+  } catch (error) {
+    showFieldError('vault-path', `The folder picker failed: ${errorText(error)}. Type the folder instead.`);
+  }
+});
+
+$('vault-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  clearFieldError('vault-path');
+  $('vault-message').textContent = '';
+  offerPanel.hidden = true;
+  const path = pathInput.value.trim();
+  if (!path) {
+    showFieldError('vault-path', 'Enter the vault folder, or choose it with Browse.');
+    return;
+  }
+  $('vault-use').disabled = true;
+  try {
+    const settings = await saveSettings({ vaultPath: path });
+    pathDirty = false;
+    show(settings);
+    flashSaved('vault-message', `Now using ${settings.vaultPath}`);
+    await offerImport(settings.vaultPath);
+  } catch (refusal) {
+    showFieldError('vault-path', refusal.message);
+    pathInput.focus();
+  } finally {
+    $('vault-use').disabled = false;
+  }
+});
+
+// ---- Import -------------------------------------------------------------------
+
+const SETTING_TEXT = {
+  fcrReminderCompanion: 'FCR Reminder companion',
+  enableReminders: 'Reminders',
+  enableDefaultReminder: 'Default reminder for every event',
+  defaultReminderMinutes: 'Default reminder, minutes before',
+};
+
+function valueText(value) {
+  if (value === true) return 'on';
+  if (value === false) return 'off';
+  if (value === null || typeof value === 'object') return '(not set)';
+  return String(value);
+}
+
+/** One plugin setting Almanac does not take, in words (a daily-note format keeps its key). */
+function foundText({ key, value }) {
+  const format = key.match(/^calendarSources\[\d+\]\.format$/);
+  return `${format ? 'Daily note format' : (SETTING_TEXT[key] ?? key)}: ${valueText(value)}`;
+}
+
+/** The plan's reminder defaults (Almanac's `reminders` keys), in words. */
+function reminderLines(reminders) {
+  if (!reminders) return [];
+  const lines = [];
+  if ('vaultReminders' in reminders) lines.push(`Remind from the vault: ${valueText(reminders.vaultReminders)}`);
+  if ('defaultReminders' in reminders) lines.push(`Default reminder for every event: ${valueText(reminders.defaultReminders)}`);
+  if ('defaultMinutes' in reminders) lines.push(`Default reminder, minutes before: ${reminders.defaultMinutes}`);
+  return lines;
+}
+
+function swatch(color) {
+  const dot = el('span', { class: 'swatch' });
+  dot.style.background = color;
+  dot.setAttribute('aria-hidden', 'true');
+  return dot;
+}
+
+/** Offers the import when the vault at `path` holds Full Calendar settings. */
+async function offerImport(path) {
+  let offer;
+  try {
+    offer = await invoke('vault_import_offer', { path });
+  } catch (error) {
+    $('vault-message').classList.remove('ok');
+    $('vault-message').classList.add('error');
+    $('vault-message').textContent = `Full Calendar settings were found but cannot be read: ${errorText(error)}`;
+    return;
+  }
+  if (!offer) return;
+  offeredPath = path;
+  const applies = new Set(offer.applies);
+  const count = offer.sources.length;
+  const calendars = count === 1 ? 'its calendar' : `its ${count} calendars`;
+  $('import-intro').textContent =
+    `The vault “${offer.vaultName}” has Full Calendar settings. ` +
+    (!count ? 'None of its calendars can be read by Almanac.'
+    : applies.has('calendarSources') ? `Import ${calendars}?`
+    : `Almanac already has calendars of its own, so ${calendars} would not be imported; remove them in Calendars first to import them.`);
+  $('import-sources').replaceChildren(
+    ...offer.sources.map((source) =>
+      el('li', { dataset: { sourceId: source.id } }, swatch(source.color), el('strong', {}, source.name), ' ', el('span', { class: 'muted' }, whereText(source))),
+    ),
+  );
+  $('import-skipped').replaceChildren(
+    ...offer.skipped.map((skipped) =>
+      el('li', { class: 'skipped' }, el('strong', {}, skipped.name), ` (${skipped.type}): ${skipped.reason}`),
+    ),
+  );
+  $('import-skipped-block').hidden = offer.skipped.length === 0;
+  // The reminder defaults Almanac takes (unless the user set their own),
+  // then the plugin settings it has no setting for.
+  const reminders = reminderLines(offer.reminders).map((line) => el('li', {}, line));
+  if (reminders.length && !applies.has('reminders')) {
+    reminders.push(el('li', { class: 'muted' }, 'Not imported: you have set reminders yourself.'));
+  }
+  const found = (offer.foundNotApplied ?? []).map((setting) => el('li', { class: 'muted' }, `${foundText(setting)} (not imported)`));
+  $('import-reminders').replaceChildren(...reminders, ...found);
+  $('import-reminders-block').hidden = reminders.length + found.length === 0;
+  const applicable = applies.size > 0;
+  $('import-blocked').hidden = applicable;
+  $('import-blocked').textContent = 'Everything this import holds is configured in Almanac already.';
+  $('import-confirm').hidden = !applicable;
+  $('import-error').textContent = '';
+  offerPanel.hidden = false;
+  (applicable ? $('import-confirm') : $('import-dismiss')).focus();
+}
+
+$('import-confirm').addEventListener('click', async () => {
+  $('import-confirm').disabled = true;
+  try {
+    await invoke('vault_import_apply', { path: offeredPath });
+    offerPanel.hidden = true;
+    flashSaved('vault-message', 'Imported. The calendars are in Settings › Calendars.');
+  } catch (error) {
+    $('import-error').textContent = errorText(error);
+  } finally {
+    $('import-confirm').disabled = false;
+  }
+});
+
+$('import-dismiss').addEventListener('click', () => {
+  offerPanel.hidden = true;
+  pathInput.focus();
+});
+
+// ---- Vault name -----------------------------------------------------------------
+
+$('vault-name-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  clearFieldError('vault-name');
+  try {
+    show(await saveSettings({ vaultName: nameInput.value.trim() || null }));
+    flashSaved('vault-name-message');
+  } catch (refusal) {
+    showFieldError('vault-name', refusal.message);
+  }
+});
