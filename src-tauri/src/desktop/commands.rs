@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use almanac_core::api::Consent;
-use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
+use almanac_core::calendar::{Event, EventFields, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
 use almanac_core::settings::class::{self, Actor};
@@ -100,6 +100,23 @@ pub fn calendar_events(
 #[tauri::command]
 pub fn calendar_sources(services: State<'_, Arc<Services>>) -> Vec<SourceInfo> {
     services.core.calendar.sources()
+}
+
+/// Creates an event in calendar `calendar_id` (the sidebar's quick-add): the
+/// engine's own create, as the API's `createEvent` makes it, so its checks
+/// and refusals (a note of that name exists, a bad field) are the same.
+#[tauri::command]
+pub async fn event_create(
+    services: State<'_, Arc<Services>>,
+    calendar_id: String,
+    fields: EventFields,
+) -> CommandResult<Event> {
+    let calendar = services.core.calendar.clone();
+    // Writes the note: blocking I/O.
+    tauri::async_runtime::spawn_blocking(move || calendar.create(&calendar_id, fields))
+        .await
+        .map_err(message)?
+        .map_err(message)
 }
 
 /// Whether the vault can be used; the settings window shows why not.

@@ -46,6 +46,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::rest_status,
             commands::calendar_events,
             commands::calendar_sources,
+            commands::event_create,
             commands::vault_status,
             commands::token_scopes,
             commands::tokens_list,
