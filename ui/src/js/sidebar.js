@@ -37,8 +37,10 @@ async function showNextReminder() {
       el('strong', { class: 'next-reminder-title' }, next.title),
       ' ',
       el('span', { class: 'next-reminder-when' }, formatDateTime(next.trigger_at_epoch * 1000)),
-      event && event !== next.title ? el('span', { class: 'muted next-reminder-event' }, ` · ${event}`) : null,
     );
+    if (event && event !== next.title) {
+      nextReminder.append(el('span', { class: 'muted next-reminder-event' }, ` · ${event}`));
+    }
   } catch (error) {
     nextReminder.textContent = `Could not load reminders: ${errorText(error)}`;
   }
