@@ -422,9 +422,12 @@ impl Session {
         self.call(reqwest::Method::GET, "/window/rect", None).await
     }
 
-    /// Saves a PNG of the window to `path`.
+    /// Saves a PNG of the window to `path`, once the page has painted what
+    /// the test just saw in the DOM: a shot taken right after an assertion
+    /// can otherwise catch the window before its first paint (empty).
     pub async fn screenshot(&self, path: &Path) {
         use base64::Engine as _;
+        self.painted().await;
         let png = self.call(reqwest::Method::GET, "/screenshot", None).await;
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(png.as_str().unwrap())
@@ -432,6 +435,16 @@ impl Session {
         assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, bytes).unwrap();
+    }
+
+    /// Waits for two animation frames: the first runs before the next paint,
+    /// the second only after that paint has happened.
+    pub async fn painted(&self) {
+        self.execute_async(
+            "const done = arguments[arguments.length - 1];
+             requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+        )
+        .await;
     }
 
     /// Ends the session (which closes the app) and stops the driver.
