@@ -37,6 +37,7 @@ mod follow;
 pub mod frontmatter;
 pub mod id;
 mod memo;
+pub mod per_day;
 pub mod query;
 mod recurrence;
 mod reread;
