@@ -34,14 +34,16 @@ const DAY_MS = 86_400_000;
 
 /**
  * A day's "+N more": a link to that day's own view, where its events are
- * fetched whole. The link's target is the date (see `followChanges`).
+ * fetched whole. The link's target is the date (see `followChanges`). It is
+ * placed at the end of its day (in the display zone) so views list it after
+ * the day's events; its time is not shown (fit.css).
  */
 function moreEvent({ date, count }) {
   return {
     id: `more:${date}`,
     title: `+${count} more`,
-    start: date,
-    allDay: true,
+    start: `${date}T23:59:58`,
+    end: `${date}T23:59:59`,
     url: `#${date}`,
     editable: false,
     classNames: ['almanac-more'],
@@ -86,6 +88,10 @@ export function eventSource(onError) {
  * "+N more" link (before FullCalendar sees the click: it is no event).
  */
 export function followChanges(calendar) {
+  // What the source answers depends on the range's length (a day is fetched
+  // whole, a month a few events a day): a day inside a fetched month must be
+  // fetched again, not cut from the month's answer.
+  calendar.setOption('lazyFetching', false);
   calendar.el.parentElement.addEventListener(
     'click',
     (click) => {
