@@ -86,7 +86,10 @@ async fn month_navigation_on_the_10k_vault() {
         if shown[0].as_u64() > Some(0) {
             break;
         }
-        assert!(started.elapsed().as_secs() < 600, "no events after 10 minutes: {shown}");
+        assert!(
+            started.elapsed().as_secs() < 600,
+            "no events after 10 minutes: {shown}"
+        );
         eprintln!("waiting for the first month: {shown}");
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     }
@@ -103,11 +106,20 @@ async fn month_navigation_on_the_10k_vault() {
     // command: the engine's query and the IPC round trip).
     for step in &mut steps {
         let month = step["month"].as_str().unwrap().to_string();
-        let fetch = session.execute_async(&FETCH_ONLY.replace("MONTH", &month)).await;
+        let fetch = session
+            .execute_async(&FETCH_ONLY.replace("MONTH", &month))
+            .await;
         step["fetch"] = fetch;
     }
-    let mean = |key: &str| steps.iter().map(|s| s[key].as_f64().unwrap()).sum::<f64>() / steps.len() as f64;
-    let max = |key: &str| steps.iter().map(|s| s[key].as_f64().unwrap()).fold(0.0, f64::max);
+    let mean = |key: &str| {
+        steps.iter().map(|s| s[key].as_f64().unwrap()).sum::<f64>() / steps.len() as f64
+    };
+    let max = |key: &str| {
+        steps
+            .iter()
+            .map(|s| s[key].as_f64().unwrap())
+            .fold(0.0, f64::max)
+    };
     println!(
         "{}",
         json!({

@@ -20,8 +20,10 @@ async fn rows_show_their_source_and_times_in_the_display_timezone() {
     .await;
     let trigger = epoch_now() + 3600;
     instance
-        .sync_reminders(json!([{ "id": "dentist", "title": "Call the dentist", "body": "Before noon",
-            "trigger_at_epoch": trigger, "action_url": "" }]))
+        .sync_reminders(
+            json!([{ "id": "dentist", "title": "Call the dentist", "body": "Before noon",
+            "trigger_at_epoch": trigger, "action_url": "" }]),
+        )
         .await;
     let row = "#upcoming tr[data-reminder-id=dentist]";
     session

@@ -40,34 +40,102 @@ async fn populated_instance() -> Instance {
     let day = |offset: i64| today + chrono::Duration::days(offset);
     let since = day(-40);
     let timed = |title: &str, date: NaiveDate, start: &str, end: &str| {
-        format!("title: {title}\nallDay: false\ndate: {date}\nstartTime: \"{start}\"\nendTime: \"{end}\"")
+        format!(
+            "title: {title}\nallDay: false\ndate: {date}\nstartTime: \"{start}\"\nendTime: \"{end}\""
+        )
     };
     let notes = [
         ("work", "Standup", timed("Standup", today, "09:00", "09:30")),
-        ("work", "Release day", format!("title: Release day\nallDay: true\ndate: {today}")),
-        ("work", "Conference", format!(
-            "title: Conference in Lyon\nallDay: true\ndate: {}\nendDate: {}", day(1), day(3))),
-        ("work", "Weekly review", format!(
-            "title: Weekly review\ntype: recurring\ndaysOfWeek: [F]\nstartRecur: {since}\nstartTime: \"16:00\"\nendTime: \"17:00\"")),
-        ("work", "Quarterly planning", timed(
-            "Quarterly planning with the design and engineering teams", day(-1), "10:00", "12:00")),
-        ("work", "Send the report", format!(
-            "{}\ncompleted: false", timed("Send the report", day(2), "11:00", "11:30"))),
-        ("work", "Lunch with Ada", timed("Lunch with Ada", day(1), "12:30", "13:30")),
-        ("home", "Gym", format!(
-            "title: Gym\ntype: recurring\ndaysOfWeek: [M, W]\nstartRecur: {since}\nstartTime: \"07:00\"\nendTime: \"08:00\"")),
-        ("home", "Book club", format!(
-            "title: Book club\ntype: rrule\nrrule: FREQ=MONTHLY;BYDAY=2TU\nstartDate: {since}\nallDay: false\nstartTime: \"18:30\"\nendTime: \"20:00\"")),
-        ("home", "Dinner", timed("Dinner with Grace", day(2), "19:00", "21:00")),
-        ("home", "Dentist", timed("Dentist", day(-2), "14:00", "15:00")),
-        ("home", "Pay rent", format!("title: Pay rent\nallDay: true\ndate: {}\ncompleted: false", day(4))),
-        ("home", "Buy groceries", format!(
-            "title: Buy groceries\nallDay: true\ndate: {today}\ncompleted: true")),
+        (
+            "work",
+            "Release day",
+            format!("title: Release day\nallDay: true\ndate: {today}"),
+        ),
+        (
+            "work",
+            "Conference",
+            format!(
+                "title: Conference in Lyon\nallDay: true\ndate: {}\nendDate: {}",
+                day(1),
+                day(3)
+            ),
+        ),
+        (
+            "work",
+            "Weekly review",
+            format!(
+                "title: Weekly review\ntype: recurring\ndaysOfWeek: [F]\nstartRecur: {since}\nstartTime: \"16:00\"\nendTime: \"17:00\""
+            ),
+        ),
+        (
+            "work",
+            "Quarterly planning",
+            timed(
+                "Quarterly planning with the design and engineering teams",
+                day(-1),
+                "10:00",
+                "12:00",
+            ),
+        ),
+        (
+            "work",
+            "Send the report",
+            format!(
+                "{}\ncompleted: false",
+                timed("Send the report", day(2), "11:00", "11:30")
+            ),
+        ),
+        (
+            "work",
+            "Lunch with Ada",
+            timed("Lunch with Ada", day(1), "12:30", "13:30"),
+        ),
+        (
+            "home",
+            "Gym",
+            format!(
+                "title: Gym\ntype: recurring\ndaysOfWeek: [M, W]\nstartRecur: {since}\nstartTime: \"07:00\"\nendTime: \"08:00\""
+            ),
+        ),
+        (
+            "home",
+            "Book club",
+            format!(
+                "title: Book club\ntype: rrule\nrrule: FREQ=MONTHLY;BYDAY=2TU\nstartDate: {since}\nallDay: false\nstartTime: \"18:30\"\nendTime: \"20:00\""
+            ),
+        ),
+        (
+            "home",
+            "Dinner",
+            timed("Dinner with Grace", day(2), "19:00", "21:00"),
+        ),
+        (
+            "home",
+            "Dentist",
+            timed("Dentist", day(-2), "14:00", "15:00"),
+        ),
+        (
+            "home",
+            "Pay rent",
+            format!(
+                "title: Pay rent\nallDay: true\ndate: {}\ncompleted: false",
+                day(4)
+            ),
+        ),
+        (
+            "home",
+            "Buy groceries",
+            format!("title: Buy groceries\nallDay: true\ndate: {today}\ncompleted: true"),
+        ),
     ];
     for (calendar, name, frontmatter) in notes {
         let folder = instance.vault().join(calendar);
         std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join(format!("{name}.md")), format!("---\n{frontmatter}\n---\n")).unwrap();
+        std::fs::write(
+            folder.join(format!("{name}.md")),
+            format!("---\n{frontmatter}\n---\n"),
+        )
+        .unwrap();
     }
     instance
 }
@@ -168,7 +236,10 @@ const SHOWN: &str = "return [...document.querySelectorAll('.fc-event-title')].so
 async fn shoot_calendar(theme: Theme) {
     let instance = populated_instance().await;
     let session = Session::start(&instance, "calendar", theme).await;
-    for (view, name) in [("dayGridMonth", "calendar-month"), ("timeGridWeek", "calendar-week")] {
+    for (view, name) in [
+        ("dayGridMonth", "calendar-month"),
+        ("timeGridWeek", "calendar-week"),
+    ] {
         if view != "dayGridMonth" {
             session.click(&format!(".fc-{view}-button")).await;
         }
@@ -179,8 +250,18 @@ async fn shoot_calendar(theme: Theme) {
             .wait_for("[...document.querySelectorAll('.fc-event-title')].some((e) => e.textContent === 'Standup')")
             .await;
         // Today's events and the series are in every view of today.
-        for title in ["Standup", "Release day", "Buy groceries", "Weekly review", "Gym"] {
-            assert_eq!(session.execute(SHOWN, json!([title])).await, json!(true), "{title} in {view}");
+        for title in [
+            "Standup",
+            "Release day",
+            "Buy groceries",
+            "Weekly review",
+            "Gym",
+        ] {
+            assert_eq!(
+                session.execute(SHOWN, json!([title])).await,
+                json!(true),
+                "{title} in {view}"
+            );
         }
         assert_calendar_colours(&session).await;
         session.screenshot(&screenshot_path(name, theme)).await;

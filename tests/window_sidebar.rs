@@ -66,8 +66,14 @@ async fn agenda_and_next_reminder_follow_the_display_timezone() {
     );
     let session = start_in_berlin(&instance).await;
 
-    assert_eq!(row(&session, "Standup").await, json!(["9:30am - 10:30am", "Standup"]));
-    assert_eq!(row(&session, "Release").await, json!(["all-day", "Release"]));
+    assert_eq!(
+        row(&session, "Standup").await,
+        json!(["9:30am - 10:30am", "Standup"])
+    );
+    assert_eq!(
+        row(&session, "Release").await,
+        json!(["all-day", "Release"])
+    );
 
     // The next reminder, its time in Berlin.
     eventually("the reminder daemon", || async {
@@ -140,7 +146,10 @@ async fn quick_add_creates_the_event_in_the_display_zone_and_shows_errors_inline
     let error = session
         .wait_for("!document.getElementById('quick-add-error').hidden && document.getElementById('quick-add-error').textContent")
         .await;
-    assert!(error.as_str().unwrap().contains("No date or time"), "{error}");
+    assert!(
+        error.as_str().unwrap().contains("No date or time"),
+        "{error}"
+    );
     assert_eq!(notes(&instance), Vec::<String>::new());
 
     // "Tomorrow" is tomorrow in Berlin, whatever the machine's date.
@@ -175,7 +184,10 @@ async fn quick_add_creates_the_event_in_the_display_zone_and_shows_errors_inline
             "{key} {time} in {note}"
         );
     }
-    assert!(!note.contains("timezone"), "a wall time in the display zone: {note}");
+    assert!(
+        !note.contains("timezone"),
+        "a wall time in the display zone: {note}"
+    );
     assert!(
         session
             .execute(
@@ -200,7 +212,10 @@ async fn quick_add_creates_the_event_in_the_display_zone_and_shows_errors_inline
     let error = session
         .wait_for("!document.getElementById('quick-add-error').hidden && document.getElementById('quick-add-error').textContent")
         .await;
-    assert!(error.as_str().unwrap().contains("already exists"), "{error}");
+    assert!(
+        error.as_str().unwrap().contains("already exists"),
+        "{error}"
+    );
     assert_eq!(notes(&instance), vec![name]);
     session.end().await;
 }

@@ -80,7 +80,11 @@ pub fn next_reminder_line(next: Option<&Reminder>, zone: Tz) -> String {
         return "Next reminder: none".to_string();
     };
     let when = DateTime::<Utc>::from_timestamp(reminder.trigger_at_epoch, 0)
-        .map(|at| at.with_timezone(&zone).format("%a %-d %b %H:%M").to_string())
+        .map(|at| {
+            at.with_timezone(&zone)
+                .format("%a %-d %b %H:%M")
+                .to_string()
+        })
         .unwrap_or_default();
     format!("Next reminder: {} — {when}", reminder.title)
 }

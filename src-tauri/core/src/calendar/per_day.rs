@@ -44,10 +44,17 @@ impl Calendar {
     /// The range must be bounded and at most [`MAX_DAYS`] long. Series are
     /// expanded with each one's own ceiling, as for internal readers: the
     /// answer's size is bounded by the cap, not by refusing dense ranges.
-    pub fn query_per_day(&self, query: &EventQuery, per_day: usize) -> Result<PerDay, CalendarError> {
+    pub fn query_per_day(
+        &self,
+        query: &EventQuery,
+        per_day: usize,
+    ) -> Result<PerDay, CalendarError> {
         validate_range(query)?;
         let (Some(start), Some(end)) = (query.start_millis, query.end_millis) else {
-            return Err(CalendarError::invalid("start", "a per-day query needs a start and an end"));
+            return Err(CalendarError::invalid(
+                "start",
+                "a per-day query needs a start and an end",
+            ));
         };
         if end - start > MAX_DAYS * 86_400_000 {
             return Err(CalendarError::invalid(
@@ -74,7 +81,10 @@ fn days(event: &Event, zone: Tz) -> Option<(NaiveDate, NaiveDate)> {
     match (event.all_day, event.start_millis) {
         (false, Some(start)) => {
             // An end at midnight does not reach into the next day.
-            let end = event.end_millis.filter(|&end| end > start).map_or(start, |end| end - 1);
+            let end = event
+                .end_millis
+                .filter(|&end| end > start)
+                .map_or(start, |end| end - 1);
             Some((day_of(start, zone), day_of(end, zone)))
         }
         _ => {
@@ -110,7 +120,10 @@ fn cap(
             .iter_days()
             .take_while(|day| *day <= last.min(*range.end()))
             .collect();
-        if covered.iter().all(|day| shown.get(day).copied().unwrap_or(0) < per_day) {
+        if covered
+            .iter()
+            .all(|day| shown.get(day).copied().unwrap_or(0) < per_day)
+        {
             for day in covered {
                 *shown.entry(day).or_default() += 1;
             }
@@ -169,12 +182,20 @@ mod tests {
             timed("d", "2026-11-02T12:00:00Z", "2026-11-02T13:00:00Z"),
             all_day("trip", "2026-11-02", Some("2026-11-04")),
         ];
-        let answer = cap(events, 2, day("2026-11-01")..=day("2026-11-30"), Tz::Europe__Berlin);
+        let answer = cap(
+            events,
+            2,
+            day("2026-11-01")..=day("2026-11-30"),
+            Tz::Europe__Berlin,
+        );
         let titles: Vec<&str> = answer.events.iter().map(|e| e.title.as_str()).collect();
         assert_eq!(titles, ["trip", "a", "c"]);
         assert_eq!(
             answer.more,
-            [MoreOnDay { date: day("2026-11-02"), count: 2 }]
+            [MoreOnDay {
+                date: day("2026-11-02"),
+                count: 2
+            }]
         );
     }
 
@@ -187,6 +208,12 @@ mod tests {
         let answer = cap(events, 1, day("2026-11-02")..=day("2026-11-04"), Tz::UTC);
         let titles: Vec<&str> = answer.events.iter().map(|e| e.title.as_str()).collect();
         assert_eq!(titles, ["year"]);
-        assert_eq!(answer.more, [MoreOnDay { date: day("2026-11-03"), count: 1 }]);
+        assert_eq!(
+            answer.more,
+            [MoreOnDay {
+                date: day("2026-11-03"),
+                count: 1
+            }]
+        );
     }
 }
