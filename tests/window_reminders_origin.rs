@@ -6,7 +6,7 @@ mod support;
 
 use serde_json::json;
 use support::instance::Instance;
-use support::webdriver::{Session, Theme};
+use support::webdriver::{Session, Theme, shown_in_zone};
 use support::{epoch_now, eventually, port_open};
 
 #[tokio::test]
@@ -44,13 +44,7 @@ async fn rows_show_their_source_and_times_in_the_display_timezone() {
     assert_eq!(origin, json!(["host", "Host", null]));
 
     // Kolkata is UTC+5:30 all year: the half hour tells the zones apart.
-    let shown = |zone: &str| {
-        format!(
-            "new Intl.DateTimeFormat(undefined, {{ dateStyle: 'medium', timeStyle: 'short', timeZone: '{zone}' }})
-               .format({})",
-            trigger * 1000
-        )
-    };
+    let shown = |zone: &str| shown_in_zone(trigger * 1000, zone);
     let when = session
         .execute(
             &format!(
@@ -65,14 +59,9 @@ async fn rows_show_their_source_and_times_in_the_display_timezone() {
     assert_ne!(when[0], when[2], "{when}");
 
     // A new display zone applies live.
-    let updated = session
-        .execute_async(
-            "const [done] = [arguments[arguments.length - 1]];
-             window.__TAURI__.core.invoke('settings_update', { patch: { displayTimezone: 'America/New_York' } })
-               .then(() => done('ok'), (e) => done(String(e)));",
-        )
+    session
+        .update_settings(json!({ "displayTimezone": "America/New_York" }))
         .await;
-    assert_eq!(updated, json!("ok"));
     session
         .wait_for(&format!(
             "document.querySelector('{row} td.when').textContent === {}",

@@ -8,7 +8,7 @@ use chrono::{Days, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
 use support::instance::Instance;
-use support::webdriver::{Session, Theme};
+use support::webdriver::{Session, Theme, shown_in_zone};
 use support::{epoch_now, eventually, port_open};
 
 const ZONE: Tz = Tz::Europe__Berlin;
@@ -23,18 +23,6 @@ async fn row(session: &Session, title: &str) -> Value {
     session
         .wait_for(&format!("{ROWS}.find((r) => r[1] === '{title}')"))
         .await
-}
-
-/// Changes a setting as the Settings window does.
-async fn update_settings(session: &Session, patch: Value) {
-    let updated = session
-        .execute_async(&format!(
-            "const [done] = [arguments[arguments.length - 1]];
-             window.__TAURI__.core.invoke('settings_update', {{ patch: {patch} }})
-               .then(() => done('ok'), (e) => done(String(e)));"
-        ))
-        .await;
-    assert_eq!(updated, json!("ok"));
 }
 
 /// The app on UTC, the settings on Berlin: an agenda or a reminder shown in
@@ -92,13 +80,7 @@ async fn agenda_and_next_reminder_follow_the_display_timezone() {
     session
         .wait_for("document.getElementById('next-reminder-text').dataset.reminderId === 'next'")
         .await;
-    let shown = |zone: &str| {
-        format!(
-            "new Intl.DateTimeFormat(undefined, {{ dateStyle: 'medium', timeStyle: 'short', timeZone: '{zone}' }})
-               .format({})",
-            trigger * 1000
-        )
-    };
+    let shown = |zone: &str| shown_in_zone(trigger * 1000, zone);
     let when = session
         .execute(
             &format!(
@@ -116,7 +98,9 @@ async fn agenda_and_next_reminder_follow_the_display_timezone() {
     assert_ne!(when[1], when[3], "not in the machine's zone: {when}");
 
     // A new display zone applies live: 09:30 in Berlin is 03:30 in New York.
-    update_settings(&session, json!({ "displayTimezone": "America/New_York" })).await;
+    session
+        .update_settings(json!({ "displayTimezone": "America/New_York" }))
+        .await;
     session
         .wait_for(&format!(
             "{ROWS}.some((r) => r[1] === 'Standup' && r[0] === '3:30am - 4:30am')"

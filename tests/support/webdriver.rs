@@ -437,6 +437,18 @@ impl Session {
         std::fs::write(path, bytes).unwrap();
     }
 
+    /// Changes settings as the Settings window does (`settings_update`).
+    pub async fn update_settings(&self, patch: Value) {
+        let updated = self
+            .execute_async(&format!(
+                "const [done] = [arguments[arguments.length - 1]];
+                 window.__TAURI__.core.invoke('settings_update', {{ patch: {patch} }})
+                   .then(() => done('ok'), (e) => done(String(e)));"
+            ))
+            .await;
+        assert_eq!(updated, json!("ok"), "settings_update {patch}");
+    }
+
     /// Waits for two animation frames: the first runs before the next paint,
     /// the second only after that paint has happened.
     pub async fn painted(&self) {
@@ -460,6 +472,14 @@ impl Drop for Session {
     fn drop(&mut self) {
         stop_group(&mut self.driver);
     }
+}
+
+/// A JavaScript expression: the instant `millis` as the windows show a date
+/// and time (`Intl`, medium date, short time) in `zone`.
+pub fn shown_in_zone(millis: i64, zone: &str) -> String {
+    format!(
+        "new Intl.DateTimeFormat(undefined, {{ dateStyle: 'medium', timeStyle: 'short', timeZone: '{zone}' }}).format({millis})"
+    )
 }
 
 /// Ends `driver` and its process group (WebKitWebDriver and the app with
