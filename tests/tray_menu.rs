@@ -319,3 +319,45 @@ async fn tray_status_line_names_an_unusable_vault_until_it_is_fixed() {
         .await;
     assert!(app.is_running(), "{}", instance.log());
 }
+
+/// The menu names the next reminder and its time in the display zone, and
+/// follows the daemon's changes (a sync, a fire) without polling.
+#[tokio::test]
+async fn tray_names_the_next_reminder_in_the_display_timezone() {
+    let instance =
+        Instance::with_settings(serde_json::json!({ "displayTimezone": "Asia/Kolkata" }));
+    let (mut app, menu, _host) = start_app_with_tray(&instance).await;
+    let line = menu.item("Next reminder:").await;
+    assert_eq!(line.label, "Next reminder: none");
+    assert!(!line.enabled, "the line is not clickable");
+    eventually("the reminder daemon's port", || async {
+        port_open(instance.daemon_port).then_some(())
+    })
+    .await;
+
+    let (soon, later) = (support::epoch_now() + 2, support::epoch_now() + 3 * 86_400);
+    // Kolkata is UTC+5:30 all year: the half hour tells the zones apart.
+    let due = chrono::DateTime::from_timestamp(later, 0)
+        .unwrap()
+        .with_timezone(&chrono_tz::Asia::Kolkata)
+        .format("%a %-d %b %H:%M");
+    instance
+        .sync_reminders(serde_json::json!([
+            { "id": "soon", "title": "Water the plants", "body": "",
+              "trigger_at_epoch": soon, "action_url": "" },
+            { "id": "later", "title": "Call Ann", "body": "",
+              "trigger_at_epoch": later, "action_url": "" },
+        ]))
+        .await;
+    menu.wait_item("Next reminder:", |i| {
+        i.label.starts_with("Next reminder: Water the plants — ")
+    })
+    .await;
+    // Once "soon" has fired, "later" is next.
+    let line = menu
+        .wait_item("Next reminder:", |i| i.label.contains("Call Ann"))
+        .await;
+    assert_eq!(line.label, format!("Next reminder: Call Ann — {due}"));
+    assert!(app.is_running(), "{}", instance.log());
+    support::dismiss_notifications();
+}

@@ -1,11 +1,14 @@
 //! Every window, in light and dark, rendered for real and saved as PNG under
-//! `artifacts/screenshots/` for review. Each shot also checks that the page
-//! loaded, used the theme asked for, and shows the vault's and daemon's data.
+//! `artifacts/screenshots/` for review, each taken once the page has painted.
+//! Each shot also checks that the page loaded, used the theme asked for, and
+//! shows the vault's and daemon's data; the calendar's month and week show a
+//! populated vault of two calendars, each in its colour.
 
 mod support;
 
 use std::path::PathBuf;
 
+use chrono::NaiveDate;
 use serde_json::json;
 use support::instance::Instance;
 use support::webdriver::{Session, Theme};
@@ -17,33 +20,124 @@ fn screenshot_path(window: &str, theme: Theme) -> PathBuf {
         .join(format!("{window}-{}.png", theme.name()))
 }
 
-/// An instance with events today and tomorrow, and reminders: one already
-/// fired, one upcoming.
-async fn populated_instance() -> Instance {
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
-    let today = chrono_today();
-    instance.write_note(
-        &format!("{today} Standup.md"),
-        &format!(
-            "title: Standup\nallDay: false\ndate: {today}\nstartTime: \"09:00\"\nendTime: \"09:30\""
-        ),
-    );
-    instance.write_note(
-        &format!("{today} Release day.md"),
-        &format!("title: Release day\nallDay: true\ndate: {today}"),
-    );
-    instance.write_note(
-        "weekly review.md",
-        &format!(
-            "title: Weekly review\ntype: recurring\ndaysOfWeek: [F]\nstartRecur: {today}\nstartTime: \"16:00\"\nendTime: \"17:00\""
-        ),
-    );
-    instance
-}
+/// The two calendars' colours: the screenshots show each calendar's events
+/// in its own colour.
+const WORK_COLOR: (&str, &str) = ("#3b6fd4", "rgb(59, 111, 212)");
+const HOME_COLOR: (&str, &str) = ("#c2410c", "rgb(194, 65, 12)");
 
-/// Today's date in UTC (the instance's display time zone).
-fn chrono_today() -> String {
-    chrono::Utc::now().format("%Y-%m-%d").to_string()
+/// An instance with a realistic mix around today in two calendars (Work and
+/// Home, each with its colour): timed, all-day, multi-day, weekly and
+/// monthly series, open and done tasks, and a long title.
+async fn populated_instance() -> Instance {
+    let instance = Instance::with_settings(json!({
+        "restServerEnabled": true,
+        "calendarSources": [
+            { "type": "local", "id": "work", "name": "Work", "directory": "work", "color": WORK_COLOR.0 },
+            { "type": "local", "id": "home", "name": "Home", "directory": "home", "color": HOME_COLOR.0 },
+        ],
+    }));
+    let today = chrono::Utc::now().date_naive();
+    let day = |offset: i64| today + chrono::Duration::days(offset);
+    let since = day(-40);
+    let timed = |title: &str, date: NaiveDate, start: &str, end: &str| {
+        format!(
+            "title: {title}\nallDay: false\ndate: {date}\nstartTime: \"{start}\"\nendTime: \"{end}\""
+        )
+    };
+    let notes = [
+        ("work", "Standup", timed("Standup", today, "09:00", "09:30")),
+        (
+            "work",
+            "Release day",
+            format!("title: Release day\nallDay: true\ndate: {today}"),
+        ),
+        (
+            "work",
+            "Conference",
+            format!(
+                "title: Conference in Lyon\nallDay: true\ndate: {}\nendDate: {}",
+                day(1),
+                day(3)
+            ),
+        ),
+        (
+            "work",
+            "Weekly review",
+            format!(
+                "title: Weekly review\ntype: recurring\ndaysOfWeek: [F]\nstartRecur: {since}\nstartTime: \"16:00\"\nendTime: \"17:00\""
+            ),
+        ),
+        (
+            "work",
+            "Quarterly planning",
+            timed(
+                "Quarterly planning with the design and engineering teams",
+                day(-1),
+                "10:00",
+                "12:00",
+            ),
+        ),
+        (
+            "work",
+            "Send the report",
+            format!(
+                "{}\ncompleted: false",
+                timed("Send the report", day(2), "11:00", "11:30")
+            ),
+        ),
+        (
+            "work",
+            "Lunch with Ada",
+            timed("Lunch with Ada", day(1), "12:30", "13:30"),
+        ),
+        (
+            "home",
+            "Gym",
+            format!(
+                "title: Gym\ntype: recurring\ndaysOfWeek: [M, W]\nstartRecur: {since}\nstartTime: \"07:00\"\nendTime: \"08:00\""
+            ),
+        ),
+        (
+            "home",
+            "Book club",
+            format!(
+                "title: Book club\ntype: rrule\nrrule: FREQ=MONTHLY;BYDAY=2TU\nstartDate: {since}\nallDay: false\nstartTime: \"18:30\"\nendTime: \"20:00\""
+            ),
+        ),
+        (
+            "home",
+            "Dinner",
+            timed("Dinner with Grace", day(2), "19:00", "21:00"),
+        ),
+        (
+            "home",
+            "Dentist",
+            timed("Dentist", day(-2), "14:00", "15:00"),
+        ),
+        (
+            "home",
+            "Pay rent",
+            format!(
+                "title: Pay rent\nallDay: true\ndate: {}\ncompleted: false",
+                day(4)
+            ),
+        ),
+        (
+            "home",
+            "Buy groceries",
+            format!("title: Buy groceries\nallDay: true\ndate: {today}\ncompleted: true"),
+        ),
+    ];
+    for (calendar, name, frontmatter) in notes {
+        let folder = instance.vault().join(calendar);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join(format!("{name}.md")),
+            format!("---\n{frontmatter}\n---\n"),
+        )
+        .unwrap();
+    }
+    instance
 }
 
 /// Syncs one reminder due in two seconds and one due in an hour.
@@ -79,6 +173,13 @@ async fn background(session: &Session) -> String {
 async fn shoot(window: &str, theme: Theme, check: &str) {
     let instance = populated_instance().await;
     let session = Session::start(&instance, window, theme).await;
+    if window == "sidebar" {
+        // Its next-reminder line names the one due in an hour.
+        sync_reminders(&instance).await;
+        session
+            .wait_for("document.querySelector('.next-reminder-title')?.textContent === 'Call the dentist'")
+            .await;
+    }
     if window == "reminders" {
         sync_reminders(&instance).await;
         session.wait_for("document.querySelector('#fired tr[data-reminder-id=soon]') && document.querySelector('#upcoming tr[data-reminder-id=later]')").await;
@@ -127,13 +228,73 @@ async fn shoot(window: &str, theme: Theme, check: &str) {
     session.end().await;
 }
 
-const CALENDAR_READY: &str =
-    "[...document.querySelectorAll('.fc-event-title')].some(e => e.textContent === 'Standup')";
+/// Whether an event titled `arguments[0]` is drawn.
+const SHOWN: &str = "return [...document.querySelectorAll('.fc-event-title')].some((e) => e.textContent === arguments[0]);";
+
+/// The calendar's month view (the default) and week view of the populated
+/// vault, each checked to show its events in their calendars' colours.
+async fn shoot_calendar(theme: Theme) {
+    let instance = populated_instance().await;
+    let session = Session::start(&instance, "calendar", theme).await;
+    for (view, name) in [
+        ("dayGridMonth", "calendar-month"),
+        ("timeGridWeek", "calendar-week"),
+    ] {
+        if view != "dayGridMonth" {
+            session.click(&format!(".fc-{view}-button")).await;
+        }
+        session
+            .wait_for(&format!("document.body.dataset.view === '{view}'"))
+            .await;
+        session
+            .wait_for("[...document.querySelectorAll('.fc-event-title')].some((e) => e.textContent === 'Standup')")
+            .await;
+        // Today's events and the series are in every view of today.
+        for title in [
+            "Standup",
+            "Release day",
+            "Buy groceries",
+            "Weekly review",
+            "Gym",
+        ] {
+            assert_eq!(
+                session.execute(SHOWN, json!([title])).await,
+                json!(true),
+                "{title} in {view}"
+            );
+        }
+        assert_calendar_colours(&session).await;
+        session.screenshot(&screenshot_path(name, theme)).await;
+    }
+    session.end().await;
+}
+
+/// Each event is drawn in its calendar's colour: a block's background, or a
+/// timed event's dot in the month view.
+async fn assert_calendar_colours(session: &Session) {
+    let colours = session
+        .execute(
+            "const colour = (e) => {
+               const dot = e.querySelector('.fc-daygrid-event-dot');
+               return dot ? getComputedStyle(dot).borderTopColor : getComputedStyle(e).backgroundColor;
+             };
+             const byCalendar = { work: new Set(), home: new Set() };
+             const home = ['Gym', 'Book club', 'Dinner with Grace', 'Dentist', 'Pay rent', 'Buy groceries'];
+             for (const e of document.querySelectorAll('.fc-event')) {
+               const title = e.querySelector('.fc-event-title')?.textContent;
+               if (title) byCalendar[home.includes(title) ? 'home' : 'work'].add(colour(e));
+             }
+             return [[...byCalendar.work], [...byCalendar.home]];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(colours, json!([[WORK_COLOR.1], [HOME_COLOR.1]]));
+}
 
 #[tokio::test]
-async fn calendar_light_and_dark() {
+async fn calendar_month_and_week_populated_light_and_dark() {
     for theme in [Theme::Light, Theme::Dark] {
-        shoot("calendar", theme, CALENDAR_READY).await;
+        shoot_calendar(theme).await;
     }
 }
 
@@ -147,6 +308,7 @@ async fn sidebar_light_and_dark_docked_right() {
         )
         .await;
     }
+    support::dismiss_notifications();
 }
 
 #[tokio::test]

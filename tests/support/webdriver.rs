@@ -452,9 +452,12 @@ impl Session {
         self.call(reqwest::Method::GET, "/window/rect", None).await
     }
 
-    /// Saves a PNG of the window to `path`.
+    /// Saves a PNG of the window to `path`, once the page has painted what
+    /// the test just saw in the DOM: a shot taken right after an assertion
+    /// can otherwise catch the window before its first paint (empty).
     pub async fn screenshot(&self, path: &Path) {
         use base64::Engine as _;
+        self.painted().await;
         let png = self.call(reqwest::Method::GET, "/screenshot", None).await;
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(png.as_str().unwrap())
@@ -462,6 +465,28 @@ impl Session {
         assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, bytes).unwrap();
+    }
+
+    /// Changes settings as the Settings window does (`settings_update`).
+    pub async fn update_settings(&self, patch: Value) {
+        let updated = self
+            .execute_async(&format!(
+                "const [done] = [arguments[arguments.length - 1]];
+                 window.__TAURI__.core.invoke('settings_update', {{ patch: {patch} }})
+                   .then(() => done('ok'), (e) => done(String(e)));"
+            ))
+            .await;
+        assert_eq!(updated, json!("ok"), "settings_update {patch}");
+    }
+
+    /// Waits for two animation frames: the first runs before the next paint,
+    /// the second only after that paint has happened.
+    pub async fn painted(&self) {
+        self.execute_async(
+            "const done = arguments[arguments.length - 1];
+             requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+        )
+        .await;
     }
 
     /// Ends the session (which closes the app) and stops the driver.
@@ -477,6 +502,14 @@ impl Drop for Session {
     fn drop(&mut self) {
         stop_group(&mut self.driver);
     }
+}
+
+/// A JavaScript expression: the instant `millis` as the windows show a date
+/// and time (`Intl`, medium date, short time) in `zone`.
+pub fn shown_in_zone(millis: i64, zone: &str) -> String {
+    format!(
+        "new Intl.DateTimeFormat(undefined, {{ dateStyle: 'medium', timeStyle: 'short', timeZone: '{zone}' }}).format({millis})"
+    )
 }
 
 /// Ends `driver` and its process group (WebKitWebDriver and the app with

@@ -36,17 +36,18 @@ pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
 
     // Subscribe before reading the current state, so no change falls between.
     let mut events = services.core.events.subscribe();
-    let core = services.core.clone();
-    tray.show_vault_status(&core.calendar.vault_status());
+    let services = services.clone();
+    tray.show_vault_status(&services.core.calendar.vault_status());
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
+        show_next_reminder(&tray, &services).await;
         while let Some(delivery) = events.recv().await {
             match delivery {
-                Delivery::Event(event) => forward(&app, &tray, &core, event),
+                Delivery::Event(event) => forward(&app, &tray, &services, event).await,
                 Delivery::Resync { missed } => {
                     tracing::debug!(missed, "bridge fell behind the event bus; resyncing");
-                    for event in current_state(&core) {
-                        forward(&app, &tray, &core, event);
+                    for event in current_state(&services.core) {
+                        forward(&app, &tray, &services, event).await;
                     }
                 }
             }
@@ -54,10 +55,13 @@ pub fn spawn(app: &AppHandle, services: &Arc<Services>, tray: Tray) {
     });
 }
 
-fn forward(app: &AppHandle, tray: &Tray, core: &Core, event: AppEvent) {
+async fn forward(app: &AppHandle, tray: &Tray, services: &Services, event: AppEvent) {
+    let core = &services.core;
     let emitted = match event {
         AppEvent::SettingsChanged(settings) => {
             tray.show_rest_enabled(settings.rest_server_enabled);
+            // The next reminder's time is shown in the display zone.
+            show_next_reminder(tray, services).await;
             app.emit(SETTINGS_CHANGED, &*settings)
         }
         AppEvent::CalendarChanged { .. } => {
@@ -65,11 +69,31 @@ fn forward(app: &AppHandle, tray: &Tray, core: &Core, event: AppEvent) {
             app.emit(CALENDAR_CHANGED, ())
         }
         AppEvent::TokensChanged => app.emit(TOKENS_CHANGED, ()),
-        AppEvent::RemindersChanged => app.emit(REMINDERS_CHANGED, ()),
+        AppEvent::RemindersChanged => {
+            show_next_reminder(tray, services).await;
+            app.emit(REMINDERS_CHANGED, ())
+        }
     };
     if let Err(error) = emitted {
         tracing::warn!("could not tell the windows about a change: {error}");
     }
+}
+
+/// The tray's next-reminder line, from the daemon's schedule (none while the
+/// daemon is not running).
+async fn show_next_reminder(tray: &Tray, services: &Services) {
+    let next = match services.reminders().await.as_ref() {
+        Some(daemon) => daemon.upcoming(1).pop().map(|scheduled| scheduled.reminder),
+        None => None,
+    };
+    let zone = services
+        .core
+        .settings
+        .get()
+        .display_timezone
+        .parse()
+        .unwrap_or(chrono_tz::Tz::UTC);
+    tray.show_next_reminder(next.as_ref(), zone);
 }
 
 /// After falling behind: every change, stated as it is now, so the windows

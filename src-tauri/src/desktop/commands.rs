@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use almanac_core::api::Consent;
-use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
+use almanac_core::calendar::per_day::PerDay;
+use almanac_core::calendar::{Event, EventFields, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
 use almanac_core::settings::class::{self, Actor};
@@ -95,6 +96,28 @@ pub fn calendar_events(
             end_millis: Some(end),
             ..EventQuery::default()
         })
+        .map_err(message)
+}
+
+/// Like [`calendar_events`], for views of several days: at most `per_day`
+/// events a day and how many more each day holds (a month of a large vault
+/// holds more than any view draws; see `almanac_core::calendar::per_day`).
+#[tauri::command]
+pub fn calendar_events_per_day(
+    services: State<'_, Arc<Services>>,
+    start: i64,
+    end: i64,
+    per_day: usize,
+) -> CommandResult<PerDay> {
+    let query = EventQuery {
+        start_millis: Some(start),
+        end_millis: Some(end),
+        ..EventQuery::default()
+    };
+    services
+        .core
+        .calendar
+        .query_per_day(&query, per_day)
         .map_err(message)
 }
 

@@ -66,7 +66,8 @@ async fn write<T: Send + 'static>(
         .map_err(|e| ApiError::from(e).into())
 }
 
-/// Creates an event in calendar `calendar_id` (`POST /events`).
+/// Creates an event in calendar `calendar_id` (`POST /events`): the event
+/// dialog and the sidebar's quick-add.
 #[tauri::command]
 pub async fn event_create(
     services: State<'_, Arc<Services>>,

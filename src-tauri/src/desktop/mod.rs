@@ -50,6 +50,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::settings_update,
             commands::rest_status,
             commands::calendar_events,
+            commands::calendar_events_per_day,
             commands::calendar_sources,
             commands::vault_status,
             commands::token_scopes,

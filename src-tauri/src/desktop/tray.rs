@@ -1,7 +1,9 @@
 //! The tray icon and its menu. The menu's "Enable REST Server" check item
 //! mirrors the `restServerEnabled` setting (kept in step by the bridge) and a
 //! disabled item under it says what the REST server is doing, errors included.
-//! Another disabled item says whether the vault can be used, and if not, why.
+//! Another disabled item says whether the vault can be used, and if not, why,
+//! and one names the next reminder and when it is due (in the settings'
+//! `displayTimezone`), kept current by the bridge.
 //!
 //! On Linux the menu is exported over D-Bus (StatusNotifierItem +
 //! `com.canonical.dbusmenu`) by libayatana-appindicator; a click arrives here
@@ -11,6 +13,9 @@ use std::sync::Arc;
 
 use almanac_core::calendar::VaultStatus;
 use almanac_core::settings::class::Actor;
+use almanac_reminders::Reminder;
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager, Wry};
@@ -22,6 +27,7 @@ use crate::wiring::Services;
 const REST_TOGGLE: &str = "rest-enabled";
 const REST_STATUS: &str = "rest-status";
 const VAULT_STATUS: &str = "vault-status";
+const NEXT_REMINDER: &str = "next-reminder";
 const QUIT: &str = "quit";
 
 /// The menu items whose state follows the services.
@@ -30,6 +36,7 @@ pub struct Tray {
     rest_toggle: CheckMenuItem<Wry>,
     rest_status: MenuItem<Wry>,
     vault_status: MenuItem<Wry>,
+    next_reminder: MenuItem<Wry>,
 }
 
 impl Tray {
@@ -55,6 +62,31 @@ impl Tray {
             tracing::warn!("could not update the tray menu: {error}");
         }
     }
+}
+
+impl Tray {
+    /// Shows the next pending reminder, or that there is none.
+    pub fn show_next_reminder(&self, next: Option<&Reminder>, zone: Tz) {
+        if let Err(error) = self.next_reminder.set_text(next_reminder_line(next, zone)) {
+            tracing::warn!("could not update the tray menu: {error}");
+        }
+    }
+}
+
+/// The next reminder's line, e.g. `Next reminder: Call Ann — Mon 23 Nov 14:45`
+/// (its title and trigger time in `zone`).
+pub fn next_reminder_line(next: Option<&Reminder>, zone: Tz) -> String {
+    let Some(reminder) = next else {
+        return "Next reminder: none".to_string();
+    };
+    let when = DateTime::<Utc>::from_timestamp(reminder.trigger_at_epoch, 0)
+        .map(|at| {
+            at.with_timezone(&zone)
+                .format("%a %-d %b %H:%M")
+                .to_string()
+        })
+        .unwrap_or_default();
+    format!("Next reminder: {} — {when}", reminder.title)
 }
 
 /// The vault's status line, e.g. `Vault: unavailable — I/O error on …`.
@@ -84,6 +116,13 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
         false,
         None::<&str>,
     )?;
+    let next_reminder = MenuItem::with_id(
+        app,
+        NEXT_REMINDER,
+        next_reminder_line(None, Tz::UTC),
+        false,
+        None::<&str>,
+    )?;
     let item = |kind: WindowKind, text: &str| {
         MenuItem::with_id(app, kind.name(), text, true, None::<&str>)
     };
@@ -93,6 +132,7 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
             &rest_toggle,
             &rest_status,
             &vault_status,
+            &next_reminder,
             &PredefinedMenuItem::separator(app)?,
             &item(WindowKind::Calendar, "Open Calendar")?,
             &item(WindowKind::Sidebar, "Open Sidebar")?,
@@ -116,6 +156,7 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
         rest_toggle,
         rest_status,
         vault_status,
+        next_reminder,
     })
 }
 
@@ -175,6 +216,26 @@ mod tests {
         assert_eq!(
             line,
             "Vault: unavailable — I/O error on /notes: this is a file, not a folder"
+        );
+    }
+
+    #[test]
+    fn the_next_reminder_line_shows_its_title_and_time_in_the_display_zone() {
+        assert_eq!(next_reminder_line(None, Tz::UTC), "Next reminder: none");
+        // As stored (fields added later, such as a source, have defaults).
+        let reminder: Reminder = serde_json::from_value(serde_json::json!({
+            "id": "r1", "title": "Call Ann", "body": "", "action_url": "",
+            // 2026-11-23T13:45:00Z: 14:45 in Berlin (UTC+1 in winter).
+            "trigger_at_epoch": 1_795_441_500,
+        }))
+        .unwrap();
+        assert_eq!(
+            next_reminder_line(Some(&reminder), Tz::Europe__Berlin),
+            "Next reminder: Call Ann — Mon 23 Nov 14:45"
+        );
+        assert_eq!(
+            next_reminder_line(Some(&reminder), Tz::UTC),
+            "Next reminder: Call Ann — Mon 23 Nov 13:45"
         );
     }
 }

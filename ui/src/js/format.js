@@ -1,20 +1,65 @@
-// Small display helpers shared by the windows.
+// Small display helpers shared by the windows. Times are shown in the
+// settings' `displayTimezone`, not the machine's zone: the two may differ, and
+// the calendar window (FullCalendar's `timeZone`) already follows the setting.
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+import { invoke, listen } from './ipc.js';
 
-/** An instant (epoch ms, or an ISO string) as a local date and time; `fallback` when absent. */
-export function formatDateTime(value, fallback = '—') {
-  if (value === null || value === undefined || value === '') return fallback;
-  const date = new Date(value);
-  return Number.isNaN(date.valueOf()) ? String(value) : dateTime.format(date);
+let zone;
+let dateTime;
+let dateOnly;
+let timeOnly;
+
+/** Shows times in `timeZone` (an IANA name) from now on. */
+export function setDisplayZone(timeZone) {
+  zone = timeZone;
+  dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone });
+  dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone });
+  timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short', timeZone });
 }
 
-/** An instant as a local date; `fallback` when absent. */
-export function formatDate(value, fallback = '—') {
+/** The zone times are shown in. */
+export function displayZone() {
+  return zone;
+}
+
+// Until the settings arrive: the machine's zone.
+setDisplayZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
+
+/**
+ * Reads `displayTimezone` now and follows its changes; `onChange(settings)`
+ * runs after each change so the window can redraw its times. Resolves with
+ * the current settings.
+ */
+export async function followDisplayZone(onChange = () => {}) {
+  const settings = await invoke('settings_get');
+  setDisplayZone(settings.displayTimezone);
+  await listen('settings-changed', (changed) => {
+    if (changed.displayTimezone === zone) return;
+    setDisplayZone(changed.displayTimezone);
+    onChange(changed);
+  });
+  return settings;
+}
+
+function formatWith(format, value, fallback) {
   if (value === null || value === undefined || value === '') return fallback;
   const date = new Date(value);
-  return Number.isNaN(date.valueOf()) ? String(value) : dateOnly.format(date);
+  return Number.isNaN(date.valueOf()) ? String(value) : format.format(date);
+}
+
+/** An instant (epoch ms, or an ISO string) as a date and time in the display zone; `fallback` when absent. */
+export function formatDateTime(value, fallback = '—') {
+  return formatWith(dateTime, value, fallback);
+}
+
+/** An instant as a date in the display zone; `fallback` when absent. */
+export function formatDate(value, fallback = '—') {
+  return formatWith(dateOnly, value, fallback);
+}
+
+/** An instant as a time of day in the display zone; `fallback` when absent. */
+export function formatTime(value, fallback = '—') {
+  return formatWith(timeOnly, value, fallback);
 }
 
 /** Creates an element with attributes/properties and children. */

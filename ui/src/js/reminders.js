@@ -1,7 +1,10 @@
 // The reminders window: upcoming and recently fired reminders, each with Open
-// (the reminder's action_url through the system opener) and Snooze.
+// (the reminder's action_url through the system opener) and Snooze. Each row
+// says where the reminder comes from (a host that synced it, or the vault
+// itself) and which event it is for; times are in the display zone.
 
-import { el, errorText, formatDateTime } from './format.js';
+import { el, errorText, followDisplayZone, formatDateTime } from './format.js';
+import { reminderOrigin } from './reminder_origin.js';
 import { invoke, listen } from './ipc.js';
 
 const SNOOZE_MINUTES = [5, 10, 15, 30, 60];
@@ -26,7 +29,14 @@ function reminderRow(reminder, when, note) {
   return el(
     'tr',
     { dataset: { reminderId: reminder.id } },
-    el('td', {}, el('strong', {}, reminder.title), el('br'), el('span', { class: 'muted' }, reminder.body)),
+    el(
+      'td',
+      {},
+      el('strong', {}, reminder.title),
+      el('br'),
+      el('span', { class: 'muted' }, reminder.body),
+      originLine(reminder),
+    ),
     el('td', { class: 'when' }, formatDateTime(when), note ? el('br') : null, note ? el('span', { class: 'muted' }, note) : null),
     el(
       'td',
@@ -43,6 +53,17 @@ function reminderRow(reminder, when, note) {
         ),
       ),
     ),
+  );
+}
+
+/** "Vault · Dentist" under the reminder's text: its source and event. */
+function originLine(reminder) {
+  const { source, event } = reminderOrigin(reminder);
+  return el(
+    'div',
+    { class: 'reminder-origin' },
+    el('span', { class: `badge source-${source}`, dataset: { source } }, source === 'vault' ? 'Vault' : 'Host'),
+    event ? el('span', { class: 'reminder-event' }, event) : null,
   );
 }
 
@@ -66,6 +87,7 @@ async function refresh() {
   }
 }
 
+await followDisplayZone(refresh);
 await refresh();
 await listen('reminders-changed', refresh);
 document.body.dataset.ready = 'true';

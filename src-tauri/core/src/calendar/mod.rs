@@ -44,6 +44,7 @@ mod journal;
 mod listing;
 mod memo;
 mod note_occurrences;
+pub mod per_day;
 pub mod query;
 mod recurrence;
 mod recurrence_set;
