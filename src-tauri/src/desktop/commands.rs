@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use almanac_core::api::Consent;
 use almanac_core::calendar::per_day::PerDay;
-use almanac_core::calendar::{Event, EventFields, EventQuery, SourceInfo, VaultStatus};
+use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
 use almanac_core::settings::class::{self, Actor};
