@@ -122,7 +122,9 @@ export function editingOptions(sources) {
     selectable: true,
     editable: true,
     eventDataTransform(input) {
-      const event = input.extendedProps.event;
+      const event = input.extendedProps?.event;
+      // A day's "+N more" link (events.js) is no engine event: nothing to edit.
+      if (!event) return { ...input, editable: false };
       const classNames = [...(input.classNames ?? [])];
       if (!editable(event)) classNames.push('almanac-readonly');
       return { ...input, editable: movable(event), classNames };
@@ -154,6 +156,7 @@ export function editingOptions(sources) {
     eventDrop: place,
     eventResize: place,
     eventDidMount(info) {
+      if (!info.event.extendedProps.event) return;
       const event = engineEvent(info.event);
       info.el.dataset.eventId = info.event.id;
       info.el.dataset.title = event.title;
@@ -174,7 +177,7 @@ export function deleteByKey(calendar, sources) {
     const el = e.target.closest?.('.fc-event');
     if (e.key !== 'Delete' || !el) return;
     const fcEvent = calendar.getEventById(el.dataset.eventId);
-    if (!fcEvent) return;
+    if (!fcEvent?.extendedProps.event) return;
     e.preventDefault();
     const event = engineEvent(fcEvent);
     if (sources().get(event.calendarId)?.editable) {
