@@ -70,3 +70,34 @@ async fn rows_show_their_source_and_times_in_the_display_timezone() {
         .await;
     session.end().await;
 }
+
+#[tokio::test]
+async fn a_vault_reminder_shows_its_source_and_event() {
+    let instance = Instance::new();
+    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1))
+        .format("%Y-%m-%d")
+        .to_string();
+    instance.write_note(
+        "Dentist.md",
+        &format!(
+            "title: Dentist appointment\nallDay: false\ndate: {tomorrow}\nstartTime: \"10:00\"\nendTime: \"11:00\"\nnotify:\n  value: 30"
+        ),
+    );
+    let session = Session::start(&instance, "reminders", Theme::Light).await;
+    // Derived from the note by the app itself: no host synced anything.
+    let row = "#upcoming tr:has(.badge[data-source=vault])";
+    session
+        .wait_for(&format!("document.querySelector('{row}')"))
+        .await;
+    let shown = session
+        .execute(
+            &format!(
+                "return [document.querySelector('{row} .reminder-origin .badge').textContent,
+                         document.querySelector('{row} .reminder-event')?.textContent ?? null];"
+            ),
+            json!([]),
+        )
+        .await;
+    assert_eq!(shown, json!(["Vault", "Dentist appointment"]));
+    session.end().await;
+}
