@@ -15,7 +15,9 @@ use std::time::Duration;
 use almanac_core::events::{AppEvent, EventBus};
 use almanac_core::paths::Paths;
 use almanac_core::settings::{ReminderSettings, Settings};
-use almanac_reminders::{Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig};
+use almanac_reminders::{
+    Daemon, DaemonConfig, DaemonHandle, DiagnosticsProvider, Notifier, SystemOpener, UpdateConfig,
+};
 use tokio::sync::{RwLock, RwLockReadGuard, watch};
 use tokio::task::JoinHandle;
 
@@ -28,6 +30,8 @@ pub struct ReminderDaemon {
     follower: Mutex<Option<JoinHandle<()>>>,
     /// Where the running daemon's changes are announced.
     events: EventBus,
+    /// The app's part of `/doctor`.
+    diagnostics: DiagnosticsProvider,
 }
 
 impl ReminderDaemon {
@@ -37,12 +41,14 @@ impl ReminderDaemon {
         mut settings: watch::Receiver<Arc<Settings>>,
         notifier: Arc<dyn Notifier>,
         events: EventBus,
+        diagnostics: DiagnosticsProvider,
     ) -> Arc<Self> {
         let daemon = Arc::new(Self {
             handle: RwLock::new(None),
             problem: Mutex::new(None),
             follower: Mutex::new(None),
             events,
+            diagnostics,
         });
         // Marked seen here, before the daemon's port opens: a change made
         // once it is open (a client may be quick) wakes the follower below.
@@ -93,8 +99,13 @@ impl ReminderDaemon {
                 .err()
                 .map(|e| e.to_string()),
             None => {
-                let started =
-                    Daemon::start(config, notifier.clone(), Arc::new(SystemOpener), None).await;
+                let started = Daemon::start(
+                    config,
+                    notifier.clone(),
+                    Arc::new(SystemOpener),
+                    Some(self.diagnostics.clone()),
+                )
+                .await;
                 match started {
                     Ok(started) => {
                         announce_changes(&started, self.events.clone());

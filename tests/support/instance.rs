@@ -129,8 +129,19 @@ impl Instance {
         args: &[&str],
         extra: impl IntoIterator<Item = (K, V)>,
     ) -> App {
+        self.spawn_program(env!("CARGO_BIN_EXE_almanac"), args, extra)
+    }
+
+    /// Like [`Instance::spawn_with_env`], for another of the package's
+    /// programs (`almanac-server`).
+    pub fn spawn_program<K: AsRef<OsStr>, V: AsRef<OsStr>>(
+        &self,
+        program: &str,
+        args: &[&str],
+        extra: impl IntoIterator<Item = (K, V)>,
+    ) -> App {
         let log = std::fs::File::create(self.root().join("app.log")).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_almanac"))
+        let child = Command::new(program)
             .args(args)
             .envs(self.env())
             .envs(extra)

@@ -21,9 +21,22 @@ use tempfile::NamedTempFile;
 
 /// Atomically replaces (or creates) `path` with `contents`.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
+    replace_with(path, contents, DEFAULT_MODE)
+}
+
+/// [`atomic_write`] for a file only its owner may read or write (mode 0600
+/// from the moment it is created, so it is never readable by others).
+pub fn atomic_write_private(path: &Path, contents: &[u8]) -> io::Result<()> {
+    replace_with(path, contents, 0o600)
+}
+
+/// What `open(2)` gets for ordinary files; the umask narrows it.
+const DEFAULT_MODE: u32 = 0o666;
+
+fn replace_with(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
     let dir = parent_of(path);
     fs::create_dir_all(dir)?;
-    let staged = staged(path, contents)?;
+    let staged = staged(path, contents, mode)?;
     staged.persist(path).map_err(|e| e.error)?;
     sync_dir(dir)
 }
@@ -33,7 +46,7 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
 /// partial note, and the existence check is atomic (the file is linked in
 /// without replacing anything).
 pub fn atomic_create_new(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let staged = staged(path, contents)?;
+    let staged = staged(path, contents, DEFAULT_MODE)?;
     staged.persist_noclobber(path).map_err(|e| e.error)?;
     sync_dir(parent_of(path))
 }
@@ -47,7 +60,7 @@ fn parent_of(path: &Path) -> &Path {
 /// `contents` written and fsynced to a new temporary file next to `path`
 /// (removed again if it is dropped unpersisted). A dot-prefixed name keeps the
 /// file watcher and vault scans from mistaking it for a note.
-fn staged(path: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
+fn staged(path: &Path, contents: &[u8], mode: u32) -> io::Result<NamedTempFile> {
     let file_name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
@@ -59,6 +72,7 @@ fn staged(path: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
             OpenOptions::new()
                 .write(true)
                 .create_new(true)
+                .mode(mode)
                 .custom_flags(libc::O_NOFOLLOW)
                 .open(name)
         })?;

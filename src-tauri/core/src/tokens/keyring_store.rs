@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use keyring_core::{CredentialStore, Entry, Error};
 use uuid::Uuid;
 
-use super::secret::Secret;
+use super::secret::{Secret, SecretHash};
 use super::secret_store::{SecretStore, SecretStoreError};
 
 /// The keyring "service" all of Almanac's token secrets are filed under.
@@ -132,13 +132,13 @@ impl SecretStore for KeyringSecretStore {
     fn probe(&self) -> Result<(), SecretStoreError> {
         // Reading an id that cannot exist proves the service answers and is
         // unlocked, without creating anything.
-        self.get(Uuid::nil()).map(drop)
+        self.hash(Uuid::nil()).map(drop)
     }
 
-    fn get(&self, id: Uuid) -> Result<Option<Secret>, SecretStoreError> {
+    fn hash(&self, id: Uuid) -> Result<Option<SecretHash>, SecretStoreError> {
         self.run(
             move |connection| match entry(connection, id, None)?.get_password() {
-                Ok(value) => Ok(Some(Secret::from_stored(value))),
+                Ok(value) => Ok(Some(Secret::from_stored(value).hash())),
                 Err(Error::NoEntry) => Ok(None),
                 Err(e) => Err(classify(connection, e)),
             },
