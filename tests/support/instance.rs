@@ -47,6 +47,14 @@ impl Instance {
             "reminders": { "daemonPort": instance.daemon_port },
         });
         merge(&mut settings, extra);
+        // The first-run question (start at login?) is answered, so it opens
+        // no Settings window; tests/autostart.rs removes this to see it.
+        std::fs::create_dir_all(instance.data_home().join("almanac")).unwrap();
+        std::fs::write(
+            instance.data_home().join("almanac/autostart-asked"),
+            "asked\n",
+        )
+        .unwrap();
         std::fs::write(
             instance.root().join("config/almanac/settings.json"),
             serde_json::to_vec_pretty(&settings).unwrap(),

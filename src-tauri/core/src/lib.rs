@@ -54,6 +54,7 @@ pub mod clock;
 pub mod events;
 pub mod fsutil;
 pub mod onboarding;
+pub mod os_registration;
 pub mod paths;
 pub mod rest;
 pub mod settings;

@@ -8,9 +8,11 @@
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
 //! - [`ui`] / [`consent`]: the API's window controller and consent dialog;
-//! - [`access`]: `--request-access`, asking the user for a token.
+//! - [`access`]: `--request-access`, asking the user for a token;
+//! - [`autostart`]: starting at login, asked once on the first run.
 
 mod access;
+mod autostart;
 mod bridge;
 mod commands;
 mod consent;
@@ -40,6 +42,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
     let request_access = args.request_access.clone();
     let app = tauri::Builder::default()
         .plugin(single_instance(&paths))
+        .plugin(autostart::plugin())
         .invoke_handler(tauri::generate_handler![
             commands::settings_get,
             commands::settings_update,
@@ -57,12 +60,15 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::reminder_snooze,
             commands::consent_request,
             commands::consent_answer,
+            autostart::autostart_state,
+            autostart::autostart_set,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
             let consent = consent::ConsentDialogs::new(handle.clone());
             app.manage(consent.clone());
             app.manage(access::GrantedSecrets::default());
+            app.manage(autostart::AskedMarker::new(&paths));
             let (services, shutdown) = tauri::async_runtime::block_on(async {
                 // Before any port opens: a SIGTERM from here on stops us cleanly.
                 let shutdown = ShutdownSignal::install();
@@ -86,6 +92,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             if let Some(request) = request_access {
                 access::request(&handle, request);
             }
+            autostart::ask_once(&handle)?;
             tauri::async_runtime::spawn(async move {
                 shutdown.recv().await;
                 handle.exit(0);

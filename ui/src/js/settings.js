@@ -4,6 +4,7 @@
 // secret shown here too, taken from the shell once. Above it all, a banner
 // says why the vault cannot be used, while it cannot.
 
+import './autostart.js';
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
 
