@@ -12,9 +12,8 @@
 //! bytes to wherever it points. The final step is a rename, which replaces the
 //! directory entry itself and so never writes through a symlink either.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use tempfile::NamedTempFile;
@@ -69,21 +68,41 @@ fn staged(path: &Path, contents: &[u8], mode: u32) -> io::Result<NamedTempFile> 
         .prefix(&prefix)
         .suffix(".tmp")
         .make_in(parent_of(path), |name| {
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(mode)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(name)
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true);
+            exclusive_private(&mut options, mode).open(name)
         })?;
     staged.write_all(contents)?;
     staged.as_file().sync_all()?;
     Ok(staged)
 }
 
+/// Unix: `mode` (narrowed by the umask) and `O_NOFOLLOW`.
+#[cfg(unix)]
+fn exclusive_private(options: &mut OpenOptions, mode: u32) -> &mut OpenOptions {
+    use std::os::unix::fs::OpenOptionsExt;
+    options.mode(mode).custom_flags(libc::O_NOFOLLOW)
+}
+
+/// Windows: `create_new` (CREATE_NEW) already fails on any existing name,
+/// a symlink included, and the file inherits the ACL of its folder in the
+/// user's profile, which only the user can read.
+#[cfg(not(unix))]
+fn exclusive_private(options: &mut OpenOptions, _mode: u32) -> &mut OpenOptions {
+    options
+}
+
 /// Fsyncs a directory so that renames and creations inside it are durable.
+#[cfg(unix)]
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+    fs::File::open(dir)?.sync_all()
+}
+
+/// Windows cannot open a directory as a file to flush it; NTFS journals the
+/// rename (MoveFileEx) itself.
+#[cfg(not(unix))]
+pub fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]

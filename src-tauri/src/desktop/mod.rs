@@ -9,13 +9,15 @@
 //!   the tray;
 //! - [`ui`] / [`consent`]: the API's window controller and consent dialog;
 //! - [`access`]: `--request-access`, asking the user for a token;
-//! - [`autostart`]: starting at login, asked once on the first run.
+//! - [`autostart`]: starting at login, asked once on the first run;
+//! - [`notifier`]: how reminder notifications are shown on each OS.
 
 mod access;
 mod autostart;
 mod bridge;
 mod commands;
 mod consent;
+mod notifier;
 mod tray;
 mod ui;
 mod windows;
@@ -27,7 +29,7 @@ use sha2::{Digest, Sha256};
 use tauri::{Manager, RunEvent};
 
 use crate::cli::Args;
-use crate::wiring::{self, Hooks, Services};
+use crate::wiring::{Hooks, Services};
 use almanac_loopback::ShutdownSignal;
 
 /// Runs the tray app until Quit, SIGINT or SIGTERM; returns the exit code.
@@ -40,7 +42,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
     let vault = args.vault.clone();
     let open = args.open;
     let request_access = args.request_access.clone();
-    let app = tauri::Builder::default()
+    let app = notifier::register(tauri::Builder::default())
         .plugin(single_instance(&paths))
         .plugin(autostart::plugin())
         .invoke_handler(tauri::generate_handler![
@@ -75,7 +77,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
                 let hooks = Hooks {
                     ui: Arc::new(ui::WindowUi::new(handle.clone())),
                     consent: Arc::new(consent),
-                    notifier: wiring::system_notifier().await,
+                    notifier: notifier::for_desktop(&handle).await,
                 };
                 Services::start(paths, vault, hooks)
                     .await
