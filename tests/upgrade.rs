@@ -12,16 +12,15 @@
 
 mod support;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 
 use almanac_core::clock::SystemClock;
 use almanac_core::paths::Paths;
 use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope, TokenStore};
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::{Instance, keyring_put};
 use support::{eventually, port_open};
 
 /// Reminders far in the future, so they are pending whenever the test runs.
@@ -50,29 +49,6 @@ fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(from, to).unwrap();
     }
-}
-
-/// Puts `secret` in the session's keyring as token `id`'s, where 0.1.0 put it.
-fn keyring_store(id: &str, secret: &str) {
-    let mut store = Command::new("secret-tool")
-        .args([
-            "store",
-            "--label",
-            "upgrade fixture",
-            "service",
-            "almanac-pat",
-        ])
-        .args(["username", id])
-        .stdin(Stdio::piped())
-        .spawn()
-        .expect("secret-tool (libsecret-tools)");
-    store
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(secret.as_bytes())
-        .unwrap();
-    assert!(store.wait().unwrap().success());
 }
 
 async fn start_headless(instance: &Instance) -> support::instance::App {
@@ -125,7 +101,7 @@ async fn a_0_1_0_profile_is_found_whole_by_this_build() {
         keyring["live"]["secret"].as_str().unwrap(),
     );
     let revoked = keyring["revoked"]["secret"].as_str().unwrap();
-    keyring_store(live_id, live);
+    keyring_put(live_id, "upgrade fixture", live);
 
     let mut app = start_headless(&instance).await;
     let api = instance.api();
