@@ -1,5 +1,5 @@
 # The two set-up commands of the README. Both install their own prerequisites.
-.PHONY: run test setup
+.PHONY: run test setup release icons
 
 setup:
 	scripts/setup.sh
@@ -10,3 +10,15 @@ run: setup
 
 test: setup
 	scripts/test.sh
+
+# Release artefacts in artifacts/: the optimised binaries, the .deb and the
+# AppImage, the .deb then checked by installing it into a scratch root and
+# starting it headless. A full optimised build: not part of `make test`.
+release: setup
+	scripts/release.sh
+
+# Every icon size from the one source image (commit the result).
+icons:
+	rm -rf target/icons && scripts/tauri.sh icon icons/almanac.svg -o target/icons
+	cp target/icons/32x32.png target/icons/128x128.png target/icons/128x128@2x.png \
+	   target/icons/icon.png target/icons/icon.icns target/icons/icon.ico icons/

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 # The programs a test run starts: the session's services, the app, the
 # WebDriver bridge. Any of them still running afterwards was leaked.
-ours='^(Xvfb|dunst|dbus-daemon|gnome-keyring-d|almanac|reminder-daemon|tauri-driver|WebKitWebDriver)$'
+ours='^(Xvfb|dunst|dbus-daemon|gnome-keyring-d|almanac|almanac-server|reminder-daemon|tauri-driver|WebKitWebDriver)$'
 # (`ps` rather than `pgrep`: pgrep refuses patterns longer than a process
 # name, 15 characters, and then silently matches nothing.)
 running_ours() { ps -eo pid=,comm= | awk -v re="$ours" '$2 ~ re { print $1 }' | sort; }
@@ -22,6 +22,9 @@ cargo fmt --all --check
 
 echo "== lint"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== Windows and macOS (cargo check)"
+scripts/check-platforms.sh
 
 echo "== tests"
 scripts/session.sh cargo test --workspace --locked --no-fail-fast

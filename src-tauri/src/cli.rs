@@ -10,6 +10,7 @@ pub const USAGE: &str = "\
 Usage: almanac [--headless] [--vault DIR] [--open WINDOW]
        almanac --request-access NAME --scopes SCOPE,... [--reason TEXT]
        almanac --new-feed NAME --calendars ID,... | --list-feeds | --revoke-feed ID
+       almanac token create|list|revoke ...   (see `almanac token --help`)
 
   --headless     run the calendar REST server and the reminder daemon with no
                  windows (the default when no display is available)
@@ -173,7 +174,7 @@ impl Args {
 
 /// `events:read,settings:read` → the scope set; unknown names are refused
 /// (a typo must not silently ask for less).
-fn parse_scopes(list: &str) -> Result<ScopeSet, String> {
+pub fn parse_scopes(list: &str) -> Result<ScopeSet, String> {
     list.split(',')
         .map(str::trim)
         .filter(|name| !name.is_empty())

@@ -9,6 +9,17 @@ use crate::cli::Args;
 use crate::wiring::{self, Hooks, Services};
 use almanac_loopback::ShutdownSignal;
 
+/// Log lines to stderr, at `ALMANAC_LOG`'s level (info by default).
+pub fn init_logging() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ALMANAC_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+}
+
 pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {

@@ -1,20 +1,26 @@
 //! The `almanac` binary: the desktop shell around `almanac-core`.
 //!
 //! `almanac` runs the tray app; `almanac --headless` (or any start without a
-//! display) runs both servers with no windows. The shell only wires: every
-//! decision lives in the core crates.
+//! display) runs both servers with no windows; `almanac token …` manages
+//! tokens from a terminal. The shell only wires: every decision lives in the
+//! core crates. `almanac-server` (`server.rs`) is the same minus the desktop.
 
 mod cli;
 mod desktop;
+mod diagnostics;
 mod feeds;
 mod headless;
 mod reminder_daemon;
+mod token_cli;
 mod vault_feed;
 mod wiring;
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).is_some_and(|arg| arg == "token") {
+        return token_cli::main(std::env::args().skip(2));
+    }
     let args = match cli::Args::parse(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(message) => {
@@ -45,13 +51,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ALMANAC_LOG")
-                .unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    headless::init_logging();
 
     if headless && !args.headless {
         eprintln!("almanac: no display found (DISPLAY / WAYLAND_DISPLAY unset); running headless");

@@ -19,7 +19,9 @@ use almanac_core::events::{AppEvent, EventBus};
 use almanac_core::paths::Paths;
 use almanac_core::settings::{ReminderSettings, Settings};
 use almanac_core::vault_reminders::VaultReminders;
-use almanac_reminders::{Daemon, DaemonConfig, DaemonHandle, Notifier, SystemOpener, UpdateConfig};
+use almanac_reminders::{
+    Daemon, DaemonConfig, DaemonHandle, DiagnosticsProvider, Notifier, SystemOpener, UpdateConfig,
+};
 use tokio::sync::{RwLock, RwLockReadGuard, watch};
 use tokio::task::JoinHandle;
 
@@ -37,6 +39,8 @@ pub struct ReminderDaemon {
     vault: VaultFeed,
     /// Where the running daemon's changes are announced.
     events: EventBus,
+    /// The app's part of `/doctor`.
+    diagnostics: DiagnosticsProvider,
 }
 
 impl ReminderDaemon {
@@ -48,6 +52,7 @@ impl ReminderDaemon {
         vault: watch::Receiver<Arc<VaultReminders>>,
         notifier: Arc<dyn Notifier>,
         events: EventBus,
+        diagnostics: DiagnosticsProvider,
     ) -> Arc<Self> {
         let daemon = Arc::new(Self {
             handle: RwLock::new(None),
@@ -55,6 +60,7 @@ impl ReminderDaemon {
             followers: Mutex::new(Vec::new()),
             vault: VaultFeed::new(vault),
             events,
+            diagnostics,
         });
         // Marked seen before the first push (in `apply`), so a set
         // published after it wakes the follower below.
@@ -110,8 +116,13 @@ impl ReminderDaemon {
                 .err()
                 .map(|e| e.to_string()),
             None => {
-                let started =
-                    Daemon::start(config, notifier.clone(), Arc::new(SystemOpener), None).await;
+                let started = Daemon::start(
+                    config,
+                    notifier.clone(),
+                    Arc::new(SystemOpener),
+                    Some(self.diagnostics.clone()),
+                )
+                .await;
                 match started {
                     Ok(started) => {
                         announce_changes(&started, self.events.clone());

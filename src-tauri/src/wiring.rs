@@ -13,13 +13,14 @@ use almanac_core::onboarding::plan_import;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::class::Actor;
-use almanac_core::tokens::KeyringSecretStore;
+use almanac_core::tokens::SecretsInUse;
 /// D-Bus notifications, or log lines without a notification server; the
 /// standalone daemon starts with the same.
 pub use almanac_reminders::system_notifier;
 use almanac_reminders::{DaemonHandle, Notifier};
 use tokio::sync::{Mutex, watch};
 
+use crate::diagnostics;
 use crate::reminder_daemon::ReminderDaemon;
 
 /// Why the services could not start. A server that cannot bind its port is
@@ -86,13 +87,8 @@ impl Services {
         vault: Option<PathBuf>,
         hooks: Hooks,
     ) -> Result<Services, WiringError> {
-        let core = Core::open(
-            paths,
-            Arc::new(KeyringSecretStore::new()),
-            hooks.ui,
-            hooks.consent,
-        )
-        .await?;
+        let secrets = SecretsInUse::at_start(&paths);
+        let core = Core::open(paths, secrets.store, hooks.ui, hooks.consent).await?;
         let core = Arc::new(core);
         if let Some(vault) = vault {
             let core = core.clone();
@@ -116,6 +112,7 @@ impl Services {
             core.vault_reminders(),
             hooks.notifier,
             core.events.clone(),
+            diagnostics::provider(&core, secrets.backend),
         )
         .await;
 

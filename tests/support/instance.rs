@@ -47,6 +47,14 @@ impl Instance {
             "reminders": { "daemonPort": instance.daemon_port },
         });
         merge(&mut settings, extra);
+        // The first-run question (start at login?) is answered, so it opens
+        // no Settings window; tests/autostart.rs removes this to see it.
+        std::fs::create_dir_all(instance.data_home().join("almanac")).unwrap();
+        std::fs::write(
+            instance.data_home().join("almanac/autostart-asked"),
+            "asked\n",
+        )
+        .unwrap();
         std::fs::write(
             instance.root().join("config/almanac/settings.json"),
             serde_json::to_vec_pretty(&settings).unwrap(),
@@ -220,29 +228,9 @@ impl Instance {
     /// real keyring (service `almanac-pat`, user = the token's id), as the
     /// settings window would. Returns the secret.
     pub fn seed_token(&self, name: &str, scopes: &[&str]) -> String {
-        use std::io::Write;
         let id = format!("00000000-0000-4000-8000-{:012x}", rand_suffix());
         let secret = format!("ofc_pat_{:043}", rand_suffix());
-        let mut store = Command::new("secret-tool")
-            .args([
-                "store",
-                "--label",
-                name,
-                "service",
-                "almanac-pat",
-                "username",
-                &id,
-            ])
-            .stdin(Stdio::piped())
-            .spawn()
-            .expect("secret-tool (libsecret-tools)");
-        store
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(secret.as_bytes())
-            .unwrap();
-        assert!(store.wait().unwrap().success(), "secret-tool store failed");
+        keyring_put(&id, name, &secret);
         let dir = self.data_home().join("almanac");
         std::fs::create_dir_all(&dir).unwrap();
         let record = json!({
@@ -273,6 +261,25 @@ impl Instance {
             .unwrap()
             .status()
     }
+}
+
+/// Puts `secret` in the session's real keyring as token `id`'s, where the
+/// app looks for it (service `almanac-pat`, user = the id).
+pub fn keyring_put(id: &str, label: &str, secret: &str) {
+    use std::io::Write;
+    let mut store = Command::new("secret-tool")
+        .args(["store", "--label", label, "service", "almanac-pat"])
+        .args(["username", id])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("secret-tool (libsecret-tools)");
+    store
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(secret.as_bytes())
+        .unwrap();
+    assert!(store.wait().unwrap().success(), "secret-tool store failed");
 }
 
 /// A number unlikely to repeat across tests and runs (they share one

@@ -12,18 +12,30 @@
 //! bytes to wherever it points. The final step is a rename, which replaces the
 //! directory entry itself and so never writes through a symlink either.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use tempfile::NamedTempFile;
 
 /// Atomically replaces (or creates) `path` with `contents`.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
+    replace_with(path, contents, DEFAULT_MODE)
+}
+
+/// [`atomic_write`] for a file only its owner may read or write (mode 0600
+/// from the moment it is created, so it is never readable by others).
+pub fn atomic_write_private(path: &Path, contents: &[u8]) -> io::Result<()> {
+    replace_with(path, contents, 0o600)
+}
+
+/// What `open(2)` gets for ordinary files; the umask narrows it.
+const DEFAULT_MODE: u32 = 0o666;
+
+fn replace_with(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
     let dir = parent_of(path);
     fs::create_dir_all(dir)?;
-    let staged = staged(path, contents)?;
+    let staged = staged(path, contents, mode)?;
     staged.persist(path).map_err(|e| e.error)?;
     sync_dir(dir)
 }
@@ -33,7 +45,7 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
 /// partial note, and the existence check is atomic (the file is linked in
 /// without replacing anything).
 pub fn atomic_create_new(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let staged = staged(path, contents)?;
+    let staged = staged(path, contents, DEFAULT_MODE)?;
     staged.persist_noclobber(path).map_err(|e| e.error)?;
     sync_dir(parent_of(path))
 }
@@ -47,7 +59,7 @@ fn parent_of(path: &Path) -> &Path {
 /// `contents` written and fsynced to a new temporary file next to `path`
 /// (removed again if it is dropped unpersisted). A dot-prefixed name keeps the
 /// file watcher and vault scans from mistaking it for a note.
-fn staged(path: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
+fn staged(path: &Path, contents: &[u8], mode: u32) -> io::Result<NamedTempFile> {
     let file_name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
@@ -56,20 +68,41 @@ fn staged(path: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
         .prefix(&prefix)
         .suffix(".tmp")
         .make_in(parent_of(path), |name| {
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(name)
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true);
+            exclusive_private(&mut options, mode).open(name)
         })?;
     staged.write_all(contents)?;
     staged.as_file().sync_all()?;
     Ok(staged)
 }
 
+/// Unix: `mode` (narrowed by the umask) and `O_NOFOLLOW`.
+#[cfg(unix)]
+fn exclusive_private(options: &mut OpenOptions, mode: u32) -> &mut OpenOptions {
+    use std::os::unix::fs::OpenOptionsExt;
+    options.mode(mode).custom_flags(libc::O_NOFOLLOW)
+}
+
+/// Windows: `create_new` (CREATE_NEW) already fails on any existing name,
+/// a symlink included, and the file inherits the ACL of its folder in the
+/// user's profile, which only the user can read.
+#[cfg(not(unix))]
+fn exclusive_private(options: &mut OpenOptions, _mode: u32) -> &mut OpenOptions {
+    options
+}
+
 /// Fsyncs a directory so that renames and creations inside it are durable.
+#[cfg(unix)]
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+    fs::File::open(dir)?.sync_all()
+}
+
+/// Windows cannot open a directory as a file to flush it; NTFS journals the
+/// rename (MoveFileEx) itself.
+#[cfg(not(unix))]
+pub fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]

@@ -61,6 +61,7 @@ pub mod events;
 pub mod fsutil;
 pub mod ics;
 pub mod onboarding;
+pub mod os_registration;
 pub mod paths;
 pub mod rest;
 pub mod settings;

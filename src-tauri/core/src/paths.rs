@@ -53,6 +53,12 @@ impl Paths {
         self.data_dir.join("tokens.json")
     }
 
+    /// Token secret hashes, on a machine without an OS keyring (see
+    /// `tokens::HashFileStore`).
+    pub fn token_hashes_file(&self) -> PathBuf {
+        self.data_dir.join("token-hashes.json")
+    }
+
     /// The reminder daemon's sled database.
     pub fn reminders_db(&self) -> PathBuf {
         self.data_dir.join("reminders.sled")

@@ -55,7 +55,7 @@ pub use daemon::{Daemon, DaemonHandle, ReconfigureError, StartError};
 pub use engine::{ActionError, Scheduled};
 pub use history::{HistoryEntry, Origin, Outcome};
 pub use notifier::{
-    DbusNotifier, LogNotifier, Notification, Notifier, NotifierInfo, ReminderActions,
+    DbusNotifier, LogNotifier, Notification, Notifier, NotifierInfo, ReminderActions, summary_text,
     system_notifier,
 };
 pub use opener::{OpenError, Opener, SystemOpener};

@@ -9,13 +9,17 @@
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
 //! - [`ui`] / [`consent`]: the API's window controller and consent dialog;
-//! - [`access`]: `--request-access`, asking the user for a token.
+//! - [`access`]: `--request-access`, asking the user for a token;
+//! - [`autostart`]: starting at login, asked once on the first run;
+//! - [`notifier`]: how reminder notifications are shown on each OS.
 
 mod access;
+mod autostart;
 mod bridge;
 mod commands;
 mod consent;
 mod editing;
+mod notifier;
 mod settings_commands;
 mod tray;
 mod ui;
@@ -28,7 +32,7 @@ use sha2::{Digest, Sha256};
 use tauri::{Manager, RunEvent};
 
 use crate::cli::Args;
-use crate::wiring::{self, Hooks, Services};
+use crate::wiring::{Hooks, Services};
 use almanac_loopback::ShutdownSignal;
 
 /// Runs the tray app until Quit, SIGINT or SIGTERM; returns the exit code.
@@ -41,10 +45,11 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
     let vault = args.vault.clone();
     let open = args.open;
     let request_access = args.request_access.clone();
-    let app = tauri::Builder::default()
+    let app = notifier::register(tauri::Builder::default())
         .plugin(single_instance(&paths))
         // The settings window's vault folder picker.
         .plugin(tauri_plugin_dialog::init())
+        .plugin(autostart::plugin())
         .invoke_handler(tauri::generate_handler![
             commands::settings_get,
             commands::settings_update,
@@ -70,19 +75,22 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             settings_commands::time_zones,
             settings_commands::vault_import_offer,
             settings_commands::vault_import_apply,
+            autostart::autostart_state,
+            autostart::autostart_set,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
             let consent = consent::ConsentDialogs::new(handle.clone());
             app.manage(consent.clone());
             app.manage(access::GrantedSecrets::default());
+            app.manage(autostart::AskedMarker::new(&paths));
             let (services, shutdown) = tauri::async_runtime::block_on(async {
                 // Before any port opens: a SIGTERM from here on stops us cleanly.
                 let shutdown = ShutdownSignal::install();
                 let hooks = Hooks {
                     ui: Arc::new(ui::WindowUi::new(handle.clone())),
                     consent: Arc::new(consent),
-                    notifier: wiring::system_notifier().await,
+                    notifier: notifier::for_desktop(&handle).await,
                 };
                 Services::start(paths, vault, hooks)
                     .await
@@ -99,6 +107,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             if let Some(request) = request_access {
                 access::request(&handle, request);
             }
+            autostart::ask_once(&handle)?;
             tauri::async_runtime::spawn(async move {
                 shutdown.recv().await;
                 handle.exit(0);

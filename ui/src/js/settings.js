@@ -8,6 +8,7 @@
 // says why the vault cannot be used, while it cannot.
 
 import '../css/settings.css';
+import './autostart.js';
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
 import * as calendars from './settings_calendars.js';

@@ -27,6 +27,7 @@ use crate::api::ApiError;
 pub const MAX_WAIT: Duration = Duration::from_secs(10);
 
 /// The query threads' nice value (0 is normal, 19 the lowest priority).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub const QUERY_NICE: i32 = 10;
 
 type Job = Box<dyn FnOnce() + Send>;

@@ -2,7 +2,8 @@
 //! `keyring-core` API.
 //!
 //! On Linux and the BSDs the store is the Secret Service (gnome-keyring,
-//! KWallet…) reached over D-Bus by the pure-Rust zbus client. Each secret is one
+//! KWallet…) reached over D-Bus by the pure-Rust zbus client; on macOS the
+//! login Keychain, on Windows the Credential Manager. Each secret is one
 //! keyring item: service `almanac-pat`, user = the token's id, labelled with the
 //! token's name so keyring managers show something meaningful.
 //!
@@ -20,7 +21,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use keyring_core::{CredentialStore, Entry, Error};
 use uuid::Uuid;
 
-use super::secret::Secret;
+use super::secret::{Secret, SecretHash};
 use super::secret_store::{SecretStore, SecretStoreError};
 
 /// The keyring "service" all of Almanac's token secrets are filed under.
@@ -90,7 +91,19 @@ fn entry(
         Some(store) => store.clone(),
         None => connection.insert(platform_store()?).clone(),
     };
-    let modifiers = label.map(|label| HashMap::from([("label", label)]));
+    // Only the Secret Service takes a label (keyring managers show it); the
+    // Keychain and Credential Manager stores refuse modifiers they do not know.
+    let secret_service = cfg!(all(
+        unix,
+        not(any(
+            target_os = "macos",
+            target_os = "ios",
+            target_os = "android"
+        ))
+    ));
+    let modifiers = label
+        .filter(|_| secret_service)
+        .map(|label| HashMap::from([("label", label)]));
     store
         .build(SERVICE, &id.to_string(), modifiers.as_ref())
         .map_err(|e| classify(connection, e))
@@ -118,9 +131,30 @@ fn platform_store() -> Result<Arc<CredentialStore>, SecretStoreError> {
     Ok(store)
 }
 
-#[cfg(not(all(
-    unix,
-    not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+/// The login keychain (the legacy keychain API: the data-protection keychain
+/// needs a signed app with an entitlement).
+#[cfg(target_os = "macos")]
+fn platform_store() -> Result<Arc<CredentialStore>, SecretStoreError> {
+    let store = apple_native_keyring_store::keychain::Store::new()
+        .map_err(|e| SecretStoreError::Unavailable(e.to_string()))?;
+    Ok(store)
+}
+
+/// Windows Credential Manager (generic credentials of the user).
+#[cfg(target_os = "windows")]
+fn platform_store() -> Result<Arc<CredentialStore>, SecretStoreError> {
+    let store = windows_native_keyring_store::Store::new()
+        .map_err(|e| SecretStoreError::Unavailable(e.to_string()))?;
+    Ok(store)
+}
+
+#[cfg(not(any(
+    all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+    ),
+    target_os = "macos",
+    target_os = "windows"
 )))]
 fn platform_store() -> Result<Arc<CredentialStore>, SecretStoreError> {
     Err(SecretStoreError::Unavailable(
@@ -132,13 +166,13 @@ impl SecretStore for KeyringSecretStore {
     fn probe(&self) -> Result<(), SecretStoreError> {
         // Reading an id that cannot exist proves the service answers and is
         // unlocked, without creating anything.
-        self.get(Uuid::nil()).map(drop)
+        self.hash(Uuid::nil()).map(drop)
     }
 
-    fn get(&self, id: Uuid) -> Result<Option<Secret>, SecretStoreError> {
+    fn hash(&self, id: Uuid) -> Result<Option<SecretHash>, SecretStoreError> {
         self.run(
             move |connection| match entry(connection, id, None)?.get_password() {
-                Ok(value) => Ok(Some(Secret::from_stored(value))),
+                Ok(value) => Ok(Some(Secret::from_stored(value).hash())),
                 Err(Error::NoEntry) => Ok(None),
                 Err(e) => Err(classify(connection, e)),
             },

@@ -5,15 +5,19 @@
 //! - [`secret`]: `ofc_pat_…` secrets, generated from a CSPRNG, never printed.
 //! - [`record`]: what is stored about a token (no secret material).
 //! - [`secret_store`] / [`keyring_store`]: where secrets live (the OS keyring).
+//! - [`hash_file_store`]: only the secrets' hashes, for machines without one.
+//! - [`backend`]: which of the two an instance uses.
 //! - [`store`]: [`TokenStore`] — create, check, revoke, list.
 //! - [`check`]: the outcome of a check; everything but `Valid` means "no access".
 //! - [`last_used`]: the background task that writes last-used times in batches.
 //! - [`keyring_retry`]: the background task that retries an unavailable keyring.
 //! - [`expiry`]: the background task that announces a token reaching its expiry.
 
+pub mod backend;
 pub mod check;
 pub mod expiry;
 mod file;
+pub mod hash_file_store;
 pub mod keyring_retry;
 pub mod keyring_store;
 pub mod last_used;
@@ -27,8 +31,10 @@ use std::path::PathBuf;
 
 use uuid::Uuid;
 
+pub use backend::{SecretBackend, SecretsInUse};
 pub use check::{Grant, TokenCheck};
 pub use expiry::spawn_expiry_announcer;
+pub use hash_file_store::HashFileStore;
 pub use keyring_retry::spawn_keyring_retry;
 pub use keyring_store::KeyringSecretStore;
 pub use last_used::{DEFAULT_DEBOUNCE, spawn_last_used_writer};

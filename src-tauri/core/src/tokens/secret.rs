@@ -55,9 +55,10 @@ impl fmt::Debug for Secret {
 }
 
 /// SHA-256 of a secret. Lookup uses its first eight bytes; the decision is a
-/// constant-time comparison of all 32 (see `TokenStore`).
+/// constant-time comparison of all 32 (see `TokenStore`). Opaque outside the
+/// crate: a [`super::SecretStore`] hands it back, nobody else makes one.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SecretHash(pub(crate) [u8; 32]);
+pub struct SecretHash(pub(crate) [u8; 32]);
 
 impl SecretHash {
     pub(crate) fn of(presented: &str) -> Self {

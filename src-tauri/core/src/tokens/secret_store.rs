@@ -1,10 +1,12 @@
 //! Where token secrets are kept: a small trait, so the token logic can be unit
-//! tested without a desktop session. The real implementation is the OS keyring
-//! ([`super::KeyringSecretStore`]); [`MemorySecretStore`] exists for unit tests.
+//! tested without a desktop session. The real implementations are the OS
+//! keyring ([`super::KeyringSecretStore`]) and, on machines without one, a file
+//! of SHA-256 hashes ([`super::HashFileStore`]); [`MemorySecretStore`] exists
+//! for unit tests.
 
 use uuid::Uuid;
 
-use super::secret::Secret;
+use super::secret::{Secret, SecretHash};
 
 /// Why the secret store could not do what was asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,8 +25,9 @@ pub enum SecretStoreError {
 pub trait SecretStore: Send + Sync {
     /// Succeeds when the store is reachable and usable.
     fn probe(&self) -> Result<(), SecretStoreError>;
-    /// The secret of token `id`, or `None` when the store has none for it.
-    fn get(&self, id: Uuid) -> Result<Option<Secret>, SecretStoreError>;
+    /// The SHA-256 of token `id`'s secret (all a check needs), or `None` when
+    /// the store has none for it.
+    fn hash(&self, id: Uuid) -> Result<Option<SecretHash>, SecretStoreError>;
     /// Stores (or replaces) the secret of token `id`. `label` is the human name
     /// keyring managers show for the entry.
     fn set(&self, id: Uuid, label: &str, secret: &Secret) -> Result<(), SecretStoreError>;
@@ -65,9 +68,9 @@ mod memory {
         fn probe(&self) -> Result<(), SecretStoreError> {
             self.check()
         }
-        fn get(&self, id: Uuid) -> Result<Option<Secret>, SecretStoreError> {
+        fn hash(&self, id: Uuid) -> Result<Option<SecretHash>, SecretStoreError> {
             self.check()?;
-            Ok(self.secrets.lock().unwrap().get(&id).cloned())
+            Ok(self.secrets.lock().unwrap().get(&id).map(Secret::hash))
         }
         fn set(&self, id: Uuid, _label: &str, secret: &Secret) -> Result<(), SecretStoreError> {
             self.check()?;

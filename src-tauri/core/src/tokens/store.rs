@@ -547,9 +547,9 @@ fn load_hashes(
     secrets.probe()?;
     let mut hashes = HashMap::new();
     for record in records.iter().filter(|r| r.revoked_at.is_none()) {
-        match secrets.get(record.id)? {
-            Some(secret) => {
-                hashes.insert(record.id, secret.hash());
+        match secrets.hash(record.id)? {
+            Some(hash) => {
+                hashes.insert(record.id, hash);
             }
             None => tracing::warn!(
                 token_id = %record.id, token_name = %record.name,

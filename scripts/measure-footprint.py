@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Release footprint of Almanac, for BENCHMARKS.md ("Release footprint").
+
+For each way of running it -- `almanac-server`, `almanac --headless` and the
+tray app `almanac` idle (needs a display: run inside scripts/session.sh) --
+on a fresh profile with an empty vault and both servers on:
+
+- cold start: spawn to both ports accepting connections (polled every 1 ms),
+  5 starts, the first right after the binary was last replaced on disk;
+- after 5 s settling, over 60 s of idle: resident memory (VmRSS, split into
+  RssAnon / RssFile from /proc/PID/status), CPU time (utime + stime from
+  /proc/PID/stat), and wake-ups: voluntary context switches summed over all
+  threads (/proc/PID/task/*/status) -- each is a thread going to sleep after
+  being woken;
+- the binary's size.
+
+Usage: scripts/session.sh scripts/measure-footprint.py DIR
+       (DIR holds the release `almanac` and `almanac-server`)
+"""
+
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+IDLE_SECONDS = int(os.environ.get("FOOTPRINT_IDLE_SECONDS", "60"))
+STARTS = 5
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port):
+    with socket.socket() as s:
+        s.settimeout(0.05)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def profile():
+    root = tempfile.mkdtemp(prefix="almanac-footprint-")
+    rest, daemon = free_port(), free_port()
+    for sub in ("home", "config/almanac", "data/almanac", "vault"):
+        os.makedirs(os.path.join(root, sub), exist_ok=True)
+    with open(os.path.join(root, "config/almanac/settings.json"), "w") as f:
+        json.dump({"restServerEnabled": True, "localServerPort": rest,
+                   "vaultPath": os.path.join(root, "vault"),
+                   "reminders": {"daemonPort": daemon}}, f)
+    # The first-run question would open a window; answered.
+    open(os.path.join(root, "data/almanac/autostart-asked"), "w").write("asked\n")
+    env = dict(os.environ, HOME=os.path.join(root, "home"),
+               XDG_CONFIG_HOME=os.path.join(root, "config"),
+               XDG_DATA_HOME=os.path.join(root, "data"), ALMANAC_LOG="warn")
+    return env, rest, daemon
+
+
+def start(argv, headless):
+    env, rest, daemon = profile()
+    if headless:
+        env.pop("DISPLAY", None)
+        env.pop("WAYLAND_DISPLAY", None)
+    began = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    while not (listening(rest) and listening(daemon)):
+        if proc.poll() is not None:
+            sys.exit(f"{argv} exited with {proc.returncode}")
+        if time.perf_counter() - began > 30:
+            sys.exit(f"{argv}: ports not open after 30 s")
+        time.sleep(0.001)
+    return proc, (time.perf_counter() - began) * 1000
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+
+
+def status(pid):
+    fields = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+    return fields
+
+
+def kib(fields, key):
+    return int(fields[key].split()[0])
+
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        parts = f.read().rsplit(")", 1)[1].split()
+    return int(parts[11]) + int(parts[12])
+
+
+def voluntary_switches(pid):
+    """Per thread, so a thread that ends mid-minute cannot make it negative."""
+    counts = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            counts[tid] = kib(status(f"{pid}/task/{tid}"), "voluntary_ctxt_switches")
+        except FileNotFoundError:
+            pass
+    return counts
+
+
+def switches_between(before, after):
+    return sum(n - before.get(tid, 0) for tid, n in after.items())
+
+
+def measure(name, argv, headless):
+    starts = []
+    for _ in range(STARTS):
+        proc, ms = start(argv, headless)
+        starts.append(ms)
+        stop(proc)
+    proc, _ = start(argv, headless)
+    time.sleep(5)
+    pid = proc.pid
+    threads = len(os.listdir(f"/proc/{pid}/task"))
+    ticks0, switches0 = cpu_ticks(pid), voluntary_switches(pid)
+    time.sleep(IDLE_SECONDS)
+    ticks1, switches1 = cpu_ticks(pid), voluntary_switches(pid)
+    mem = status(pid)
+    stop(proc)
+    size = os.path.getsize(argv[0])
+    return {
+        "mode": name,
+        "binary_mb": size / 1e6,
+        "cold_start_first_ms": starts[0],
+        "cold_start_median_ms": statistics.median(starts),
+        "rss_mb": kib(mem, "VmRSS") / 1024,
+        "rss_anon_mb": kib(mem, "RssAnon") / 1024,
+        "rss_file_mb": kib(mem, "RssFile") / 1024,
+        "cpu_percent_60s": (ticks1 - ticks0) / TICK / IDLE_SECONDS * 100,
+        "cpu_ticks_60s": ticks1 - ticks0,
+        "wakeups_per_s": switches_between(switches0, switches1) / IDLE_SECONDS,
+        "threads": threads,
+    }
+
+
+def main():
+    bindir = sys.argv[1]
+    runs = [
+        ("almanac-server", [os.path.join(bindir, "almanac-server")], True),
+        ("almanac --headless", [os.path.join(bindir, "almanac"), "--headless"], True),
+    ]
+    if os.environ.get("DISPLAY"):
+        runs.append(("almanac (tray, idle)", [os.path.join(bindir, "almanac")], False))
+    else:
+        print("no DISPLAY: the tray app is not measured (run inside scripts/session.sh)",
+              file=sys.stderr)
+    for name, argv, headless in runs:
+        print(json.dumps(measure(name, argv, headless)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

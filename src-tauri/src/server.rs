@@ -1,0 +1,63 @@
+//! `almanac-server`: Almanac for machines without a desktop — the calendar
+//! REST server and the reminder daemon, plus `almanac-server token …`.
+//!
+//! It is `almanac --headless` built without the desktop modules, so nothing
+//! references tauri and the linker drops WebKitGTK and GTK entirely: the
+//! process maps none of them (`almanac --headless` still does, being the same
+//! executable as the tray app).
+
+// The modules the desktop binary shares with this one; a few of their items
+// serve only the desktop.
+#[allow(dead_code)]
+mod cli;
+mod diagnostics;
+mod headless;
+#[allow(dead_code)]
+mod reminder_daemon;
+mod token_cli;
+mod vault_feed;
+#[allow(dead_code)]
+mod wiring;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+Usage: almanac-server [--vault DIR]
+       almanac-server token create|list|revoke ...   (see `almanac-server token --help`)
+
+Runs the calendar REST server and the reminder daemon, with no windows, until
+SIGINT or SIGTERM. The desktop app is `almanac`.
+
+Config: $XDG_CONFIG_HOME/almanac/settings.json   Data: $XDG_DATA_HOME/almanac/
+Log level: ALMANAC_LOG=debug";
+
+fn main() -> ExitCode {
+    if std::env::args().nth(1).is_some_and(|arg| arg == "token") {
+        return token_cli::main(std::env::args().skip(2));
+    }
+    let args = match cli::Args::parse(std::env::args().skip(1)) {
+        Ok(args) if args.open.is_none() && args.request_access.is_none() => args,
+        Ok(_) => {
+            eprintln!(
+                "almanac-server: --open and --request-access need the desktop app, `almanac`\n\n{USAGE}"
+            );
+            return ExitCode::from(2);
+        }
+        Err(message) => {
+            eprintln!("almanac-server: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.help {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    headless::init_logging();
+    match headless::run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("almanac-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
