@@ -119,6 +119,18 @@ pub enum SourceKind {
         #[serde(default, rename = "allowPrivateNetwork")]
         allow_private_network: bool,
     },
+    /// A calendar on a CalDAV server, read and written both ways. The
+    /// password (or app password) is in the OS keyring under the source id,
+    /// never here.
+    Caldav {
+        /// The server's address, as the user gave it (discovery starts here).
+        url: String,
+        username: String,
+        /// The calendar collection found by discovery (or chosen by the
+        /// user); empty until discovered.
+        #[serde(default, rename = "calendarUrl")]
+        calendar_url: String,
+    },
 }
 
 /// Reminder daemon options.
@@ -333,7 +345,7 @@ impl Settings {
                 return Err(invalid(&field("name"), "a calendar needs a name".into()));
             }
             match &source.kind {
-                SourceKind::Ical { url, .. }
+                SourceKind::Ical { url, .. } | SourceKind::Caldav { url, .. }
                     if !(url.starts_with("http://") || url.starts_with("https://")) =>
                 {
                     return Err(invalid(

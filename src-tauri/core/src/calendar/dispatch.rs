@@ -70,7 +70,9 @@ impl Calendar {
                     .and_then(|index| state.cache.last_in_note(index, &path))
                     .ok_or_else(|| CalendarError::NotFound(path.clone()))
             }
-            SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
+                Err(CalendarError::ReadOnly(source.id.clone()))
+            }
         }
     }
 
@@ -118,7 +120,9 @@ impl Calendar {
                     .map(|e| e.event(config, &new_path))
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
-            SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
+                Err(CalendarError::ReadOnly(source.id.clone()))
+            }
         }
     }
 
@@ -147,7 +151,9 @@ impl Calendar {
                     "daily-note events are not recurring; delete the event instead",
                 ));
             }
-            (SourceType::Ical { .. }, _) => return Err(CalendarError::ReadOnly(source.id.clone())),
+            (SourceType::Ical { .. } | SourceType::Caldav { .. }, _) => {
+                return Err(CalendarError::ReadOnly(source.id.clone()));
+            }
         }
         self.inner.refresh(&[path]);
         Ok(())

@@ -255,6 +255,7 @@ impl Calendar {
                         (Some(dir.clone()), Some(heading.clone()), None)
                     }
                     SourceType::Ical { url, .. } => (None, None, Some(url.clone())),
+                    SourceType::Caldav { server, .. } => (None, None, Some(server.clone())),
                 };
                 SourceInfo {
                     id: config.id.clone(),

@@ -179,6 +179,18 @@ impl Actor {
             });
         }
         for (index, source) in next.calendar_sources.iter().enumerate() {
+            // A CalDAV source is sent the user's password from the keyring:
+            // no token may point one at another server.
+            if matches!(source.kind, SourceKind::Caldav { .. })
+                && !current
+                    .calendar_sources
+                    .iter()
+                    .any(|old| old.id == source.id && old.kind == source.kind)
+            {
+                return Err(Refusal::UserOnly {
+                    key: format!("calendarSources[{index}]"),
+                });
+            }
             let SourceKind::Ical {
                 allow_private_network: true,
                 ..

@@ -1,0 +1,19 @@
+//! A calendar on a CalDAV server (RFC 4791), read and written both ways.
+//!
+//! - `dav`: the WebDAV requests (PROPFIND, REPORT, GET, PUT, DELETE) with
+//!   HTTP Basic authentication, and their multistatus answers;
+//! - [`discover`]: from a server address to its calendars, through
+//!   `/.well-known/caldav`, the current user principal and the calendar home
+//!   set (RFC 6764);
+//! - [`password`]: the password or app password, kept in the OS keyring
+//!   under the source id, never in settings or logs.
+//!
+//! No maintained Rust crate speaks CalDAV's client side over a blocking
+//! reqwest client, so the few requests needed are written here; quick-xml
+//! parses the answers (through the server's `caldav::xml` tree).
+
+mod dav;
+pub mod discover;
+pub mod password;
+
+pub use dav::{DavClient, DavError};
