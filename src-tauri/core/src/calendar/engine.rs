@@ -5,6 +5,7 @@
 //! `impl` blocks on the same [`Calendar`] / [`Inner`]:
 //! - `reread`: re-reading notes (full rescans, single paths, watcher batches);
 //! - `feeds`: the ICS feed lifecycle, one worker thread per engine;
+//! - `caldav_source`: the CalDAV calendars on that worker;
 //! - `dispatch`: writes, routed to each source type's writer;
 //! - `adopt`: putting settings (vault, sources, zone) in place;
 //! - `follow`: following the settings store over time.
@@ -23,6 +24,8 @@ use super::event::{Event, EventDetails, FileRef, Location};
 use super::feeds::FeedWorker;
 use super::id::EventId;
 use super::query::EventQuery;
+use super::sources::caldav::mirror::MirrorStore;
+use super::sources::caldav::password::Passwords;
 use super::sources::{SourceType, ical};
 use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::vault::Vault;
@@ -73,6 +76,10 @@ pub(crate) struct Inner {
     watcher_alive: Arc<AtomicBool>,
     /// The on-disk copies of the feeds.
     pub(super) feeds: ical::FeedStore,
+    /// The on-disk mirrors of the CalDAV calendars.
+    pub(super) mirrors: MirrorStore,
+    /// The CalDAV passwords, in the OS keyring.
+    pub(super) passwords: Passwords,
     /// Runs feed revalidations, one at a time.
     pub(super) feed_worker: FeedWorker,
     /// The settings the engine was last told to use (guarded by
@@ -155,6 +162,8 @@ impl Calendar {
             watcher: Mutex::new(None),
             watcher_alive: Arc::new(AtomicBool::new(false)),
             feeds: ical::FeedStore::new(&paths.ical_cache_dir()),
+            mirrors: MirrorStore::new(&paths.ical_cache_dir()),
+            passwords: Passwords::default(),
             feed_worker: FeedWorker::start(engine.clone()),
             wanted: Mutex::new(settings.clone()),
         });

@@ -31,6 +31,7 @@
 mod adopt;
 mod budget;
 mod cache;
+mod caldav_source;
 mod dispatch;
 mod engine;
 pub mod error;

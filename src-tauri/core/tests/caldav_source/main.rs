@@ -1,4 +1,8 @@
 //! The CalDAV calendar source against a real Radicale server.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod discovery;
 mod radicale;
+mod read;
+mod setup;

@@ -142,6 +142,20 @@ impl Radicale {
             .unwrap();
         (response.status() != 404).then(|| response.text().unwrap())
     }
+
+    /// DELETEs an event resource as another client would.
+    pub fn delete(&self, name: &str) {
+        let response = reqwest::blocking::Client::new()
+            .delete(self.url(&format!("/alice/work/{name}")))
+            .basic_auth(USER, Some(PASSWORD))
+            .send()
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "DELETE {name}: {}",
+            response.status()
+        );
+    }
 }
 
 impl Drop for Radicale {

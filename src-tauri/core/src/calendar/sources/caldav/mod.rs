@@ -5,6 +5,8 @@
 //! - [`discover`]: from a server address to its calendars, through
 //!   `/.well-known/caldav`, the current user principal and the calendar home
 //!   set (RFC 6764);
+//! - [`mirror`]: the local copy of the calendar (resources, ETags, sync
+//!   token), on disk for offline use; [`sync`] brings it up to date;
 //! - [`password`]: the password or app password, kept in the OS keyring
 //!   under the source id, never in settings or logs.
 //!
@@ -14,6 +16,8 @@
 
 mod dav;
 pub mod discover;
+pub mod mirror;
 pub mod password;
+pub mod sync;
 
 pub use dav::{DavClient, DavError};
