@@ -6,7 +6,7 @@
 use chrono_tz::Tz;
 use reqwest::Url;
 
-use super::engine::Inner;
+use super::engine::{Inner, lock};
 use super::feeds::ICS_MIN_INTERVAL;
 use super::sources::caldav::mirror::Mirror;
 use super::sources::caldav::{DavClient, DavError, discover, sync};
@@ -17,32 +17,45 @@ impl Inner {
     pub(super) fn load_caldav_mirror(&self, index: usize, source: &SourceConfig) {
         if let Some(mirror) = self.mirrors.load(&source.id) {
             let tz = self.read().cache.display_tz;
-            self.apply_mirror(index, source, &mirror, tz, None);
+            self.apply_mirror(index, source, &mirror, tz, self.waiting(source));
         }
     }
 
     /// Syncs CalDAV source `index` when due (always with `force`).
     pub(super) fn sync_caldav(&self, index: usize, source: &SourceConfig, force: bool) {
-        let mut mirror = self.mirrors.load(&source.id).unwrap_or_default();
+        let fetched_at = self
+            .mirrors
+            .load(&source.id)
+            .and_then(|m| m.fetched_at_millis);
         let now = chrono::Utc::now().timestamp_millis();
-        let fresh = mirror
-            .fetched_at_millis
-            .is_some_and(|at| now - at < ICS_MIN_INTERVAL.as_millis() as i64);
+        let fresh = fetched_at.is_some_and(|at| now - at < ICS_MIN_INTERVAL.as_millis() as i64);
         if fresh && !force {
             return;
         }
         let tz = self.read().cache.display_tz;
+        let _sync = lock(&self.caldav_lock);
+        let mut mirror = self.mirrors.load(&source.id).unwrap_or_default();
+        // Writes made while offline go first, so the sync reads them back.
         let outcome = self.connect(source).and_then(|(client, calendar)| {
-            sync::sync(&client, &calendar, &mut mirror).map_err(|e| e.to_string())
+            let notes = self.replay_queued(source, &client)?;
+            let changed = sync::sync(&client, &calendar, &mut mirror).map_err(|e| e.to_string())?;
+            Ok((changed, notes))
         });
         match outcome {
-            Ok(changed) => {
+            Ok((changed, notes)) => {
                 if changed && let Err(error) = self.mirrors.store(&source.id, &mirror) {
                     tracing::warn!(source = %source.id, %error, "could not cache the CalDAV calendar on disk");
                 }
-                self.apply_mirror(index, source, &mirror, tz, None);
+                let notes = (!notes.is_empty()).then(|| notes.join("; "));
+                self.apply_mirror(index, source, &mirror, tz, notes);
             }
-            Err(error) => self.apply_mirror(index, source, &mirror, tz, Some(error)),
+            Err(error) => {
+                let error = match self.waiting(source) {
+                    Some(waiting) => format!("{error}; {waiting}"),
+                    None => error,
+                };
+                self.apply_mirror(index, source, &mirror, tz, Some(error));
+            }
         }
     }
 
@@ -84,7 +97,7 @@ impl Inner {
 
     /// Puts the mirror's events into the cache, with the sync's `error` (the
     /// events stay) or the resources that are not iCalendar as the status.
-    fn apply_mirror(
+    pub(super) fn apply_mirror(
         &self,
         index: usize,
         source: &SourceConfig,

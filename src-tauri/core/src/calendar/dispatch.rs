@@ -70,9 +70,8 @@ impl Calendar {
                     .and_then(|index| state.cache.last_in_note(index, &path))
                     .ok_or_else(|| CalendarError::NotFound(path.clone()))
             }
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
-                Err(CalendarError::ReadOnly(source.id.clone()))
-            }
+            SourceType::Caldav { .. } => self.caldav_create(&source, fields),
+            SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
         }
     }
 
@@ -81,6 +80,9 @@ impl Calendar {
     /// (new date or title) or a daily-note item moves to another day.
     pub fn update(&self, id: &str, fields: EventFields) -> Result<Event, CalendarError> {
         let _write = lock(&self.inner.write_lock);
+        if let Some((source, event)) = self.caldav_event(id) {
+            return self.caldav_update(&source, &event, fields);
+        }
         self.require_vault()?;
         let (vault, index, path, source) = self.locate(id)?;
         match &source.kind {
@@ -130,6 +132,9 @@ impl Calendar {
     /// series is suppressed (added to the series' `skipDates`).
     pub fn delete(&self, id: &str, instance_date: Option<NaiveDate>) -> Result<(), CalendarError> {
         let _write = lock(&self.inner.write_lock);
+        if let Some((source, event)) = self.caldav_event(id) {
+            return self.caldav_delete(&source, &event, instance_date);
+        }
         self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
         match (&source.kind, instance_date) {

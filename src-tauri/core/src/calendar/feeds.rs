@@ -71,7 +71,7 @@ impl FeedWorker {
     }
 
     /// Asks for a run; returns at once.
-    fn request(&self, force: bool) {
+    pub(super) fn request(&self, force: bool) {
         lock(&self.slot.pending).request(force);
         self.slot.wake.notify_one();
     }

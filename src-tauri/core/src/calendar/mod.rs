@@ -32,6 +32,7 @@ mod adopt;
 mod budget;
 mod cache;
 mod caldav_source;
+mod caldav_write;
 mod dispatch;
 mod engine;
 pub mod error;

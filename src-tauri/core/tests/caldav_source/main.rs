@@ -6,3 +6,4 @@ mod discovery;
 mod radicale;
 mod read;
 mod setup;
+mod write;

@@ -19,6 +19,7 @@ fn events_on_the_server_appear_and_follow_changes_made_there() {
     let info = setup.info(&calendar);
     assert_eq!(info.kind, "caldav");
     assert_eq!(info.last_error, None);
+    assert!(info.editable);
     let mirrors = MirrorStore::new(&setup.vault.paths().ical_cache_dir());
     let first_token = mirrors.load(&setup.id).unwrap().sync_token;
     assert!(first_token.is_some(), "Radicale gives sync tokens");

@@ -158,6 +158,49 @@ impl DavClient {
     }
 }
 
+impl DavClient {
+    /// PUTs `ics` to `url`, only over the version `if_match` (an ETag), or
+    /// only as a new resource when `None`. Returns the new ETag, if given.
+    pub fn put(
+        &self,
+        url: &Url,
+        ics: &str,
+        if_match: Option<&str>,
+    ) -> Result<Option<String>, DavError> {
+        let precondition = match if_match {
+            Some(etag) => ("If-Match", etag),
+            None => ("If-None-Match", "*"),
+        };
+        let response = self.send(
+            "PUT",
+            url,
+            &[
+                precondition,
+                ("Content-Type", "text/calendar; charset=utf-8"),
+            ],
+            Some(ics.to_string()),
+        )?;
+        if !response.status().is_success() {
+            return Err(status_error(response.status()));
+        }
+        Ok(response
+            .headers()
+            .get(reqwest::header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string))
+    }
+
+    /// DELETEs `url` if it is still the version `if_match`; one already
+    /// gone counts as deleted.
+    pub fn delete(&self, url: &Url, if_match: &str) -> Result<(), DavError> {
+        let response = self.send("DELETE", url, &[("If-Match", if_match)], None)?;
+        match response.status() {
+            status if status.is_success() || status == StatusCode::NOT_FOUND => Ok(()),
+            status => Err(status_error(status)),
+        }
+    }
+}
+
 /// A failing status as an error.
 pub fn status_error(status: StatusCode) -> DavError {
     match status {

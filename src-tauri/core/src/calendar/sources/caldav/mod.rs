@@ -7,6 +7,8 @@
 //!   set (RFC 6764);
 //! - [`mirror`]: the local copy of the calendar (resources, ETags, sync
 //!   token), on disk for offline use; [`sync`] brings it up to date;
+//! - [`queue`]: writes made offline, kept durably and replayed;
+//!   [`splice`]: an edited series put back beside its overrides;
 //! - [`password`]: the password or app password, kept in the OS keyring
 //!   under the source id, never in settings or logs.
 //!
@@ -18,6 +20,8 @@ mod dav;
 pub mod discover;
 pub mod mirror;
 pub mod password;
+pub mod queue;
+pub mod splice;
 pub mod sync;
 
 pub use dav::{DavClient, DavError};
