@@ -95,7 +95,7 @@ pub struct CalendarSource {
 }
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
-/// "dailynote" | "ical"`, like Obsidian Full Calendar's own settings: the wire
+/// "dailynote" | "ical" | "caldav"`, like Obsidian Full Calendar's own settings: the wire
 /// name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]

@@ -48,3 +48,31 @@ fn the_password_lives_in_the_os_keyring_under_the_source_id() {
     passwords.delete(&id).unwrap();
     assert_eq!(passwords.get(&id).unwrap(), None);
 }
+
+#[test]
+fn a_password_stored_with_secret_tool_is_the_one_almanac_uses() {
+    use std::io::Write;
+    // The documented way to store it before Settings has a field for it.
+    let id = format!("caldav-tool-{}", std::process::id());
+    let mut tool = std::process::Command::new("secret-tool")
+        .args([
+            "store",
+            "--label=Almanac CalDAV",
+            "service",
+            "almanac-caldav",
+            "username",
+            &id,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("secret-tool (libsecret-tools) is installed");
+    tool.stdin
+        .take()
+        .unwrap()
+        .write_all(PASSWORD.as_bytes())
+        .unwrap();
+    assert!(tool.wait().unwrap().success());
+    let passwords = Passwords::default();
+    assert_eq!(passwords.get(&id).unwrap().as_deref(), Some(PASSWORD));
+    passwords.delete(&id).unwrap();
+}
