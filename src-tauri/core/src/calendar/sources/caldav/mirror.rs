@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::fsutil::atomic_write;
 
@@ -65,12 +64,7 @@ impl MirrorStore {
     }
 
     fn file(&self, source_id: &str) -> PathBuf {
-        let stem: String = Sha256::digest(source_id.as_bytes())
-            .iter()
-            .take(12)
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        self.dir.join(format!("{stem}.caldav.json"))
+        super::source_file(&self.dir, source_id, ".caldav.json")
     }
 
     /// The stored mirror of `source_id`, if there is a readable one.

@@ -25,3 +25,15 @@ pub mod splice;
 pub mod sync;
 
 pub use dav::{DavClient, DavError};
+
+/// The file of source `source_id` in `dir`: named by a hash of the id (ids
+/// are the user's, any text), ending in `suffix`.
+fn source_file(dir: &std::path::Path, source_id: &str, suffix: &str) -> std::path::PathBuf {
+    use sha2::Digest;
+    let stem: String = sha2::Sha256::digest(source_id.as_bytes())
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    dir.join(format!("{stem}{suffix}"))
+}

@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::fsutil::atomic_write;
 
@@ -50,12 +49,7 @@ impl QueueStore {
     }
 
     fn file(&self, source_id: &str) -> PathBuf {
-        let stem: String = Sha256::digest(source_id.as_bytes())
-            .iter()
-            .take(12)
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        self.dir.join(format!("{stem}.json"))
+        super::source_file(&self.dir, source_id, ".json")
     }
 
     /// The queued writes of `source_id`, oldest first.
