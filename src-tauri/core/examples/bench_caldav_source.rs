@@ -11,8 +11,8 @@
 //! empty Almanac (discovery, listing, every body, parsing: from opening the
 //! engine to every event shown), and an incremental sync after one event
 //! changed on the server (from asking for a sync to the change shown).
-//! Radicale's storage is written directly and warmed with one listing before
-//! timing, so its own first-read cache build is not counted.
+//! Radicale's storage is written directly; the first sync, which meets
+//! Radicale's cold caches, is reported apart.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -106,7 +106,10 @@ fn main() {
         .unwrap();
     wait("Radicale", || port_open(port));
     let base = format!("http://127.0.0.1:{port}");
-    let http = reqwest::blocking::Client::new();
+    let http = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(600))
+        .build()
+        .unwrap();
     // Warm Radicale's item cache with one full listing.
     let warm = http
         .request(reqwest::Method::from_bytes(b"REPORT").unwrap(), format!("{base}/{USER}/work/"))
@@ -120,7 +123,10 @@ fn main() {
 
     let mut initial = Vec::new();
     let mut incremental = Vec::new();
-    for round in 0..3 {
+    let mut cold = Duration::ZERO;
+    // Round 0 meets Radicale's cold caches (its first sync token and item
+    // cache of the collection): reported apart, not in the figures.
+    for round in 0..4 {
         let data = tempfile::tempdir().unwrap();
         let settings = Settings {
             vault_path: data.path().join("vault"),
@@ -140,8 +146,12 @@ fn main() {
         let start = Instant::now();
         let calendar = Calendar::open(&settings, &paths_in(data.path()));
         wait("the initial sync", || count(&calendar) == n);
+        if round == 0 {
+            cold = start.elapsed();
+            continue;
+        }
         initial.push(start.elapsed());
-        if round > 0 {
+        if round > 1 {
             continue;
         }
         for change in 0..rounds {
@@ -181,6 +191,10 @@ fn main() {
         );
     };
     println!("calendar of {n} events on Radicale");
+    println!(
+        "initial sync against cold Radicale caches: {:.1} ms",
+        cold.as_secs_f64() * 1000.0
+    );
     report("initial sync", initial);
     report("incremental sync, one change", incremental);
 }
