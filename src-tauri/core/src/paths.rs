@@ -75,6 +75,12 @@ impl Paths {
         self.data_dir.join("ical-cache")
     }
 
+    /// CalDAV writes waiting for their server (data, not cache: they are
+    /// the user's edits).
+    pub fn caldav_queue_dir(&self) -> PathBuf {
+        self.data_dir.join("caldav-queue")
+    }
+
     /// The vault used when settings name none: `~/Almanac`.
     pub fn default_vault() -> PathBuf {
         dirs::home_dir()

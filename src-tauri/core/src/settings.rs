@@ -95,7 +95,7 @@ pub struct CalendarSource {
 }
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
-/// "dailynote" | "ical"`, like Obsidian Full Calendar's own settings: the wire
+/// "dailynote" | "ical" | "caldav"`, like Obsidian Full Calendar's own settings: the wire
 /// name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -118,6 +118,18 @@ pub enum SourceKind {
         /// set it, in Almanac's settings or its settings file; no token can.
         #[serde(default, rename = "allowPrivateNetwork")]
         allow_private_network: bool,
+    },
+    /// A calendar on a CalDAV server, read and written both ways. The
+    /// password (or app password) is in the OS keyring under the source id,
+    /// never here.
+    Caldav {
+        /// The server's address, as the user gave it (discovery starts here).
+        url: String,
+        username: String,
+        /// The calendar collection found by discovery (or chosen by the
+        /// user); empty until discovered.
+        #[serde(default, rename = "calendarUrl")]
+        calendar_url: String,
     },
 }
 
@@ -333,7 +345,7 @@ impl Settings {
                 return Err(invalid(&field("name"), "a calendar needs a name".into()));
             }
             match &source.kind {
-                SourceKind::Ical { url, .. }
+                SourceKind::Ical { url, .. } | SourceKind::Caldav { url, .. }
                     if !(url.starts_with("http://") || url.starts_with("https://")) =>
                 {
                     return Err(invalid(

@@ -24,7 +24,12 @@ function hexColor(color) {
   return context.fillStyle.startsWith('#') ? context.fillStyle : '#3788d8';
 }
 
-const KIND_TEXT = { local: 'Notes folder', dailynote: 'Daily notes', ical: 'ICS feed' };
+const KIND_TEXT = {
+  local: 'Notes folder',
+  dailynote: 'Daily notes',
+  ical: 'ICS feed',
+  caldav: 'CalDAV calendar',
+};
 
 /** Where a source reads from, in words. */
 export function whereText(source) {
@@ -33,6 +38,7 @@ export function whereText(source) {
     const folder = source.directory ? ` in ${source.directory}` : '';
     return `${KIND_TEXT.dailynote}${folder}, under “${source.heading}”`;
   }
+  if (source.type === 'caldav') return `${KIND_TEXT.caldav} ${source.username} at ${source.url}`;
   return `${KIND_TEXT.ical} ${source.url}`;
 }
 

@@ -36,7 +36,7 @@ mod propfind;
 mod props;
 mod report;
 mod resource;
-mod xml;
+pub(crate) mod xml;
 
 use std::sync::Arc;
 

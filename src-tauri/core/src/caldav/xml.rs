@@ -107,8 +107,9 @@ pub fn parse(body: &str) -> Result<Element, String> {
                     return Err("the XML is nested too deeply".into());
                 }
                 stack.push(element);
-                if empty {
-                    close(&mut stack)?;
+                // An empty root (`<multistatus/>`) is the whole document.
+                if empty && let Some(root) = close(&mut stack)? {
+                    return Ok(root);
                 }
             }
             Event::End(_) => {

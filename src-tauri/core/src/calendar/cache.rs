@@ -438,7 +438,10 @@ impl Cache {
         for source in self.sources.iter_mut() {
             if let Some(previous) = old.source(&source.config.id)
                 && previous.config == source.config
-                && matches!(source.config.kind, SourceType::Ical { .. })
+                && matches!(
+                    source.config.kind,
+                    SourceType::Ical { .. } | SourceType::Caldav { .. }
+                )
             {
                 source.notes = previous.notes.clone();
                 source.feed = previous.feed.clone();

@@ -70,6 +70,7 @@ impl Calendar {
                     .and_then(|index| state.cache.last_in_note(index, &path))
                     .ok_or_else(|| CalendarError::NotFound(path.clone()))
             }
+            SourceType::Caldav { .. } => self.caldav_create(&source, fields),
             SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
         }
     }
@@ -79,6 +80,9 @@ impl Calendar {
     /// (new date or title) or a daily-note item moves to another day.
     pub fn update(&self, id: &str, fields: EventFields) -> Result<Event, CalendarError> {
         let _write = lock(&self.inner.write_lock);
+        if let Some((source, event)) = self.caldav_event(id) {
+            return self.caldav_update(&source, &event, fields);
+        }
         self.require_vault()?;
         let (vault, index, path, source) = self.locate(id)?;
         match &source.kind {
@@ -118,7 +122,9 @@ impl Calendar {
                     .map(|e| e.event(config, &new_path))
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
-            SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
+                Err(CalendarError::ReadOnly(source.id.clone()))
+            }
         }
     }
 
@@ -126,6 +132,9 @@ impl Calendar {
     /// series is suppressed (added to the series' `skipDates`).
     pub fn delete(&self, id: &str, instance_date: Option<NaiveDate>) -> Result<(), CalendarError> {
         let _write = lock(&self.inner.write_lock);
+        if let Some((source, event)) = self.caldav_event(id) {
+            return self.caldav_delete(&source, &event, instance_date);
+        }
         self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
         match (&source.kind, instance_date) {
@@ -147,7 +156,9 @@ impl Calendar {
                     "daily-note events are not recurring; delete the event instead",
                 ));
             }
-            (SourceType::Ical { .. }, _) => return Err(CalendarError::ReadOnly(source.id.clone())),
+            (SourceType::Ical { .. } | SourceType::Caldav { .. }, _) => {
+                return Err(CalendarError::ReadOnly(source.id.clone()));
+            }
         }
         self.inner.refresh(&[path]);
         Ok(())

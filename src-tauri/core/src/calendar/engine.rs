@@ -5,6 +5,8 @@
 //! `impl` blocks on the same [`Calendar`] / [`Inner`]:
 //! - `reread`: re-reading notes (full rescans, single paths, watcher batches);
 //! - `feeds`: the ICS feed lifecycle, one worker thread per engine;
+//! - `caldav_source`: the CalDAV calendars on that worker; `caldav_write`:
+//!   their writes;
 //! - `dispatch`: writes, routed to each source type's writer;
 //! - `adopt`: putting settings (vault, sources, zone) in place;
 //! - `follow`: following the settings store over time.
@@ -23,6 +25,9 @@ use super::event::{Event, EventDetails, FileRef, Location};
 use super::feeds::FeedWorker;
 use super::id::EventId;
 use super::query::EventQuery;
+use super::sources::caldav::mirror::MirrorStore;
+use super::sources::caldav::password::Passwords;
+use super::sources::caldav::queue::QueueStore;
 use super::sources::{SourceType, ical};
 use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::vault::Vault;
@@ -73,6 +78,14 @@ pub(crate) struct Inner {
     watcher_alive: Arc<AtomicBool>,
     /// The on-disk copies of the feeds.
     pub(super) feeds: ical::FeedStore,
+    /// The on-disk mirrors of the CalDAV calendars.
+    pub(super) mirrors: MirrorStore,
+    /// The CalDAV writes waiting for their server.
+    pub(super) queues: QueueStore,
+    /// Serializes a CalDAV source's syncs and writes (its mirror and queue).
+    pub(super) caldav_lock: Mutex<()>,
+    /// The CalDAV passwords, in the OS keyring.
+    pub(super) passwords: Passwords,
     /// Runs feed revalidations, one at a time.
     pub(super) feed_worker: FeedWorker,
     /// The settings the engine was last told to use (guarded by
@@ -155,6 +168,10 @@ impl Calendar {
             watcher: Mutex::new(None),
             watcher_alive: Arc::new(AtomicBool::new(false)),
             feeds: ical::FeedStore::new(&paths.ical_cache_dir()),
+            mirrors: MirrorStore::new(&paths.ical_cache_dir()),
+            queues: QueueStore::new(&paths.caldav_queue_dir()),
+            caldav_lock: Mutex::new(()),
+            passwords: Passwords::default(),
             feed_worker: FeedWorker::start(engine.clone()),
             wanted: Mutex::new(settings.clone()),
         });
@@ -255,6 +272,7 @@ impl Calendar {
                         (Some(dir.clone()), Some(heading.clone()), None)
                     }
                     SourceType::Ical { url, .. } => (None, None, Some(url.clone())),
+                    SourceType::Caldav { server, .. } => (None, None, Some(server.clone())),
                 };
                 SourceInfo {
                     id: config.id.clone(),
@@ -264,7 +282,8 @@ impl Calendar {
                     directory,
                     heading,
                     url,
-                    editable: config.dir().is_some(),
+                    editable: config.dir().is_some()
+                        || matches!(config.kind, SourceType::Caldav { .. }),
                     event_count: source.notes.values().map(Vec::len).sum(),
                     last_fetched: source.feed.last_fetched.clone(),
                     last_error: source

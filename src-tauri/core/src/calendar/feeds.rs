@@ -1,5 +1,7 @@
 //! The ICS feed lifecycle: cached copies loaded at start, then fetched
-//! again (conditionally: ETag / Last-Modified) when asked.
+//! again (conditionally: ETag / Last-Modified) when asked and every
+//! [`ICS_MIN_INTERVAL`]. CalDAV calendars ride the same worker
+//! (`caldav_source`).
 //!
 //! Fetches are slow and must not overlap, and a burst of requests (a settings
 //! change, `POST /providers/revalidate`, the UI) should cost one more fetch,
@@ -69,7 +71,7 @@ impl FeedWorker {
     }
 
     /// Asks for a run; returns at once.
-    fn request(&self, force: bool) {
+    pub(super) fn request(&self, force: bool) {
         lock(&self.slot.pending).request(force);
         self.slot.wake.notify_one();
     }
@@ -93,7 +95,15 @@ fn next_request(slot: &Slot) -> Option<bool> {
         if let Some(force) = pending.requested.take() {
             return Some(force);
         }
-        pending = slot.wake.wait(pending).unwrap_or_else(|p| p.into_inner());
+        let (next, waited) = slot
+            .wake
+            .wait_timeout(pending, ICS_MIN_INTERVAL)
+            .unwrap_or_else(|p| p.into_inner());
+        pending = next;
+        // Nothing asked for a whole interval: the scheduled run.
+        if waited.timed_out() && !pending.closed {
+            return Some(false);
+        }
     }
 }
 
@@ -104,6 +114,7 @@ impl Inner {
         let tz = self.read().cache.display_tz;
         for (index, source) in feeds {
             let SourceType::Ical { url, .. } = &source.kind else {
+                self.load_caldav_mirror(index, &source);
                 continue;
             };
             if let Some((body, meta)) = self.feeds.load(&source.id, url) {
@@ -112,13 +123,13 @@ impl Inner {
         }
     }
 
-    /// The ICS sources, with their index.
+    /// The ICS and CalDAV sources, with their index.
     fn feed_sources(&self) -> Vec<(usize, SourceConfig)> {
         let configs = self.read().cache.configs();
         configs
             .into_iter()
             .enumerate()
-            .filter(|(_, s)| matches!(s.kind, SourceType::Ical { .. }))
+            .filter(|(_, s)| matches!(s.kind, SourceType::Ical { .. } | SourceType::Caldav { .. }))
             .collect()
     }
 
@@ -171,6 +182,7 @@ impl Inner {
                 allow_private_network,
             } = &source.kind
             else {
+                self.sync_caldav(index, &source, force);
                 continue;
             };
             let previous = self.feeds.load(&source.id, url).map(|(_, meta)| meta);

@@ -31,6 +31,8 @@
 mod adopt;
 mod budget;
 mod cache;
+mod caldav_source;
+mod caldav_write;
 mod dispatch;
 mod engine;
 pub mod error;

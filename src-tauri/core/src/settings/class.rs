@@ -179,6 +179,18 @@ impl Actor {
             });
         }
         for (index, source) in next.calendar_sources.iter().enumerate() {
+            // A CalDAV source is sent the user's password from the keyring:
+            // no token may point one at another server.
+            if matches!(source.kind, SourceKind::Caldav { .. })
+                && !current
+                    .calendar_sources
+                    .iter()
+                    .any(|old| old.id == source.id && old.kind == source.kind)
+            {
+                return Err(Refusal::UserOnly {
+                    key: format!("calendarSources[{index}]"),
+                });
+            }
             let SourceKind::Ical {
                 allow_private_network: true,
                 ..
@@ -351,5 +363,37 @@ mod tests {
         full.may_adopt(&flagged, &flagged).unwrap();
         full.may_adopt(&flagged, &plain).unwrap();
         Actor::User.may_adopt(&plain, &moved).unwrap();
+    }
+
+    #[test]
+    fn only_the_user_adds_or_moves_a_caldav_calendar() {
+        let full = token(&[Scope::SystemFullAccess]);
+        let with_caldav = |url: &str| {
+            let mut settings = Settings::default();
+            settings
+                .calendar_sources
+                .push(super::super::CalendarSource {
+                    id: "work".into(),
+                    name: "Work".into(),
+                    color: "#000".into(),
+                    kind: SourceKind::Caldav {
+                        url: url.into(),
+                        username: "alice".into(),
+                        calendar_url: String::new(),
+                    },
+                });
+            settings
+        };
+        let none = Settings::default();
+        let server = with_caldav("https://dav.example.com/");
+        let moved = with_caldav("http://127.0.0.1:8540/");
+        let user_only = Refusal::UserOnly {
+            key: "calendarSources[1]".to_string(),
+        };
+        assert_eq!(full.may_adopt(&none, &server), Err(user_only.clone()));
+        assert_eq!(full.may_adopt(&server, &moved), Err(user_only));
+        full.may_adopt(&server, &server).unwrap();
+        full.may_adopt(&server, &none).unwrap();
+        Actor::User.may_adopt(&none, &moved).unwrap();
     }
 }

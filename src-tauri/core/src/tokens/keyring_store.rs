@@ -5,7 +5,8 @@
 //! KWallet…) reached over D-Bus by the pure-Rust zbus client; on macOS the
 //! login Keychain, on Windows the Credential Manager. Each secret is one
 //! keyring item: service `almanac-pat`, user = the token's id, labelled with the
-//! token's name so keyring managers show something meaningful.
+//! token's name so keyring managers show something meaningful. Other secrets
+//! (CalDAV passwords) use a store of their own service, keyed by name.
 //!
 //! All keyring traffic runs on one dedicated thread that owns the connection.
 //! When zbus is built in tokio mode (as the desktop build is: the reminder
@@ -35,6 +36,7 @@ type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 /// Token secrets in the OS keyring.
 pub struct KeyringSecretStore {
     jobs: Mutex<mpsc::Sender<Job>>,
+    service: &'static str,
 }
 
 impl Default for KeyringSecretStore {
@@ -47,6 +49,11 @@ impl KeyringSecretStore {
     /// A store whose keyring thread connects when first used. The thread ends
     /// (closing the connection) when the store is dropped.
     pub fn new() -> Self {
+        Self::for_service(SERVICE)
+    }
+
+    /// A store filing its secrets under keyring service `service`.
+    pub fn for_service(service: &'static str) -> Self {
         let (jobs, queue) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("almanac-keyring".into())
@@ -59,6 +66,7 @@ impl KeyringSecretStore {
             .expect("the OS can start the keyring thread");
         Self {
             jobs: Mutex::new(jobs),
+            service,
         }
     }
 
@@ -81,10 +89,11 @@ impl KeyringSecretStore {
     }
 }
 
-/// The entry of token `id`, connecting first if needed.
+/// The entry of `user` in `service`, connecting first if needed.
 fn entry(
     connection: &mut Connection,
-    id: Uuid,
+    service: &str,
+    user: &str,
     label: Option<&str>,
 ) -> Result<Entry, SecretStoreError> {
     let store = match connection {
@@ -105,7 +114,7 @@ fn entry(
         .filter(|_| secret_service)
         .map(|label| HashMap::from([("label", label)]));
     store
-        .build(SERVICE, &id.to_string(), modifiers.as_ref())
+        .build(service, user, modifiers.as_ref())
         .map_err(|e| classify(connection, e))
 }
 
@@ -162,6 +171,47 @@ fn platform_store() -> Result<Arc<CredentialStore>, SecretStoreError> {
     ))
 }
 
+impl KeyringSecretStore {
+    /// The secret stored under `user`, or `None`.
+    pub fn get_named(&self, user: &str) -> Result<Option<Secret>, SecretStoreError> {
+        let (service, user) = (self.service, user.to_string());
+        self.run(
+            move |connection| match entry(connection, service, &user, None)?.get_password() {
+                Ok(value) => Ok(Some(Secret::from_stored(value))),
+                Err(Error::NoEntry) => Ok(None),
+                Err(e) => Err(classify(connection, e)),
+            },
+        )
+    }
+
+    /// Stores (or replaces) the secret of `user`, labelled `label`.
+    pub fn set_named(
+        &self,
+        user: &str,
+        label: &str,
+        secret: &Secret,
+    ) -> Result<(), SecretStoreError> {
+        let (service, user) = (self.service, user.to_string());
+        let (label, secret) = (label.to_string(), secret.clone());
+        self.run(move |connection| {
+            entry(connection, service, &user, Some(&label))?
+                .set_password(secret.expose())
+                .map_err(|e| classify(connection, e))
+        })
+    }
+
+    /// Removes the secret of `user`; removing a missing one succeeds.
+    pub fn delete_named(&self, user: &str) -> Result<(), SecretStoreError> {
+        let (service, user) = (self.service, user.to_string());
+        self.run(move |connection| {
+            match entry(connection, service, &user, None)?.delete_credential() {
+                Ok(()) | Err(Error::NoEntry) => Ok(()),
+                Err(e) => Err(classify(connection, e)),
+            }
+        })
+    }
+}
+
 impl SecretStore for KeyringSecretStore {
     fn probe(&self) -> Result<(), SecretStoreError> {
         // Reading an id that cannot exist proves the service answers and is
@@ -170,30 +220,14 @@ impl SecretStore for KeyringSecretStore {
     }
 
     fn hash(&self, id: Uuid) -> Result<Option<SecretHash>, SecretStoreError> {
-        self.run(
-            move |connection| match entry(connection, id, None)?.get_password() {
-                Ok(value) => Ok(Some(Secret::from_stored(value).hash())),
-                Err(Error::NoEntry) => Ok(None),
-                Err(e) => Err(classify(connection, e)),
-            },
-        )
+        Ok(self.get_named(&id.to_string())?.map(|secret| secret.hash()))
     }
 
     fn set(&self, id: Uuid, label: &str, secret: &Secret) -> Result<(), SecretStoreError> {
-        let (label, secret) = (label.to_string(), secret.clone());
-        self.run(move |connection| {
-            entry(connection, id, Some(&label))?
-                .set_password(secret.expose())
-                .map_err(|e| classify(connection, e))
-        })
+        self.set_named(&id.to_string(), label, secret)
     }
 
     fn delete(&self, id: Uuid) -> Result<(), SecretStoreError> {
-        self.run(
-            move |connection| match entry(connection, id, None)?.delete_credential() {
-                Ok(()) | Err(Error::NoEntry) => Ok(()),
-                Err(e) => Err(classify(connection, e)),
-            },
-        )
+        self.delete_named(&id.to_string())
     }
 }

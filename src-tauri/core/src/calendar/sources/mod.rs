@@ -5,8 +5,10 @@
 //!   [`dateformat`] as Obsidian's [`dailyconfig`] says;
 //! - [`ical`]: a remote ICS feed (read-only, cached on disk), fetched
 //!   through [`net_guard`] (public addresses only, unless allowed), read by
-//!   `ical_event` with the zones of `ical_zone`.
+//!   `ical_event` with the zones of `ical_zone`;
+//! - [`caldav`]: a calendar on a CalDAV server, read and written both ways.
 
+pub mod caldav;
 pub mod dailyconfig;
 pub mod dailynote;
 pub mod dateformat;
@@ -51,6 +53,13 @@ pub enum SourceType {
         url: String,
         allow_private_network: bool,
     },
+    /// `server` as configured; `calendar` the discovered collection, `""`
+    /// until discovery found it.
+    Caldav {
+        server: String,
+        username: String,
+        calendar: String,
+    },
 }
 
 impl SourceConfig {
@@ -82,6 +91,15 @@ impl SourceConfig {
                 url: url.clone(),
                 allow_private_network: *allow_private_network,
             },
+            SourceKind::Caldav {
+                url,
+                username,
+                calendar_url,
+            } => SourceType::Caldav {
+                server: url.clone(),
+                username: username.clone(),
+                calendar: calendar_url.clone(),
+            },
         };
         Ok(Self {
             id: source.id.clone(),
@@ -95,7 +113,7 @@ impl SourceConfig {
     pub fn dir(&self) -> Option<&str> {
         match &self.kind {
             SourceType::FullNote { dir } | SourceType::DailyNote { dir, .. } => Some(dir),
-            SourceType::Ical { .. } => None,
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => None,
         }
     }
 
@@ -155,7 +173,7 @@ impl SourceConfig {
                 ..
             } => dailynote::parse(heading, format, path, text, display_tz),
             SourceType::DailyNote { format: Err(_), .. } => ParsedNote::default(),
-            SourceType::Ical { .. } => ParsedNote::default(),
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => ParsedNote::default(),
         }
     }
 
@@ -165,6 +183,7 @@ impl SourceConfig {
             SourceType::FullNote { .. } => "local",
             SourceType::DailyNote { .. } => "dailynote",
             SourceType::Ical { .. } => "ical",
+            SourceType::Caldav { .. } => "caldav",
         }
     }
 }

@@ -1,0 +1,39 @@
+//! A calendar on a CalDAV server (RFC 4791), read and written both ways.
+//!
+//! - `dav`: the WebDAV requests (PROPFIND, REPORT, GET, PUT, DELETE) with
+//!   HTTP Basic authentication, and their multistatus answers;
+//! - [`discover`]: from a server address to its calendars, through
+//!   `/.well-known/caldav`, the current user principal and the calendar home
+//!   set (RFC 6764);
+//! - [`mirror`]: the local copy of the calendar (resources, ETags, sync
+//!   token), on disk for offline use; [`sync`] brings it up to date;
+//! - [`queue`]: writes made offline, kept durably and replayed;
+//!   [`splice`]: an edited series put back beside its overrides;
+//! - [`password`]: the password or app password, kept in the OS keyring
+//!   under the source id, never in settings or logs.
+//!
+//! No maintained Rust crate speaks CalDAV's client side over a blocking
+//! reqwest client, so the few requests needed are written here; quick-xml
+//! parses the answers (through the server's `caldav::xml` tree).
+
+mod dav;
+pub mod discover;
+pub mod mirror;
+pub mod password;
+pub mod queue;
+pub mod splice;
+pub mod sync;
+
+pub use dav::{DavClient, DavError};
+
+/// The file of source `source_id` in `dir`: named by a hash of the id (ids
+/// are the user's, any text), ending in `suffix`.
+fn source_file(dir: &std::path::Path, source_id: &str, suffix: &str) -> std::path::PathBuf {
+    use sha2::Digest;
+    let stem: String = sha2::Sha256::digest(source_id.as_bytes())
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    dir.join(format!("{stem}{suffix}"))
+}

@@ -1,0 +1,166 @@
+//! Bringing a [`Mirror`] up to date with its calendar, fetching only what
+//! changed: the collection's sync token and ctag first (unchanged: nothing
+//! to do); then the changes since the last sync token (RFC 6578
+//! `sync-collection`), or, where the server has no sync tokens or forgot
+//! ours, the ETags of every resource (`calendar-query`) compared with the
+//! mirror's; then the changed resources' bodies (`calendar-multiget`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use reqwest::Url;
+
+use super::dav::{DavClient, DavError};
+use super::mirror::{Mirror, Resource};
+use crate::caldav::xml::{CALDAV, CALSERVER, DAV};
+
+const STATE: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><d:sync-token/><cs:getctag/></d:prop></d:propfind>"#;
+
+const ETAGS: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop>
+<c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"/></c:comp-filter></c:filter></c:calendar-query>"#;
+
+/// Resources asked for per `calendar-multiget`.
+const MULTIGET_BATCH: usize = 200;
+
+/// Whether the sync changed the mirror.
+pub type Changed = bool;
+
+/// Syncs `mirror` with the calendar at `calendar`.
+pub fn sync(client: &DavClient, calendar: &Url, mirror: &mut Mirror) -> Result<Changed, DavError> {
+    if mirror.calendar_url != calendar.as_str() {
+        *mirror = Mirror {
+            calendar_url: calendar.to_string(),
+            ..Default::default()
+        };
+    }
+    let state = client.multistatus("PROPFIND", calendar, "0", STATE)?;
+    let own = state.responses.first();
+    let sync_token = own.and_then(|r| r.text(DAV, "sync-token"));
+    let ctag = own.and_then(|r| r.text(CALSERVER, "getctag"));
+    let unchanged = |old: &Option<String>, new: &Option<String>| new.is_none() || old == new;
+    if mirror.fetched_at_millis.is_some()
+        && (sync_token.is_some() || ctag.is_some())
+        && unchanged(&mirror.sync_token, &sync_token)
+        && unchanged(&mirror.ctag, &ctag)
+    {
+        return Ok(false);
+    }
+    let delta = match &mirror.sync_token {
+        Some(token) => changes_since(client, calendar, token).ok(),
+        None => None,
+    };
+    let (changed, removed, new_token) = match delta {
+        Some(delta) => delta,
+        None => {
+            let (changed, removed) = by_etags(client, calendar, mirror)?;
+            (changed, removed, sync_token)
+        }
+    };
+    for href in &removed {
+        mirror.resources.remove(href);
+    }
+    let fetched = fetch(client, calendar, &changed)?;
+    mirror.resources.extend(fetched);
+    mirror.sync_token = new_token;
+    mirror.ctag = ctag;
+    mirror.fetched_at_millis = Some(chrono::Utc::now().timestamp_millis());
+    Ok(true)
+}
+
+type Delta = (Vec<String>, Vec<String>, Option<String>);
+
+/// The resources changed and removed since `token`, and the new token.
+fn changes_since(client: &DavClient, calendar: &Url, token: &str) -> Result<Delta, DavError> {
+    let body = format!(
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<d:sync-collection xmlns:d="DAV:"><d:sync-token>{}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"#,
+        quick_xml::escape::escape(token)
+    );
+    let answer = client.multistatus("REPORT", calendar, "1", &body)?;
+    let (mut changed, mut removed) = (Vec::new(), Vec::new());
+    for response in answer.responses {
+        if response.href == *calendar {
+            continue;
+        }
+        match response.status {
+            Some(404) => removed.push(response.href.to_string()),
+            _ if is_ics(&response.href) => changed.push(response.href.to_string()),
+            _ => {}
+        }
+    }
+    Ok((changed, removed, answer.sync_token))
+}
+
+/// Compares every resource's ETag with the mirror's: the changed and the
+/// removed resources.
+fn by_etags(
+    client: &DavClient,
+    calendar: &Url,
+    mirror: &Mirror,
+) -> Result<(Vec<String>, Vec<String>), DavError> {
+    let answer = client.multistatus("REPORT", calendar, "1", ETAGS)?;
+    let listed: BTreeMap<String, Option<String>> = answer
+        .responses
+        .iter()
+        .filter(|r| r.href != *calendar)
+        .map(|r| (r.href.to_string(), r.text(DAV, "getetag")))
+        .collect();
+    let changed = listed
+        .iter()
+        .filter(|(href, etag)| {
+            mirror.resources.get(*href).map(|r| Some(&r.etag)) != Some(etag.as_ref())
+        })
+        .map(|(href, _)| href.clone())
+        .collect();
+    let kept: BTreeSet<&String> = listed.keys().collect();
+    let removed = mirror
+        .resources
+        .keys()
+        .filter(|href| !kept.contains(href))
+        .cloned()
+        .collect();
+    Ok((changed, removed))
+}
+
+fn is_ics(href: &Url) -> bool {
+    !href.path().ends_with('/')
+}
+
+/// The bodies and ETags of `hrefs`.
+fn fetch(
+    client: &DavClient,
+    calendar: &Url,
+    hrefs: &[String],
+) -> Result<Vec<(String, Resource)>, DavError> {
+    let mut out = Vec::new();
+    for batch in hrefs.chunks(MULTIGET_BATCH) {
+        let mut body = String::from(
+            r#"<?xml version="1.0" encoding="utf-8"?>
+<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>"#,
+        );
+        for href in batch {
+            let path = Url::parse(href).map(|u| u.path().to_string());
+            body.push_str("<d:href>");
+            body.push_str(&quick_xml::escape::escape(path.as_deref().unwrap_or(href)));
+            body.push_str("</d:href>");
+        }
+        body.push_str("</c:calendar-multiget>");
+        let answer = client.multistatus("REPORT", calendar, "1", &body)?;
+        for response in answer.responses {
+            if let (Some(etag), Some(ics)) = (
+                response.text(DAV, "getetag"),
+                response.prop(CALDAV, "calendar-data"),
+            ) {
+                out.push((
+                    response.href.to_string(),
+                    Resource {
+                        etag,
+                        ics: ics.text.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,9 @@
+//! The CalDAV calendar source against a real Radicale server.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod discovery;
+mod radicale;
+mod read;
+mod setup;
+mod write;
