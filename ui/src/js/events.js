@@ -1,6 +1,8 @@
 // Loads the cached events into FullCalendar and keeps them live: the shell
 // emits `calendar-changed` whenever the engine's cache changes.
 
+import { DateTime } from 'luxon';
+
 import { invoke, listen } from './ipc.js';
 
 /** Adds one day to a `YYYY-MM-DD` date (FullCalendar's all-day ends are exclusive). */
@@ -52,6 +54,56 @@ function moreEvent({ date, count }) {
 }
 
 /**
+ * Answers of `calendar_events_per_day` by range, as promises: a month the
+ * user steps to was usually fetched while the one before was on screen
+ * (`prefetchNeighbours`). Emptied whenever the vault or the settings change;
+ * a few months at most.
+ */
+const answers = new Map();
+const ANSWERS_KEPT = 8;
+
+function eventsPerDay(bounds, perDay) {
+  const key = `${bounds.start}:${bounds.end}:${perDay}`;
+  let answer = answers.get(key);
+  if (!answer) {
+    answer = invoke('calendar_events_per_day', { ...bounds, perDay });
+    answer.catch(() => answers.delete(key));
+    answers.set(key, answer);
+    while (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value);
+  }
+  return answer;
+}
+
+/**
+ * The six-week grid the month view shows `step` months from the month at
+ * `millis`: from the week start (`firstDay`) on or before the month's first
+ * day, 42 days, in `zone` (bounds as the source gets them).
+ */
+function monthGrid(millis, step, zone, firstDay) {
+  const first = DateTime.fromMillis(millis, { zone }).startOf('month').plus({ months: step });
+  const start = first.minus({ days: (first.weekday - firstDay + 7) % 7 }).startOf('day');
+  return { start: start.toMillis(), end: start.plus({ days: 42 }).toMillis() - 1 };
+}
+
+/** The calendar the source serves, once `followChanges` has it. */
+let served = null;
+
+/**
+ * After a month grid is answered, fetches the months before and after it in
+ * the background, so stepping to them need not wait for the engine. Only
+ * when the grid is the one `monthGrid` computes (the month view).
+ */
+function prefetchNeighbours(bounds, zone) {
+  const firstDay = served?.getOption('firstDay') ?? 0;
+  const middle = bounds.start + 21 * DAY_MS;
+  const shown = monthGrid(middle, 0, zone, firstDay);
+  if (shown.start !== bounds.start || shown.end !== bounds.end) return;
+  for (const step of [-1, 1]) {
+    eventsPerDay(monthGrid(middle, step, zone, firstDay), PER_DAY_IN_MONTH).catch(() => {});
+  }
+}
+
+/**
  * A FullCalendar event source function over the shell's cache. `onError`
  * gets a message when loading fails (shown in the window, not swallowed).
  * A view of several days gets a few events a day and "+N more" for the rest:
@@ -70,7 +122,8 @@ export function eventSource(onError) {
       let events;
       if (days > 1) {
         const perDay = days > WEEK_DAYS ? PER_DAY_IN_MONTH : PER_DAY_IN_WEEK;
-        const answer = await invoke('calendar_events_per_day', { ...bounds, perDay });
+        const answer = await eventsPerDay(bounds, perDay);
+        if (perDay === PER_DAY_IN_MONTH) prefetchNeighbours(bounds, range.timeZone);
         events = [...answer.events.map((e) => toFullCalendar(e, colors)), ...answer.more.map(moreEvent)];
       } else {
         events = (await invoke('calendar_events', bounds)).map((e) => toFullCalendar(e, colors));
@@ -105,7 +158,12 @@ export function followChanges(calendar) {
     },
     true,
   );
-  return listen('calendar-changed', () => calendar.refetchEvents());
+  served = calendar;
+  listen('settings-changed', () => answers.clear());
+  return listen('calendar-changed', () => {
+    answers.clear();
+    calendar.refetchEvents();
+  });
 }
 
 /** Shows, for a while, what a script just changed through the API. */
