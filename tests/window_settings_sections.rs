@@ -255,13 +255,12 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
         s["calendarSources"][1]["color"] == "#e0245e"
     })
     .await;
-    let renamed = session
-        .execute(
-            "return document.querySelector(arguments[0]).getAttribute('aria-label')",
-            json!([format!("{row} .remove")]),
-        )
+    // The row follows the saved settings (their change event), not the file.
+    session
+        .wait_for(&format!(
+            "document.querySelector(\"{row} .remove\").getAttribute('aria-label') === 'Remove Office'"
+        ))
         .await;
-    assert_eq!(renamed, json!("Remove Office"));
 
     // Remove, confirmed: gone from the settings and the API, the note stays.
     session.click(&format!("{row} .remove")).await;
