@@ -146,7 +146,12 @@ impl Instance {
     pub fn pinned_binary(&self) -> PathBuf {
         let copy = self.root().join("almanac");
         if !copy.exists() {
-            std::fs::copy(super::app_binary(), &copy).unwrap();
+            // A hard link opens no file for writing; a copy's open write
+            // handle, inherited by a process another test forks meanwhile,
+            // makes exec fail with "Text file busy" (see `spawn_program`).
+            std::fs::hard_link(super::app_binary(), &copy)
+                .or_else(|_| std::fs::copy(super::app_binary(), &copy).map(drop))
+                .unwrap();
         }
         copy
     }
@@ -159,17 +164,27 @@ impl Instance {
         extra: impl IntoIterator<Item = (K, V)>,
     ) -> App {
         let log = std::fs::File::create(self.root().join("app.log")).unwrap();
-        let child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .envs(self.env())
             .envs(extra)
             .env("ALMANAC_LOG", "info")
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .expect("start almanac");
-        App(child)
+            .stderr(log);
+        // A freshly copied binary may be briefly "busy": a process forked by
+        // another test thread while the copy was being written holds its
+        // write handle until that process execs. It passes within moments.
+        for _ in 0..50 {
+            match command.spawn() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                started => return App(started.expect("start almanac")),
+            }
+        }
+        App(command.spawn().expect("start almanac"))
     }
 
     /// What the app logged so far (for failure messages).
