@@ -280,8 +280,17 @@ impl Session {
     pub async fn wait_for(&self, condition: &str) -> Value {
         let script = format!("return ({condition}) || null;");
         eventually(condition, || async {
-            let value = self.execute(&script, json!([])).await;
-            (!value.is_null()).then_some(value)
+            let body = json!({ "script": script, "args": [] });
+            match self
+                .try_call(reqwest::Method::POST, "/execute/sync", Some(body))
+                .await
+            {
+                Ok(value) => (!value.is_null()).then_some(value),
+                // An element the condition returned was redrawn (a refetch)
+                // before WebDriver could hand it over: not there yet.
+                Err((error, _)) if error == "stale element reference" => None,
+                Err((error, message)) => panic!("WebDriver /execute/sync: {error} — {message}"),
+            }
         })
         .await
     }
