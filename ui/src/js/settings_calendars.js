@@ -97,7 +97,12 @@ function buildRow(source, index) {
     el('div', { class: 'calendar-main' }, name, el('span', { class: 'muted calendar-where' }, whereText(source)), count, problem, error),
     remove,
   );
-  return { key: JSON.stringify([index, source]), node, count, problem };
+  // Names in the labels follow a rename even while the row is kept.
+  const label = (current) => {
+    color.setAttribute('aria-label', `Colour of ${current.name}`);
+    remove.setAttribute('aria-label', `Remove ${current.name}`);
+  };
+  return { key: JSON.stringify([index, source]), node, count, problem, label };
 }
 
 // Rows by source id. A row is rebuilt only when its source changed, so a
@@ -107,6 +112,7 @@ const rows = new Map();
 const empty = el('li', { class: 'muted' }, 'No calendars yet: add one below.');
 
 function render() {
+  for (const source of sources) rows.get(source.id)?.label(source);
   // A changed name must not be pulled out from under the user's cursor.
   if (list.contains(document.activeElement) && document.activeElement.type === 'text') {
     document.activeElement.addEventListener('blur', render, { once: true });
