@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::calendar::sources::caldav::password::Passwords;
 use crate::settings::{CalendarSource, MAX_DEFAULT_MINUTES, Settings, SourceKind};
+use crate::tokens::SecretStoreError;
 
 /// Where the plugin keeps its settings, relative to the vault.
 pub const PLUGIN_SETTINGS: &str = ".obsidian/plugins/full-calendar/data.json";
@@ -43,6 +45,25 @@ pub struct ImportPlan {
     /// Plugin settings found that Almanac has no setting for yet, or whose
     /// value it cannot take.
     pub found_not_applied: Vec<FoundSetting>,
+    /// The names of the CalDAV calendars whose password the plugin kept in
+    /// its settings file: importing moves each into the OS keyring.
+    pub passwords_to_keyring: Vec<String>,
+    /// Those passwords, by source id: never shown, never put in settings.
+    #[serde(skip)]
+    pub passwords: PluginPasswords,
+}
+
+/// Passwords found in the plugin's settings, by source id. Its `Debug`
+/// shows the ids only.
+#[derive(Clone, PartialEq, Default)]
+pub struct PluginPasswords(Vec<(String, String)>);
+
+impl std::fmt::Debug for PluginPasswords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(id, _)| id))
+            .finish()
+    }
 }
 
 /// The plugin's reminder defaults, mapped: `enableReminders` is the
@@ -119,6 +140,8 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
         skipped: Vec::new(),
         reminders: None,
         found_not_applied: Vec::new(),
+        passwords_to_keyring: Vec::new(),
+        passwords: PluginPasswords::default(),
     };
     let mut ids = HashSet::new();
     for (index, entry) in entries.iter().enumerate() {
@@ -139,6 +162,12 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
                         key: format!("calendarSources[{index}].format"),
                         value: format.clone(),
                     });
+                }
+                if let Some(password) = text("password").filter(|p| !p.is_empty())
+                    && kind == "caldav"
+                {
+                    plan.passwords_to_keyring.push(name.clone());
+                    plan.passwords.0.push((id.clone(), password.to_string()));
                 }
                 plan.sources.push(CalendarSource {
                     id,
@@ -195,6 +224,23 @@ impl ImportPlan {
             patch.insert("vaultName".into(), Value::String(self.vault_name.clone()));
         }
         (!patch.is_empty()).then_some(Value::Object(patch))
+    }
+
+    /// Stores the plugin's CalDAV passwords in the keyring, when `applied`
+    /// (the patch of [`ImportPlan::settings_patch`], once applied) imported
+    /// the sources. Returns how many were stored.
+    pub fn store_passwords(
+        &self,
+        applied: &Value,
+        keyring: &Passwords,
+    ) -> Result<usize, SecretStoreError> {
+        if applied.get("calendarSources").is_none() {
+            return Ok(0);
+        }
+        for (id, password) in &self.passwords.0 {
+            keyring.set(id, password)?;
+        }
+        Ok(self.passwords.0.len())
     }
 }
 
@@ -274,8 +320,41 @@ fn source_kind(entry: &Value, kind: &str) -> Result<SourceKind, String> {
                 allow_private_network: false,
             })
         }
+        "caldav" => caldav_kind(entry),
         _ => Err("not supported yet".to_string()),
     }
+}
+
+/// The plugin's CalDAV entry: where discovery starts, and the user name.
+/// Plugin versions differ on what `url` and `homeUrl` hold (the server, the
+/// calendar home or the calendar itself), but the deeper of the two is the
+/// closest to the calendar, and discovery takes an address that is a
+/// calendar as it is. The password, if any, goes to the keyring.
+fn caldav_kind(entry: &Value) -> Result<SourceKind, String> {
+    let address = |key: &str| {
+        entry
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+    };
+    let url = address("url").ok_or("CalDAV `url` is missing or not http(s)")?;
+    let username = entry
+        .get("username")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .ok_or("`username` is missing")?;
+    let depth = |url: &str| url.trim_end_matches('/').matches('/').count();
+    let deepest = match address("homeUrl") {
+        Some(home) if depth(home) > depth(url) => home,
+        _ => url,
+    };
+    Ok(SourceKind::Caldav {
+        url: deepest.to_string(),
+        username: username.to_string(),
+        calendar_url: String::new(),
+    })
 }
 
 /// `<type>_<n>` with the smallest `n` not in `ids`.

@@ -548,10 +548,36 @@ impl SettingsStore {
     /// which also checks a new vault path and waits for the calendar.
     pub fn update(&self, actor: Actor, patch: &Value) -> Result<Arc<Settings>, SettingsError> {
         let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.commit_patch(actor, &self.get(), patch)
+    }
+
+    /// [`SettingsStore::update`] with a patch made from the current settings
+    /// under the write lock, so no other change falls between reading them
+    /// and writing the patch. `None` from `patch`: nothing to change.
+    pub fn update_from(
+        &self,
+        actor: Actor,
+        patch: impl FnOnce(&Settings) -> Option<Value>,
+    ) -> Result<Option<Arc<Settings>>, SettingsError> {
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
         let current = self.get();
-        actor.may_patch(&current, patch)?;
+        match patch(&current) {
+            Some(patch) => self.commit_patch(actor, &current, &patch).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Checks `patch` of `current` for `actor` and commits it. Callers hold
+    /// `write_lock`.
+    fn commit_patch(
+        &self,
+        actor: Actor,
+        current: &Settings,
+        patch: &Value,
+    ) -> Result<Arc<Settings>, SettingsError> {
+        actor.may_patch(current, patch)?;
         let next = current.patched(patch)?;
-        actor.may_adopt(&current, &next)?;
+        actor.may_adopt(current, &next)?;
         self.commit(next)
     }
 

@@ -11,8 +11,9 @@ use almanac_core::onboarding::{
 use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 use serde_json::json;
 
-/// The plugin's settings as it writes them: its defaults plus four kinds of
-/// sources, one Almanac does not read (CalDAV, as the iCloud preset makes it).
+/// The plugin's settings as it writes them: its defaults plus five kinds of
+/// sources (CalDAV as the iCloud preset makes it, its password included),
+/// one Almanac does not read (Google).
 fn plugin_settings() -> serde_json::Value {
     json!({
         "calendarSources": [
@@ -111,13 +112,19 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
                     allow_private_network: false,
                 },
             ),
+            // Discovery starts from the deeper of the plugin's addresses.
+            source(
+                "caldav_1",
+                "iCloud",
+                "#e67e22",
+                SourceKind::Caldav {
+                    url: "https://caldav.icloud.com/123/calendars/".into(),
+                    username: "me@example.com".into(),
+                    calendar_url: String::new(),
+                },
+            ),
         ],
         skipped: vec![
-            SkippedSource {
-                name: "iCloud".into(),
-                kind: "caldav".into(),
-                reason: "not supported yet".into(),
-            },
             SkippedSource {
                 name: "Team".into(),
                 kind: "google".into(),
@@ -139,10 +146,15 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
                 value: json!({"enabled": true, "apiUrl": "http://127.0.0.1:45677"}),
             },
         ],
+        passwords_to_keyring: vec!["iCloud".into()],
+        // Checked below, through what it shows.
+        passwords: plan.passwords.clone(),
     };
     assert_eq!(plan, expected);
-    // The plan carries no CalDAV password anywhere.
+    // The plan shows no CalDAV password anywhere, its debug form included.
     assert!(!serde_json::to_string(&plan).unwrap().contains("hunter2"));
+    assert!(!format!("{plan:?}").contains("hunter2"));
+    assert_eq!(format!("{:?}", plan.passwords), r#"["caldav_1"]"#);
     assert_eq!(snapshot(&obsidian), before, ".obsidian must stay untouched");
 }
 
@@ -340,4 +352,49 @@ fn the_plugins_reminder_defaults_and_the_vault_name_are_imported() {
         key: "defaultReminderMinutes".into(),
         value: json!(-5),
     }));
+}
+
+#[test]
+fn caldav_sources_start_discovery_at_the_deeper_address() {
+    let data = json!({"calendarSources": [
+        // The plugin's original shape: `url` the calendar, `homeUrl` its home.
+        {"type": "caldav", "id": "caldav_1", "name": "Nextcloud", "username": "ada",
+         "url": "https://cloud.example.com/remote.php/dav/calendars/ada/personal/",
+         "homeUrl": "https://cloud.example.com/remote.php/dav/calendars/ada/"},
+        {"type": "caldav", "name": "Radicale", "url": "http://dav.example.org/", "username": "bob", "password": ""},
+        {"type": "caldav", "name": "No user", "url": "https://dav.example.org/"}
+    ]});
+    let (_dir, vault) = vault_with(&data.to_string());
+    let plan = plan_import(&vault).unwrap();
+    let kinds: Vec<_> = plan.sources.iter().map(|s| (&s.id, &s.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (
+                &"caldav_1".to_string(),
+                &SourceKind::Caldav {
+                    url: "https://cloud.example.com/remote.php/dav/calendars/ada/personal/".into(),
+                    username: "ada".into(),
+                    calendar_url: String::new(),
+                }
+            ),
+            (
+                &"caldav_2".to_string(),
+                &SourceKind::Caldav {
+                    url: "http://dav.example.org/".into(),
+                    username: "bob".into(),
+                    calendar_url: String::new(),
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        plan.skipped,
+        [SkippedSource {
+            name: "No user".into(),
+            kind: "caldav".into(),
+            reason: "`username` is missing".into(),
+        }]
+    );
+    assert!(plan.passwords_to_keyring.is_empty(), "no password, none moved");
 }

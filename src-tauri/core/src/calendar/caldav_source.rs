@@ -9,7 +9,7 @@ use reqwest::Url;
 use super::engine::{Inner, lock};
 use super::feeds::ICS_MIN_INTERVAL;
 use super::sources::caldav::mirror::Mirror;
-use super::sources::caldav::{DavClient, DavError, discover, sync};
+use super::sources::caldav::{DavClient, DavError, account, discover, sync};
 use super::sources::{ParsedNote, SourceConfig, SourceType, ical};
 
 impl Inner {
@@ -78,21 +78,37 @@ impl Inner {
         let client = DavClient::new(username, &password).map_err(|e| e.to_string())?;
         let calendar = match calendar.as_str() {
             "" => match self.mirrors.load(&source.id) {
-                Some(mirror) if !mirror.calendar_url.is_empty() => mirror.calendar_url,
+                Some(mirror) if !mirror.calendar_url.is_empty() => {
+                    self.remember_calendar_url(source, server, &mirror.calendar_url);
+                    mirror.calendar_url
+                }
                 _ => {
-                    discover::calendars(&client, server)
+                    let url = discover::calendars(&client, server)
                         .map_err(|e| e.to_string())?
                         .into_iter()
                         .next()
                         .ok_or_else(|| DavError::Protocol("the server has no calendar".into()))
                         .map_err(|e| e.to_string())?
-                        .url
+                        .url;
+                    self.remember_calendar_url(source, server, &url);
+                    url
                 }
             },
             url => url.to_string(),
         };
         let calendar = Url::parse(&calendar).map_err(|e| format!("invalid calendar URL: {e}"))?;
         Ok((client, calendar))
+    }
+
+    /// Writes the discovered `url` into the settings, so the next start need
+    /// not discover it again (the settings' change is adopted like any other).
+    fn remember_calendar_url(&self, source: &SourceConfig, server: &str, url: &str) {
+        let Some(store) = lock(&self.settings).upgrade() else {
+            return;
+        };
+        if let Err(error) = account::remember_calendar_url(&store, &source.id, server, url) {
+            tracing::warn!(source = %source.id, %error, "could not keep the discovered calendar URL in the settings");
+        }
     }
 
     /// Puts the mirror's events into the cache, with the sync's `error` (the

@@ -34,7 +34,7 @@ use super::vault::Vault;
 use super::watcher::VaultWatcher;
 use crate::events::{AppEvent, EventBus};
 use crate::paths::Paths;
-use crate::settings::Settings;
+use crate::settings::{Settings, SettingsStore};
 
 /// The calendar engine. Cheap to clone (an `Arc` inside); every clone is the
 /// same engine. Send + Sync: share it between the REST server, the UI and the
@@ -92,6 +92,9 @@ pub(crate) struct Inner {
     /// `write_lock` for writers): what an unavailable vault is retried with,
     /// and what [`Calendar::catch_up`] compares against.
     pub(super) wanted: Mutex<Settings>,
+    /// The store [`Calendar::follow`] follows: where a CalDAV calendar's
+    /// discovered URL is written back.
+    pub(super) settings: Mutex<std::sync::Weak<SettingsStore>>,
 }
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -174,6 +177,7 @@ impl Calendar {
             passwords: Passwords::default(),
             feed_worker: FeedWorker::start(engine.clone()),
             wanted: Mutex::new(settings.clone()),
+            settings: Mutex::new(std::sync::Weak::new()),
         });
         // Watch first, so nothing changed during the scan is missed.
         if usable {

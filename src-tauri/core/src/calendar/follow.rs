@@ -23,6 +23,7 @@ impl Calendar {
     pub fn follow(&self, store: &Arc<SettingsStore>) {
         let mut changes = store.subscribe();
         let store = Arc::downgrade(store);
+        *super::engine::lock(&self.inner.settings) = store.clone();
         let engine = Arc::downgrade(&self.inner);
         let spawned = std::thread::Builder::new()
             .name("almanac-calendar-settings".into())

@@ -2,7 +2,8 @@
 //! RFC 5397, RFC 4791 § 6.2.1): ask the address for the current user
 //! principal, falling back to `/.well-known/caldav` on the same host; ask
 //! the principal for its calendar home set; list the calendar collections
-//! in it. An address that already is a calendar collection is taken as is.
+//! in it. An address that already is a calendar collection is taken as is
+//! (the only calendar found).
 
 use reqwest::Url;
 
@@ -10,7 +11,7 @@ use super::dav::{DavClient, DavError, DavResponse, is_calendar};
 use crate::caldav::xml::{APPLE_ICAL, CALDAV, DAV};
 
 /// A calendar collection found on the server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Discovered {
     pub url: String,
     pub name: String,
@@ -31,6 +32,20 @@ const CALENDARS: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 pub fn calendars(client: &DavClient, server: &str) -> Result<Vec<Discovered>, DavError> {
     let server =
         Url::parse(server).map_err(|e| DavError::Protocol(format!("invalid server URL: {e}")))?;
+    match client.multistatus("PROPFIND", &server, "0", CALENDARS) {
+        Ok(own) => {
+            if let Some(calendar) = own.responses.first().filter(|r| is_calendar(r)) {
+                return Ok(holds_events(calendar)
+                    .then(|| discovered(calendar))
+                    .into_iter()
+                    .collect());
+            }
+        }
+        // Servers answer PROPFIND on their root oddly (404, 405, a
+        // redirect to a page): the principal's way is tried below.
+        Err(DavError::Protocol(_)) => {}
+        Err(e) => return Err(e),
+    }
     let home = home_set(client, &server)?;
     let listing = client.multistatus("PROPFIND", &home, "1", CALENDARS)?;
     Ok(listing

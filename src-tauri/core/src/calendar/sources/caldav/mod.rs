@@ -10,12 +10,14 @@
 //! - [`queue`]: writes made offline, kept durably and replayed;
 //!   [`splice`]: an edited series put back beside its overrides;
 //! - [`password`]: the password or app password, kept in the OS keyring
-//!   under the source id, never in settings or logs.
+//!   under the source id, never in settings or logs;
+//! - [`account`]: setting an account's calendar up from Settings.
 //!
 //! No maintained Rust crate speaks CalDAV's client side over a blocking
 //! reqwest client, so the few requests needed are written here; quick-xml
 //! parses the answers (through the server's `caldav::xml` tree).
 
+pub mod account;
 mod dav;
 pub mod discover;
 pub mod mirror;
