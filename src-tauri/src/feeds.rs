@@ -3,7 +3,7 @@
 //! the command line. The running app reads the feeds file on every request,
 //! so a change applies to it at once.
 
-use almanac_core::caldav::feeds::FeedStore;
+use almanac_core::caldav::feeds::{FeedStore, feed_url};
 use almanac_core::paths::Paths;
 use almanac_core::settings::SettingsStore;
 
@@ -17,29 +17,13 @@ pub fn run(command: &FeedCommand) -> Result<(), String> {
             let settings = SettingsStore::open(&paths.settings_file())
                 .map_err(|e| e.to_string())?
                 .get();
-            let unknown: Vec<&String> = calendars
-                .iter()
-                .filter(|id| !settings.calendar_sources.iter().any(|s| s.id == **id))
-                .collect();
-            if !unknown.is_empty() {
-                let known: Vec<&str> = settings
-                    .calendar_sources
-                    .iter()
-                    .map(|s| s.id.as_str())
-                    .collect();
-                return Err(format!(
-                    "unknown calendar ids {unknown:?}; known: {}",
-                    known.join(", ")
-                ));
-            }
             let made = store
-                .create(name, calendars.clone())
+                .create_of(&settings, name, calendars.clone())
                 .map_err(|e| e.to_string())?;
-            let caldav = &settings.caldav_server;
             println!("Feed {} ({})", made.feed.name, made.feed.id);
-            println!("http://127.0.0.1:{}/feeds/{}.ics", caldav.port, made.secret);
+            println!("{}", feed_url(&settings, &made.secret));
             println!("This URL is shown once; anyone who has it can read these calendars.");
-            if !caldav.enabled {
+            if !settings.caldav_server.enabled {
                 println!("The CalDAV server is off: turn it on in Settings to serve the feed.");
             }
         }

@@ -20,6 +20,7 @@ mod commands;
 mod consent;
 mod editing;
 mod notifier;
+mod caldav_commands;
 mod settings_commands;
 mod tray;
 mod ui;
@@ -75,6 +76,11 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             settings_commands::time_zones,
             settings_commands::vault_import_offer,
             settings_commands::vault_import_apply,
+            caldav_commands::caldav_add,
+            caldav_commands::caldav_change_password,
+            caldav_commands::feeds_list,
+            caldav_commands::feed_create,
+            caldav_commands::feed_revoke,
             autostart::autostart_state,
             autostart::autostart_set,
         ])

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use almanac_core::api::ApiError;
+use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::onboarding::{ImportPlan, OnboardingError, plan_import};
 use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, time_zone_names};
@@ -97,9 +98,17 @@ pub async fn vault_import_apply(
         let patch = plan.settings_patch(&settings.get()).ok_or_else(|| {
             SettingsRefusal::unnamed("everything this import holds is configured already")
         })?;
-        plugin
+        let updated = plugin
             .update_settings(Actor::User, &patch)
-            .map_err(SettingsRefusal::from)
+            .map_err(SettingsRefusal::from)?;
+        plan.store_passwords(&patch, &Passwords::default())
+            .map_err(|e| {
+                SettingsRefusal::unnamed(format!(
+                    "the calendars were imported, but their CalDAV passwords could not be \
+                     kept in the system keyring ({e}): enter them in Calendars"
+                ))
+            })?;
+        Ok::<_, SettingsRefusal>(updated)
     })
     .await
     .map_err(SettingsRefusal::unnamed)??;

@@ -1,7 +1,7 @@
 // The settings window. Its sections are tabs (settings_tabs.js): Calendars,
 // Vault, Display and Reminders have modules of their own (settings_*.js);
 // this one holds "API & Security": the REST server switch and port, the
-// CalDAV server's switch and port, and
+// CalDAV server's switch, port and subscription feeds (settings_feeds.js), and
 // personal access tokens (generate, show the secret once, list, revoke). A
 // token allowed in a consent dialog (`almanac --request-access`) has its
 // secret shown here too, taken from the shell once. Above it all, a banner
@@ -13,6 +13,7 @@ import { el, errorText, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
 import * as calendars from './settings_calendars.js';
 import * as display from './settings_display.js';
+import * as feeds from './settings_feeds.js';
 import * as reminders from './settings_reminders.js';
 import { showSection, startTabs } from './settings_tabs.js';
 import * as vault from './settings_vault.js';
@@ -46,6 +47,7 @@ const portMessage = $('port-message');
 /** Shows the settings in every section: on start, and live on every change. */
 function showSettings(settings) {
   calendars.show(settings);
+  feeds.show(settings);
   vault.show(settings);
   display.show(settings);
   reminders.show(settings);
@@ -300,7 +302,7 @@ showSettings(settings);
 showRestState(restState);
 showVaultStatus(vaultStatus);
 renderScopes(scopes);
-await Promise.all([refreshTokens(), calendars.refreshInfo(), display.loadZones()]);
+await Promise.all([refreshTokens(), calendars.refreshInfo(), display.loadZones(), feeds.refresh()]);
 await listen('settings-changed', showSettings);
 await listen('rest-state', showRestState);
 await listen('tokens-changed', refreshTokens);

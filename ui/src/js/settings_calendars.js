@@ -1,17 +1,19 @@
 // Settings › Calendars: the configured calendar sources, each renamed,
-// recoloured or removed in place (removing never touches the notes), and a
-// form to add a notes folder, the daily notes or an ICS feed. Every change is
-// one settings patch of `calendarSources`; the core validates it and names
-// the refused field, shown next to it.
+// recoloured or removed in place (removing never touches the notes), a CalDAV
+// calendar's password changed, and a form to add a notes folder, the daily
+// notes, an ICS feed or a CalDAV calendar. Every change is one settings patch
+// of `calendarSources`, except a CalDAV calendar's set-up, which the core does
+// (`caldav_add`: discovery, the keyring, then the settings); either way the
+// core names the refused field, shown next to it.
 
-import { el, errorText } from './format.js';
+import { el, errorText, formatDateTime } from './format.js';
 import { invoke } from './ipc.js';
 import { $, clearFieldError, saveSettings, showFieldError } from './settings_shared.js';
 
 const list = $('calendar-list');
 const addForm = $('add-calendar');
 const removeDialog = $('remove-dialog');
-const ADD_FIELDS = ['name', 'directory', 'heading', 'url'];
+const ADD_FIELDS = ['name', 'color', 'directory', 'heading', 'url', 'username', 'password', 'calendarUrl'];
 
 let sources = []; // settings.calendarSources
 let info = new Map(); // id → the engine's SourceInfo (event count, last error)
@@ -45,7 +47,9 @@ export function whereText(source) {
 function countText(id) {
   const known = info.get(id);
   if (!known) return '';
-  return known.eventCount === 1 ? '1 event' : `${known.eventCount} events`;
+  const count = known.eventCount === 1 ? '1 event' : `${known.eventCount} events`;
+  if (known.type !== 'caldav') return count;
+  return known.lastFetched ? `${count}, synced ${formatDateTime(known.lastFetched)}` : `${count}, not synced yet`;
 }
 
 /**
@@ -88,6 +92,9 @@ function buildRow(source, index) {
   name.setAttribute('aria-label', `Name of ${source.name}`);
   const remove = el('button', { type: 'button', class: 'danger remove', onclick: () => askRemove(source) }, 'Remove');
   remove.setAttribute('aria-label', `Remove ${source.name}`);
+  const password =
+    source.type === 'caldav' ? el('button', { type: 'button', class: 'change-password', onclick: () => askPassword(source) }, 'Change password') : null;
+  password?.setAttribute('aria-label', `Change the password of ${source.name}`);
   const count = el('span', { class: 'muted calendar-count' });
   const problem = el('span', { class: 'error calendar-problem' });
   const node = el(
@@ -95,12 +102,14 @@ function buildRow(source, index) {
     { class: 'calendar-item', dataset: { calendarId: source.id } },
     color,
     el('div', { class: 'calendar-main' }, name, el('span', { class: 'muted calendar-where' }, whereText(source)), count, problem, error),
+    password,
     remove,
   );
   // Names in the labels follow a rename even while the row is kept.
   const label = (current) => {
     color.setAttribute('aria-label', `Colour of ${current.name}`);
     remove.setAttribute('aria-label', `Remove ${current.name}`);
+    password?.setAttribute('aria-label', `Change the password of ${current.name}`);
   };
   return { key: JSON.stringify([index, source]), node, count, problem, label };
 }
@@ -167,6 +176,39 @@ function askRemove(source) {
   removeDialog.showModal();
 }
 
+// ---- A CalDAV calendar's password -------------------------------------------
+
+const passwordDialog = $('password-dialog');
+let passwordFor = null; // the source whose password the dialog changes
+
+function askPassword(source) {
+  passwordFor = source;
+  $('password-calendar').textContent = source.name;
+  $('password-new').value = '';
+  clearFieldError('password-new');
+  passwordDialog.showModal();
+  $('password-new').focus();
+}
+
+$('password-cancel').addEventListener('click', () => passwordDialog.close());
+
+$('password-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  clearFieldError('password-new');
+  $('password-save').disabled = true;
+  try {
+    await invoke('caldav_change_password', { id: passwordFor.id, password: $('password-new').value });
+    $('password-new').value = '';
+    passwordDialog.close();
+    await refreshInfo();
+  } catch (refusal) {
+    showFieldError('password-new', errorText(refusal));
+    $('password-new').focus();
+  } finally {
+    $('password-save').disabled = false;
+  }
+});
+
 // ---- Add --------------------------------------------------------------------
 
 const addType = $('add-type');
@@ -176,6 +218,13 @@ function showAddFields() {
   for (const node of addForm.querySelectorAll('[data-for]')) {
     node.hidden = !node.dataset.for.split(' ').includes(addType.value);
   }
+  showChoice([]);
+}
+
+/** Offers the account's calendars to pick from (none: hides the choice). */
+function showChoice(calendars) {
+  $('add-choice').hidden = calendars.length === 0;
+  $('add-calendarUrl').replaceChildren(...calendars.map((c) => el('option', { value: c.url }, `${c.name} (${c.url})`)));
 }
 addType.addEventListener('change', showAddFields);
 showAddFields();
@@ -198,10 +247,64 @@ function newSource() {
   return source;
 }
 
+/** What the form resets to after an addition. */
+function resetAddForm() {
+  addForm.reset();
+  showAddFields();
+  $('add-status').textContent = '';
+}
+
+/**
+ * Adds the CalDAV calendar the form describes: the core discovers the
+ * account's calendars with the credentials given (asking to pick one when
+ * there are several), keeps the password in the keyring and adds the source.
+ */
+async function addCaldav() {
+  const value = (id) => $(id).value.trim();
+  const choosing = !$('add-choice').hidden;
+  const calendar = {
+    name: value('add-name'),
+    color: $('add-color').value,
+    url: value('add-url'),
+    username: value('add-username'),
+    password: $('add-password').value,
+    calendarUrl: choosing ? $('add-calendarUrl').value : null,
+  };
+  $('add-status').textContent = 'Connecting to the server…';
+  const outcome = await invoke('caldav_add', { calendar });
+  if (outcome.outcome === 'choose') {
+    showChoice(outcome.calendars);
+    $('add-status').textContent = 'This account has several calendars: choose one, then add it.';
+    $('add-calendarUrl').focus();
+    return;
+  }
+  show(await invoke('settings_get'));
+  resetAddForm();
+}
+
 addForm.addEventListener('submit', async (event) => {
   event.preventDefault();
   for (const field of ADD_FIELDS) clearFieldError(`add-${field}`);
   $('add-error').textContent = '';
+  if (addType.value === 'caldav') {
+    $('add-submit').disabled = true;
+    try {
+      await addCaldav();
+      await refreshInfo();
+    } catch (refusal) {
+      $('add-status').textContent = '';
+      const target = ADD_FIELDS.includes(refusal?.field) ? `add-${refusal.field}` : null;
+      if (target) {
+        showFieldError(target, refusal.message);
+        $(target).focus();
+      } else {
+        $('add-error').textContent = errorText(refusal);
+      }
+    } finally {
+      $('add-submit').disabled = false;
+    }
+    return;
+  }
   const source = newSource();
   // What the core cannot tell from an empty string: which field is missing.
   const missing =
@@ -216,8 +319,7 @@ addForm.addEventListener('submit', async (event) => {
   $('add-submit').disabled = true;
   try {
     show(await saveSettings({ calendarSources: [...sources, source] }));
-    addForm.reset();
-    showAddFields();
+    resetAddForm();
     await refreshInfo();
   } catch (refusal) {
     // `calendarSources[<new index>].<field>`: show it next to that field.

@@ -134,10 +134,15 @@ async function offerImport(path) {
     (!count ? 'None of its calendars can be read by Almanac.'
     : applies.has('calendarSources') ? `Import ${calendars}?`
     : `Almanac already has calendars of its own, so ${calendars} would not be imported; remove them in Calendars first to import them.`);
+  // The plugin kept these passwords in its own file: they go to the keyring.
+  const moved = offer.passwordsToKeyring.length
+    ? [el('li', { class: 'muted passwords-moved' }, `The password of ${offer.passwordsToKeyring.join(', ')} moves into the system keyring (never into Almanac’s settings).`)]
+    : [];
   $('import-sources').replaceChildren(
     ...offer.sources.map((source) =>
       el('li', { dataset: { sourceId: source.id } }, swatch(source.color), el('strong', {}, source.name), ' ', el('span', { class: 'muted' }, whereText(source))),
     ),
+    ...moved,
   );
   $('import-skipped').replaceChildren(
     ...offer.skipped.map((skipped) =>

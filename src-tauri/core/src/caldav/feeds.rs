@@ -18,6 +18,7 @@ use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use crate::fsutil::atomic_write;
+use crate::settings::Settings;
 
 /// One feed as stored and listed (no secret).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +47,8 @@ pub struct NewFeed {
 pub enum FeedError {
     #[error("a feed needs a name and at least one calendar")]
     Empty,
+    #[error("unknown calendar ids {unknown:?}; known: {known}")]
+    UnknownCalendars { unknown: Vec<String>, known: String },
     #[error("no feed with id `{0}`")]
     Unknown(Uuid),
     #[error("the feeds file {path} cannot be used: {reason}")]
@@ -99,6 +102,30 @@ impl FeedStore {
         Ok(NewFeed { feed, secret })
     }
 
+    /// Makes a feed called `name` of `calendars`, each one of `settings`'
+    /// calendar sources.
+    pub fn create_of(
+        &self,
+        settings: &Settings,
+        name: &str,
+        calendars: Vec<String>,
+    ) -> Result<NewFeed, FeedError> {
+        let known = |id: &String| settings.calendar_sources.iter().any(|s| s.id == *id);
+        let unknown: Vec<String> = calendars.iter().filter(|id| !known(id)).cloned().collect();
+        if !unknown.is_empty() {
+            let known: Vec<&str> = settings
+                .calendar_sources
+                .iter()
+                .map(|s| s.id.as_str())
+                .collect();
+            return Err(FeedError::UnknownCalendars {
+                unknown,
+                known: known.join(", "),
+            });
+        }
+        self.create(name, calendars)
+    }
+
     /// Deletes feed `id`: its URL stops working.
     pub fn revoke(&self, id: Uuid) -> Result<(), FeedError> {
         let mut feeds = self.list()?;
@@ -133,6 +160,14 @@ impl FeedStore {
             reason: reason.to_string(),
         }
     }
+}
+
+/// The URL feed `secret` is served at by the CalDAV server of `settings`.
+pub fn feed_url(settings: &Settings, secret: &str) -> String {
+    format!(
+        "http://127.0.0.1:{}/feeds/{secret}.ics",
+        settings.caldav_server.port
+    )
 }
 
 fn digest(secret: &str) -> String {
