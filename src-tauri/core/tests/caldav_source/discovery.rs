@@ -18,6 +18,19 @@ fn discovery_finds_the_calendar_from_the_server_root() {
 }
 
 #[test]
+fn a_calendar_address_is_taken_as_it_is() {
+    let server = Radicale::start();
+    server.mkcalendar("home", "Home");
+    let client = DavClient::new(USER, PASSWORD).unwrap();
+    let found = discover::calendars(&client, &server.url("/alice/home/")).unwrap();
+    let urls: Vec<_> = found.iter().map(|c| c.url.as_str()).collect();
+    assert_eq!(urls, [server.url("/alice/home/")]);
+    // The home holding both: both are found.
+    let found = discover::calendars(&client, &server.url("/alice/")).unwrap();
+    assert_eq!(found.len(), 2, "{found:?}");
+}
+
+#[test]
 fn discovery_with_a_wrong_password_is_unauthorized() {
     let server = Radicale::start();
     let client = DavClient::new(USER, "wrong").unwrap();
@@ -52,7 +65,7 @@ fn the_password_lives_in_the_os_keyring_under_the_source_id() {
 #[test]
 fn a_password_stored_with_secret_tool_is_the_one_almanac_uses() {
     use std::io::Write;
-    // The documented way to store it before Settings has a field for it.
+    // The documented headless way to store it (Settings does it otherwise).
     let id = format!("caldav-tool-{}", std::process::id());
     let mut tool = std::process::Command::new("secret-tool")
         .args([

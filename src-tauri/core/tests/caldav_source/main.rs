@@ -2,6 +2,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod account;
 mod discovery;
 mod radicale;
 mod read;

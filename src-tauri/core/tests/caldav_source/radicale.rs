@@ -47,17 +47,33 @@ impl Radicale {
             child: None,
         };
         server.resume();
+        server.mkcalendar("work", "Work");
+        server
+    }
+
+    /// Makes user `alice`'s calendar `/alice/<name>/`, shown as `display`.
+    pub fn mkcalendar(&self, name: &str, display: &str) {
         let created = reqwest::blocking::Client::new()
             .request(
                 reqwest::Method::from_bytes(b"MKCALENDAR").unwrap(),
-                server.url("/alice/work/"),
+                self.url(&format!("/alice/{name}/")),
             )
-            .basic_auth(USER, Some(PASSWORD))
-            .body(MKCALENDAR)
+            .basic_auth(USER, Some(self.password()))
+            .body(MKCALENDAR.replace("Work", display))
             .send()
             .unwrap();
         assert_eq!(created.status().as_u16(), 201, "MKCALENDAR");
-        server
+    }
+
+    /// Changes `alice`'s password on the server (Radicale rereads the file).
+    pub fn set_password(&self, password: &str) {
+        std::fs::write(self.dir.path().join("users"), format!("{USER}:{password}\n")).unwrap();
+    }
+
+    /// `alice`'s current password.
+    fn password(&self) -> String {
+        let users = std::fs::read_to_string(self.dir.path().join("users")).unwrap();
+        users.trim_end().split_once(':').unwrap().1.to_string()
     }
 
     /// Starts (again) on the same port and storage; returns once it listens.
