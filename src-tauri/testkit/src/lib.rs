@@ -10,7 +10,7 @@
 //!   [`ManualClock`] (a clock tests move).
 //! - [`keyring`]: the real OS keyring, asserted to be there.
 //! - [`leaks`]: where a secret could leak to: captured logs and files.
-//! - [`net`]: loopback ports.
+//! - [`net`]: loopback ports; [`radicale`]: a real CalDAV server on one.
 //! - [`wait`]: awaiting a state instead of sleeping.
 
 pub mod fakes;
@@ -18,6 +18,7 @@ pub mod instance;
 pub mod keyring;
 pub mod leaks;
 pub mod net;
+pub mod radicale;
 pub mod wait;
 
 pub use fakes::{ManualClock, RecordingUi};

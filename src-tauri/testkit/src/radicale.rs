@@ -1,0 +1,182 @@
+//! A real Radicale CalDAV server on a free loopback port: htpasswd plain
+//! auth, filesystem storage in a temporary folder, installed from PyPI into a
+//! cached venv by scripts/radicale-venv.sh (a failed install fails the test).
+//! For the CalDAV source tests of the core and the window tests.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{free_port, port_open};
+
+pub const USER: &str = "alice";
+pub const PASSWORD: &str = "correct horse";
+
+const MKCALENDAR: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<c:mkcalendar xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:a="http://apple.com/ns/ical/">
+<d:set><d:prop><d:displayname>Work</d:displayname><a:calendar-color>#3366ccff</a:calendar-color></d:prop></d:set>
+</c:mkcalendar>"#;
+
+pub struct Radicale {
+    pub dir: tempfile::TempDir,
+    pub port: u16,
+    child: Option<Child>,
+}
+
+fn venv() -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/radicale-venv.sh");
+    let output = Command::new(&script)
+        .output()
+        .expect("scripts/radicale-venv.sh runs");
+    assert!(
+        output.status.success(),
+        "Radicale could not be installed ({}):\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+}
+
+impl Radicale {
+    /// A running server holding user `alice`'s empty calendar `work`.
+    pub fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("users"), format!("{USER}:{PASSWORD}\n")).unwrap();
+        let mut server = Radicale {
+            port: free_port(),
+            dir,
+            child: None,
+        };
+        server.resume();
+        server.mkcalendar("work", "Work");
+        server
+    }
+
+    /// Makes user `alice`'s calendar `/alice/<name>/`, shown as `display`.
+    pub fn mkcalendar(&self, name: &str, display: &str) {
+        let created = reqwest::blocking::Client::new()
+            .request(
+                reqwest::Method::from_bytes(b"MKCALENDAR").unwrap(),
+                self.url(&format!("/alice/{name}/")),
+            )
+            .basic_auth(USER, Some(self.password()))
+            .body(MKCALENDAR.replace("Work", display))
+            .send()
+            .unwrap();
+        assert_eq!(created.status().as_u16(), 201, "MKCALENDAR");
+    }
+
+    /// Changes `alice`'s password on the server (Radicale rereads the file).
+    pub fn set_password(&self, password: &str) {
+        std::fs::write(self.dir.path().join("users"), format!("{USER}:{password}\n")).unwrap();
+    }
+
+    /// `alice`'s current password.
+    fn password(&self) -> String {
+        let users = std::fs::read_to_string(self.dir.path().join("users")).unwrap();
+        users.trim_end().split_once(':').unwrap().1.to_string()
+    }
+
+    /// Starts (again) on the same port and storage; returns once it listens.
+    pub fn resume(&mut self) {
+        let root = self.dir.path();
+        let config = root.join("config");
+        std::fs::write(
+            &config,
+            format!(
+                "[server]\nhosts = 127.0.0.1:{port}\n\
+                 [auth]\ntype = htpasswd\nhtpasswd_filename = {users}\nhtpasswd_encryption = plain\n\
+                 [storage]\nfilesystem_folder = {storage}\n\
+                 [rights]\ntype = owner_only\n\
+                 [logging]\nlevel = warning\n",
+                port = self.port,
+                users = root.join("users").display(),
+                storage = root.join("collections").display(),
+            ),
+        )
+        .unwrap();
+        let child = Command::new(venv().join("bin/radicale"))
+            .arg("--config")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("radicale starts");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !port_open(self.port) {
+            assert!(
+                Instant::now() < deadline,
+                "Radicale did not start listening"
+            );
+            if let Some(status) = self.child.as_mut().unwrap().try_wait().unwrap() {
+                panic!("Radicale exited: {status}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stops the server (the storage stays).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// The calendar's URL.
+    pub fn calendar(&self) -> String {
+        self.url("/alice/work/")
+    }
+
+    /// PUTs an event resource as another client would; returns its ETag.
+    pub fn put(&self, name: &str, ics: &str) -> String {
+        let response = reqwest::blocking::Client::new()
+            .put(self.url(&format!("/alice/work/{name}")))
+            .basic_auth(USER, Some(PASSWORD))
+            .header("Content-Type", "text/calendar")
+            .body(ics.to_string())
+            .send()
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "PUT {name}: {}",
+            response.status()
+        );
+        response.headers()["etag"].to_str().unwrap().to_string()
+    }
+
+    /// GETs an event resource: `None` when it is gone.
+    pub fn get(&self, name: &str) -> Option<String> {
+        let response = reqwest::blocking::Client::new()
+            .get(self.url(&format!("/alice/work/{name}")))
+            .basic_auth(USER, Some(PASSWORD))
+            .send()
+            .unwrap();
+        (response.status() != 404).then(|| response.text().unwrap())
+    }
+
+    /// DELETEs an event resource as another client would.
+    pub fn delete(&self, name: &str) {
+        let response = reqwest::blocking::Client::new()
+            .delete(self.url(&format!("/alice/work/{name}")))
+            .basic_auth(USER, Some(PASSWORD))
+            .send()
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "DELETE {name}: {}",
+            response.status()
+        );
+    }
+}
+
+impl Drop for Radicale {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
