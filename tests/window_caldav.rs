@@ -1,0 +1,195 @@
+//! A CalDAV calendar added in Settings › Calendars against a real Radicale
+//! server, and subscription feeds made and revoked in Calendar Apps, driven
+//! through the real window (tauri-driver + WebKitWebDriver under Xvfb), with
+//! the session's real keyring and the app's real loopback servers.
+
+mod support;
+
+use almanac_core::calendar::sources::caldav::password::Passwords;
+use almanac_testkit::radicale::{PASSWORD, Radicale, USER};
+use reqwest::StatusCode;
+use serde_json::json;
+use support::instance::Instance;
+use support::webdriver::{Session, Theme};
+
+const TITLES: &str = "[...document.querySelectorAll('.fc-event-title')].map(e => e.textContent)";
+
+fn settings_file(instance: &Instance) -> String {
+    std::fs::read_to_string(instance.config_home().join("almanac/settings.json")).unwrap()
+}
+
+/// Replaces the text of the input matching `css` by typing `text`.
+async fn retype(session: &Session, css: &str, text: &str) {
+    session
+        .execute(
+            "const input = document.querySelector(arguments[0]); input.value = ''; input.focus(); \
+             input.dispatchEvent(new Event('input'));",
+            json!([css]),
+        )
+        .await;
+    session.type_into(css, text).await;
+}
+
+/// The text of the element `id` once it is not empty.
+async fn message(session: &Session, id: &str) -> String {
+    let text = session
+        .wait_for(&format!("document.getElementById('{id}').textContent"))
+        .await;
+    text.as_str().unwrap().to_string()
+}
+
+/// `GET url` over loopback: its status and body.
+async fn fetch(url: &str) -> (StatusCode, String) {
+    let response = reqwest::get(url).await.unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
+    let today = chrono::Utc::now().format("%Y%m%d").to_string();
+    let server = tokio::task::spawn_blocking(move || {
+        let server = Radicale::start();
+        server.put(
+            "standup.ics",
+            &format!(
+                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\n\
+                 UID:standup\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{today}T090000Z\r\n\
+                 DURATION:PT1H\r\nSUMMARY:Standup on Radicale\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            ),
+        );
+        server
+    })
+    .await
+    .unwrap();
+    let caldav_port = almanac_testkit::free_port();
+    let instance = Instance::with_settings(json!({
+        "restServerEnabled": true,
+        "caldavServer": { "enabled": true, "port": caldav_port },
+    }));
+    let secret = instance.seed_token("driver", &["ui:open-calendar", "providers:write"]);
+    let session = Session::start(&instance, "settings", Theme::Light).await;
+    session.click("#tab-calendars").await;
+    session
+        .wait_for("!document.getElementById('panel-calendars').hidden")
+        .await;
+
+    // A wrong password: the server's refusal next to the password field,
+    // and nothing saved.
+    session
+        .execute(
+            "const select = document.getElementById('add-type'); select.value = 'caldav'; \
+             select.dispatchEvent(new Event('change'));",
+            json!([]),
+        )
+        .await;
+    session.type_into("#add-url", &server.url("/")).await;
+    session.type_into("#add-username", USER).await;
+    session.type_into("#add-password", "wrong").await;
+    session.click("#add-submit").await;
+    let error = message(&session, "add-password-error").await;
+    assert!(error.contains("refused this user name or password"), "{error}");
+    assert!(!settings_file(&instance).contains(r#""type": "caldav""#));
+
+    // The right one: the calendar is added, its password in the keyring.
+    retype(&session, "#add-password", PASSWORD).await;
+    session.click("#add-submit").await;
+    let row = "li[data-calendar-id='caldav_1']";
+    session
+        .wait_for(&format!("document.querySelector(\"{row}\")"))
+        .await;
+    let settings = settings_file(&instance);
+    assert!(settings.contains(&server.calendar()), "{settings}");
+    assert!(!settings.contains(PASSWORD), "no password in the settings file");
+    let keyring = Passwords::default();
+    assert_eq!(keyring.get("caldav_1").unwrap().as_deref(), Some(PASSWORD));
+    session
+        .wait_for(&format!(
+            "document.querySelector(\"{row} .calendar-count\").textContent.startsWith('1 event, synced')"
+        ))
+        .await;
+    let where_ = session.text(&format!("{row} .calendar-where")).await;
+    assert!(where_.contains("CalDAV calendar alice at"), "{where_}");
+
+    // Its event in the calendar window.
+    let http = reqwest::Client::new();
+    let opened = http
+        .post(format!("{}/ui/open-calendar", instance.api()))
+        .bearer_auth(&secret)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), StatusCode::OK);
+    let settings_window = session.window_handle().await;
+    let calendar_window = support::eventually("the calendar window", || async {
+        session
+            .window_handles()
+            .await
+            .into_iter()
+            .find(|handle| *handle != settings_window)
+    })
+    .await;
+    session.switch_to_window(&calendar_window).await;
+    session
+        .wait_for(&format!("{TITLES}.includes('Standup on Radicale')"))
+        .await;
+    session.switch_to_window(&settings_window).await;
+
+    // The server gone: the calendar's status says so, next to it.
+    let mut server = server;
+    server.stop();
+    let revalidated = http
+        .post(format!("{}/providers/revalidate", instance.api()))
+        .bearer_auth(&secret)
+        .json(&json!({ "force": true }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revalidated.status(), StatusCode::OK);
+    let problem = session
+        .wait_for(&format!(
+            "document.querySelector(\"{row} .calendar-problem\").textContent"
+        ))
+        .await;
+    assert!(
+        problem.as_str().unwrap().contains("cannot be reached"),
+        "{problem}"
+    );
+
+    // A feed of it: its URL shown once, served over loopback until revoked.
+    session.click("#tab-api").await;
+    session
+        .wait_for("!document.getElementById('panel-api').hidden")
+        .await;
+    session.type_into("#feed-name", "Phone").await;
+    session
+        .click("#feed-calendars input[data-calendar-id='caldav_1']")
+        .await;
+    session.click("#feed-create").await;
+    let url = message(&session, "feed-url").await;
+    assert!(
+        url.starts_with(&format!("http://127.0.0.1:{caldav_port}/feeds/")),
+        "{url}"
+    );
+    let (status, body) = fetch(&url).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("SUMMARY:Standup on Radicale"), "{body}");
+    session.click("#feed-done").await;
+    assert_eq!(session.text("#feed-url").await, "", "the URL leaves the page");
+    let listed = session.text("#feed-rows").await;
+    assert!(listed.contains("Phone") && listed.contains("Work"), "{listed}");
+    let secret_part = url.rsplit('/').next().unwrap().trim_end_matches(".ics");
+    assert!(!listed.contains(secret_part), "the list shows no secret");
+
+    session.click("#feed-rows button.danger").await;
+    session
+        .wait_for("document.getElementById('feed-revoke-dialog').open")
+        .await;
+    session.click("#feed-revoke-confirm").await;
+    session
+        .wait_for("!document.getElementById('no-feeds').hidden")
+        .await;
+    assert_eq!(fetch(&url).await.0, StatusCode::NOT_FOUND);
+    session.end().await;
+    keyring.delete("caldav_1").unwrap();
+}
