@@ -157,8 +157,10 @@ fn open_needs_a_known_window() {
 }
 
 /// `--vault` onboarding: the Full Calendar plugin's sources in the vault
-/// replace the default source (the CalDAV one is logged as not supported),
-/// and nothing under `.obsidian` changes.
+/// replace the default source (the CalDAV one's password moves from the
+/// plugin's file into the keyring, never into settings or the log), the
+/// one Almanac does not read is logged as not supported, and nothing under
+/// `.obsidian` changes.
 #[tokio::test]
 async fn vault_onboarding_imports_the_plugin_sources() {
     support::require_desktop_session();
@@ -168,8 +170,10 @@ async fn vault_onboarding_imports_the_plugin_sources() {
     let data = json!({"calendarSources": [
         {"type": "local", "id": "local_1", "name": "Work", "directory": "work", "color": "#ff5733"},
         {"type": "dailynote", "id": "dailynote_1", "name": "Daily", "heading": "Events", "color": "#2ecc71"},
-        {"type": "caldav", "id": "caldav_1", "name": "iCloud", "url": "https://caldav.icloud.com",
-         "homeUrl": "https://caldav.icloud.com/1/", "username": "me", "password": "pw", "color": "#e67e22"}
+        // Loopback, a closed port: no request leaves this machine.
+        {"type": "caldav", "id": "caldav_1", "name": "iCloud", "url": "http://127.0.0.1:9",
+         "homeUrl": "http://127.0.0.1:9/1/", "username": "me", "password": "pw", "color": "#e67e22"},
+        {"type": "google", "id": "google_1", "name": "Team", "calendarId": "team@example.com"}
     ], "defaultReminderMinutes": 15})
     .to_string();
     std::fs::write(plugin_dir.join("data.json"), &data).unwrap();
@@ -181,7 +185,7 @@ async fn vault_onboarding_imports_the_plugin_sources() {
         let text = std::fs::read_to_string(&settings_file).ok()?;
         let settings: serde_json::Value = serde_json::from_str(&text).ok()?;
         let sources = settings["calendarSources"].as_array()?.clone();
-        (sources.len() == 2).then_some(sources)
+        (sources.len() == 3).then_some(sources)
     })
     .await;
     assert_eq!(sources[0]["id"], "local_1");
@@ -189,15 +193,23 @@ async fn vault_onboarding_imports_the_plugin_sources() {
     assert_eq!(sources[0]["color"], "#ff5733");
     assert_eq!(sources[1]["type"], "dailynote");
     assert_eq!(sources[1]["heading"], "Events");
+    assert_eq!(sources[2]["type"], "caldav");
+    assert_eq!(sources[2]["url"], "http://127.0.0.1:9/1/");
+    let keyring = almanac_core::calendar::sources::caldav::password::Passwords::default();
+    let stored = eventually("the CalDAV password in the keyring", || async {
+        keyring.get("caldav_1").unwrap()
+    })
+    .await;
+    assert_eq!(stored, "pw");
+    keyring.delete("caldav_1").unwrap();
     let log = instance.log();
     assert!(
-        log.contains("not supported yet") && log.contains("caldav"),
+        log.contains("not supported yet") && log.contains("google"),
         "{log}"
     );
-    assert!(
-        !log.contains("\"pw\""),
-        "no secret of a skipped source is logged"
-    );
+    assert!(!log.contains("\"pw\""), "no CalDAV password is logged");
+    let settings = std::fs::read_to_string(&settings_file).unwrap();
+    assert!(!settings.contains("\"pw\""), "nor put in the settings");
     assert_eq!(
         std::fs::read_to_string(plugin_dir.join("data.json")).unwrap(),
         data

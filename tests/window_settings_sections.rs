@@ -288,8 +288,8 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
 }
 
 /// A vault shaped like one the Full Calendar plugin configured: a notes
-/// folder, daily notes, a feed and a CalDAV source (not supported yet), and
-/// reminder defaults.
+/// folder, daily notes, a feed, a CalDAV calendar with its password, a
+/// Google calendar (not supported yet), and reminder defaults.
 fn plugin_vault(root: &Path) -> PathBuf {
     let vault = root.join("Team vault");
     let plugin = vault.join(".obsidian/plugins/full-calendar");
@@ -308,8 +308,11 @@ fn plugin_vault(root: &Path) -> PathBuf {
                 // Loopback: refused by the feed guard, so no request leaves.
                 { "type": "ical", "id": "ical_1", "name": "Holidays", "color": "#c62828",
                   "url": "http://127.0.0.1:9/holidays.ics" },
+                // Loopback, a closed port: no request leaves this machine.
                 { "type": "caldav", "id": "caldav_1", "name": "Work server", "color": "#000",
-                  "url": "https://dav.example.org", "username": "ada" },
+                  "url": "http://127.0.0.1:9/", "username": "ada", "password": "s3cret" },
+                { "type": "google", "id": "google_1", "name": "Team Google", "color": "#111",
+                  "calendarId": "team@example.com" },
             ],
             "enableReminders": true,
             "enableDefaultReminder": true,
@@ -388,12 +391,15 @@ async fn choosing_a_vault_offers_the_plugin_import() {
     let offer = session.text("#import-offer").await;
     for expected in [
         "Team vault",
-        "Import its 3 calendars?",
+        "Import its 4 calendars?",
         "Team",
         "Notes folder Calendar",
         "Journal",
         "Holidays",
-        "Work server (caldav): not supported yet",
+        "Work server",
+        "CalDAV calendar ada at http://127.0.0.1:9/",
+        "The password of Work server moves into the system keyring",
+        "Team Google (google): not supported yet",
         "Remind from the vault: on",
         "Default reminder for every event: on",
         "Default reminder, minutes before: 15",
@@ -421,7 +427,16 @@ async fn choosing_a_vault_offers_the_plugin_import() {
         .iter()
         .map(|s| s["id"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(ids, ["local_1", "dailynote_1", "ical_1"]);
+    assert_eq!(ids, ["local_1", "dailynote_1", "ical_1", "caldav_1"]);
+    let keyring = almanac_core::calendar::sources::caldav::password::Passwords::default();
+    assert_eq!(keyring.get("caldav_1").unwrap().as_deref(), Some("s3cret"));
+    keyring.delete("caldav_1").unwrap();
+    assert!(
+        !serde_json::to_string(&settings_file(&instance))
+            .unwrap()
+            .contains("s3cret"),
+        "the password is not in the settings"
+    );
     assert_eq!(sources[0]["color"], "#2e7d32");
     // The plugin's reminder defaults and the vault's name came along.
     let settings = settings_file(&instance);
