@@ -87,7 +87,10 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
     session.type_into("#add-password", "wrong").await;
     session.click("#add-submit").await;
     let error = message(&session, "add-password-error").await;
-    assert!(error.contains("refused this user name or password"), "{error}");
+    assert!(
+        error.contains("refused this user name or password"),
+        "{error}"
+    );
     assert!(!settings_file(&instance).contains(r#""type": "caldav""#));
 
     // The right one: the calendar is added, its password in the keyring.
@@ -99,7 +102,10 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
         .await;
     let settings = settings_file(&instance);
     assert!(settings.contains(&server.calendar()), "{settings}");
-    assert!(!settings.contains(PASSWORD), "no password in the settings file");
+    assert!(
+        !settings.contains(PASSWORD),
+        "no password in the settings file"
+    );
     let keyring = Passwords::default();
     assert_eq!(keyring.get("caldav_1").unwrap().as_deref(), Some(PASSWORD));
     session
@@ -175,9 +181,16 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains("SUMMARY:Standup on Radicale"), "{body}");
     session.click("#feed-done").await;
-    assert_eq!(session.text("#feed-url").await, "", "the URL leaves the page");
+    assert_eq!(
+        session.text("#feed-url").await,
+        "",
+        "the URL leaves the page"
+    );
     let listed = session.text("#feed-rows").await;
-    assert!(listed.contains("Phone") && listed.contains("Work"), "{listed}");
+    assert!(
+        listed.contains("Phone") && listed.contains("Work"),
+        "{listed}"
+    );
     let secret_part = url.rsplit('/').next().unwrap().trim_end_matches(".ics");
     assert!(!listed.contains(secret_part), "the list shows no secret");
 

@@ -78,8 +78,12 @@ fn onboard(core: &Core, vault: &Path) -> Result<(), ApiError> {
         let keyring = almanac_core::calendar::sources::caldav::password::Passwords::default();
         match plan.store_passwords(&patch, &keyring) {
             Ok(0) => {}
-            Ok(moved) => tracing::info!(moved, "onboarding: CalDAV passwords moved into the keyring"),
-            Err(error) => tracing::warn!(%error, "onboarding: CalDAV passwords could not be kept in the keyring"),
+            Ok(moved) => {
+                tracing::info!(moved, "onboarding: CalDAV passwords moved into the keyring")
+            }
+            Err(error) => {
+                tracing::warn!(%error, "onboarding: CalDAV passwords could not be kept in the keyring")
+            }
         }
     }
     Ok(())

@@ -124,13 +124,11 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
                 },
             ),
         ],
-        skipped: vec![
-            SkippedSource {
-                name: "Team".into(),
-                kind: "google".into(),
-                reason: "not supported yet".into(),
-            },
-        ],
+        skipped: vec![SkippedSource {
+            name: "Team".into(),
+            kind: "google".into(),
+            reason: "not supported yet".into(),
+        }],
         reminders: Some(ImportedReminders {
             vault_reminders: Some(true),
             default_reminders: Some(false),
@@ -396,5 +394,8 @@ fn caldav_sources_start_discovery_at_the_deeper_address() {
             reason: "`username` is missing".into(),
         }]
     );
-    assert!(plan.passwords_to_keyring.is_empty(), "no password, none moved");
+    assert!(
+        plan.passwords_to_keyring.is_empty(),
+        "no password, none moved"
+    );
 }

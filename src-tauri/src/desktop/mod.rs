@@ -16,11 +16,11 @@
 mod access;
 mod autostart;
 mod bridge;
+mod caldav_commands;
 mod commands;
 mod consent;
 mod editing;
 mod notifier;
-mod caldav_commands;
 mod settings_commands;
 mod tray;
 mod ui;

@@ -68,7 +68,11 @@ impl Radicale {
 
     /// Changes `alice`'s password on the server (Radicale rereads the file).
     pub fn set_password(&self, password: &str) {
-        std::fs::write(self.dir.path().join("users"), format!("{USER}:{password}\n")).unwrap();
+        std::fs::write(
+            self.dir.path().join("users"),
+            format!("{USER}:{password}\n"),
+        )
+        .unwrap();
     }
 
     /// `alice`'s current password.

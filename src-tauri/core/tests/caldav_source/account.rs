@@ -100,9 +100,8 @@ fn an_account_is_added_with_its_password_in_the_keyring_only() {
     let before = app.file();
 
     // Refusals name their field, in plain words, and store nothing.
-    let refused = |new: &NewCalendar| {
-        account::add(&app.store, &app.calendar, &passwords, new).unwrap_err()
-    };
+    let refused =
+        |new: &NewCalendar| account::add(&app.store, &app.calendar, &passwords, new).unwrap_err();
     let wrong = refused(&form(&server.url("/"), "wrong"));
     assert_eq!(wrong.field, "password");
     assert!(wrong.message.contains("refused"), "{wrong:?}");
@@ -114,7 +113,10 @@ fn an_account_is_added_with_its_password_in_the_keyring_only() {
     stopped.stop();
     let unreachable = refused(&form(&down, PASSWORD));
     assert_eq!(unreachable.field, "url");
-    assert!(unreachable.message.contains("cannot reach 127.0.0.1"), "{unreachable:?}");
+    assert!(
+        unreachable.message.contains("cannot reach 127.0.0.1"),
+        "{unreachable:?}"
+    );
     let mut nameless = form(&server.url("/"), PASSWORD);
     nameless.username = " ".into();
     assert_eq!(refused(&nameless).field, "username");
@@ -122,13 +124,22 @@ fn an_account_is_added_with_its_password_in_the_keyring_only() {
     assert_eq!(passwords.get("caldav_1").unwrap(), None, "nothing kept");
 
     // From the server's root: discovery finds the one calendar.
-    let added = account::add(&app.store, &app.calendar, &passwords, &form(&server.url("/"), PASSWORD));
+    let added = account::add(
+        &app.store,
+        &app.calendar,
+        &passwords,
+        &form(&server.url("/"), PASSWORD),
+    );
     let Ok(Added::Added { id }) = added else {
         panic!("{added:?}");
     };
     assert_eq!(id, "caldav_1");
     let settings = app.store.get();
-    let source = settings.calendar_sources.iter().find(|s| s.id == id).unwrap();
+    let source = settings
+        .calendar_sources
+        .iter()
+        .find(|s| s.id == id)
+        .unwrap();
     assert_eq!(source.name, "Work", "the server's name for it");
     assert_eq!(calendar_url(&settings, &id).unwrap(), server.calendar());
     assert_eq!(passwords.get(&id).unwrap().as_deref(), Some(PASSWORD));
@@ -145,7 +156,12 @@ fn an_account_is_added_with_its_password_in_the_keyring_only() {
 
     // A second calendar on the account: the user picks.
     server.mkcalendar("home", "Home");
-    let several = account::add(&app.store, &app.calendar, &passwords, &form(&server.url("/"), PASSWORD));
+    let several = account::add(
+        &app.store,
+        &app.calendar,
+        &passwords,
+        &form(&server.url("/"), PASSWORD),
+    );
     let Ok(Added::Choose { calendars }) = several else {
         panic!("{several:?}");
     };
@@ -198,7 +214,10 @@ fn a_calendar_url_discovered_at_sync_time_is_written_into_settings() {
             .unwrap()
             .is_none()
     );
-    assert_eq!(calendar_url(&app.store.get(), &id).unwrap(), server.calendar());
+    assert_eq!(
+        calendar_url(&app.store.get(), &id).unwrap(),
+        server.calendar()
+    );
 }
 
 #[test]
@@ -222,8 +241,14 @@ fn a_password_the_plugin_kept_moves_into_the_keyring_on_import() {
     assert_eq!(passwords.get(&id).unwrap(), None);
 
     let patch = plan.settings_patch(&Settings::default()).unwrap();
-    assert!(!patch.to_string().contains("plugin secret"), "never in settings");
+    assert!(
+        !patch.to_string().contains("plugin secret"),
+        "never in settings"
+    );
     assert_eq!(plan.store_passwords(&patch, &passwords).unwrap(), 1);
-    assert_eq!(passwords.get(&id).unwrap().as_deref(), Some("plugin secret"));
+    assert_eq!(
+        passwords.get(&id).unwrap().as_deref(),
+        Some("plugin secret")
+    );
     passwords.delete(&id).unwrap();
 }

@@ -1,8 +1,8 @@
 //! The CalDAV calendar source against a real Radicale server.
 
+mod account;
 #[path = "../common/mod.rs"]
 mod common;
-mod account;
 mod discovery;
 mod radicale;
 mod read;

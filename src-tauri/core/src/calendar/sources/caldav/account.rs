@@ -151,7 +151,10 @@ pub fn change_password(
         .find(|s| s.id == id)
         .map(|s| &s.kind)
     else {
-        return Err(refuse("password", "This is not a CalDAV calendar (any more)."));
+        return Err(refuse(
+            "password",
+            "This is not a CalDAV calendar (any more).",
+        ));
     };
     account_calendars(url, username, password)?;
     passwords.set(id, password).map_err(|e| {
@@ -178,19 +181,18 @@ pub fn remember_calendar_url(
                 && matches!(&s.kind, SourceKind::Caldav { url, calendar_url, .. }
                     if url == server && calendar_url.is_empty())
         };
-        current
-            .calendar_sources
-            .iter()
-            .any(undiscovered)
-            .then(|| {
-                with_sources(current, |sources| {
-                    for source in sources.iter_mut().filter(|s| undiscovered(s)) {
-                        if let SourceKind::Caldav { calendar_url: url, .. } = &mut source.kind {
-                            *url = calendar_url.to_string();
-                        }
+        current.calendar_sources.iter().any(undiscovered).then(|| {
+            with_sources(current, |sources| {
+                for source in sources.iter_mut().filter(|s| undiscovered(s)) {
+                    if let SourceKind::Caldav {
+                        calendar_url: url, ..
+                    } = &mut source.kind
+                    {
+                        *url = calendar_url.to_string();
                     }
-                })
+                }
             })
+        })
     })
 }
 
