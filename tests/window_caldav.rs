@@ -38,6 +38,15 @@ async fn message(session: &Session, id: &str) -> String {
     text.as_str().unwrap().to_string()
 }
 
+/// Saves what the window shows as `artifacts/screenshots/settings-<name>-light.png`.
+async fn screenshot(session: &Session, name: &str) {
+    session.painted().await;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "../artifacts/screenshots/settings-{name}-light.png"
+    ));
+    session.screenshot(&path).await;
+}
+
 /// `GET url` over loopback: its status and body.
 async fn fetch(url: &str) -> (StatusCode, String) {
     let response = reqwest::get(url).await.unwrap();
@@ -92,6 +101,7 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
         "{error}"
     );
     assert!(!settings_file(&instance).contains(r#""type": "caldav""#));
+    screenshot(&session, "caldav-add").await;
 
     // The right one: the calendar is added, its password in the keyring.
     retype(&session, "#add-password", PASSWORD).await;
@@ -115,6 +125,22 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
         .await;
     let where_ = session.text(&format!("{row} .calendar-where")).await;
     assert!(where_.contains("CalDAV calendar alice at"), "{where_}");
+
+    // A new password is checked with the server before it is kept.
+    session.click(&format!("{row} .change-password")).await;
+    session
+        .wait_for("document.getElementById('password-dialog').open")
+        .await;
+    session.type_into("#password-new", "nope").await;
+    session.click("#password-save").await;
+    let error = message(&session, "password-new-error").await;
+    assert!(error.contains("refused"), "{error}");
+    assert_eq!(keyring.get("caldav_1").unwrap().as_deref(), Some(PASSWORD));
+    retype(&session, "#password-new", PASSWORD).await;
+    session.click("#password-save").await;
+    session
+        .wait_for("!document.getElementById('password-dialog').open")
+        .await;
 
     // Its event in the calendar window.
     let http = reqwest::Client::new();
@@ -177,6 +203,13 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
         url.starts_with(&format!("http://127.0.0.1:{caldav_port}/feeds/")),
         "{url}"
     );
+    session.click("#feed-copy").await;
+    let copied = message(&session, "feed-copy-message").await;
+    assert!(
+        copied == "Copied" || copied.starts_with("Selected"),
+        "{copied}"
+    );
+    screenshot(&session, "feeds").await;
     let (status, body) = fetch(&url).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains("SUMMARY:Standup on Radicale"), "{body}");

@@ -15,6 +15,7 @@ import * as calendars from './settings_calendars.js';
 import * as display from './settings_display.js';
 import * as feeds from './settings_feeds.js';
 import * as reminders from './settings_reminders.js';
+import { copyText } from './settings_shared.js';
 import { showSection, startTabs } from './settings_tabs.js';
 import * as vault from './settings_vault.js';
 
@@ -244,17 +245,7 @@ function showSecretOnce({ name, secret }) {
   $('secret-copy').focus();
 }
 
-$('secret-copy').addEventListener('click', async () => {
-  const secret = $('secret-value').textContent;
-  try {
-    await navigator.clipboard.writeText(secret);
-    $('copy-message').textContent = 'Copied';
-  } catch {
-    // No clipboard permission: select the text so Ctrl+C copies it.
-    getSelection().selectAllChildren($('secret-value'));
-    $('copy-message').textContent = 'Selected: press Ctrl+C';
-  }
-});
+$('secret-copy').addEventListener('click', () => copyText('secret-value', 'copy-message'));
 
 /**
  * Shows the secret of a token the user allowed in a consent dialog, if one

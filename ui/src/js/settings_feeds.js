@@ -5,7 +5,7 @@
 
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke } from './ipc.js';
-import { $ } from './settings_shared.js';
+import { $, copyText } from './settings_shared.js';
 
 let names = new Map(); // calendar id → name, for the list
 
@@ -80,16 +80,7 @@ $('feed-form').addEventListener('submit', async (event) => {
   }
 });
 
-$('feed-copy').addEventListener('click', async () => {
-  try {
-    await navigator.clipboard.writeText($('feed-url').textContent);
-    $('feed-copy-message').textContent = 'Copied';
-  } catch {
-    // No clipboard permission: select the text so Ctrl+C copies it.
-    getSelection().selectAllChildren($('feed-url'));
-    $('feed-copy-message').textContent = 'Selected: press Ctrl+C';
-  }
-});
+$('feed-copy').addEventListener('click', () => copyText('feed-url', 'feed-copy-message'));
 
 // The URL leaves the page for good.
 $('feed-done').addEventListener('click', () => {

@@ -54,3 +54,18 @@ export function flashSaved(id, text = 'Saved') {
 export function editing(input) {
   return document.activeElement === input;
 }
+
+/**
+ * Copies the text of the element `id` (a secret shown once) to the clipboard,
+ * saying so in the status `messageId`; without clipboard permission, selects
+ * it so Ctrl+C copies it.
+ */
+export async function copyText(id, messageId) {
+  try {
+    await navigator.clipboard.writeText($(id).textContent);
+    $(messageId).textContent = 'Copied';
+  } catch {
+    getSelection().selectAllChildren($(id));
+    $(messageId).textContent = 'Selected: press Ctrl+C';
+  }
+}
