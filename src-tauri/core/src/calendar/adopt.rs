@@ -8,6 +8,7 @@ use super::cache::Cache;
 use super::engine::{Calendar, lock};
 use super::error::CalendarError;
 use super::sources::SourceConfig;
+use super::sources::caldav::account;
 use super::status::VaultStatus;
 use super::vault::Vault;
 use crate::settings::{Settings, SettingsStore};
@@ -129,7 +130,13 @@ impl Calendar {
 
     /// Callers hold `write_lock`.
     fn adopt(&self, settings: &Settings) {
-        *lock(&self.inner.wanted) = settings.clone();
+        let before = std::mem::replace(&mut *lock(&self.inner.wanted), settings.clone());
+        // A CalDAV calendar removed takes its password out of the keyring.
+        for id in account::removed(&before, settings) {
+            if let Err(error) = self.inner.passwords.delete(&id) {
+                tracing::warn!(source = %id, %error, "could not delete a removed CalDAV calendar's password");
+            }
+        }
         let previous = self.vault_status();
         let prepared = prepare(settings, &previous);
         self.install(settings, prepared, previous);

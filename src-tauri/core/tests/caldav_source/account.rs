@@ -190,9 +190,25 @@ fn an_account_is_added_with_its_password_in_the_keyring_only() {
     account::change_password(&app.store, &app.calendar, &passwords, &id, "new horse").unwrap();
     assert_eq!(passwords.get(&id).unwrap().as_deref(), Some("new horse"));
 
-    for id in [id, second] {
-        passwords.delete(&id).unwrap();
-    }
+    // Removing a calendar forgets its password; the other one keeps its own.
+    let rest: Vec<_> = app
+        .store
+        .get()
+        .calendar_sources
+        .iter()
+        .filter(|s| s.id != second)
+        .cloned()
+        .collect();
+    app.store
+        .update(
+            almanac_core::settings::class::Actor::User,
+            &serde_json::json!({ "calendarSources": rest }),
+        )
+        .unwrap();
+    app.calendar.catch_up(&app.store);
+    assert_eq!(passwords.get(&second).unwrap(), None);
+    assert_eq!(passwords.get(&id).unwrap().as_deref(), Some("new horse"));
+    passwords.delete(&id).unwrap();
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! given (which proves them), the user picks one when there are several,
 //! the password goes into the OS keyring and the source, with its
 //! calendar's URL, into the settings. Also: a new password for a calendar
-//! already set up, and the calendar URL found by discovery at sync time
-//! written back, so discovery is not repeated at every start.
+//! already set up, the calendar URL found by discovery at sync time
+//! written back (so discovery is not repeated at every start), and which
+//! passwords to forget when calendars are removed.
 //!
 //! Every refusal names the form field it concerns, in plain words.
 
@@ -194,6 +195,24 @@ pub fn remember_calendar_url(
             })
         })
     })
+}
+
+/// The ids of the CalDAV calendars of `before` that `after` no longer has
+/// (as CalDAV calendars): their passwords are to be forgotten.
+pub fn removed(before: &Settings, after: &Settings) -> Vec<String> {
+    let caldav = |settings: &Settings| -> Vec<String> {
+        settings
+            .calendar_sources
+            .iter()
+            .filter(|s| matches!(s.kind, SourceKind::Caldav { .. }))
+            .map(|s| s.id.clone())
+            .collect()
+    };
+    let kept = caldav(after);
+    caldav(before)
+        .into_iter()
+        .filter(|id| !kept.contains(id))
+        .collect()
 }
 
 /// The event calendars of the account, or why they cannot be listed.
