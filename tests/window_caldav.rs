@@ -203,6 +203,13 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
         url.starts_with(&format!("http://127.0.0.1:{caldav_port}/feeds/")),
         "{url}"
     );
+    let off = session
+        .execute(
+            "return document.getElementById('feed-off').hidden",
+            json!([]),
+        )
+        .await;
+    assert_eq!(off, json!(true), "the server is on: no warning");
     session.click("#feed-copy").await;
     let copied = message(&session, "feed-copy-message").await;
     assert!(

@@ -64,6 +64,8 @@ pub fn feeds_list(services: State<'_, Arc<Services>>) -> Result<Vec<Feed>, Strin
 pub struct MadeFeed {
     feed: Feed,
     url: String,
+    /// Whether the CalDAV server, which serves feeds, is on.
+    served: bool,
 }
 
 /// Makes a feed called `name` of `calendars`.
@@ -80,6 +82,7 @@ pub fn feed_create(
     Ok(MadeFeed {
         url: feed_url(&settings, &made.secret),
         feed: made.feed,
+        served: settings.caldav_server.enabled,
     })
 }
 

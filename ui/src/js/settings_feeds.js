@@ -69,6 +69,7 @@ $('feed-form').addEventListener('submit', async (event) => {
     $('feed-secret-name').textContent = made.feed.name;
     $('feed-url').textContent = made.url;
     $('feed-copy-message').textContent = '';
+    $('feed-off').hidden = made.served;
     $('feed-form').hidden = true;
     $('feed-secret-panel').hidden = false;
     $('feed-copy').focus();
