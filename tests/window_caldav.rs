@@ -18,18 +18,6 @@ fn settings_file(instance: &Instance) -> String {
     std::fs::read_to_string(instance.config_home().join("almanac/settings.json")).unwrap()
 }
 
-/// Replaces the text of the input matching `css` by typing `text`.
-async fn retype(session: &Session, css: &str, text: &str) {
-    session
-        .execute(
-            "const input = document.querySelector(arguments[0]); input.value = ''; input.focus(); \
-             input.dispatchEvent(new Event('input'));",
-            json!([css]),
-        )
-        .await;
-    session.type_into(css, text).await;
-}
-
 /// The text of the element `id` once it is not empty.
 async fn message(session: &Session, id: &str) -> String {
     let text = session
@@ -104,7 +92,7 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
     screenshot(&session, "caldav-add").await;
 
     // The right one: the calendar is added, its password in the keyring.
-    retype(&session, "#add-password", PASSWORD).await;
+    session.retype("#add-password", PASSWORD).await;
     session.click("#add-submit").await;
     let row = "li[data-calendar-id='caldav_1']";
     session
@@ -136,7 +124,7 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
     let error = message(&session, "password-new-error").await;
     assert!(error.contains("refused"), "{error}");
     assert_eq!(keyring.get("caldav_1").unwrap().as_deref(), Some(PASSWORD));
-    retype(&session, "#password-new", PASSWORD).await;
+    session.retype("#password-new", PASSWORD).await;
     session.click("#password-save").await;
     session
         .wait_for("!document.getElementById('password-dialog').open")

@@ -74,14 +74,7 @@ async fn retype(session: &Session, css: &str, text: &str) {
         session.press(BACKSPACE).await;
         return;
     }
-    session
-        .execute(
-            "const input = document.querySelector(arguments[0]); input.value = ''; input.focus(); \
-             input.dispatchEvent(new Event('input'));",
-            json!([css]),
-        )
-        .await;
-    session.type_into(css, text).await;
+    session.retype(css, text).await;
 }
 
 /// Replaces the text of the input matching `css` and presses Enter.

@@ -345,6 +345,18 @@ impl Session {
         .await;
     }
 
+    /// Replaces the text of the input matching `css` by typing `text`, as a
+    /// user would after selecting the old text.
+    pub async fn retype(&self, css: &str, text: &str) {
+        self.execute(
+            "const input = document.querySelector(arguments[0]); input.value = ''; input.focus(); \
+             input.dispatchEvent(new Event('input'));",
+            json!([css]),
+        )
+        .await;
+        self.type_into(css, text).await;
+    }
+
     /// Presses keys on the keyboard (W3C actions): each `char` is one key;
     /// WebDriver's private-use code points name Tab (`\u{E004}`), Enter
     /// (`\u{E007}`), Space (`\u{E00D}`) and so on.
