@@ -184,7 +184,7 @@ impl Session {
     async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
         match self.try_call(method, path, body).await {
             Ok(value) => value,
-            Err((error, message)) => panic!("WebDriver {path}: {error} — {message}"),
+            Err((error, message)) => self.failed(path, &error, &message),
         }
     }
 
@@ -277,6 +277,21 @@ impl Session {
         page.as_str().map(str::to_string)
     }
 
+    /// Panics with a command's error and the end of the session's log. The
+    /// unknown error "Could not parse script result" is WebKit getting no
+    /// JSON back: the web process went away before answering (an empty
+    /// reply; the app's log says why), or the script's promise was rejected
+    /// with a plain value instead of an `Error`.
+    fn failed(&self, path: &str, error: &Value, message: &Value) -> ! {
+        let log = self.log();
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        panic!(
+            "WebDriver {path}: {error} — {message}\nthe session's log ends:\n{}",
+            tail.join("\n")
+        )
+    }
+
     /// What the driver and the app logged so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
@@ -296,7 +311,7 @@ impl Session {
                 // An element the condition returned was redrawn (a refetch)
                 // before WebDriver could hand it over: not there yet.
                 Err((error, _)) if error == "stale element reference" => None,
-                Err((error, message)) => panic!("WebDriver /execute/sync: {error} — {message}"),
+                Err((error, message)) => self.failed("/execute/sync", &error, &message),
             }
         })
         .await
