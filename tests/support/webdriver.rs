@@ -371,45 +371,15 @@ impl Session {
     /// WebDriver's private-use code points name Tab (`\u{E004}`), Enter
     /// (`\u{E007}`), Space (`\u{E00D}`) and so on.
     pub async fn press(&self, keys: &str) {
-        let actions: Vec<Value> = keys
-            .chars()
-            .flat_map(|key| {
-                let key = key.to_string();
-                [
-                    json!({ "type": "keyDown", "value": key }),
-                    json!({ "type": "keyUp", "value": key }),
-                ]
-            })
-            .collect();
-        self.call(
-            reqwest::Method::POST,
-            "/actions",
-            Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
-        )
-        .await;
+        self.call(reqwest::Method::POST, "/actions", Some(key_presses(keys)))
+            .await;
     }
 
     /// Presses keys that make their own window close (a dialog's answer):
     /// the driver may report the window gone before the keys are done.
     pub async fn press_closing_window(&self, keys: &str) {
-        let actions: Vec<Value> = keys
-            .chars()
-            .flat_map(|key| {
-                let key = key.to_string();
-                [
-                    json!({ "type": "keyDown", "value": key }),
-                    json!({ "type": "keyUp", "value": key }),
-                ]
-            })
-            .collect();
         let pressed = self
-            .try_call(
-                reqwest::Method::POST,
-                "/actions",
-                Some(
-                    json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] }),
-                ),
-            )
+            .try_call(reqwest::Method::POST, "/actions", Some(key_presses(keys)))
             .await;
         if let Err((error, message)) = pressed {
             assert_eq!(error, "no such window", "press {keys:?}: {message}");
@@ -541,6 +511,21 @@ pub fn shown_in_zone(millis: i64, zone: &str) -> String {
     format!(
         "new Intl.DateTimeFormat(undefined, {{ dateStyle: 'medium', timeStyle: 'short', timeZone: '{zone}' }}).format({millis})"
     )
+}
+
+/// The W3C actions pressing and releasing each `char` of `keys` in turn.
+fn key_presses(keys: &str) -> Value {
+    let actions: Vec<Value> = keys
+        .chars()
+        .flat_map(|key| {
+            let key = key.to_string();
+            [
+                json!({ "type": "keyDown", "value": key }),
+                json!({ "type": "keyUp", "value": key }),
+            ]
+        })
+        .collect();
+    json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })
 }
 
 /// An X server (Xvfb) for one session's app alone. Sessions run side by
