@@ -4,6 +4,9 @@
 
 mod support;
 
+use chrono::TimeZone;
+use chrono_tz::America::New_York;
+use chrono_tz::Europe::Berlin;
 use reqwest::StatusCode;
 use serde_json::json;
 use support::instance::Instance;
@@ -115,15 +118,18 @@ async fn rest_ui_routes_drive_the_windows() {
 
 #[tokio::test]
 async fn calendar_shows_times_in_the_display_timezone() {
-    // The app's process runs on UTC while the settings say Berlin (UTC+1 on
-    // this winter date): rendering in the machine's zone would show 8:30.
+    // The app's process runs on UTC while the settings say Berlin (UTC+1 or
+    // +2): rendering in the machine's zone would show 8:30 or 7:30. The
+    // event is today (in Berlin), so the week view opens on it: no stepping
+    // through the weeks in between.
+    let day = chrono::Utc::now().with_timezone(&Berlin).date_naive();
     let instance = Instance::with_settings(json!({
         "displayTimezone": "Europe/Berlin",
         "initialView": "timeGridWeek",
     }));
     instance.write_note(
-        "2026-01-15 Standup.md",
-        "title: Standup\nallDay: false\ndate: 2026-01-15\ntimezone: Europe/Berlin\nstartTime: \"09:30\"\nendTime: \"10:30\"",
+        &format!("{day} Standup.md"),
+        &format!("title: Standup\nallDay: false\ndate: {day}\ntimezone: Europe/Berlin\nstartTime: \"09:30\"\nendTime: \"10:30\""),
     );
     let session =
         Session::start_with_env(&instance, "calendar", Theme::Light, &[("TZ", "UTC")]).await;
@@ -135,21 +141,6 @@ async fn calendar_shows_times_in_the_display_timezone() {
         .await;
     assert_eq!(machine_offset, json!(0), "the webview runs on UTC");
 
-    // Week by week to the event's week, one toolbar click per poll.
-    session
-        .wait_for(
-            "(() => {
-               const target = '2026-01-15';
-               const shown = [...document.querySelectorAll('.fc-timegrid-col[data-date]')]
-                 .map((c) => c.dataset.date);
-               if (shown.includes(target)) return true;
-               if (shown.length) {
-                 document.querySelector(shown[0] > target ? '.fc-prev-button' : '.fc-next-button').click();
-               }
-               return false;
-             })()",
-        )
-        .await;
     session
         .wait_for(&format!("{TITLES}.includes('Standup')"))
         .await;
@@ -161,7 +152,15 @@ async fn calendar_shows_times_in_the_display_timezone() {
         .await;
     assert_eq!(time, json!("9:30 - 10:30"));
 
-    // A new display zone applies live: 09:30 in Berlin is 03:30 in New York.
+    // A new display zone applies live: 09:30 in Berlin is 03:30 in New York
+    // (04:30 in the weeks one of them keeps summer time and the other not).
+    let in_new_york = |hour| {
+        let berlin = Berlin
+            .from_local_datetime(&day.and_hms_opt(hour, 30, 0).unwrap())
+            .unwrap();
+        berlin.with_timezone(&New_York).format("%-H:%M").to_string()
+    };
+    let expected = format!("{} - {}", in_new_york(9), in_new_york(10));
     let updated = session
         .execute_async(
             "const [done] = [arguments[arguments.length - 1]];
@@ -171,10 +170,9 @@ async fn calendar_shows_times_in_the_display_timezone() {
         )
         .await;
     assert_eq!(updated, json!("ok"));
-    session
-        .wait_for(
-            "document.querySelector('.fc-timegrid-event .fc-event-time')?.textContent === '3:30 - 4:30'",
-        )
-        .await;
+    let shown = format!(
+        "document.querySelector('.fc-timegrid-event .fc-event-time')?.textContent === '{expected}'"
+    );
+    session.wait_for(&shown).await;
     session.end().await;
 }

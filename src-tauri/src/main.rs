@@ -5,15 +5,11 @@
 //! tokens from a terminal. The shell only wires: every decision lives in the
 //! core crates. `almanac-server` (`server.rs`) is the same minus the desktop.
 
-mod cli;
 mod desktop;
-mod diagnostics;
-mod feeds;
-mod headless;
-mod reminder_daemon;
-mod token_cli;
-mod vault_feed;
-mod wiring;
+
+// At the crate root so that the desktop modules' `crate::cli` and
+// `crate::wiring` paths name the library's modules.
+use almanac::{cli, feeds, headless, token_cli, wiring};
 
 use std::process::ExitCode;
 

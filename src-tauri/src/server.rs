@@ -6,20 +6,9 @@
 //! process maps none of them (`almanac --headless` still does, being the same
 //! executable as the tray app).
 
-// The modules the desktop binary shares with this one; a few of their items
-// serve only the desktop.
-#[allow(dead_code)]
-mod cli;
-mod diagnostics;
-mod headless;
-#[allow(dead_code)]
-mod reminder_daemon;
-mod token_cli;
-mod vault_feed;
-#[allow(dead_code)]
-mod wiring;
-
 use std::process::ExitCode;
+
+use almanac::{cli, headless, token_cli};
 
 const USAGE: &str = "\
 Usage: almanac-server [--vault DIR]

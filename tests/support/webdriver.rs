@@ -2,6 +2,7 @@
 //! `tauri-driver` (which fronts `WebKitWebDriver` on Linux). Plain HTTP with
 //! reqwest: the handful of endpoints the tests use.
 
+use std::io::BufRead;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -44,6 +45,8 @@ pub struct Session {
     http: reqwest::Client,
     url: String,
     driver: Child,
+    /// The app's own X display (dropped after the driver: see [`Display`]).
+    _display: Display,
     /// Where the driver's and the app's output goes.
     log: std::path::PathBuf,
 }
@@ -91,6 +94,7 @@ impl Session {
         let (port, native_port) = (free_port(), free_port());
         let log_path = instance.root().join(format!("driver-{port}.log"));
         let log = std::fs::File::create(&log_path).unwrap();
+        let mut display = Display::start(&log);
         let mut driver = Command::new("tauri-driver")
             .args([
                 "--port",
@@ -100,6 +104,7 @@ impl Session {
             ])
             .envs(instance.env())
             .envs(extra.iter().copied())
+            .env("DISPLAY", &display.name)
             .env("GTK_THEME", theme.gtk_theme())
             .env("ALMANAC_LOG", "info")
             .stdin(Stdio::null())
@@ -159,6 +164,7 @@ impl Session {
         }
         let Some(id) = created["value"]["sessionId"].as_str() else {
             stop_group(&mut driver);
+            display.stop();
             let log = std::fs::read_to_string(&log_path).unwrap_or_default();
             return Err(format!("{created}\n{log}"));
         };
@@ -166,6 +172,7 @@ impl Session {
             http,
             url: format!("{base}/session/{id}"),
             driver,
+            _display: display,
             log: log_path,
         };
         session
@@ -177,7 +184,7 @@ impl Session {
     async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
         match self.try_call(method, path, body).await {
             Ok(value) => value,
-            Err((error, message)) => panic!("WebDriver {path}: {error} — {message}"),
+            Err((error, message)) => self.failed(path, &error, &message),
         }
     }
 
@@ -270,6 +277,21 @@ impl Session {
         page.as_str().map(str::to_string)
     }
 
+    /// Panics with a command's error and the end of the session's log. The
+    /// unknown error "Could not parse script result" is WebKit getting no
+    /// JSON back: the web process went away before answering (an empty
+    /// reply; the app's log says why), or the script's promise was rejected
+    /// with a plain value instead of an `Error`.
+    fn failed(&self, path: &str, error: &Value, message: &Value) -> ! {
+        let log = self.log();
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        panic!(
+            "WebDriver {path}: {error} — {message}\nthe session's log ends:\n{}",
+            tail.join("\n")
+        )
+    }
+
     /// What the driver and the app logged so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
@@ -289,7 +311,7 @@ impl Session {
                 // An element the condition returned was redrawn (a refetch)
                 // before WebDriver could hand it over: not there yet.
                 Err((error, _)) if error == "stale element reference" => None,
-                Err((error, message)) => panic!("WebDriver /execute/sync: {error} — {message}"),
+                Err((error, message)) => self.failed("/execute/sync", &error, &message),
             }
         })
         .await
@@ -361,45 +383,15 @@ impl Session {
     /// WebDriver's private-use code points name Tab (`\u{E004}`), Enter
     /// (`\u{E007}`), Space (`\u{E00D}`) and so on.
     pub async fn press(&self, keys: &str) {
-        let actions: Vec<Value> = keys
-            .chars()
-            .flat_map(|key| {
-                let key = key.to_string();
-                [
-                    json!({ "type": "keyDown", "value": key }),
-                    json!({ "type": "keyUp", "value": key }),
-                ]
-            })
-            .collect();
-        self.call(
-            reqwest::Method::POST,
-            "/actions",
-            Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
-        )
-        .await;
+        self.call(reqwest::Method::POST, "/actions", Some(key_presses(keys)))
+            .await;
     }
 
     /// Presses keys that make their own window close (a dialog's answer):
     /// the driver may report the window gone before the keys are done.
     pub async fn press_closing_window(&self, keys: &str) {
-        let actions: Vec<Value> = keys
-            .chars()
-            .flat_map(|key| {
-                let key = key.to_string();
-                [
-                    json!({ "type": "keyDown", "value": key }),
-                    json!({ "type": "keyUp", "value": key }),
-                ]
-            })
-            .collect();
         let pressed = self
-            .try_call(
-                reqwest::Method::POST,
-                "/actions",
-                Some(
-                    json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] }),
-                ),
-            )
+            .try_call(reqwest::Method::POST, "/actions", Some(key_presses(keys)))
             .await;
         if let Err((error, message)) = pressed {
             assert_eq!(error, "no such window", "press {keys:?}: {message}");
@@ -531,6 +523,86 @@ pub fn shown_in_zone(millis: i64, zone: &str) -> String {
     format!(
         "new Intl.DateTimeFormat(undefined, {{ dateStyle: 'medium', timeStyle: 'short', timeZone: '{zone}' }}).format({millis})"
     )
+}
+
+/// The W3C actions pressing and releasing each `char` of `keys` in turn.
+fn key_presses(keys: &str) -> Value {
+    let actions: Vec<Value> = keys
+        .chars()
+        .flat_map(|key| {
+            let key = key.to_string();
+            [
+                json!({ "type": "keyDown", "value": key }),
+                json!({ "type": "keyUp", "value": key }),
+            ]
+        })
+        .collect();
+    json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })
+}
+
+/// An X server (Xvfb) for one session's app alone. Sessions run side by
+/// side, and on a shared display one app's windows would take the focus
+/// from, or cover, another's: a consent dialog regaining the focus or coming
+/// back into view re-arms its Allow delay (as it must), so a test's click
+/// could land in a delay another test started.
+struct Display {
+    server: Child,
+    /// `:N`, for `DISPLAY`.
+    name: String,
+}
+
+impl Display {
+    /// Starts a server on a free display number, returning once it accepts
+    /// clients. With `-terminate` it exits by itself when its last client
+    /// (the app) disconnects, so an app shutting down never loses its
+    /// display first.
+    fn start(log: &std::fs::File) -> Display {
+        let mut server = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-terminate", "-nolisten", "tcp"])
+            .args(["-screen", "0", "1280x800x24"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log.try_clone().unwrap())
+            .process_group(0)
+            .spawn()
+            .expect("Xvfb is installed (scripts/setup.sh installs it)");
+        // Xvfb writes the display number once it is ready for clients.
+        let mut number = String::new();
+        std::io::BufReader::new(server.stdout.take().unwrap())
+            .read_line(&mut number)
+            .unwrap();
+        assert!(
+            !number.trim().is_empty(),
+            "Xvfb did not start (see the session log)"
+        );
+        Display {
+            server,
+            name: format!(":{}", number.trim()),
+        }
+    }
+}
+
+impl Display {
+    /// Ends the server now, whoever is still using it.
+    fn stop(&mut self) {
+        let _ = self.server.kill();
+    }
+}
+
+impl Drop for Display {
+    /// Waits for the server to exit with its last client (the app ending),
+    /// and ends it if that does not come, e.g. when the app never started.
+    fn drop(&mut self) {
+        let deadline = std::time::Instant::now() + PATIENCE;
+        while std::time::Instant::now() < deadline {
+            if !matches!(self.server.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
 }
 
 /// Ends `driver` and its process group (WebKitWebDriver and the app with

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use almanac_reminders::{Daemon, DbusNotifier, Notifier};
-use common::{ChannelOpener, TIMEOUT, config, now_epoch, reminder};
+use common::{ChannelOpener, TIMEOUT, config, now_epoch, plugin_item, reminder};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::process::{ChildStdout, Command};
+use tokio::process::{Child, ChildStdout, Command};
 use tokio::sync::mpsc;
 
 async fn line_containing(lines: &mut Lines<BufReader<ChildStdout>>, needle: &str) -> String {
@@ -32,12 +32,9 @@ async fn line_containing(lines: &mut Lines<BufReader<ChildStdout>>, needle: &str
     .unwrap_or_else(|_| panic!("dbus-monitor never showed {needle:?}"))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reminder_is_shown_by_the_real_server_and_a_click_opens_its_url() {
-    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-        eprintln!("SKIPPED: no session bus; run under scripts/session.sh");
-        return;
-    }
+/// A `dbus-monitor` of the session bus's `Notify` calls, listening, and
+/// its output (kill it by dropping the child).
+async fn notify_monitor() -> (Child, Lines<BufReader<ChildStdout>>) {
     let mut monitor = Command::new("dbus-monitor")
         .args([
             "--session",
@@ -50,6 +47,16 @@ async fn a_reminder_is_shown_by_the_real_server_and_a_click_opens_its_url() {
     let mut lines = BufReader::new(monitor.stdout.take().unwrap()).lines();
     // A monitor connection announces itself with NameLost once it listens.
     line_containing(&mut lines, "NameLost").await;
+    (monitor, lines)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_is_shown_by_the_real_server_and_a_click_opens_its_url() {
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+        eprintln!("SKIPPED: no session bus; run under scripts/session.sh");
+        return;
+    }
+    let (_monitor, mut lines) = notify_monitor().await;
 
     let notifier = DbusNotifier::connect()
         .await
@@ -127,17 +134,7 @@ async fn a_synced_item_a_second_late_is_shown_at_once() {
         eprintln!("SKIPPED: no session bus; run under scripts/session.sh");
         return;
     }
-    let mut monitor = Command::new("dbus-monitor")
-        .args([
-            "--session",
-            "interface='org.freedesktop.Notifications',member='Notify'",
-        ])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("dbus-monitor");
-    let mut lines = BufReader::new(monitor.stdout.take().unwrap()).lines();
-    line_containing(&mut lines, "NameLost").await;
+    let (_monitor, mut lines) = notify_monitor().await;
 
     let dir = tempfile::tempdir().unwrap();
     let (open_tx, _opened) = mpsc::unbounded_channel();
@@ -154,26 +151,13 @@ async fn a_synced_item_a_second_late_is_shown_at_once() {
     .await
     .unwrap();
     let title = format!("Standup {}", std::process::id());
-    let item = |day: &str, trigger: i64| {
-        let file = format!("events/{day} {title}.md");
-        serde_json::json!({
-            "id": format!("fullnote:{file}::{day}T09:30"),
-            "title": title,
-            "body": format!("{day} 09:30"),
-            "trigger_at_epoch": trigger,
-            "action_url": format!(
-                "obsidian://open?vault=My%20Vault&file={}",
-                file.replace('/', "%2F").replace(' ', "%20")
-            ),
-        })
-    };
     let now = now_epoch();
     let response = reqwest::Client::new()
         .post(format!("http://{}/sync", daemon.addr()))
         .json(&serde_json::json!([
-            item("2026-11-23", now - 1),
-            item("2026-11-24", now + 86_400),
-            item("2026-11-25", now + 2 * 86_400),
+            plugin_item("2026-11-23", "09:30", &title, now - 1),
+            plugin_item("2026-11-24", "09:30", &title, now + 86_400),
+            plugin_item("2026-11-25", "09:30", &title, now + 2 * 86_400),
         ]))
         .send()
         .await

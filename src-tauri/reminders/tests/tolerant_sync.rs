@@ -9,23 +9,8 @@ mod common;
 use std::time::Duration;
 
 use almanac_reminders::{DaemonConfig, Notification};
-use common::{TestDaemon, config, now_epoch};
+use common::{TestDaemon, config, now_epoch, plugin_item};
 use serde_json::{Value, json};
-
-/// One element as the plugin's host builds it for a Full Note event.
-fn plugin_item(day: &str, time: &str, title: &str, trigger_at_epoch: i64) -> Value {
-    let file = format!("events/{day} {title}.md");
-    json!({
-        "id": format!("fullnote:{file}::{day}T{time}"),
-        "title": title,
-        "body": format!("{day} {time}"),
-        "trigger_at_epoch": trigger_at_epoch,
-        "action_url": format!(
-            "obsidian://open?vault=My%20Vault&file={}",
-            file.replace('/', "%2F").replace(' ', "%20")
-        ),
-    })
-}
 
 #[tokio::test]
 async fn an_item_a_second_late_fires_at_once_and_the_rest_is_stored() {

@@ -10,7 +10,7 @@ use almanac_core::app::{Core, CoreError};
 use almanac_core::paths::Paths;
 use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, SettingsStore};
-use almanac_core::tokens::SecretStore;
+use almanac_core::tokens::{Expiry, NewToken, Scope, SecretStore};
 
 use crate::keyring::real_keyring;
 
@@ -133,4 +133,17 @@ impl Deref for TestInstance {
     fn deref(&self) -> &Core {
         &self.core
     }
+}
+
+/// A new token on `core`'s store, as a client sends it (its secret). Made
+/// off the async workers: storing the secret in the keyring blocks.
+pub async fn new_token(core: &Core, name: &str, scopes: &[Scope], expiry: Expiry) -> String {
+    let tokens = core.tokens.clone();
+    let request = NewToken::new(name, scopes, expiry);
+    tokio::task::spawn_blocking(move || {
+        let created = tokens.create(request).expect("the token is created");
+        created.secret.expose().to_string()
+    })
+    .await
+    .expect("the token task ends")
 }

@@ -22,7 +22,7 @@ pub mod radicale;
 pub mod wait;
 
 pub use fakes::{ManualClock, RecordingUi};
-pub use instance::{InstanceBuilder, TestInstance, paths_in};
+pub use instance::{InstanceBuilder, TestInstance, new_token, paths_in};
 pub use keyring::{keyring_lookup, real_keyring};
 pub use leaks::{captured_logs, files_containing, logs_text};
 pub use net::{HttpStub, free_port, port_open};

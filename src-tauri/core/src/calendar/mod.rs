@@ -14,7 +14,8 @@
 //! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`);
 //! - `spec`: the validated internal form every source converts to;
 //! - `recurrence`: time spans and series expansion; `recurrence_set`: the
-//!   iCalendar series (several rules, RDATE, EXDATE, EXRULE);
+//!   iCalendar series (several rules, RDATE, EXDATE, EXRULE); `rule_text`:
+//!   RRULE text shared with the iCalendar writer;
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
 //! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
 //!   series years;
@@ -51,6 +52,7 @@ pub mod query;
 mod recurrence;
 mod recurrence_set;
 mod reread;
+pub(crate) mod rule_text;
 mod scan;
 pub mod sources;
 mod spec;

@@ -22,7 +22,7 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use chrono_tz::Tz;
 use rrule::{Frequency, RRule, RRuleSet, Unvalidated, Validated};
 
@@ -32,6 +32,7 @@ use super::event::{DayOfWeek, EventType};
 use super::memo::{SeriesId, Starts, YearMemo};
 use super::query::{day_start_millis, local_to_millis};
 use super::recurrence_set::{RecurrenceSet, SetTiming};
+use super::rule_text::{Pattern, rule_line, with_until_utc};
 use super::spec::EventSpec;
 
 /// A closed interval of epoch milliseconds.
@@ -491,38 +492,23 @@ impl RuleTiming {
     }
 }
 
-/// The RRULE a `recurring` series other than a plain weekly one stands for,
-/// built the way Full Calendar builds it for its calendar view (so both show
-/// the same days): weekly with an interval, monthly on a day or on a numbered
-/// weekday (`BYSETPOS`), yearly on a month's day; `INTERVAL` counts from
-/// `startRecur`, `endRecur` ends the series with its last day. `None` for a
-/// plain weekly series, which [`Timing::Weekly`] expands.
+/// The RRULE a `recurring` series other than a plain weekly one stands for
+/// (see [`Pattern::rule`]). `None` for a plain weekly series, which
+/// [`Timing::Weekly`] expands.
 fn recurring_rule(spec: &EventSpec) -> Option<String> {
-    const BYDAY: [&str; 7] = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"];
     let interval = spec.repeat_interval.filter(|n| *n > 1);
-    let mut rule = if !spec.days_of_week.is_empty() {
-        interval?;
-        let days: Vec<&str> = spec
-            .days_of_week
-            .iter()
-            .map(|d| BYDAY[*d as usize])
-            .collect();
-        format!("FREQ=WEEKLY;BYDAY={}", days.join(","))
-    } else if let Some(on) = spec.repeat_on {
-        let day = BYDAY.get(usize::try_from(on.weekday).ok()?)?;
-        format!("FREQ=MONTHLY;BYDAY={day};BYSETPOS={}", on.week)
-    } else if let (Some(month), Some(day)) = (spec.month, spec.day_of_month) {
-        format!("FREQ=YEARLY;BYMONTH={month};BYMONTHDAY={day}")
-    } else {
-        format!("FREQ=MONTHLY;BYMONTHDAY={}", spec.day_of_month?)
-    };
-    if let Some(n) = interval {
-        rule.push_str(&format!(";INTERVAL={n}"));
+    if !spec.days_of_week.is_empty() && interval.is_none() {
+        return None;
     }
-    if let Some(end) = spec.end_recur {
-        rule.push_str(&format!(";UNTIL={}", end.format("%Y%m%d")));
+    Pattern {
+        days_of_week: &spec.days_of_week,
+        repeat_on: spec.repeat_on,
+        month: spec.month,
+        day_of_month: spec.day_of_month,
+        interval,
+        end_recur: spec.end_recur,
     }
-    Some(rule)
+    .rule()
 }
 
 fn first_of_month(month_index: i64) -> Option<NaiveDate> {
@@ -548,54 +534,13 @@ pub fn check_rrule(text: &str) -> Result<(), CalendarError> {
         .map_err(|reason| CalendarError::invalid("rrule", reason))
 }
 
-/// Parses Full Calendar's `rrule` text: an `RRULE` line (`FREQ=…;…`, with or
-/// without the `RRULE:` prefix), possibly among other lines (`DTSTART` is
-/// ignored: the series starts at `startDate` / `startTime`). A date or local
-/// `UNTIL` is read in the rule's zone (the `rrule` crate wants UTC).
+/// Parses Full Calendar's `rrule` text (its rule line, see [`rule_line`]),
+/// a date or local `UNTIL` read in the rule's zone (the `rrule` crate wants
+/// UTC).
 fn parse_rule(text: &str, zone: Tz, anchor: NaiveDateTime) -> Result<RRule<Validated>, String> {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.to_ascii_uppercase().contains("FREQ="))
-        .ok_or_else(|| format!("`{text}` has no FREQ="))?;
-    let line = line
-        .strip_prefix("RRULE:")
-        .or_else(|| line.strip_prefix("rrule:"))
-        .unwrap_or(line);
-    let normalized = line
-        .split(';')
-        .map(|part| match part.split_once('=') {
-            Some((key, value)) if key.eq_ignore_ascii_case("UNTIL") => {
-                format!("UNTIL={}", until_utc(value, zone))
-            }
-            _ => part.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(";");
+    let line = rule_line(text).ok_or_else(|| format!("`{text}` has no FREQ="))?;
+    let normalized = with_until_utc(line, Some(zone));
     let rule: RRule<Unvalidated> = normalized.parse().map_err(|e| format!("`{line}`: {e}"))?;
     let dtstart = localize(anchor, zone).ok_or("the start is out of range")?;
     rule.validate(dtstart).map_err(|e| format!("`{line}`: {e}"))
-}
-
-/// `UNTIL` as UTC `YYYYMMDDTHHMMSSZ`. A date means the end of that day.
-fn until_utc(value: &str, zone: Tz) -> String {
-    let value = value.trim();
-    if value.ends_with(['Z', 'z']) {
-        return value.to_string();
-    }
-    let local = NaiveDateTime::parse_from_str(value, "%Y%m%dT%H%M%S")
-        .ok()
-        .or_else(|| {
-            NaiveDate::parse_from_str(value, "%Y%m%d")
-                .ok()
-                .map(|d| d.and_hms_opt(23, 59, 59).unwrap_or_default())
-        });
-    match local {
-        Some(local) => zone
-            .from_local_datetime(&local)
-            .earliest()
-            .map(|t| t.naive_utc().format("%Y%m%dT%H%M%SZ").to_string())
-            .unwrap_or_else(|| value.to_string()),
-        None => value.to_string(),
-    }
 }

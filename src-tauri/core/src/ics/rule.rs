@@ -2,51 +2,27 @@
 //! occurrence (`DTSTART` must be one, RFC 5545 §3.8.5.3, while a note's
 //! `startRecur` / `startDate` only bounds the series).
 
-use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone};
+use chrono::{Datelike, NaiveDate, NaiveTime};
 use chrono_tz::Tz;
 
+use crate::calendar::rule_text::{Pattern, rule_line, with_until_utc};
 use crate::calendar::{Event, EventType};
-
-const BYDAY: [&str; 7] = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"];
 
 /// The `RRULE` value (no `RRULE:` prefix) of a series, `None` for a single
 /// event. `UNTIL` is as the note states it (a date means its whole day).
 pub fn series_rule(event: &Event) -> Option<String> {
     match event.kind {
         EventType::Single => None,
-        EventType::Rrule => {
-            let text = event.rrule.as_deref()?;
-            let line = text
-                .lines()
-                .map(str::trim)
-                .find(|l| l.to_ascii_uppercase().contains("FREQ="))?;
-            let line = line
-                .get(..6)
-                .filter(|p| p.eq_ignore_ascii_case("RRULE:"))
-                .map_or(line, |_| &line[6..]);
-            Some(line.to_string())
+        EventType::Rrule => rule_line(event.rrule.as_deref()?).map(str::to_string),
+        EventType::Recurring => Pattern {
+            days_of_week: event.days_of_week.as_deref().unwrap_or_default(),
+            repeat_on: event.repeat_on,
+            month: event.month,
+            day_of_month: event.day_of_month,
+            interval: event.repeat_interval,
+            end_recur: event.end_recur.as_deref().and_then(parse_day),
         }
-        EventType::Recurring => {
-            let mut rule = if let Some(days) = event.days_of_week.as_ref().filter(|d| !d.is_empty())
-            {
-                let days: Vec<&str> = days.iter().map(|d| BYDAY[*d as usize]).collect();
-                format!("FREQ=WEEKLY;BYDAY={}", days.join(","))
-            } else if let Some(on) = event.repeat_on {
-                let day = BYDAY.get(usize::try_from(on.weekday).ok()?)?;
-                format!("FREQ=MONTHLY;BYDAY={day};BYSETPOS={}", on.week)
-            } else if let (Some(month), Some(day)) = (event.month, event.day_of_month) {
-                format!("FREQ=YEARLY;BYMONTH={month};BYMONTHDAY={day}")
-            } else {
-                format!("FREQ=MONTHLY;BYMONTHDAY={}", event.day_of_month?)
-            };
-            if let Some(n) = event.repeat_interval.filter(|n| *n > 1) {
-                rule.push_str(&format!(";INTERVAL={n}"));
-            }
-            if let Some(end) = event.end_recur.as_deref() {
-                rule.push_str(&format!(";UNTIL={}", end.replace('-', "")));
-            }
-            Some(rule)
-        }
+        .rule(),
     }
 }
 
@@ -58,47 +34,11 @@ pub fn anchor(event: &Event) -> Option<NaiveDate> {
         EventType::Recurring => event.start_recur.as_deref(),
         EventType::Rrule => event.start_date.as_deref(),
     };
-    text.or(Some(event.date.as_str()))
-        .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+    text.or(Some(event.date.as_str())).and_then(parse_day)
 }
 
-/// `rule` with a date-only or local `UNTIL` turned into UTC, as RFC 5545
-/// requires beside a zoned `DTSTART`: a date means the end of that day in
-/// `zone`. `zone` `None` (all-day series) leaves `UNTIL` a date.
-pub fn with_until_utc(rule: &str, zone: Option<Tz>) -> String {
-    rule.split(';')
-        .map(|part| match (part.split_once('='), zone) {
-            (Some((key, value)), Some(zone)) if key.eq_ignore_ascii_case("UNTIL") => {
-                format!("UNTIL={}", until_utc(value, zone))
-            }
-            (Some((key, value)), None) if key.eq_ignore_ascii_case("UNTIL") => {
-                format!("UNTIL={}", value.get(..8).unwrap_or(value))
-            }
-            _ => part.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
-fn until_utc(value: &str, zone: Tz) -> String {
-    let value = value.trim();
-    if value.ends_with(['Z', 'z']) {
-        return value.to_uppercase();
-    }
-    let local = chrono::NaiveDateTime::parse_from_str(value, "%Y%m%dT%H%M%S")
-        .ok()
-        .or_else(|| {
-            NaiveDate::parse_from_str(value, "%Y%m%d")
-                .ok()
-                .and_then(|d| d.and_hms_opt(23, 59, 59))
-        });
-    match local.and_then(|l| zone.from_local_datetime(&l).earliest()) {
-        Some(t) => t
-            .with_timezone(&chrono::Utc)
-            .format("%Y%m%dT%H%M%SZ")
-            .to_string(),
-        None => value.to_string(),
-    }
+fn parse_day(text: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
 }
 
 /// The first day on or after `anchor` the rule produces (the anchor itself

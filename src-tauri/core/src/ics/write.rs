@@ -11,10 +11,11 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use chrono_tz::Tz;
 
-use super::rule::{anchor, first_occurrence, series_rule, with_until_utc};
+use super::rule::{anchor, first_occurrence, series_rule};
 use super::text::{raw_line, text_line};
 use super::vtimezone::vtimezone;
 use crate::calendar::Event;
+use crate::calendar::rule_text::with_until_utc;
 
 /// One `VEVENT` to write.
 pub struct Component<'a> {

@@ -36,6 +36,7 @@ DTEND;TZID=Europe/Berlin:20260210T110000\r\nSUMMARY:Review\r\nEND:VEVENT\r\nEND:
 async fn discovery_leads_from_the_well_known_url_to_the_calendars() {
     let app = Instance::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
+    let client = app.as_client(Some(&token));
     let redirect = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -49,13 +50,7 @@ async fn discovery_leads_from_the_well_known_url_to_the_calendars() {
 
     let principal =
         r#"<d:propfind xmlns:d="DAV:"><d:prop><d:current-user-principal/></d:prop></d:propfind>"#;
-    let root = app
-        .request("PROPFIND", "/", Some(&token))
-        .header("Depth", "0")
-        .body(principal)
-        .send()
-        .await
-        .unwrap();
+    let root = client.query_at_depth("PROPFIND", "/", "0", principal).await;
     assert_eq!(root.status(), StatusCode::MULTI_STATUS);
     assert!(
         root.text()
@@ -65,13 +60,9 @@ async fn discovery_leads_from_the_well_known_url_to_the_calendars() {
     );
 
     let home = r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-home-set/></d:prop></d:propfind>"#;
-    let body = app
-        .request("PROPFIND", "/principal/", Some(&token))
-        .header("Depth", "0")
-        .body(home)
-        .send()
+    let body = client
+        .query_at_depth("PROPFIND", "/principal/", "0", home)
         .await
-        .unwrap()
         .text()
         .await
         .unwrap();
@@ -80,13 +71,9 @@ async fn discovery_leads_from_the_well_known_url_to_the_calendars() {
         "{body}"
     );
 
-    let listing = app
-        .request("PROPFIND", "/calendars/", Some(&token))
-        .header("Depth", "1")
-        .body(PROPFIND_CALENDARS)
-        .send()
-        .await
-        .unwrap();
+    let listing = client
+        .query("PROPFIND", "/calendars/", PROPFIND_CALENDARS)
+        .await;
     assert_eq!(listing.status(), StatusCode::MULTI_STATUS);
     let body = listing.text().await.unwrap();
     assert!(
@@ -108,13 +95,13 @@ async fn discovery_leads_from_the_well_known_url_to_the_calendars() {
     );
     assert!(body.contains("404 Not Found"));
 
-    let members = app
-        .request("PROPFIND", "/calendars/local/", Some(&token))
-        .header("Depth", "1")
-        .body(r#"<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>"#)
-        .send()
+    let members = client
+        .query(
+            "PROPFIND",
+            "/calendars/local/",
+            r#"<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>"#,
+        )
         .await
-        .unwrap()
         .text()
         .await
         .unwrap();
@@ -125,13 +112,10 @@ async fn discovery_leads_from_the_well_known_url_to_the_calendars() {
 async fn a_month_query_expands_series_and_leaves_out_other_months() {
     let app = Instance::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
-    let answer = app
-        .request("REPORT", "/calendars/local/", Some(&token))
-        .header("Depth", "1")
-        .body(january_query())
-        .send()
-        .await
-        .unwrap();
+    let client = app.as_client(Some(&token));
+    let answer = client
+        .query("REPORT", "/calendars/local/", january_query())
+        .await;
     assert_eq!(answer.status(), StatusCode::MULTI_STATUS);
     let body = answer.text().await.unwrap();
     for title in [
@@ -158,24 +142,18 @@ async fn a_month_query_expands_series_and_leaves_out_other_months() {
     let march = january_query()
         .replace("20260101", "20260301")
         .replace("20260201", "20260401");
-    let body = app
-        .request("REPORT", "/calendars/local/", Some(&token))
-        .body(march)
-        .send()
+    let body = client
+        .query("REPORT", "/calendars/local/", march)
         .await
-        .unwrap()
         .text()
         .await
         .unwrap();
     assert!(body.contains("SUMMARY:Gym"), "the series runs in March");
     assert!(!body.contains("SUMMARY:Standup"), "{body}");
 
-    let broken = app
-        .request("REPORT", "/calendars/local/", Some(&token))
-        .body("<not xml")
-        .send()
-        .await
-        .unwrap();
+    let broken = client
+        .query("REPORT", "/calendars/local/", "<not xml")
+        .await;
     assert_eq!(broken.status(), StatusCode::BAD_REQUEST);
     let json: serde_json::Value = broken.json().await.unwrap();
     assert_eq!(json["error"], "Bad Request");
@@ -185,12 +163,9 @@ async fn a_month_query_expands_series_and_leaves_out_other_months() {
 async fn the_rest_servers_hardening_applies() {
     let app = Instance::start().await;
     let token = app.read_write_token().await;
+    let client = app.as_client(Some(&token));
 
-    let anonymous = app
-        .request("PROPFIND", "/calendars/", None)
-        .send()
-        .await
-        .unwrap();
+    let anonymous = app.as_client(None).send("PROPFIND", "/calendars/").await;
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
     assert!(
         anonymous.headers()["www-authenticate"]
@@ -199,22 +174,21 @@ async fn the_rest_servers_hardening_applies() {
             .starts_with("Basic ")
     );
     let wrong = app
-        .request("PROPFIND", "/calendars/", Some("alm_not_a_token"))
-        .send()
-        .await
-        .unwrap();
+        .as_client(Some("alm_not_a_token"))
+        .send("PROPFIND", "/calendars/")
+        .await;
     assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
 
-    let rebinding = app
-        .request("PROPFIND", "/calendars/", Some(&token))
+    let rebinding = client
+        .request("PROPFIND", "/calendars/")
         .header("Host", "evil.example:80")
         .send()
         .await
         .unwrap();
     assert_eq!(rebinding.status(), StatusCode::MISDIRECTED_REQUEST);
 
-    let page = app
-        .request("PROPFIND", "/calendars/", Some(&token))
+    let page = client
+        .request("PROPFIND", "/calendars/")
         .header("Origin", "https://evil.example")
         .send()
         .await
@@ -222,7 +196,7 @@ async fn the_rest_servers_hardening_applies() {
     assert_eq!(page.status(), StatusCode::FORBIDDEN);
     assert!(page.headers().get("access-control-allow-origin").is_none());
 
-    let options = app.request("OPTIONS", "/", None).send().await.unwrap();
+    let options = app.as_client(None).send("OPTIONS", "/").await;
     assert!(
         options.headers()["dav"]
             .to_str()
@@ -232,33 +206,27 @@ async fn the_rest_servers_hardening_applies() {
 
     let unscoped = app.token(&[Scope::UiOpenCalendar]).await;
     let refused = app
-        .request("PROPFIND", "/calendars/", Some(&unscoped))
-        .send()
-        .await
-        .unwrap();
+        .as_client(Some(&unscoped))
+        .send("PROPFIND", "/calendars/")
+        .await;
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
     let reader = app.token(&[Scope::EventsRead]).await;
     let put = app
-        .request("PUT", "/calendars/local/protocol-1.ics", Some(&reader))
-        .body(EVENT)
-        .send()
-        .await
-        .unwrap();
+        .as_client(Some(&reader))
+        .put("/calendars/local/protocol-1.ics", None, EVENT)
+        .await;
     assert_eq!(put.status(), StatusCode::FORBIDDEN);
     assert!(put.text().await.unwrap().contains("events:write"));
 
-    let huge = app
-        .request("PUT", "/calendars/local/big.ics", Some(&token))
-        .body(vec![b'x'; 2 * 1024 * 1024])
-        .send()
-        .await
-        .unwrap();
+    let huge = client
+        .put(
+            "/calendars/local/big.ics",
+            None,
+            vec![b'x'; 2 * 1024 * 1024],
+        )
+        .await;
     assert_eq!(huge.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let odd = app
-        .request("PATCH", "/calendars/local/", Some(&token))
-        .send()
-        .await
-        .unwrap();
+    let odd = client.send("PATCH", "/calendars/local/").await;
     assert_eq!(odd.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert!(
         odd.headers()["allow"]
@@ -266,11 +234,7 @@ async fn the_rest_servers_hardening_applies() {
             .unwrap()
             .contains("PROPFIND")
     );
-    let nowhere = app
-        .request("PROPFIND", "/calendars/nope/", Some(&token))
-        .send()
-        .await
-        .unwrap();
+    let nowhere = client.send("PROPFIND", "/calendars/nope/").await;
     assert_eq!(nowhere.status(), StatusCode::NOT_FOUND);
 }
 
@@ -278,44 +242,41 @@ async fn the_rest_servers_hardening_applies() {
 async fn etag_preconditions_and_read_only_calendars_refuse_and_change_nothing() {
     let app = Instance::start().await;
     let token = app.read_write_token().await;
-    let created = app
-        .request("PUT", "/calendars/local/protocol-1.ics", Some(&token))
-        .header("If-None-Match", "*")
-        .body(EVENT)
-        .send()
-        .await
-        .unwrap();
+    let client = app.as_client(Some(&token));
+    let created = client
+        .put(
+            "/calendars/local/protocol-1.ics",
+            Some(("If-None-Match", "*")),
+            EVENT,
+        )
+        .await;
     assert_eq!(created.status(), StatusCode::CREATED);
     let etag = created.headers()["etag"].to_str().unwrap().to_string();
 
-    let again = app
-        .request("PUT", "/calendars/local/protocol-1.ics", Some(&token))
-        .header("If-None-Match", "*")
-        .body(EVENT)
-        .send()
-        .await
-        .unwrap();
+    let again = client
+        .put(
+            "/calendars/local/protocol-1.ics",
+            Some(("If-None-Match", "*")),
+            EVENT,
+        )
+        .await;
     assert_eq!(again.status(), StatusCode::PRECONDITION_FAILED);
-    let stale = app
-        .request("PUT", "/calendars/local/protocol-1.ics", Some(&token))
-        .header("If-Match", "\"stale\"")
-        .body(EVENT.replace("Review", "Changed"))
-        .send()
-        .await
-        .unwrap();
+    let stale = client
+        .put(
+            "/calendars/local/protocol-1.ics",
+            Some(("If-Match", "\"stale\"")),
+            EVENT.replace("Review", "Changed"),
+        )
+        .await;
     assert_eq!(stale.status(), StatusCode::PRECONDITION_FAILED);
-    let delete = app
-        .request("DELETE", "/calendars/local/protocol-1.ics", Some(&token))
+    let delete = client
+        .request("DELETE", "/calendars/local/protocol-1.ics")
         .header("If-Match", "\"stale\"")
         .send()
         .await
         .unwrap();
     assert_eq!(delete.status(), StatusCode::PRECONDITION_FAILED);
-    let get = app
-        .request("GET", "/calendars/local/protocol-1.ics", Some(&token))
-        .send()
-        .await
-        .unwrap();
+    let get = client.send("GET", "/calendars/local/protocol-1.ics").await;
     assert_eq!(
         get.headers()["etag"].to_str().unwrap(),
         etag,
@@ -323,20 +284,22 @@ async fn etag_preconditions_and_read_only_calendars_refuse_and_change_nothing() 
     );
     assert!(get.text().await.unwrap().contains("SUMMARY:Review"));
 
-    let to_feed = app
-        .request("PUT", &format!("/calendars/{HOLIDAYS}/x.ics"), Some(&token))
-        .body(EVENT.replace("protocol-1", "x"))
-        .send()
-        .await
-        .unwrap();
+    let to_feed = client
+        .put(
+            &format!("/calendars/{HOLIDAYS}/x.ics"),
+            None,
+            EVENT.replace("protocol-1", "x"),
+        )
+        .await;
     assert_eq!(to_feed.status(), StatusCode::FORBIDDEN);
 
-    let garbage = app
-        .request("PUT", "/calendars/local/garbage.ics", Some(&token))
-        .body("BEGIN:VCALENDAR\r\nthis is not iCalendar")
-        .send()
-        .await
-        .unwrap();
+    let garbage = client
+        .put(
+            "/calendars/local/garbage.ics",
+            None,
+            "BEGIN:VCALENDAR\r\nthis is not iCalendar",
+        )
+        .await;
     assert_eq!(garbage.status(), StatusCode::FORBIDDEN);
     assert!(
         garbage
@@ -349,24 +312,12 @@ async fn etag_preconditions_and_read_only_calendars_refuse_and_change_nothing() 
     // A value the engine refuses (an alarm over a week ahead): a 400
     // naming it, and the note untouched.
     let href = app.href_of(&token, "Planning").await;
-    let current = app
-        .request("GET", &href, Some(&token))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let current = client.send("GET", &href).await.text().await.unwrap();
     let far_alarm = current.replace(
         "END:VEVENT",
         "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-P8D\r\nDESCRIPTION:x\r\nEND:VALARM\r\nEND:VEVENT",
     );
-    let refused = app
-        .request("PUT", &href, Some(&token))
-        .body(far_alarm)
-        .send()
-        .await
-        .unwrap();
+    let refused = client.put(&href, None, far_alarm).await;
     assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
     assert!(refused.text().await.unwrap().contains("alarms"));
     assert_eq!(app.note(PLANNING), PLANNING_NOTE);
@@ -415,21 +366,18 @@ async fn the_server_follows_its_setting_and_no_token_may_change_it() {
 async fn an_edit_changes_only_what_the_client_changed() {
     let app = Instance::start().await;
     let token = app.read_write_token().await;
+    let client = app.as_client(Some(&token));
     let href = app.href_of(&token, "Gym").await;
-    let current = app
-        .request("GET", &href, Some(&token))
-        .send()
-        .await
-        .unwrap();
+    let current = client.send("GET", &href).await;
     let etag = current.headers()["etag"].to_str().unwrap().to_string();
     let text = current.text().await.unwrap();
-    let renamed = app
-        .request("PUT", &href, Some(&token))
-        .header("If-Match", &etag)
-        .body(text.replace("SUMMARY:Gym", "SUMMARY:Gym class"))
-        .send()
-        .await
-        .unwrap();
+    let renamed = client
+        .put(
+            &href,
+            Some(("If-Match", &etag)),
+            text.replace("SUMMARY:Gym", "SUMMARY:Gym class"),
+        )
+        .await;
     assert_eq!(renamed.status(), StatusCode::NO_CONTENT);
     assert_ne!(renamed.headers()["etag"].to_str().unwrap(), etag);
     assert!(
@@ -452,11 +400,7 @@ async fn an_edit_changes_only_what_the_client_changed() {
         assert!(note.contains(kept), "{kept:?} lost: {note}");
     }
     assert!(!note.contains("rrule"), "{note}");
-    let again = app
-        .request("GET", &href, Some(&token))
-        .send()
-        .await
-        .unwrap();
+    let again = client.send("GET", &href).await;
     assert_eq!(again.status(), StatusCode::OK);
     assert!(again.text().await.unwrap().contains("SUMMARY:Gym class"));
 }

@@ -9,8 +9,8 @@ use almanac_core::caldav;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::class::Actor;
 use almanac_core::settings::{CalendarSource, SourceKind};
-use almanac_core::tokens::{Expiry, NewToken, Scope};
-use almanac_testkit::{InstanceBuilder, TestInstance, free_port};
+use almanac_core::tokens::{Expiry, Scope};
+use almanac_testkit::{InstanceBuilder, TestInstance, free_port, new_token};
 use serde_json::json;
 
 /// The local (Full Note) calendar.
@@ -112,22 +112,7 @@ impl Instance {
 
     /// A new token with these scopes.
     pub async fn token(&self, scopes: &[Scope]) -> String {
-        let tokens = self.core.tokens.clone();
-        let scopes = scopes.iter().copied().collect();
-        tokio::task::spawn_blocking(move || {
-            tokens
-                .create(NewToken {
-                    name: "caldav test".into(),
-                    scopes,
-                    expiry: Expiry::Never,
-                })
-                .unwrap()
-                .secret
-                .expose()
-                .to_string()
-        })
-        .await
-        .unwrap()
+        new_token(&self.core, "caldav test", scopes, Expiry::Never).await
     }
 
     /// A token with `events:read` and `events:write`.
@@ -138,14 +123,9 @@ impl Instance {
     /// The href of the local calendar's resource whose summary is `title`.
     pub async fn href_of(&self, token: &str, title: &str) -> String {
         let body = self
-            .request("PROPFIND", "/calendars/local/", Some(token))
-            .header("Depth", "1")
-            .body(
-                r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop></d:propfind>"#,
-            )
-            .send()
+            .as_client(Some(token))
+            .query("PROPFIND", "/calendars/local/", CALENDAR_DATA)
             .await
-            .unwrap()
             .text()
             .await
             .unwrap();
@@ -156,19 +136,78 @@ impl Instance {
             .to_string()
     }
 
-    /// A request with Basic credentials (any user, the token as password).
-    pub fn request(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-    ) -> reqwest::RequestBuilder {
+    /// Requests with `token` as Basic credentials (any user, the token as
+    /// password), or with none.
+    pub fn as_client<'a>(&'a self, token: Option<&'a str>) -> Client<'a> {
+        Client { app: self, token }
+    }
+}
+
+/// A `PROPFIND` body asking for each resource's iCalendar text.
+const CALENDAR_DATA: &str = r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop></d:propfind>"#;
+
+/// One client of the server: the requests a test sends, with its
+/// credentials.
+pub struct Client<'a> {
+    app: &'a Instance,
+    token: Option<&'a str>,
+}
+
+impl Client<'_> {
+    /// `method path`, to add headers or a body to.
+    pub fn request(&self, method: &str, path: &str) -> reqwest::RequestBuilder {
         let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-        let request = self.client.request(method, format!("{}{path}", self.base));
-        match token {
+        let request = self
+            .app
+            .client
+            .request(method, format!("{}{path}", self.app.base));
+        match self.token {
             Some(token) => request.basic_auth("someone", Some(token)),
             None => request,
         }
+    }
+
+    /// `method path` with no body, answered.
+    pub async fn send(&self, method: &str, path: &str) -> reqwest::Response {
+        self.request(method, path).send().await.unwrap()
+    }
+
+    /// A WebDAV query (`PROPFIND`, `REPORT`) of `path` and its members
+    /// (`Depth: 1`), answered.
+    pub async fn query(
+        &self,
+        method: &str,
+        path: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
+        self.query_at_depth(method, path, "1", body).await
+    }
+
+    /// A WebDAV query with this `Depth`, answered.
+    pub async fn query_at_depth(
+        &self,
+        method: &str,
+        path: &str,
+        depth: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
+        let request = self.request(method, path).header("Depth", depth);
+        request.body(body).send().await.unwrap()
+    }
+
+    /// `PUT path` of `body`, with a precondition header (`If-Match`,
+    /// `If-None-Match`) when given, answered.
+    pub async fn put(
+        &self,
+        path: &str,
+        precondition: Option<(&str, &str)>,
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
+        let mut request = self.request("PUT", path).body(body);
+        if let Some((name, value)) = precondition {
+            request = request.header(name, value);
+        }
+        request.send().await.unwrap()
     }
 }
 

@@ -11,8 +11,8 @@ use almanac_core::app::Core;
 use almanac_core::rest::{self, Listening, RestState};
 use almanac_core::settings::class::Actor;
 use almanac_core::settings::{CalendarSource, Settings, SourceKind};
-use almanac_core::tokens::{Expiry, NewToken, Scope};
-use almanac_testkit::{InstanceBuilder, TestInstance};
+use almanac_core::tokens::{Expiry, Scope};
+use almanac_testkit::{InstanceBuilder, TestInstance, new_token};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
@@ -106,22 +106,7 @@ impl Instance {
     }
 
     pub async fn token_with(&self, scopes: &[Scope], expiry: Expiry) -> String {
-        let tokens = self.core.tokens.clone();
-        let scopes = scopes.iter().copied().collect();
-        tokio::task::spawn_blocking(move || {
-            tokens
-                .create(NewToken {
-                    name: "rest test".into(),
-                    scopes,
-                    expiry,
-                })
-                .unwrap()
-                .secret
-                .expose()
-                .to_string()
-        })
-        .await
-        .unwrap()
+        new_token(&self.core, "rest test", scopes, expiry).await
     }
 
     /// Sends `method path` with an optional bearer token and JSON body.

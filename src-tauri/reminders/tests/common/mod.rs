@@ -61,6 +61,21 @@ pub fn reminder(id: &str, trigger_at_epoch: i64) -> Value {
     })
 }
 
+/// One element as the plugin's host builds it for a Full Note event.
+pub fn plugin_item(day: &str, time: &str, title: &str, trigger_at_epoch: i64) -> Value {
+    let file = format!("events/{day} {title}.md");
+    json!({
+        "id": format!("fullnote:{file}::{day}T{time}"),
+        "title": title,
+        "body": format!("{day} {time}"),
+        "trigger_at_epoch": trigger_at_epoch,
+        "action_url": format!(
+            "obsidian://open?vault=My%20Vault&file={}",
+            file.replace('/', "%2F").replace(' ', "%20")
+        ),
+    })
+}
+
 /// One running daemon plus what it notified and opened.
 pub struct TestDaemon {
     pub handle: Option<DaemonHandle>,
