@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod discovery;
+mod occurrences;
 mod radicale;
 mod read;
 mod setup;

@@ -2,7 +2,9 @@
 //! rest of it. A resource holds a series (its master `VEVENT`), its modified
 //! occurrences (`VEVENT`s with a `RECURRENCE-ID`), the `VTIMEZONE`s they use,
 //! and properties Almanac does not model; each change rewrites only the
-//! component it is about and keeps every other byte:
+//! component it is about and keeps the others as they were (line ends
+//! made CRLF throughout: a copy read from a `calendar-data` XML element has
+//! bare LFs, and one text must not mix both):
 //! - [`with_overrides`]: a rewritten master, with the resource's overrides
 //!   and zones carried over;
 //! - [`put_override`]: one occurrence modified (a new override, or the
@@ -118,7 +120,7 @@ pub fn put_override(
         })
         .map(|zone| crlf(&written[zone.range.clone()]))
         .collect();
-    Ok(match existing {
+    let spliced = match existing {
         Some(block) => {
             let replaced = format!(
                 "{}{out}{}",
@@ -128,7 +130,8 @@ pub fn put_override(
             insert_before_end(&replaced, &missing)
         }
         None => insert_before_end(old, &format!("{missing}{out}")),
-    })
+    };
+    Ok(crlf(&spliced))
 }
 
 /// `old` without `occurrence`: its override (if any) removed and an
@@ -160,7 +163,7 @@ pub fn remove_occurrence(
     for (range, text) in cuts {
         out.replace_range(range, &text);
     }
-    Ok(out)
+    Ok(crlf(&out))
 }
 
 /// One component directly inside the `VCALENDAR`.
@@ -347,7 +350,7 @@ fn defines_zone(text: &str, id: &str) -> bool {
     })
 }
 
-/// `text` with CRLF line ends (servers' copies sometimes have bare LFs).
+/// `text` with CRLF line ends (XML answers turn them into bare LFs).
 fn crlf(text: &str) -> String {
     text.split_inclusive('\n')
         .map(|line| format!("{}\r\n", line.trim_end_matches(['\r', '\n'])))
