@@ -18,7 +18,7 @@ use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
 use super::id::EventId;
-use super::sources::caldav::mirror::{Mirror, Resource};
+use super::sources::caldav::mirror::Resource;
 use super::sources::caldav::queue::QueuedWrite;
 use super::query::day_start_millis;
 use super::recurrence::Window;
@@ -139,15 +139,13 @@ impl Calendar {
         let current = self.caldav_current(source, &uid)?;
         let inner = &self.inner;
         let _sync = lock(&inner.caldav_lock);
-        let (client, _) = inner.connect(source).map_err(refused)?;
+        let (client, collection) = inner.connect(source).map_err(refused)?;
         let write = QueuedWrite::Delete {
             href: current.href.to_string(),
             if_match: current.etag.clone(),
         };
         let sent = inner.send_or_queue(source, &client, write)?;
-        let mut mirror = inner.mirrors.load(&source.id).unwrap_or_default();
-        mirror.resources.remove(current.href.as_str());
-        inner.keep_local(source, &mirror, sent.map(drop));
+        inner.keep_local(source, &collection, current.href.as_str(), None, sent);
         Ok(())
     }
 
@@ -292,7 +290,8 @@ impl Calendar {
 
     /// The resource holding `uid`, as last read from the server.
     fn caldav_current(&self, source: &SourceConfig, uid: &str) -> Result<Current, CalendarError> {
-        let mirror = self.inner.mirrors.load(&source.id).unwrap_or_default();
+        let mut mirrors = self.inner.mirrors.live();
+        let mirror = &mirrors.of(&source.id).mirror;
         let missing = || CalendarError::NotFound(EventId::ical(&source.id, uid, None).to_string());
         let href = mirror.href_of(uid).ok_or_else(missing)?;
         let resource = &mirror.resources[href];
@@ -362,17 +361,11 @@ impl Calendar {
             if_match: current.as_ref().map(|c| c.etag.clone()),
         };
         let sent = inner.send_or_queue(source, &client, write)?;
-        let mut mirror = inner.mirrors.load(&source.id).unwrap_or_default();
-        if mirror.calendar_url.is_empty() {
-            mirror.calendar_url = collection.to_string();
-        }
         // A queued write has no ETag yet: the next sync fetches the
         // server's, after the replay.
-        let etag = sent.clone().unwrap_or_default().unwrap_or_default();
-        mirror
-            .resources
-            .insert(href.to_string(), Resource { etag, ics });
-        inner.keep_local(source, &mirror, sent.map(drop));
+        let etag = sent.clone().flatten().unwrap_or_default();
+        let resource = Resource { etag, ics };
+        inner.keep_local(source, &collection, href.as_str(), Some(resource), sent);
         Ok(())
     }
 
@@ -471,17 +464,38 @@ impl Inner {
         Ok(None)
     }
 
-    /// Stores `mirror` and shows it; `sent` is `None` when the write waits.
-    fn keep_local(&self, source: &SourceConfig, mirror: &Mirror, sent: Option<()>) {
-        if let Err(error) = self.mirrors.store(&source.id, mirror) {
+    /// Keeps the written resource `href` of calendar `collection` (`None`:
+    /// deleted) in the mirror, on disk, and shown; `sent` is `None` when the
+    /// write waits in the queue.
+    fn keep_local<T>(
+        &self,
+        source: &SourceConfig,
+        collection: &Url,
+        href: &str,
+        resource: Option<Resource>,
+        sent: Option<T>,
+    ) {
+        let (index, tz) = {
+            let state = self.read();
+            (state.cache.source_index(&source.id), state.cache.display_tz)
+        };
+        let waiting = sent.is_none().then(|| self.waiting(source)).flatten();
+        let mut mirrors = self.mirrors.live();
+        let live = mirrors.of(&source.id);
+        if live.mirror.calendar_url.is_empty() {
+            live.mirror.calendar_url = collection.to_string();
+        }
+        match resource {
+            Some(resource) => live.mirror.resources.insert(href.to_string(), resource),
+            None => live.mirror.resources.remove(href),
+        };
+        let touched = [href.to_string()];
+        if let Err(error) = self.mirrors.store_change(&source.id, &live.mirror, &touched) {
             tracing::warn!(source = %source.id, %error, "could not cache the CalDAV calendar on disk");
         }
-        let Some(index) = self.read().cache.source_index(&source.id) else {
-            return;
-        };
-        let tz = self.read().cache.display_tz;
-        let waiting = sent.is_none().then(|| self.waiting(source));
-        self.apply_mirror(index, source, mirror, tz, waiting.flatten());
+        if let Some(index) = index {
+            self.show_mirror(index, source, live, Some(&touched), tz, waiting);
+        }
     }
 
     /// The status of a source with queued writes.
