@@ -1,9 +1,9 @@
 //! Finding what changed in a calendar since a [`Mirror`] was last synced,
 //! fetching only that (a [`Delta`], applied to the mirror in memory): the
-//! collection's sync token and ctag first (unchanged: nothing to do); then
-//! the changes since the last sync token (RFC 6578 `sync-collection`), or,
-//! where the server has no sync tokens or forgot ours, the ETags of every
-//! resource (`calendar-query`) compared with the mirror's; then the changed
+//! changes since the last sync token (RFC 6578 `sync-collection`); or, on
+//! servers without sync tokens (or when ours is refused), the collection's
+//! ctag (unchanged: nothing to do), then the ETags of every resource
+//! (`calendar-query`) compared with the mirror's; then the changed
 //! resources' bodies (`calendar-multiget`).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -87,9 +87,11 @@ impl Delta {
     }
 }
 
-/// What changed in the calendar at `calendar` since `known`. Only where the
-/// server keeps no sync token (or forgot ours) are all the ETags compared:
-/// then `etags` gives the mirror's, by href.
+/// What changed in the calendar at `calendar` since `known`. With a sync
+/// token, that is one `sync-collection` (the collection's own state is not
+/// asked first: on servers such as Radicale that costs as much again). Only
+/// where the server keeps no sync token (or forgot ours) are all the ETags
+/// compared: then `etags` gives the mirror's, by href.
 pub fn sync(
     client: &DavClient,
     calendar: &Url,
@@ -98,35 +100,44 @@ pub fn sync(
 ) -> Result<Synced, DavError> {
     let reset = known.calendar_url != calendar.as_str();
     let known = if reset { &Known::default() } else { known };
+    if let (true, Some(token)) = (known.fetched, &known.sync_token) {
+        match changes_since(client, calendar, token) {
+            Ok((changed, removed, _)) if changed.is_empty() && removed.is_empty() => {
+                return Ok(Synced::Unchanged);
+            }
+            Ok((changed, removed, sync_token)) => {
+                return Ok(Synced::Changed(Delta {
+                    reset,
+                    fetched: fetch(client, calendar, &changed)?,
+                    removed,
+                    sync_token,
+                    ctag: known.ctag.clone(),
+                }));
+            }
+            Err(error @ (DavError::Unreachable(_) | DavError::Unauthorized)) => return Err(error),
+            // The token is refused: compare every ETag below.
+            Err(_) => {}
+        }
+    }
     let state = client.multistatus("PROPFIND", calendar, "0", STATE)?;
     let own = state.responses.first();
     let sync_token = own.and_then(|r| r.text(DAV, "sync-token"));
     let ctag = own.and_then(|r| r.text(CALSERVER, "getctag"));
     let unchanged = |old: &Option<String>, new: &Option<String>| new.is_none() || old == new;
     if known.fetched
-        && (sync_token.is_some() || ctag.is_some())
-        && unchanged(&known.sync_token, &sync_token)
+        && known.sync_token.is_none()
+        && ctag.is_some()
         && unchanged(&known.ctag, &ctag)
     {
         return Ok(Synced::Unchanged);
     }
-    let delta = match &known.sync_token {
-        Some(token) => changes_since(client, calendar, token).ok(),
-        None => None,
-    };
-    let (changed, removed, new_token) = match delta {
-        Some(delta) => delta,
-        None => {
-            let mine = if reset { BTreeMap::new() } else { etags() };
-            let (changed, removed) = by_etags(client, calendar, &mine)?;
-            (changed, removed, sync_token)
-        }
-    };
+    let mine = if reset { BTreeMap::new() } else { etags() };
+    let (changed, removed) = by_etags(client, calendar, &mine)?;
     Ok(Synced::Changed(Delta {
         reset,
         fetched: fetch(client, calendar, &changed)?,
         removed,
-        sync_token: new_token,
+        sync_token,
         ctag,
     }))
 }
