@@ -99,7 +99,14 @@ impl Inner {
             .ok_or("no password is stored for this calendar; enter it in Settings")?;
         let client = DavClient::new(username, &password).map_err(|e| e.to_string())?;
         let calendar = match calendar.as_str() {
-            "" => match self.mirrors.live().of(&source.id).mirror.calendar_url.clone() {
+            "" => match self
+                .mirrors
+                .live()
+                .of(&source.id)
+                .mirror
+                .calendar_url
+                .clone()
+            {
                 known if !known.is_empty() => known,
                 _ => {
                     discover::calendars(&client, server)

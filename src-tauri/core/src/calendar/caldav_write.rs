@@ -13,15 +13,15 @@ use reqwest::Url;
 use super::budget::Allowance;
 use super::cache::Indexed;
 use super::engine::{Calendar, Inner, lock};
-use super::event::EventType;
 use super::error::CalendarError;
 use super::event::Event;
+use super::event::EventType;
 use super::fields::EventFields;
 use super::id::EventId;
-use super::sources::caldav::mirror::Resource;
-use super::sources::caldav::queue::QueuedWrite;
 use super::query::day_start_millis;
 use super::recurrence::Window;
+use super::sources::caldav::mirror::Resource;
+use super::sources::caldav::queue::QueuedWrite;
 use super::sources::caldav::splice::{self, Occurrence, with_overrides};
 use super::sources::caldav::{DavClient, DavError};
 use super::sources::{SourceConfig, SourceType, fullnote, ical};
@@ -207,9 +207,7 @@ impl Calendar {
             .source(&source.id)
             .into_iter()
             .flat_map(|cached| cached.notes.values().flatten())
-            .find(|e| {
-                e.id.starts_with(&prefix) && !e.id.ends_with("::thisandfuture")
-            });
+            .find(|e| e.id.starts_with(&prefix) && !e.id.ends_with("::thisandfuture"));
         if let Some(entry) = overridden {
             let key = entry.id.rsplit("::").next().unwrap_or_default();
             return Ok(Target {
@@ -490,7 +488,10 @@ impl Inner {
             None => live.mirror.resources.remove(href),
         };
         let touched = [href.to_string()];
-        if let Err(error) = self.mirrors.store_change(&source.id, &live.mirror, &touched) {
+        if let Err(error) = self
+            .mirrors
+            .store_change(&source.id, &live.mirror, &touched)
+        {
             tracing::warn!(source = %source.id, %error, "could not cache the CalDAV calendar on disk");
         }
         if let Some(index) = index {

@@ -129,7 +129,11 @@ fn one_occurrence_is_edited_and_deleted_in_the_series_resource() {
         .update(&moved, fields(json!({"title": "Weekly (moved again)"})))
         .unwrap();
     let again = calendar
-        .update_occurrence(&master, day("2026-01-12"), fields(json!({"endTime": "15:30"})))
+        .update_occurrence(
+            &master,
+            day("2026-01-12"),
+            fields(json!({"endTime": "15:30"})),
+        )
         .unwrap();
     assert_eq!(again.id, moved);
 
@@ -176,12 +180,8 @@ fn one_occurrence_is_edited_and_deleted_in_the_series_resource() {
 
     // Deleting a modified occurrence removes its override and skips its
     // day; deleting a plain one skips its day.
-    calendar
-        .delete(&master, Some(day("2026-01-19")))
-        .unwrap();
-    calendar
-        .delete(&master, Some(day("2026-01-26")))
-        .unwrap();
+    calendar.delete(&master, Some(day("2026-01-19"))).unwrap();
+    calendar.delete(&master, Some(day("2026-01-26"))).unwrap();
     let text = server.get("series.ics").unwrap();
     assert_eq!(text.matches("RECURRENCE-ID").count(), 1, "{text}");
     assert!(!text.contains("one off"), "{text}");

@@ -215,7 +215,10 @@ fn a_queued_write_over_a_change_made_meanwhile_is_dropped_and_named() {
 
     // Back, and another client edits the same event before Almanac syncs.
     server.resume();
-    server.put("a.ics", &vevent("a", "Standup by phone", "20260105T090000Z"));
+    server.put(
+        "a.ics",
+        &vevent("a", "Standup by phone", "20260105T090000Z"),
+    );
     setup.sync_until(&calendar, "the replay", |c| {
         setup
             .info(c)

@@ -121,7 +121,10 @@ impl MirrorStore {
             return None;
         }
         let mut mirror: Mirror = snapshot.unwrap_or_default();
-        let lines: Vec<&[u8]> = log.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
+        let lines: Vec<&[u8]> = log
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
         let read: Vec<Logged> = lines
             .iter()
             .map_while(|line| serde_json::from_slice(line).ok())

@@ -19,13 +19,15 @@ use chrono::NaiveDateTime;
 /// `new` (a whole `VCALENDAR`) with the modified occurrences of `old`, and
 /// the zones `new` lacks, added before its end.
 pub fn with_overrides(new: &str, old: &str) -> String {
-    let kept = blocks(old).into_iter().filter(|block| match block.name.as_str() {
-        "VEVENT" => block.property(old, "RECURRENCE-ID").is_some(),
-        "VTIMEZONE" => block
-            .property(old, "TZID")
-            .is_none_or(|id| !defines_zone(new, value(&id))),
-        _ => false,
-    });
+    let kept = blocks(old)
+        .into_iter()
+        .filter(|block| match block.name.as_str() {
+            "VEVENT" => block.property(old, "RECURRENCE-ID").is_some(),
+            "VTIMEZONE" => block
+                .property(old, "TZID")
+                .is_none_or(|id| !defines_zone(new, value(&id))),
+            _ => false,
+        });
     let inserted: String = kept.map(|block| crlf(&old[block.range])).collect();
     insert_before_end(new, &inserted)
 }
@@ -284,7 +286,9 @@ fn master<'b>(
         .find(|(block, key)| {
             key.is_none_or(|k| k.is_none())
                 && block.property(text, "RECURRENCE-ID").is_none()
-                && block.property(text, "UID").is_some_and(|l| value(&l).trim() == uid)
+                && block
+                    .property(text, "UID")
+                    .is_some_and(|l| value(&l).trim() == uid)
         })
         .map(|(block, _)| *block)
         .ok_or_else(|| format!("the resource has no series `{uid}`"))
@@ -311,10 +315,8 @@ fn occurrence_line(
         })
         .collect();
     let current = current.trim();
-    let date_only = current.len() == 8
-        || params
-            .iter()
-            .any(|p| p.eq_ignore_ascii_case("VALUE=DATE"));
+    let date_only =
+        current.len() == 8 || params.iter().any(|p| p.eq_ignore_ascii_case("VALUE=DATE"));
     let value = if date_only {
         at.format("%Y%m%d").to_string()
     } else if current.ends_with(['Z', 'z']) {
@@ -425,9 +427,15 @@ mod tests {
             "{added}"
         );
         assert!(added.contains("SUMMARY:Later\r\n"), "{added}");
-        assert!(added.contains("X-ODD:kept\r\nLOCATION:Room 1\r\n"), "{added}");
+        assert!(
+            added.contains("X-ODD:kept\r\nLOCATION:Room 1\r\n"),
+            "{added}"
+        );
         assert!(added.contains("BEGIN:VALARM\r\nTRIGGER:-PT5M"), "{added}");
-        assert!(!added.contains("RRULE") && !added.contains("Weekly"), "{added}");
+        assert!(
+            !added.contains("RRULE") && !added.contains("Weekly"),
+            "{added}"
+        );
         // Only the zone the resource lacked is added.
         assert_eq!(out.matches("TZID:Europe/Paris\r\n").count(), 1, "{out}");
         assert!(added.contains("TZID:Asia/Tokyo\r\n"), "{added}");
@@ -452,7 +460,10 @@ mod tests {
         assert!(!out.contains("SUMMARY:Moved"), "{out}");
         assert!(out.contains("X-ODD:override\r\n"), "{out}");
         assert!(out.contains("fol\r\n ded\r\n"), "{out}");
-        assert!(out.contains("RRULE:FREQ=WEEKLY\r\nSUMMARY:Weekly\r\n"), "{out}");
+        assert!(
+            out.contains("RRULE:FREQ=WEEKLY\r\nSUMMARY:Weekly\r\n"),
+            "{out}"
+        );
         assert!(
             out.ends_with("TZID:Asia/Tokyo\r\nEND:VTIMEZONE\r\nEND:VCALENDAR\r\n"),
             "{out}"
@@ -467,9 +478,14 @@ mod tests {
             at: at("20260112T090000"),
         };
         let out = remove_occurrence(SERIES, &keys(), &occurrence).unwrap();
-        assert!(!out.contains("RECURRENCE-ID") && !out.contains("Moved"), "{out}");
         assert!(
-            out.contains("END:VALARM\r\nEXDATE;TZID=Europe/Paris:20260112T090000\r\nEND:VEVENT\r\n"),
+            !out.contains("RECURRENCE-ID") && !out.contains("Moved"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "END:VALARM\r\nEXDATE;TZID=Europe/Paris:20260112T090000\r\nEND:VEVENT\r\n"
+            ),
             "{out}"
         );
         let all_day = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:d\r\nDTSTART;VALUE=DATE:20260105\r\n\
