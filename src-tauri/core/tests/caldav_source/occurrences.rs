@@ -98,16 +98,23 @@ fn id_of(setup: &Setup, calendar: &Calendar, title: &str) -> String {
         .id
 }
 
-#[test]
-fn one_occurrence_is_edited_and_deleted_in_the_series_resource() {
-    let server = Radicale::start();
+/// `server` holding the series, and an engine that has read it: the
+/// series' id.
+fn with_series(server: &Radicale, name: &str) -> (Setup, Calendar, String) {
     server.put("series.ics", &series());
-    let setup = Setup::correct("occurrences", &server);
+    let setup = Setup::correct(name, server);
     let calendar = setup.open();
     setup.sync_until(&calendar, "the series", |c| {
         setup.titles(c) == ["Weekly", "Weekly (moved)"]
     });
     let master = id_of(&setup, &calendar, "Weekly");
+    (setup, calendar, master)
+}
+
+#[test]
+fn one_occurrence_is_edited_and_deleted_in_the_series_resource() {
+    let server = Radicale::start();
+    let (setup, calendar, master) = with_series(&server, "occurrences");
     let moved = id_of(&setup, &calendar, "Weekly (moved)");
 
     // A new modified occurrence, from the series' occurrence on the 19th.
@@ -258,13 +265,7 @@ fn an_all_day_occurrence_round_trips_as_a_date() {
 #[test]
 fn an_occurrence_changed_on_the_server_meanwhile_is_a_conflict() {
     let server = Radicale::start();
-    server.put("series.ics", &series());
-    let setup = Setup::correct("occurrence-conflict", &server);
-    let calendar = setup.open();
-    setup.sync_until(&calendar, "the series", |c| {
-        setup.titles(c) == ["Weekly", "Weekly (moved)"]
-    });
-    let master = id_of(&setup, &calendar, "Weekly");
+    let (_setup, calendar, master) = with_series(&server, "occurrence-conflict");
     let elsewhere = series().replace("SUMMARY:Weekly (moved)", "SUMMARY:Moved by phone");
     server.put("series.ics", &elsewhere);
     let outcome = calendar.update_occurrence(
@@ -286,13 +287,7 @@ fn an_occurrence_changed_on_the_server_meanwhile_is_a_conflict() {
 #[test]
 fn an_occurrence_edited_offline_is_replayed_into_the_resource() {
     let mut server = Radicale::start();
-    server.put("series.ics", &series());
-    let setup = Setup::correct("occurrence-replay", &server);
-    let calendar = setup.open();
-    setup.sync_until(&calendar, "the series", |c| {
-        setup.titles(c) == ["Weekly", "Weekly (moved)"]
-    });
-    let master = id_of(&setup, &calendar, "Weekly");
+    let (setup, calendar, master) = with_series(&server, "occurrence-replay");
     server.stop();
 
     let offline = calendar
