@@ -380,7 +380,7 @@ async fn writes_announce_unless_silent_and_delete_can_suppress_one_occurrence() 
     };
     api.delete_event(&series.id, one_day).unwrap();
     assert_eq!((day(2), day(3)), (0, 1));
-    // instanceDate belongs to delete only.
+    // On a note event, instanceDate belongs to delete only.
     assert!(matches!(
         api.update_event(&loud.id, fields(json!({"title": "x"})), one_day),
         Err(ApiError::BadRequest { .. })

@@ -5,7 +5,7 @@
 //! ranges (title, start, end) must equal those of an independent oracle:
 //! Python's `icalendar` + `recurring-ical-events` (`ics_corpus/oracle.py`).
 //!
-//! The oracle runs in a virtual environment cached in
+//! The oracle (`common::ics_oracle`) runs in a virtual environment cached in
 //! `~/.cache/almanac/ics-oracle` (or `$XDG_CACHE_HOME`), made with the
 //! pinned `ics_corpus/requirements.txt` when missing. When it cannot be made
 //! (no `python3-venv`: run `scripts/setup.sh`; PyPI unreachable), the test
@@ -13,8 +13,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use almanac_core::calendar::{CalendarError, Event, EventQuery};
 use almanac_core::settings::SourceKind;
@@ -77,71 +76,6 @@ const CORPUS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
 ];
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ics_corpus")
-}
-
-/// The oracle's Python, installed into its cached venv when missing.
-fn oracle_python() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("HOME or XDG_CACHE_HOME is set");
-    let venv = cache.join("almanac/ics-oracle");
-    let python = venv.join("bin/python");
-    let requirements = corpus_dir().join("requirements.txt");
-    let wanted = std::fs::read_to_string(&requirements).unwrap();
-    let stamp = venv.join("almanac-requirements.txt");
-    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
-        return python;
-    }
-    let run = |what: &str, command: &mut Command| {
-        let output = command
-            .output()
-            .unwrap_or_else(|e| panic!("the ICS oracle cannot be installed: {what}: {e}"));
-        assert!(
-            output.status.success(),
-            "the ICS oracle cannot be installed: {what} failed \
-             (run scripts/setup.sh for python3-venv; PyPI must be reachable):\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
-    if !python.exists() {
-        run(
-            "python3 -m venv",
-            Command::new("python3").arg("-m").arg("venv").arg(&venv),
-        );
-    }
-    run(
-        "pip install",
-        Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
-            .arg(&requirements),
-    );
-    std::fs::write(&stamp, wanted).unwrap();
-    python
-}
-
-/// The oracle's answer for each of `ranges`, in canonical records.
-fn oracle(python: &Path, feed: &Path, ranges: &[(i64, i64)]) -> Vec<Vec<Value>> {
-    let output = Command::new(python)
-        .arg(corpus_dir().join("oracle.py"))
-        .arg(feed)
-        .arg(DISPLAY_TZ)
-        .args(ranges.iter().map(|(s, e)| format!("{s}:{e}")))
-        .output()
-        .expect("the oracle runs");
-    assert!(
-        output.status.success(),
-        "the oracle failed on {}:\n{}",
-        feed.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let answers: Vec<Vec<Value>> = serde_json::from_slice(&output.stdout).unwrap();
-    answers
-}
 
 /// An answered event as the oracle writes occurrences: all-day ones as
 /// dates (end exclusive), timed ones as UTC instants.
@@ -226,12 +160,12 @@ fn engine_with_feed(file: &Path) -> (TestVault, almanac_core::calendar::Calendar
 
 #[test]
 fn every_corpus_feed_agrees_with_the_oracle() {
-    let python = oracle_python();
+    let python = ics_oracle_python();
     let mut report = Vec::new();
     for (file, ranges) in CORPUS {
-        let path = corpus_dir().join(file);
+        let path = ics_corpus_dir().join(file);
         let ranges: Vec<(i64, i64)> = ranges.iter().map(|(s, e)| (ms(s), ms(e))).collect();
-        let expected = oracle(&python, &path, &ranges);
+        let expected = ics_oracle(&python, &path, DISPLAY_TZ, &ranges);
         let (_vault, cal) = engine_with_feed(&path);
         let skipped = cal.stats().skipped;
         let mut feed_ok = skipped == 0;
@@ -273,7 +207,7 @@ fn every_corpus_feed_agrees_with_the_oracle() {
 
 #[test]
 fn a_query_past_the_ceiling_is_refused_naming_the_limit() {
-    let (_vault, cal) = engine_with_feed(&corpus_dir().join("long_series.ics"));
+    let (_vault, cal) = engine_with_feed(&ics_corpus_dir().join("long_series.ics"));
     // Thirty years of two daily series: more events than one answer holds.
     let err = cal
         .query_checked(&range("2000-01-01T00:00:00Z", "2030-12-31T23:59:59Z"))

@@ -75,7 +75,9 @@ impl AuthorizedApi {
         Ok(event)
     }
 
-    /// Updates event `id` with `fields` (a merge patch). Scope `events:write`.
+    /// Updates event `id` with `fields` (a merge patch), or with
+    /// `options.instance_date` only that occurrence of its CalDAV series.
+    /// Scope `events:write`.
     pub fn update_event(
         &self,
         id: &str,
@@ -83,8 +85,11 @@ impl AuthorizedApi {
         options: EventOptions,
     ) -> Result<Event, ApiError> {
         self.require(Scope::EventsWrite)?;
-        refuse_instance_date(&options)?;
-        let event = self.plugin.calendar.update(id, fields)?;
+        let calendar = &self.plugin.calendar;
+        let event = match options.instance_date {
+            Some(date) => calendar.update_occurrence(id, date, fields)?,
+            None => calendar.update(id, fields)?,
+        };
         self.announce(&options, || format!("“{}” was updated", event.title));
         Ok(event)
     }
@@ -225,13 +230,13 @@ fn shown_to(grant: &Grant, settings: Arc<Settings>) -> Arc<Settings> {
     }
 }
 
-/// `instanceDate` only means something on delete; elsewhere it is a mistake
-/// worth reporting rather than ignoring.
+/// `instanceDate` means nothing on create; a mistake worth reporting rather
+/// than ignoring.
 fn refuse_instance_date(options: &EventOptions) -> Result<(), ApiError> {
     match options.instance_date {
         Some(_) => Err(ApiError::bad_request(
             "options.instanceDate",
-            "only applies to deleting an occurrence",
+            "only applies to deleting or editing an occurrence",
         )),
         None => Ok(()),
     }

@@ -53,8 +53,9 @@ pub struct EventOptions {
     /// Do not announce the change in the UI (no "event created" notice).
     #[serde(default)]
     pub silent: bool,
-    /// Delete only: suppress this one occurrence of a recurring series instead
-    /// of deleting the series.
+    /// Delete: suppress this one occurrence of a recurring series instead of
+    /// deleting the series. Update: change only this occurrence of a CalDAV
+    /// series (a modified occurrence in its resource).
     pub instance_date: Option<NaiveDate>,
 }
 

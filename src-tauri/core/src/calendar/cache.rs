@@ -70,7 +70,12 @@ impl Indexed {
         let mut event = self
             .spec
             .to_event(self.id.to_string(), &source.id, &source.name);
-        event.file_path = (!path.is_empty()).then(|| path.to_string());
+        // A feed's or CalDAV calendar's "notes" are its resources, no files.
+        event.file_path = source
+            .dir()
+            .and(Some(path))
+            .filter(|p| !p.is_empty())
+            .map(str::to_string);
         if let Timing::Once(occurrence) = &self.timing {
             event.start_millis = occurrence.span.start_millis;
             event.end_millis = occurrence.span.end_millis;

@@ -8,25 +8,27 @@ use reqwest::Url;
 
 use super::engine::{Inner, lock};
 use super::feeds::ICS_MIN_INTERVAL;
-use super::sources::caldav::mirror::Mirror;
+use super::sources::caldav::mirror::Live;
+use super::sources::caldav::sync::Synced;
 use super::sources::caldav::{DavClient, DavError, account, discover, sync};
 use super::sources::{ParsedNote, SourceConfig, SourceType, ical};
 
 impl Inner {
-    /// Shows the on-disk mirror of CalDAV source `index`, if any.
+    /// Shows the stored mirror of CalDAV source `index` (all of it: the
+    /// cache was just made), if any.
     pub(super) fn load_caldav_mirror(&self, index: usize, source: &SourceConfig) {
-        if let Some(mirror) = self.mirrors.load(&source.id) {
-            let tz = self.read().cache.display_tz;
-            self.apply_mirror(index, source, &mirror, tz, self.waiting(source));
+        let tz = self.read().cache.display_tz;
+        let waiting = self.waiting(source);
+        let mut mirrors = self.mirrors.live();
+        let live = mirrors.of(&source.id);
+        if live.mirror.fetched_at_millis.is_some() || !live.mirror.resources.is_empty() {
+            self.show_mirror(index, source, live, None, tz, waiting);
         }
     }
 
     /// Syncs CalDAV source `index` when due (always with `force`).
     pub(super) fn sync_caldav(&self, index: usize, source: &SourceConfig, force: bool) {
-        let fetched_at = self
-            .mirrors
-            .load(&source.id)
-            .and_then(|m| m.fetched_at_millis);
+        let fetched_at = self.mirrors.live().of(&source.id).mirror.fetched_at_millis;
         let now = chrono::Utc::now().timestamp_millis();
         let fresh = fetched_at.is_some_and(|at| now - at < ICS_MIN_INTERVAL.as_millis() as i64);
         if fresh && !force {
@@ -34,27 +36,47 @@ impl Inner {
         }
         let tz = self.read().cache.display_tz;
         let _sync = lock(&self.caldav_lock);
-        let mut mirror = self.mirrors.load(&source.id).unwrap_or_default();
         // Writes made while offline go first, so the sync reads them back.
+        // The mirror is only locked between requests, never across one.
         let outcome = self.connect(source).and_then(|(client, calendar)| {
             let notes = self.replay_queued(source, &client)?;
-            let changed = sync::sync(&client, &calendar, &mut mirror).map_err(|e| e.to_string())?;
-            Ok((changed, notes))
+            let known = self.mirrors.live().of(&source.id).mirror.known();
+            let etags = || {
+                let mut mirrors = self.mirrors.live();
+                let resources = &mirrors.of(&source.id).mirror.resources;
+                resources
+                    .iter()
+                    .map(|(href, r)| (href.clone(), r.etag.clone()))
+                    .collect()
+            };
+            let synced =
+                sync::sync(&client, &calendar, &known, etags).map_err(|e| e.to_string())?;
+            Ok((synced, calendar, notes))
         });
+        let mut mirrors = self.mirrors.live();
+        let live = mirrors.of(&source.id);
         match outcome {
-            Ok((changed, notes)) => {
-                if changed && let Err(error) = self.mirrors.store(&source.id, &mirror) {
+            Ok((synced, calendar, notes)) => {
+                let notes = (!notes.is_empty()).then(|| notes.join("; "));
+                let Synced::Changed(delta) = synced else {
+                    return self.show_mirror(index, source, live, Some(&[]), tz, notes);
+                };
+                let touched = delta.apply(&mut live.mirror, &calendar);
+                let stored = match &touched {
+                    Some(touched) => self.mirrors.store_change(&source.id, &live.mirror, touched),
+                    None => self.mirrors.store(&source.id, &live.mirror),
+                };
+                if let Err(error) = stored {
                     tracing::warn!(source = %source.id, %error, "could not cache the CalDAV calendar on disk");
                 }
-                let notes = (!notes.is_empty()).then(|| notes.join("; "));
-                self.apply_mirror(index, source, &mirror, tz, notes);
+                self.show_mirror(index, source, live, touched.as_deref(), tz, notes);
             }
             Err(error) => {
                 let error = match self.waiting(source) {
                     Some(waiting) => format!("{error}; {waiting}"),
                     None => error,
                 };
-                self.apply_mirror(index, source, &mirror, tz, Some(error));
+                self.show_mirror(index, source, live, Some(&[]), tz, Some(error));
             }
         }
     }
@@ -77,10 +99,17 @@ impl Inner {
             .ok_or("no password is stored for this calendar; enter it in Settings")?;
         let client = DavClient::new(username, &password).map_err(|e| e.to_string())?;
         let calendar = match calendar.as_str() {
-            "" => match self.mirrors.load(&source.id) {
-                Some(mirror) if !mirror.calendar_url.is_empty() => {
-                    self.remember_calendar_url(source, server, &mirror.calendar_url);
-                    mirror.calendar_url
+            "" => match self
+                .mirrors
+                .live()
+                .of(&source.id)
+                .mirror
+                .calendar_url
+                .clone()
+            {
+                known if !known.is_empty() => {
+                    self.remember_calendar_url(source, server, &known);
+                    known
                 }
                 _ => {
                     let url = discover::calendars(&client, server)
@@ -111,36 +140,59 @@ impl Inner {
         }
     }
 
-    /// Puts the mirror's events into the cache, with the sync's `error` (the
-    /// events stay) or the resources that are not iCalendar as the status.
-    pub(super) fn apply_mirror(
+    /// Shows mirror `live`'s resources `touched` (all of them: `None`) in
+    /// the cache, each resource as one note of the source (so a change
+    /// re-reads and re-compares only what it touched), with the sync's
+    /// `error` (the events stay) or the resources that are not iCalendar as
+    /// the status.
+    pub(super) fn show_mirror(
         &self,
         index: usize,
         source: &SourceConfig,
-        mirror: &Mirror,
+        live: &mut Live,
+        touched: Option<&[String]>,
         tz: Tz,
         error: Option<String>,
     ) {
-        let mut parsed = ParsedNote::default();
-        let mut unreadable = Vec::new();
-        for (href, resource) in &mirror.resources {
-            match ical::parse(source, &resource.ics, tz) {
-                Ok(note) => {
-                    parsed.entries.extend(note.entries);
-                    parsed.skipped.extend(note.skipped);
+        let Live { mirror, unreadable } = live;
+        if touched.is_none() {
+            unreadable.clear();
+        }
+        let hrefs: Vec<&String> = match touched {
+            Some(touched) => touched.iter().collect(),
+            None => mirror.resources.keys().collect(),
+        };
+        // Parsed before the cache is locked: this is the costly part.
+        let mut parsed: Vec<(&str, Option<ParsedNote>)> = Vec::with_capacity(hrefs.len());
+        for href in hrefs {
+            let note = mirror.resources.get(href).and_then(|resource| {
+                match ical::parse(source, &resource.ics, tz) {
+                    Ok(note) => Some(note),
+                    Err(reason) => {
+                        unreadable.insert(href.clone(), reason);
+                        None
+                    }
                 }
-                Err(reason) => {
-                    let name = href.rsplit('/').next().unwrap_or(href);
-                    unreadable.push(format!("{name} ({reason})"));
-                }
+            });
+            if note.is_some() || !mirror.resources.contains_key(href) {
+                unreadable.remove(href);
             }
+            parsed.push((href, note));
         }
         let mut state = self.write();
         // The sources may have been reconfigured while the server answered.
         if state.cache.config(index) != Some(source) {
             return;
         }
-        state.cache.put_note(index, "", parsed);
+        if touched.is_none() {
+            state.cache.clear_source(index);
+        }
+        for (href, note) in parsed {
+            match note {
+                Some(note) => state.cache.put_note(index, href, note),
+                None => state.cache.remove_note(index, href),
+            };
+        }
         let fetched = mirror
             .fetched_at_millis
             .and_then(chrono::DateTime::from_timestamp_millis)
@@ -148,10 +200,17 @@ impl Inner {
         state.cache.feed_fetched(index, fetched);
         let problem = error.or_else(|| {
             (!unreadable.is_empty()).then(|| {
+                let named: Vec<String> = unreadable
+                    .iter()
+                    .map(|(href, reason)| {
+                        let name = href.rsplit('/').next().unwrap_or(href);
+                        format!("{name} ({reason})")
+                    })
+                    .collect();
                 format!(
                     "{} event(s) on the server are not valid iCalendar and are not shown: {}",
-                    unreadable.len(),
-                    unreadable.join(", ")
+                    named.len(),
+                    named.join(", ")
                 )
             })
         });

@@ -1,25 +1,30 @@
 //! Writes to CalDAV calendars: the event is written as iCalendar
-//! (`ics::write`, its overrides kept by `splice`) and PUT with `If-Match`
+//! (`ics::write`, its overrides kept by `splice`; one occurrence of a series
+//! as a `RECURRENCE-ID` override in the same resource) and PUT with `If-Match`
 //! (`If-None-Match: *` when new), or DELETEd with `If-Match`. A `412` is a
 //! conflict for the caller, never retried over the server's version. A
 //! server that does not answer (or refuses the password) gets the write
 //! queued durably; it shows at once and is replayed, in order and under the
 //! same preconditions, before the next sync.
 
-use chrono::{NaiveDate, Utc};
+use chrono::{Duration, NaiveDate, NaiveDateTime, Utc};
 use reqwest::Url;
 
+use super::budget::Allowance;
 use super::cache::Indexed;
 use super::engine::{Calendar, Inner, lock};
 use super::error::CalendarError;
 use super::event::Event;
+use super::event::EventType;
 use super::fields::EventFields;
 use super::id::EventId;
-use super::sources::caldav::mirror::{Mirror, Resource};
+use super::query::day_start_millis;
+use super::recurrence::Window;
+use super::sources::caldav::mirror::Resource;
 use super::sources::caldav::queue::QueuedWrite;
-use super::sources::caldav::splice::with_overrides;
+use super::sources::caldav::splice::{self, Occurrence, with_overrides};
 use super::sources::caldav::{DavClient, DavError};
-use super::sources::{SourceConfig, SourceType, fullnote};
+use super::sources::{SourceConfig, SourceType, fullnote, ical};
 use super::spec::EventSpec;
 use crate::ics::write::{Component, calendar};
 
@@ -31,6 +36,27 @@ struct Current {
     href: Url,
     etag: String,
     ics: String,
+}
+
+/// One occurrence of a series: the series' UID, the occurrence's key in
+/// event ids (`YYYYMMDDTHHMMSS`, its original local start), and its fields
+/// as they are now (the override's, or the series' on that day).
+struct Target {
+    uid: String,
+    key: String,
+    spec: EventSpec,
+}
+
+impl Target {
+    fn occurrence(&self) -> Result<Occurrence<'_>, CalendarError> {
+        let at = NaiveDateTime::parse_from_str(&self.key, "%Y%m%dT%H%M%S")
+            .map_err(|_| CalendarError::invalid("id", "not an occurrence of a series"))?;
+        Ok(Occurrence {
+            uid: &self.uid,
+            key: &self.key,
+            at,
+        })
+    }
 }
 
 impl Calendar {
@@ -56,69 +82,201 @@ impl Calendar {
             .clone()
             .unwrap_or_else(|| format!("{}@almanac", uuid::Uuid::new_v4()));
         self.caldav_put(source, &uid, &spec, None)?;
-        self.caldav_cached(source, &uid)
+        self.caldav_cached(source, &uid, None)
     }
 
-    /// Applies `fields` to the CalDAV event `uid` (a whole series: one
-    /// modified occurrence cannot be edited on its own yet).
+    /// Applies `fields` to the CalDAV event `event`: a whole series or
+    /// single event (`uid`), or one modified occurrence (`uid::key`).
     pub(super) fn caldav_update(
         &self,
         source: &SourceConfig,
         event: &str,
         fields: EventFields,
     ) -> Result<Event, CalendarError> {
+        if event.contains("::") {
+            let target = self.caldav_target(source, event, None)?;
+            return self.caldav_put_occurrence(source, target, &fields);
+        }
         let (uid, spec) = self.caldav_spec(source, event)?;
         let spec = spec.patched(&fields)?;
         let current = self.caldav_current(source, &uid)?;
         self.caldav_put(source, &uid, &spec, Some(current))?;
-        self.caldav_cached(source, &uid)
+        self.caldav_cached(source, &uid, None)
     }
 
-    /// Deletes the CalDAV event `uid`, or only its occurrence on
-    /// `instance_date` (an `EXDATE`).
+    /// Applies `fields` to the occurrence on `date` of the CalDAV series
+    /// `event` only: its override in the series' resource, made or updated.
+    pub(super) fn caldav_update_occurrence(
+        &self,
+        source: &SourceConfig,
+        event: &str,
+        date: NaiveDate,
+        fields: EventFields,
+    ) -> Result<Event, CalendarError> {
+        let target = self.caldav_target(source, event, Some(date))?;
+        self.caldav_put_occurrence(source, target, &fields)
+    }
+
+    /// Deletes the CalDAV event `event`; with `instance_date`, or when it
+    /// is a modified occurrence, only that occurrence (its override removed
+    /// and an `EXDATE` added to the series).
     pub(super) fn caldav_delete(
         &self,
         source: &SourceConfig,
         event: &str,
         instance_date: Option<NaiveDate>,
     ) -> Result<(), CalendarError> {
-        let (uid, spec) = self.caldav_spec(source, event)?;
-        let current = self.caldav_current(source, &uid)?;
-        if let Some(date) = instance_date {
-            let mut skip_dates = spec.skip_dates.clone();
-            skip_dates.push(date);
-            let mut spec = spec;
-            spec.skip_dates = skip_dates;
-            return self.caldav_put(source, &uid, &spec, Some(current));
+        if instance_date.is_some() || event.contains("::") {
+            let target = self.caldav_target(source, event, instance_date)?;
+            let current = self.caldav_current(source, &target.uid)?;
+            let keys = ical::override_keys(&current.ics, self.display_tz())
+                .map_err(|e| CalendarError::invalid("event", e))?;
+            let ics = splice::remove_occurrence(&current.ics, &keys, &target.occurrence()?)
+                .map_err(|e| CalendarError::invalid("event", e))?;
+            return self.caldav_send(source, Some(current), ics);
         }
+        let (uid, _) = self.caldav_spec(source, event)?;
+        let current = self.caldav_current(source, &uid)?;
         let inner = &self.inner;
         let _sync = lock(&inner.caldav_lock);
-        let (client, _) = inner.connect(source).map_err(refused)?;
+        let (client, collection) = inner.connect(source).map_err(refused)?;
         let write = QueuedWrite::Delete {
             href: current.href.to_string(),
             if_match: current.etag.clone(),
         };
         let sent = inner.send_or_queue(source, &client, write)?;
-        let mut mirror = inner.mirrors.load(&source.id).unwrap_or_default();
-        mirror.resources.remove(current.href.as_str());
-        inner.keep_local(source, &mirror, sent.map(drop));
+        inner.keep_local(source, &collection, current.href.as_str(), None, sent);
         Ok(())
     }
 
-    /// The UID and cached spec of CalDAV event `event` (`uid` or
-    /// `uid::recurrence`).
+    fn display_tz(&self) -> chrono_tz::Tz {
+        self.inner.read().cache.display_tz
+    }
+
+    /// The occurrence an edit or delete is about: modified occurrence
+    /// `uid::key`, or the occurrence on `date` of series `uid` (its override
+    /// when it has one).
+    fn caldav_target(
+        &self,
+        source: &SourceConfig,
+        event: &str,
+        date: Option<NaiveDate>,
+    ) -> Result<Target, CalendarError> {
+        let id = |event: &str| EventId::ical(&source.id, event, None).to_string();
+        let state = self.inner.read();
+        let entry = |event: &str| {
+            state
+                .cache
+                .find(&id(event))
+                .map(|(_, _, entry)| entry)
+                .ok_or_else(|| CalendarError::NotFound(id(event)))
+        };
+        if let Some((uid, key)) = event.split_once("::") {
+            if date.is_some() {
+                return Err(CalendarError::invalid(
+                    "instanceDate",
+                    "the event is one occurrence already; leave instanceDate out",
+                ));
+            }
+            if key.contains("::") {
+                return Err(CalendarError::invalid(
+                    "id",
+                    "this part of a series (a RANGE=THISANDFUTURE override) cannot be edited \
+                     on its own; edit the series",
+                ));
+            }
+            let spec = entry(event)?.spec.clone();
+            return Ok(Target {
+                uid: uid.to_string(),
+                key: key.to_string(),
+                spec,
+            });
+        }
+        let date = date.ok_or_else(|| CalendarError::invalid("instanceDate", "missing"))?;
+        let master = entry(event)?;
+        if !master.timing.is_series() {
+            return Err(CalendarError::invalid(
+                "instanceDate",
+                "the event is not recurring; edit or delete it instead",
+            ));
+        }
+        // Already modified: its override is the occurrence.
+        let prefix = id(&format!("{event}::{}T", date.format("%Y%m%d")));
+        let overridden = state
+            .cache
+            .source(&source.id)
+            .into_iter()
+            .flat_map(|cached| cached.notes.values().flatten())
+            .find(|e| e.id.starts_with(&prefix) && !e.id.ends_with("::thisandfuture"));
+        if let Some(entry) = overridden {
+            let key = entry.id.rsplit("::").next().unwrap_or_default();
+            return Ok(Target {
+                uid: event.to_string(),
+                key: key.to_string(),
+                spec: entry.spec.clone(),
+            });
+        }
+        let tz = state.cache.display_tz;
+        let window = Window {
+            start: day_start_millis(date - Duration::days(2), tz),
+            end: day_start_millis(date + Duration::days(3), tz),
+        };
+        let mut found = Vec::new();
+        // A failed expansion finds nothing, reported as no occurrence.
+        let _ = master.timing.occurrences(
+            window,
+            state.cache.memo(),
+            &mut Allowance::per_series(),
+            &mut found,
+        );
+        let occurrence = found.iter().find(|o| o.date == date).ok_or_else(|| {
+            CalendarError::invalid(
+                "instanceDate",
+                format!("the series has no occurrence on {date}"),
+            )
+        })?;
+        Ok(Target {
+            uid: event.to_string(),
+            key: occurrence.start.format("%Y%m%dT%H%M%S").to_string(),
+            spec: occurrence_spec(&master.spec, date),
+        })
+    }
+
+    /// Writes `target` with `fields` applied as its override.
+    fn caldav_put_occurrence(
+        &self,
+        source: &SourceConfig,
+        target: Target,
+        fields: &EventFields,
+    ) -> Result<Event, CalendarError> {
+        let spec = target.spec.patched(fields)?;
+        if spec.kind != EventType::Single {
+            return Err(CalendarError::invalid(
+                "type",
+                "one occurrence cannot repeat; edit the series to change its repetition",
+            ));
+        }
+        let written = self.render(source, &target.uid, &spec)?;
+        let current = self.caldav_current(source, &target.uid)?;
+        let keys = ical::override_keys(&current.ics, self.display_tz())
+            .map_err(|e| CalendarError::invalid("event", e))?;
+        let ics = splice::put_override(
+            &current.ics,
+            &keys,
+            &target.occurrence()?,
+            &written,
+            &cleared(fields),
+        )
+        .map_err(|e| CalendarError::invalid("event", e))?;
+        self.caldav_send(source, Some(current), ics)?;
+        self.caldav_cached(source, &target.uid, Some(&target.key))
+    }
+    /// The UID and cached spec of CalDAV event `uid`.
     fn caldav_spec(
         &self,
         source: &SourceConfig,
         event: &str,
     ) -> Result<(String, EventSpec), CalendarError> {
-        if event.contains("::") {
-            return Err(CalendarError::invalid(
-                "id",
-                "one modified occurrence of a CalDAV series cannot be edited on its own yet; \
-                 edit the series",
-            ));
-        }
         let id = EventId::ical(&source.id, event, None).to_string();
         let state = self.inner.read();
         let (_, _, entry): (_, _, &Indexed) = state
@@ -130,7 +288,8 @@ impl Calendar {
 
     /// The resource holding `uid`, as last read from the server.
     fn caldav_current(&self, source: &SourceConfig, uid: &str) -> Result<Current, CalendarError> {
-        let mirror = self.inner.mirrors.load(&source.id).unwrap_or_default();
+        let mut mirrors = self.inner.mirrors.live();
+        let mirror = &mirrors.of(&source.id).mirror;
         let missing = || CalendarError::NotFound(EventId::ical(&source.id, uid, None).to_string());
         let href = mirror.href_of(uid).ok_or_else(missing)?;
         let resource = &mirror.resources[href];
@@ -149,9 +308,23 @@ impl Calendar {
         spec: &EventSpec,
         current: Option<Current>,
     ) -> Result<(), CalendarError> {
-        let tz = self.inner.read().cache.display_tz;
-        // The spec goes through the note writer and reader, so the event
-        // written is exactly what a note with these fields would be.
+        let mut ics = self.render(source, uid, spec)?;
+        if let Some(current) = &current {
+            ics = with_overrides(&ics, &current.ics);
+        }
+        self.caldav_send(source, current, ics)
+    }
+
+    /// `spec` as a `VCALENDAR` with one `VEVENT` of `uid`. The spec goes
+    /// through the note writer and reader, so the event written is exactly
+    /// what a note with these fields would be.
+    fn render(
+        &self,
+        source: &SourceConfig,
+        uid: &str,
+        spec: &EventSpec,
+    ) -> Result<String, CalendarError> {
+        let tz = self.display_tz();
         let note = fullnote::render_new(spec)?;
         let event = fullnote::parse("event.md", &note, tz)
             .map_err(|reason| CalendarError::invalid("event", reason))?
@@ -161,10 +334,16 @@ impl Calendar {
             event: &event,
             recurrence_id: None,
         };
-        let mut ics = calendar(&[component], None, tz, Utc::now());
-        if let Some(current) = &current {
-            ics = with_overrides(&ics, &current.ics);
-        }
+        Ok(calendar(&[component], None, tz, Utc::now()))
+    }
+
+    /// PUTs `ics` over `current`, or as a new resource.
+    fn caldav_send(
+        &self,
+        source: &SourceConfig,
+        current: Option<Current>,
+        ics: String,
+    ) -> Result<(), CalendarError> {
         let inner = &self.inner;
         let _sync = lock(&inner.caldav_lock);
         let (client, collection) = inner.connect(source).map_err(refused)?;
@@ -180,23 +359,22 @@ impl Calendar {
             if_match: current.as_ref().map(|c| c.etag.clone()),
         };
         let sent = inner.send_or_queue(source, &client, write)?;
-        let mut mirror = inner.mirrors.load(&source.id).unwrap_or_default();
-        if mirror.calendar_url.is_empty() {
-            mirror.calendar_url = collection.to_string();
-        }
         // A queued write has no ETag yet: the next sync fetches the
         // server's, after the replay.
-        let etag = sent.clone().unwrap_or_default().unwrap_or_default();
-        mirror
-            .resources
-            .insert(href.to_string(), Resource { etag, ics });
-        inner.keep_local(source, &mirror, sent.map(drop));
+        let etag = sent.clone().flatten().unwrap_or_default();
+        let resource = Resource { etag, ics };
+        inner.keep_local(source, &collection, href.as_str(), Some(resource), sent);
         Ok(())
     }
 
-    /// The cached master event `uid` of `source`.
-    fn caldav_cached(&self, source: &SourceConfig, uid: &str) -> Result<Event, CalendarError> {
-        let id = EventId::ical(&source.id, uid, None).to_string();
+    /// The cached event `uid` of `source`, or its modified occurrence `key`.
+    fn caldav_cached(
+        &self,
+        source: &SourceConfig,
+        uid: &str,
+        key: Option<&str>,
+    ) -> Result<Event, CalendarError> {
+        let id = EventId::ical(&source.id, uid, key).to_string();
         let state = self.inner.read();
         state
             .cache
@@ -204,6 +382,44 @@ impl Calendar {
             .and_then(|(index, path, e)| Some(e.event(state.cache.config(index)?, path)))
             .ok_or(CalendarError::NotFound(id))
     }
+}
+
+/// The occurrence on `date` of the series `series` as an event of its own:
+/// the series' fields and times, without its repetition.
+fn occurrence_spec(series: &EventSpec, date: NaiveDate) -> EventSpec {
+    let days = match (series.end_date, series.first_day()) {
+        (Some(end), Some(first)) => (end - first).num_days().max(0),
+        _ => 0,
+    };
+    EventSpec {
+        title: series.title.clone(),
+        all_day: series.all_day,
+        date: Some(date),
+        end_date: (days > 0).then(|| date + Duration::days(days)),
+        start_time: series.start_time,
+        end_time: series.end_time,
+        timezone: series.timezone,
+        category: series.category.clone(),
+        description: series.description.clone(),
+        url: series.url.clone(),
+        location: series.location.clone(),
+        ..EventSpec::default()
+    }
+}
+
+/// The iCalendar properties `fields` removes (a `null`), which an override
+/// must not keep from the one it replaces.
+fn cleared(fields: &EventFields) -> Vec<&'static str> {
+    [
+        ("DESCRIPTION", fields.description.as_ref()),
+        ("CATEGORIES", fields.category.as_ref()),
+        ("URL", fields.url.as_ref()),
+        ("LOCATION", fields.location.as_ref()),
+    ]
+    .into_iter()
+    .filter(|(_, value)| matches!(value, Some(None)))
+    .map(|(name, _)| name)
+    .collect()
 }
 
 /// A source that cannot be written at all (no password, no calendar).
@@ -246,17 +462,41 @@ impl Inner {
         Ok(None)
     }
 
-    /// Stores `mirror` and shows it; `sent` is `None` when the write waits.
-    fn keep_local(&self, source: &SourceConfig, mirror: &Mirror, sent: Option<()>) {
-        if let Err(error) = self.mirrors.store(&source.id, mirror) {
+    /// Keeps the written resource `href` of calendar `collection` (`None`:
+    /// deleted) in the mirror, on disk, and shown; `sent` is `None` when the
+    /// write waits in the queue.
+    fn keep_local<T>(
+        &self,
+        source: &SourceConfig,
+        collection: &Url,
+        href: &str,
+        resource: Option<Resource>,
+        sent: Option<T>,
+    ) {
+        let (index, tz) = {
+            let state = self.read();
+            (state.cache.source_index(&source.id), state.cache.display_tz)
+        };
+        let waiting = sent.is_none().then(|| self.waiting(source)).flatten();
+        let mut mirrors = self.mirrors.live();
+        let live = mirrors.of(&source.id);
+        if live.mirror.calendar_url.is_empty() {
+            live.mirror.calendar_url = collection.to_string();
+        }
+        match resource {
+            Some(resource) => live.mirror.resources.insert(href.to_string(), resource),
+            None => live.mirror.resources.remove(href),
+        };
+        let touched = [href.to_string()];
+        if let Err(error) = self
+            .mirrors
+            .store_change(&source.id, &live.mirror, &touched)
+        {
             tracing::warn!(source = %source.id, %error, "could not cache the CalDAV calendar on disk");
         }
-        let Some(index) = self.read().cache.source_index(&source.id) else {
-            return;
-        };
-        let tz = self.read().cache.display_tz;
-        let waiting = sent.is_none().then(|| self.waiting(source));
-        self.apply_mirror(index, source, mirror, tz, waiting.flatten());
+        if let Some(index) = index {
+            self.show_mirror(index, source, live, Some(&touched), tz, waiting);
+        }
     }
 
     /// The status of a source with queued writes.

@@ -128,6 +128,29 @@ impl Calendar {
         }
     }
 
+    /// Applies `fields` to the occurrence on `date` of series `id` only, and
+    /// returns that occurrence as an event of its own. A CalDAV series gets a
+    /// modified occurrence (`RECURRENCE-ID`) in its resource; a note cannot
+    /// hold one (the calendar window detaches the occurrence instead: a new
+    /// event, and the series skips that day).
+    pub fn update_occurrence(
+        &self,
+        id: &str,
+        date: NaiveDate,
+        fields: EventFields,
+    ) -> Result<Event, CalendarError> {
+        let _write = lock(&self.inner.write_lock);
+        if let Some((source, event)) = self.caldav_event(id) {
+            return self.caldav_update_occurrence(&source, &event, date, fields);
+        }
+        self.locate(id)?;
+        Err(CalendarError::invalid(
+            "instanceDate",
+            "only a CalDAV series can have one occurrence edited on its own; for a note, \
+             delete the occurrence and create an event in its place",
+        ))
+    }
+
     /// Deletes the event `id`. With `instance_date`, only that occurrence of a
     /// series is suppressed (added to the series' `skipDates`).
     pub fn delete(&self, id: &str, instance_date: Option<NaiveDate>) -> Result<(), CalendarError> {

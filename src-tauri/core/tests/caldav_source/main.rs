@@ -4,6 +4,7 @@ mod account;
 #[path = "../common/mod.rs"]
 mod common;
 mod discovery;
+mod occurrences;
 mod radicale;
 mod read;
 mod setup;

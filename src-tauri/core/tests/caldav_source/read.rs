@@ -1,10 +1,23 @@
 //! Reading: the first sync, an incremental one after a change made on the
 //! server by another client, the disk copy offline, and the error states.
 
+use almanac_core::calendar::Calendar;
 use almanac_core::calendar::sources::caldav::mirror::{Mirror, MirrorStore, Resource};
+use almanac_core::calendar::sources::caldav::password::Passwords;
+use almanac_core::settings::SourceKind;
 
-use crate::radicale::Radicale;
-use crate::setup::{Setup, vevent};
+use crate::radicale::{PASSWORD, Radicale, USER};
+use crate::setup::{Setup, source_id, vevent};
+
+/// The local Full Note calendar is untouched: its one note, no error.
+fn local_is_fine(calendar: &Calendar) {
+    let local = calendar
+        .sources()
+        .into_iter()
+        .find(|s| s.id == "local")
+        .unwrap();
+    assert_eq!((local.event_count, local.last_error), (1, None));
+}
 
 #[test]
 fn events_on_the_server_appear_and_follow_changes_made_there() {
@@ -41,6 +54,10 @@ fn the_calendar_is_there_offline_from_its_disk_copy() {
     let mut server = Radicale::start();
     server.put("a.ics", &vevent("a", "Standup", "20260105T090000Z"));
     let setup = Setup::correct("offline", &server);
+    setup.vault.write(
+        "events/2026-01-05 Local.md",
+        "---\ntitle: Local\ndate: 2026-01-05\n---\n",
+    );
     {
         let calendar = setup.open();
         setup.sync_until(&calendar, "the event", |c| setup.titles(c) == ["Standup"]);
@@ -59,6 +76,7 @@ fn the_calendar_is_there_offline_from_its_disk_copy() {
             .is_some_and(|e| e.contains("cannot be reached"))
     });
     assert_eq!(setup.titles(&calendar), ["Standup"], "kept while offline");
+    local_is_fine(&calendar);
 }
 
 #[test]
@@ -75,12 +93,7 @@ fn a_wrong_password_is_a_clear_state_and_other_calendars_still_read() {
         setup.info(c).last_error.is_some_and(|e| e.contains("401"))
     });
     assert!(setup.events(&calendar).is_empty());
-    let local = calendar
-        .sources()
-        .into_iter()
-        .find(|s| s.id == "local")
-        .unwrap();
-    assert_eq!((local.event_count, local.last_error), (1, None));
+    local_is_fine(&calendar);
 }
 
 #[test]
@@ -113,11 +126,73 @@ fn a_malformed_resource_is_named_and_the_others_still_show() {
     MirrorStore::new(&setup.vault.paths().ical_cache_dir())
         .store(&setup.id, &mirror)
         .unwrap();
+    setup.vault.write(
+        "events/2026-01-05 Local.md",
+        "---\ntitle: Local\ndate: 2026-01-05\n---\n",
+    );
     let calendar = setup.open();
+    local_is_fine(&calendar);
     let error = setup.info(&calendar).last_error.unwrap_or_default();
     assert!(
         error.contains("not valid iCalendar") && error.contains("broken.ics"),
         "{error}"
     );
     assert_eq!(setup.titles(&calendar), ["Standup"]);
+}
+
+#[test]
+fn each_caldav_calendar_has_its_own_state_and_a_failing_one_breaks_no_other() {
+    let server = Radicale::start();
+    server.put("a.ics", &vevent("a", "Standup", "20260105T090000Z"));
+    let mut stopped = Radicale::start();
+    stopped.stop();
+    let good = Setup::correct("isolated-good", &server);
+    good.vault.write(
+        "events/2026-01-05 Local.md",
+        "---\ntitle: Local\ndate: 2026-01-05\n---\n",
+    );
+    // Beside the good calendar: a refused password, an unreachable server
+    // and one without a stored password, all in the same vault.
+    let (refused, unreachable, no_password) = (
+        source_id("isolated-401"),
+        source_id("isolated-down"),
+        source_id("isolated-none"),
+    );
+    Passwords::default().set(&refused, "wrong").unwrap();
+    Passwords::default().set(&unreachable, PASSWORD).unwrap();
+    let kind = |url: String| SourceKind::Caldav {
+        url,
+        username: USER.into(),
+        calendar_url: String::new(),
+    };
+    let mut vault = good.vault.settings.clone();
+    for (id, url) in [
+        (&refused, server.url("/")),
+        (&unreachable, stopped.url("/")),
+        (&no_password, server.url("/")),
+    ] {
+        vault
+            .calendar_sources
+            .push(crate::common::source(id, kind(url)));
+    }
+    let calendar = Calendar::open(&vault, &good.vault.paths());
+    let state = |c: &Calendar, id: &str| {
+        c.sources()
+            .into_iter()
+            .find(|s| s.id == id)
+            .unwrap()
+            .last_error
+            .unwrap_or_default()
+    };
+    good.sync_until(&calendar, "every calendar's state", |c| {
+        good.titles(c) == ["Standup"]
+            && state(c, &refused).contains("401")
+            && state(c, &unreachable).contains("cannot be reached")
+            && state(c, &no_password).contains("no password is stored")
+    });
+    assert_eq!(good.info(&calendar).last_error, None);
+    local_is_fine(&calendar);
+    for id in [&refused, &unreachable] {
+        let _ = Passwords::default().delete(id);
+    }
 }

@@ -190,3 +190,47 @@ fn series_with_overrides_zones_and_all_day_events_round_trip() {
     let holiday = events.iter().find(|e| e.title == "Long holiday").unwrap();
     assert!(holiday.all_day, "{holiday:?}");
 }
+
+#[test]
+fn a_queued_write_over_a_change_made_meanwhile_is_dropped_and_named() {
+    let mut server = Radicale::start();
+    server.put("a.ics", &vevent("a", "Standup", "20260105T090000Z"));
+    server.put("b.ics", &vevent("b", "Review", "20260106T090000Z"));
+    let setup = Setup::correct("replay-conflict", &server);
+    let calendar = setup.open();
+    setup.sync_until(&calendar, "the events", |c| {
+        setup.titles(c) == ["Review", "Standup"]
+    });
+    let id_of = |title: &str| {
+        let events = setup.events(&calendar);
+        events.into_iter().find(|e| e.title == title).unwrap().id
+    };
+    let (standup, review) = (id_of("Standup"), id_of("Review"));
+    server.stop();
+    calendar
+        .update(&standup, fields(json!({"title": "Standup (offline)"})))
+        .unwrap();
+    calendar.delete(&review, None).unwrap();
+    assert_eq!(setup.titles(&calendar), ["Standup (offline)"]);
+
+    // Back, and another client edits the same event before Almanac syncs.
+    server.resume();
+    server.put(
+        "a.ics",
+        &vevent("a", "Standup by phone", "20260105T090000Z"),
+    );
+    setup.sync_until(&calendar, "the replay", |c| {
+        setup
+            .info(c)
+            .last_error
+            .is_some_and(|e| e.contains("changed on the server meanwhile (a.ics)"))
+    });
+    // The offline delete went through; the edit was not forced over the
+    // other client's.
+    assert_eq!(server.get("b.ics"), None);
+    let stored = server.get("a.ics").unwrap();
+    assert!(stored.contains("SUMMARY:Standup by phone"), "{stored}");
+    setup.sync_until(&calendar, "the server's version", |c| {
+        setup.titles(c) == ["Standup by phone"]
+    });
+}

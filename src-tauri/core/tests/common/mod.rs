@@ -3,6 +3,7 @@
 #![allow(dead_code, unused_imports)] // each test binary uses a different subset
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use almanac_core::calendar::{Calendar, Event, EventQuery};
 use almanac_core::paths::Paths;
@@ -120,4 +121,78 @@ pub fn note_names(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+// ---- The independent iCalendar oracle (tests/ics_corpus/oracle.py) ----
+
+pub fn ics_corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ics_corpus")
+}
+
+/// The oracle's Python, installed into its cached venv when missing.
+pub fn ics_oracle_python() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .expect("HOME or XDG_CACHE_HOME is set");
+    let venv = cache.join("almanac/ics-oracle");
+    let python = venv.join("bin/python");
+    let requirements = ics_corpus_dir().join("requirements.txt");
+    let wanted = std::fs::read_to_string(&requirements).unwrap();
+    let stamp = venv.join("almanac-requirements.txt");
+    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+        return python;
+    }
+    let run = |what: &str, command: &mut Command| {
+        let output = command
+            .output()
+            .unwrap_or_else(|e| panic!("the ICS oracle cannot be installed: {what}: {e}"));
+        assert!(
+            output.status.success(),
+            "the ICS oracle cannot be installed: {what} failed \
+             (run scripts/setup.sh for python3-venv; PyPI must be reachable):\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    if !python.exists() {
+        run(
+            "python3 -m venv",
+            Command::new("python3").arg("-m").arg("venv").arg(&venv),
+        );
+    }
+    run(
+        "pip install",
+        Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+            .arg(&requirements),
+    );
+    std::fs::write(&stamp, wanted).unwrap();
+    python
+}
+
+/// The oracle's answer for each of `ranges` of feed `feed` (display zone
+/// `display_tz`), in canonical records: `{title, start, end}`, all-day
+/// events as dates (end exclusive), timed ones as UTC instants.
+pub fn ics_oracle(
+    python: &Path,
+    feed: &Path,
+    display_tz: &str,
+    ranges: &[(i64, i64)],
+) -> Vec<Vec<serde_json::Value>> {
+    let output = Command::new(python)
+        .arg(ics_corpus_dir().join("oracle.py"))
+        .arg(feed)
+        .arg(display_tz)
+        .args(ranges.iter().map(|(s, e)| format!("{s}:{e}")))
+        .output()
+        .expect("the oracle runs");
+    assert!(
+        output.status.success(),
+        "the oracle failed on {}:\n{}",
+        feed.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answers: Vec<Vec<serde_json::Value>> = serde_json::from_slice(&output.stdout).unwrap();
+    answers
 }

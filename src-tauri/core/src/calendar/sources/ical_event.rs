@@ -134,6 +134,34 @@ pub fn parse(source: &SourceConfig, text: &str, display_tz: Tz) -> Result<Parsed
     Ok(result)
 }
 
+/// For each VEVENT of `text`, in order: the occurrence it overrides
+/// (`RECURRENCE-ID`) as the key its event id carries (the local time in its
+/// series' zone, `YYYYMMDDTHHMMSS`), or `None` when it overrides none (or
+/// cannot be read). A CalDAV write finds the override it replaces by it.
+pub fn override_keys(text: &str, display_tz: Tz) -> Result<Vec<Option<String>>, String> {
+    let unfolded = icalendar::parser::unfold(text);
+    let calendar = icalendar::parser::read_calendar(&unfolded)
+        .map_err(|e| format!("not iCalendar: {}", e.lines().next().unwrap_or("")))?;
+    let zones = Zones::from_components(&calendar.components);
+    let vevents: Vec<Option<Vevent>> = calendar
+        .components
+        .iter()
+        .filter(|c| c.name.as_str().eq_ignore_ascii_case("VEVENT"))
+        .enumerate()
+        .map(|(index, component)| read(index, component, &zones).ok())
+        .collect();
+    let key = |vevent: &Vevent| {
+        let (rid, _) = vevent.recurrence_id?;
+        let master = vevents
+            .iter()
+            .flatten()
+            .find(|m| m.uid == vevent.uid && m.recurrence_id.is_none());
+        let zone = zone_of(master.unwrap_or(vevent), display_tz).0;
+        Some(rid.local(zone).format("%Y%m%dT%H%M%S").to_string())
+    };
+    Ok(vevents.iter().map(|v| v.as_ref().and_then(key)).collect())
+}
+
 fn read<'a>(
     index: usize,
     component: &'a Component<'a>,

@@ -1,9 +1,10 @@
-//! Bringing a [`Mirror`] up to date with its calendar, fetching only what
-//! changed: the collection's sync token and ctag first (unchanged: nothing
-//! to do); then the changes since the last sync token (RFC 6578
-//! `sync-collection`), or, where the server has no sync tokens or forgot
-//! ours, the ETags of every resource (`calendar-query`) compared with the
-//! mirror's; then the changed resources' bodies (`calendar-multiget`).
+//! Finding what changed in a calendar since a [`Mirror`] was last synced,
+//! fetching only that (a [`Delta`], applied to the mirror in memory): the
+//! changes since the last sync token (RFC 6578 `sync-collection`); or, on
+//! servers without sync tokens (or when ours is refused), the collection's
+//! ctag (unchanged: nothing to do), then the ETags of every resource
+//! (`calendar-query`) compared with the mirror's; then the changed
+//! resources' bodies (`calendar-multiget`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,55 +24,128 @@ const ETAGS: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 /// Resources asked for per `calendar-multiget`.
 const MULTIGET_BATCH: usize = 200;
 
-/// Whether the sync changed the mirror.
-pub type Changed = bool;
+/// Where a mirror stands: what a sync starts from.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    pub calendar_url: String,
+    pub sync_token: Option<String>,
+    pub ctag: Option<String>,
+    /// Whether it was ever synced.
+    pub fetched: bool,
+}
 
-/// Syncs `mirror` with the calendar at `calendar`.
-pub fn sync(client: &DavClient, calendar: &Url, mirror: &mut Mirror) -> Result<Changed, DavError> {
-    if mirror.calendar_url != calendar.as_str() {
-        *mirror = Mirror {
-            calendar_url: calendar.to_string(),
-            ..Default::default()
-        };
+impl Mirror {
+    pub fn known(&self) -> Known {
+        Known {
+            calendar_url: self.calendar_url.clone(),
+            sync_token: self.sync_token.clone(),
+            ctag: self.ctag.clone(),
+            fetched: self.fetched_at_millis.is_some(),
+        }
+    }
+}
+
+/// What changed on the server since a mirror's [`Known`] state.
+#[derive(Debug)]
+pub enum Synced {
+    Unchanged,
+    Changed(Delta),
+}
+
+#[derive(Debug)]
+pub struct Delta {
+    /// The mirror was of another calendar: it starts over.
+    reset: bool,
+    fetched: Vec<(String, Resource)>,
+    removed: Vec<String>,
+    sync_token: Option<String>,
+    ctag: Option<String>,
+}
+
+impl Delta {
+    /// Brings `mirror` up to date; the resources changed, added or removed,
+    /// or `None` when it started over.
+    pub fn apply(self, mirror: &mut Mirror, calendar: &Url) -> Option<Vec<String>> {
+        if self.reset {
+            *mirror = Mirror {
+                calendar_url: calendar.to_string(),
+                ..Default::default()
+            };
+        }
+        let mut touched = self.removed;
+        for href in &touched {
+            mirror.resources.remove(href);
+        }
+        for (href, resource) in self.fetched {
+            touched.push(href.clone());
+            mirror.resources.insert(href, resource);
+        }
+        mirror.sync_token = self.sync_token;
+        mirror.ctag = self.ctag;
+        mirror.fetched_at_millis = Some(chrono::Utc::now().timestamp_millis());
+        (!self.reset).then_some(touched)
+    }
+}
+
+/// What changed in the calendar at `calendar` since `known`. With a sync
+/// token, that is one `sync-collection` (the collection's own state is not
+/// asked first: on servers such as Radicale that costs as much again). Only
+/// where the server keeps no sync token (or forgot ours) are all the ETags
+/// compared: then `etags` gives the mirror's, by href.
+pub fn sync(
+    client: &DavClient,
+    calendar: &Url,
+    known: &Known,
+    etags: impl FnOnce() -> BTreeMap<String, String>,
+) -> Result<Synced, DavError> {
+    let reset = known.calendar_url != calendar.as_str();
+    let known = if reset { &Known::default() } else { known };
+    if let (true, Some(token)) = (known.fetched, &known.sync_token) {
+        match changes_since(client, calendar, token) {
+            Ok((changed, removed, _)) if changed.is_empty() && removed.is_empty() => {
+                return Ok(Synced::Unchanged);
+            }
+            Ok((changed, removed, sync_token)) => {
+                return Ok(Synced::Changed(Delta {
+                    reset,
+                    fetched: fetch(client, calendar, &changed)?,
+                    removed,
+                    sync_token,
+                    ctag: known.ctag.clone(),
+                }));
+            }
+            Err(error @ (DavError::Unreachable(_) | DavError::Unauthorized)) => return Err(error),
+            // The token is refused: compare every ETag below.
+            Err(_) => {}
+        }
     }
     let state = client.multistatus("PROPFIND", calendar, "0", STATE)?;
     let own = state.responses.first();
     let sync_token = own.and_then(|r| r.text(DAV, "sync-token"));
     let ctag = own.and_then(|r| r.text(CALSERVER, "getctag"));
     let unchanged = |old: &Option<String>, new: &Option<String>| new.is_none() || old == new;
-    if mirror.fetched_at_millis.is_some()
-        && (sync_token.is_some() || ctag.is_some())
-        && unchanged(&mirror.sync_token, &sync_token)
-        && unchanged(&mirror.ctag, &ctag)
+    if known.fetched
+        && known.sync_token.is_none()
+        && ctag.is_some()
+        && unchanged(&known.ctag, &ctag)
     {
-        return Ok(false);
+        return Ok(Synced::Unchanged);
     }
-    let delta = match &mirror.sync_token {
-        Some(token) => changes_since(client, calendar, token).ok(),
-        None => None,
-    };
-    let (changed, removed, new_token) = match delta {
-        Some(delta) => delta,
-        None => {
-            let (changed, removed) = by_etags(client, calendar, mirror)?;
-            (changed, removed, sync_token)
-        }
-    };
-    for href in &removed {
-        mirror.resources.remove(href);
-    }
-    let fetched = fetch(client, calendar, &changed)?;
-    mirror.resources.extend(fetched);
-    mirror.sync_token = new_token;
-    mirror.ctag = ctag;
-    mirror.fetched_at_millis = Some(chrono::Utc::now().timestamp_millis());
-    Ok(true)
+    let mine = if reset { BTreeMap::new() } else { etags() };
+    let (changed, removed) = by_etags(client, calendar, &mine)?;
+    Ok(Synced::Changed(Delta {
+        reset,
+        fetched: fetch(client, calendar, &changed)?,
+        removed,
+        sync_token,
+        ctag,
+    }))
 }
 
-type Delta = (Vec<String>, Vec<String>, Option<String>);
+type Changes = (Vec<String>, Vec<String>, Option<String>);
 
 /// The resources changed and removed since `token`, and the new token.
-fn changes_since(client: &DavClient, calendar: &Url, token: &str) -> Result<Delta, DavError> {
+fn changes_since(client: &DavClient, calendar: &Url, token: &str) -> Result<Changes, DavError> {
     let body = format!(
         r#"<?xml version="1.0" encoding="utf-8"?>
 <d:sync-collection xmlns:d="DAV:"><d:sync-token>{}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"#,
@@ -92,12 +166,12 @@ fn changes_since(client: &DavClient, calendar: &Url, token: &str) -> Result<Delt
     Ok((changed, removed, answer.sync_token))
 }
 
-/// Compares every resource's ETag with the mirror's: the changed and the
-/// removed resources.
+/// Compares every resource's ETag with the mirror's (`mine`): the changed
+/// and the removed resources.
 fn by_etags(
     client: &DavClient,
     calendar: &Url,
-    mirror: &Mirror,
+    mine: &BTreeMap<String, String>,
 ) -> Result<(Vec<String>, Vec<String>), DavError> {
     let answer = client.multistatus("REPORT", calendar, "1", ETAGS)?;
     let listed: BTreeMap<String, Option<String>> = answer
@@ -108,14 +182,11 @@ fn by_etags(
         .collect();
     let changed = listed
         .iter()
-        .filter(|(href, etag)| {
-            mirror.resources.get(*href).map(|r| Some(&r.etag)) != Some(etag.as_ref())
-        })
+        .filter(|(href, etag)| mine.get(*href) != etag.as_ref())
         .map(|(href, _)| href.clone())
         .collect();
     let kept: BTreeSet<&String> = listed.keys().collect();
-    let removed = mirror
-        .resources
+    let removed = mine
         .keys()
         .filter(|href| !kept.contains(href))
         .cloned()
