@@ -6,14 +6,14 @@ import { Calendar } from '@fullcalendar/core';
 import dayGridPlugin from '@fullcalendar/daygrid';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import listPlugin from '@fullcalendar/list';
-// Named zones for `timeZone`: without a plugin FullCalendar can only show the
-// machine's zone, and the user's `displayTimezone` may differ from it.
-import luxonPlugin from '@fullcalendar/luxon3';
 
 import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from './calendar_editing.js';
 import { setupEventDialog } from './event_dialog.js';
 import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { invoke, listen } from './ipc.js';
+// Named zones for `timeZone`: without a plugin FullCalendar can only show the
+// machine's zone, and the user's `displayTimezone` may differ from it.
+import zonePlugin from './zone.js';
 
 /** The toolbar's views; the API may also ask for the others in KNOWN_VIEWS. */
 const VIEWS = ['dayGridMonth', 'timeGridWeek', 'timeGridDay', 'listWeek'];
@@ -36,7 +36,7 @@ zoneInput.placeholder = `${settings.displayTimezone} (display zone)`;
 setupEventDialog(settings.firstDay);
 
 const calendar = new Calendar(document.getElementById('calendar'), {
-  plugins: [dayGridPlugin, timeGridPlugin, listPlugin, luxonPlugin, interactionPlugin],
+  plugins: [dayGridPlugin, timeGridPlugin, listPlugin, zonePlugin, interactionPlugin],
   ...editingOptions(() => sources),
   customButtons: { newEvent: newEventButton(() => calendar.getOption('timeZone'), () => sources) },
   initialView,

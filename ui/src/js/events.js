@@ -61,17 +61,38 @@ function moreEvent({ date, count }) {
  */
 const answers = new Map();
 const ANSWERS_KEPT = 8;
+/**
+ * The answers in `answers` that have arrived, by the same keys: the source
+ * hands these to FullCalendar at once, inside the navigation itself, so the
+ * new month is drawn once with its events instead of empty first and again
+ * a moment later (half the layout work of a step).
+ */
+const arrived = new Map();
+
+const answerKey = (bounds, perDay) => `${bounds.start}:${bounds.end}:${perDay}`;
 
 function eventsPerDay(bounds, perDay) {
-  const key = `${bounds.start}:${bounds.end}:${perDay}`;
+  const key = answerKey(bounds, perDay);
   let answer = answers.get(key);
   if (!answer) {
     answer = invoke('calendar_events_per_day', { ...bounds, perDay });
-    answer.catch(() => answers.delete(key));
+    answer.then(
+      (value) => answers.get(key) === answer && arrived.set(key, value),
+      () => answers.delete(key),
+    );
     answers.set(key, answer);
-    while (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value);
+    while (answers.size > ANSWERS_KEPT) {
+      const oldest = answers.keys().next().value;
+      answers.delete(oldest);
+      arrived.delete(oldest);
+    }
   }
   return answer;
+}
+
+function forgetAnswers() {
+  answers.clear();
+  arrived.clear();
 }
 
 /**
@@ -111,20 +132,32 @@ function prefetchNeighbours(bounds, zone) {
  */
 export function eventSource(onError) {
   let colors = null;
+  const perDayEvents = (answer) => [
+    ...answer.events.map((e) => toFullCalendar(e, colors)),
+    ...answer.more.map(moreEvent),
+  ];
   return async (range, success, failure) => {
+    const bounds = { start: range.start.valueOf(), end: range.end.valueOf() - 1 };
+    const days = (bounds.end - bounds.start) / DAY_MS;
+    const perDay = days > WEEK_DAYS ? PER_DAY_IN_MONTH : PER_DAY_IN_WEEK;
+    const ready = days > 1 && colors && arrived.get(answerKey(bounds, perDay));
+    if (ready) {
+      // Synchronously, before any `await` (see `arrived`).
+      onError(null);
+      success(perDayEvents(ready));
+      if (perDay === PER_DAY_IN_MONTH) prefetchNeighbours(bounds, range.timeZone);
+      return;
+    }
     try {
       if (!colors) {
         const sources = await invoke('calendar_sources');
         colors = new Map(sources.map((s) => [s.id, s.color]));
       }
-      const bounds = { start: range.start.valueOf(), end: range.end.valueOf() - 1 };
-      const days = (bounds.end - bounds.start) / DAY_MS;
       let events;
       if (days > 1) {
-        const perDay = days > WEEK_DAYS ? PER_DAY_IN_MONTH : PER_DAY_IN_WEEK;
         const answer = await eventsPerDay(bounds, perDay);
         if (perDay === PER_DAY_IN_MONTH) prefetchNeighbours(bounds, range.timeZone);
-        events = [...answer.events.map((e) => toFullCalendar(e, colors)), ...answer.more.map(moreEvent)];
+        events = perDayEvents(answer);
       } else {
         events = (await invoke('calendar_events', bounds)).map((e) => toFullCalendar(e, colors));
       }
@@ -159,9 +192,9 @@ export function followChanges(calendar) {
     true,
   );
   served = calendar;
-  listen('settings-changed', () => answers.clear());
+  listen('settings-changed', forgetAnswers);
   return listen('calendar-changed', () => {
-    answers.clear();
+    forgetAnswers();
     calendar.refetchEvents();
   });
 }

@@ -4,13 +4,13 @@
 
 import { Calendar } from '@fullcalendar/core';
 import listPlugin from '@fullcalendar/list';
-import luxonPlugin from '@fullcalendar/luxon3';
 
 import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { displayZone, el, errorText, followDisplayZone, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
 import { EXAMPLE, QuickAddError, parseQuickAdd } from './quickadd.js';
 import { reminderOrigin } from './reminder_origin.js';
+import zonePlugin from './zone.js';
 
 const status = document.getElementById('status');
 const showError = (message) => {
@@ -124,7 +124,7 @@ const settings = await followDisplayZone((changed) => {
 });
 
 const calendar = new Calendar(document.getElementById('calendar'), {
-  plugins: [listPlugin, luxonPlugin],
+  plugins: [listPlugin, zonePlugin],
   initialView: 'agenda',
   // Today and the six days after it.
   views: { agenda: { type: 'list', duration: { days: 7 }, buttonText: 'Agenda' } },
