@@ -11,7 +11,10 @@ on a fresh profile with an empty vault and both servers on:
   RssAnon / RssFile from /proc/PID/status), CPU time (utime + stime from
   /proc/PID/stat), and wake-ups: voluntary context switches summed over all
   threads (/proc/PID/task/*/status) -- each is a thread going to sleep after
-  being woken;
+  being woken. The counts are per thread and a thread's go when it ends (a
+  tokio blocking thread ends 10 s after its last job), so they are sampled
+  every 100 ms and each thread's last count is kept; threads started during
+  the minute are counted too;
 - the binary's size.
 
 Usage: scripts/session.sh scripts/measure-footprint.py DIR
@@ -114,8 +117,17 @@ def voluntary_switches(pid):
     return counts
 
 
-def switches_between(before, after):
-    return sum(n - before.get(tid, 0) for tid, n in after.items())
+def idle_switches(pid, seconds):
+    """Voluntary switches of every thread over `seconds`, and how many threads
+    started meanwhile."""
+    before = voluntary_switches(pid)
+    last = dict(before)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(0.1)
+        last.update(voluntary_switches(pid))
+    switches = sum(n - before.get(tid, 0) for tid, n in last.items())
+    return switches, len(set(last) - set(before))
 
 
 def measure(name, argv, headless):
@@ -128,9 +140,9 @@ def measure(name, argv, headless):
     time.sleep(5)
     pid = proc.pid
     threads = len(os.listdir(f"/proc/{pid}/task"))
-    ticks0, switches0 = cpu_ticks(pid), voluntary_switches(pid)
-    time.sleep(IDLE_SECONDS)
-    ticks1, switches1 = cpu_ticks(pid), voluntary_switches(pid)
+    ticks0 = cpu_ticks(pid)
+    switches, threads_started = idle_switches(pid, IDLE_SECONDS)
+    ticks1 = cpu_ticks(pid)
     mem = status(pid)
     stop(proc)
     size = os.path.getsize(argv[0])
@@ -144,8 +156,9 @@ def measure(name, argv, headless):
         "rss_file_mb": kib(mem, "RssFile") / 1024,
         "cpu_percent_60s": (ticks1 - ticks0) / TICK / IDLE_SECONDS * 100,
         "cpu_ticks_60s": ticks1 - ticks0,
-        "wakeups_per_s": switches_between(switches0, switches1) / IDLE_SECONDS,
+        "wakeups_per_s": switches / IDLE_SECONDS,
         "threads": threads,
+        "threads_started_idle": threads_started,
     }
 
 
