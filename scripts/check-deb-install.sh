@@ -61,7 +61,7 @@ printf '{"restServerEnabled": true, "localServerPort": %s, "vaultPath": "%s", "r
 echo asked >"$XDG_DATA_HOME/almanac/autostart-asked"
 
 echo "+ gio launch $desktop"
-gio launch "$desktop"
+gio launch "$desktop" >"$scratch/app.log" 2>&1
 for _ in $(seq 1 300); do
   curl -fs "http://127.0.0.1:$daemon/doctor" >"$scratch/doctor" 2>/dev/null \
     && [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$rest/api/v1/events")" = 401 ] \
@@ -78,10 +78,11 @@ echo "app: pid $pid, $exe, REST 127.0.0.1:$rest answers 401 without a token, dae
 python3 - "$scratch/doctor" "$desktop" <<'PY' || fail "/doctor: $(cat "$scratch/doctor")"
 import json, sys
 doctor = json.load(open(sys.argv[1]))
-assert doctor["executable_path"] == "/usr/bin/almanac", doctor["executable_path"]
+exe = doctor["instance"]["executable_path"]
+assert exe == "/usr/bin/almanac", exe
 entry = doctor["host"]["osRegistration"]["desktopEntry"]
 assert entry["registered"] and entry["path"] == sys.argv[2], entry
-print("/doctor: executable_path", doctor["executable_path"], "; desktopEntry", entry)
+print("/doctor: executable_path", exe, "; desktopEntry", entry)
 PY
 # The tray app, not the headless fallback: it runs GTK on the session's display.
 grep -q 'libayatana-appindicator3' "/proc/$pid/maps" || fail "the app has not loaded the tray library"

@@ -17,8 +17,9 @@ on a fresh profile with an empty vault and both servers on:
   the minute are counted too;
 - the binary's size.
 
-Usage: scripts/session.sh scripts/measure-footprint.py DIR
-       (DIR holds the release `almanac` and `almanac-server`)
+Usage: scripts/session.sh scripts/measure-footprint.py DIR [MODE...]
+       (DIR holds the release `almanac` and `almanac-server`; MODE, e.g.
+       "almanac-server", measures only those)
 """
 
 import json
@@ -83,8 +84,15 @@ def start(argv, headless):
 
 
 def stop(proc):
+    """SIGTERM; whether the process ended within 30 s (else it is killed)."""
     proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=30)
+    try:
+        proc.wait(timeout=30)
+        return True
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return False
 
 
 def status(pid):
@@ -131,11 +139,11 @@ def idle_switches(pid, seconds):
 
 
 def measure(name, argv, headless):
-    starts = []
+    starts, hung = [], 0
     for _ in range(STARTS):
         proc, ms = start(argv, headless)
         starts.append(ms)
-        stop(proc)
+        hung += not stop(proc)
     proc, _ = start(argv, headless)
     time.sleep(5)
     pid = proc.pid
@@ -144,7 +152,7 @@ def measure(name, argv, headless):
     switches, threads_started = idle_switches(pid, IDLE_SECONDS)
     ticks1 = cpu_ticks(pid)
     mem = status(pid)
-    stop(proc)
+    hung += not stop(proc)
     size = os.path.getsize(argv[0])
     return {
         "mode": name,
@@ -159,6 +167,8 @@ def measure(name, argv, headless):
         "wakeups_per_s": switches / IDLE_SECONDS,
         "threads": threads,
         "threads_started_idle": threads_started,
+        # SIGTERMs not obeyed within 30 s (of STARTS + 1).
+        "stop_timeouts": hung,
     }
 
 
@@ -173,7 +183,10 @@ def main():
     else:
         print("no DISPLAY: the tray app is not measured (run inside scripts/session.sh)",
               file=sys.stderr)
+    only = sys.argv[2:]  # optional: the modes to measure, by name
     for name, argv, headless in runs:
+        if only and name not in only:
+            continue
         print(json.dumps(measure(name, argv, headless)), flush=True)
 
 
