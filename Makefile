@@ -1,5 +1,5 @@
 # The two set-up commands of the README. Both install their own prerequisites.
-.PHONY: run test setup release icons
+.PHONY: run test setup release check-install icons
 
 setup:
 	scripts/setup.sh
@@ -16,6 +16,12 @@ test: setup
 # starting it headless. A full optimised build: not part of `make test`.
 release: setup
 	scripts/release.sh
+
+# Installs artifacts/'s .deb into this system, starts Almanac from its menu
+# entry in a throw-away desktop session, checks it, then purges the package.
+# Changes the system (root or sudo), so only on demand: not in `make test`.
+check-install:
+	scripts/session.sh scripts/check-deb-install.sh artifacts/*.deb
 
 # Every icon size from the one source image (commit the result).
 icons:

@@ -5,10 +5,15 @@
 #   cargo check --target aarch64-apple-darwin    (see below)
 # so the per-OS code (keyring stores, notifications, file writes) cannot rot.
 #
-# macOS: C build scripts (ring, objc2-exception-helper) need Apple's clang and
-# SDK, which cannot be installed on Linux. `cargo check` links nothing, so a
-# stand-in compiler that only creates the object and archive files they ask
-# for lets every Rust crate be type-checked; it is never used to build.
+# macOS: C build scripts (ring, objc2-exception-helper) need a C compiler for
+# the target and Apple's SDK headers. Debian's clang targets arm64-apple-macos,
+# but the SDK (libc headers, TargetConditionals.h) cannot be installed on
+# Linux: with CC_aarch64_apple_darwin=clang, ring's build fails on
+# <bits/libc-header-start.h> (glibc's stdint.h); with -ffreestanding on
+# <TargetConditionals.h>; with that one stood in, on <assert.h> (glibc's,
+# for another target). `cargo check` links nothing, so a stand-in compiler
+# that only creates the object and archive files they ask for lets every Rust
+# crate be type-checked; it is never used to build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin >/dev/null

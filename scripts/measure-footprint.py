@@ -7,15 +7,19 @@ on a fresh profile with an empty vault and both servers on:
 
 - cold start: spawn to both ports accepting connections (polled every 1 ms),
   5 starts, the first right after the binary was last replaced on disk;
-- after 5 s settling, over 60 s of idle: resident memory (VmRSS, split into
+- after 5 s settling (FOOTPRINT_SETTLE_SECONDS), over 60 s of idle: resident memory (VmRSS, split into
   RssAnon / RssFile from /proc/PID/status), CPU time (utime + stime from
   /proc/PID/stat), and wake-ups: voluntary context switches summed over all
   threads (/proc/PID/task/*/status) -- each is a thread going to sleep after
-  being woken;
+  being woken. The counts are per thread and a thread's go when it ends (a
+  tokio blocking thread ends 10 s after its last job), so they are sampled
+  every 100 ms and each thread's last count is kept; threads started during
+  the minute are counted too;
 - the binary's size.
 
-Usage: scripts/session.sh scripts/measure-footprint.py DIR
-       (DIR holds the release `almanac` and `almanac-server`)
+Usage: scripts/session.sh scripts/measure-footprint.py DIR [MODE...]
+       (DIR holds the release `almanac` and `almanac-server`; MODE, e.g.
+       "almanac-server", measures only those)
 """
 
 import json
@@ -29,6 +33,9 @@ import tempfile
 import time
 
 IDLE_SECONDS = int(os.environ.get("FOOTPRINT_IDLE_SECONDS", "60"))
+# Without a keyring the first minutes hold its retries (1, 2, 4 … s apart):
+# FOOTPRINT_SETTLE_SECONDS=135 measures the idle that follows.
+SETTLE_SECONDS = int(os.environ.get("FOOTPRINT_SETTLE_SECONDS", "5"))
 STARTS = 5
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -80,8 +87,15 @@ def start(argv, headless):
 
 
 def stop(proc):
+    """SIGTERM; whether the process ended within 30 s (else it is killed)."""
     proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=30)
+    try:
+        proc.wait(timeout=30)
+        return True
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return False
 
 
 def status(pid):
@@ -114,25 +128,34 @@ def voluntary_switches(pid):
     return counts
 
 
-def switches_between(before, after):
-    return sum(n - before.get(tid, 0) for tid, n in after.items())
+def idle_switches(pid, seconds):
+    """Voluntary switches of every thread over `seconds`, and how many threads
+    started meanwhile."""
+    before = voluntary_switches(pid)
+    last = dict(before)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(0.1)
+        last.update(voluntary_switches(pid))
+    switches = sum(n - before.get(tid, 0) for tid, n in last.items())
+    return switches, len(set(last) - set(before))
 
 
 def measure(name, argv, headless):
-    starts = []
+    starts, hung = [], 0
     for _ in range(STARTS):
         proc, ms = start(argv, headless)
         starts.append(ms)
-        stop(proc)
+        hung += not stop(proc)
     proc, _ = start(argv, headless)
-    time.sleep(5)
+    time.sleep(SETTLE_SECONDS)
     pid = proc.pid
     threads = len(os.listdir(f"/proc/{pid}/task"))
-    ticks0, switches0 = cpu_ticks(pid), voluntary_switches(pid)
-    time.sleep(IDLE_SECONDS)
-    ticks1, switches1 = cpu_ticks(pid), voluntary_switches(pid)
+    ticks0 = cpu_ticks(pid)
+    switches, threads_started = idle_switches(pid, IDLE_SECONDS)
+    ticks1 = cpu_ticks(pid)
     mem = status(pid)
-    stop(proc)
+    hung += not stop(proc)
     size = os.path.getsize(argv[0])
     return {
         "mode": name,
@@ -144,8 +167,11 @@ def measure(name, argv, headless):
         "rss_file_mb": kib(mem, "RssFile") / 1024,
         "cpu_percent_60s": (ticks1 - ticks0) / TICK / IDLE_SECONDS * 100,
         "cpu_ticks_60s": ticks1 - ticks0,
-        "wakeups_per_s": switches_between(switches0, switches1) / IDLE_SECONDS,
+        "wakeups_per_s": switches / IDLE_SECONDS,
         "threads": threads,
+        "threads_started_idle": threads_started,
+        # SIGTERMs not obeyed within 30 s (of STARTS + 1).
+        "stop_timeouts": hung,
     }
 
 
@@ -160,7 +186,10 @@ def main():
     else:
         print("no DISPLAY: the tray app is not measured (run inside scripts/session.sh)",
               file=sys.stderr)
+    only = sys.argv[2:]  # optional: the modes to measure, by name
     for name, argv, headless in runs:
+        if only and name not in only:
+            continue
         print(json.dumps(measure(name, argv, headless)), flush=True)
 
 

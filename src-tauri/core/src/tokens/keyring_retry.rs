@@ -19,8 +19,11 @@ use super::store::{KeyringStatus, TokenStore};
 
 /// The first retry comes this long after the failed start.
 pub const FIRST_RETRY: Duration = Duration::from_secs(1);
-/// The backoff doubles up to this.
-pub const MAX_RETRY: Duration = Duration::from_secs(30);
+/// The backoff doubles up to this. Long, because each try wakes the process
+/// (a blocking thread, a D-Bus connection): on a server with no keyring at all
+/// a 30 s cap was most of its idle wake-ups. Nobody waits for it: a token
+/// presented meanwhile wakes the retry at once.
+pub const MAX_RETRY: Duration = Duration::from_secs(10 * 60);
 /// A refused check wakes the retry only if the last try is at least this old.
 pub const EAGER_RETRY: Duration = Duration::from_secs(1);
 
