@@ -101,6 +101,7 @@ impl ReminderDaemon {
             follower.abort();
             let _ = follower.await;
         }
+        tracing::debug!("reminder daemon: settings no longer followed");
         if let Some(daemon) = self.handle.write().await.take() {
             daemon.shutdown().await;
         }

@@ -156,10 +156,13 @@ impl Services {
         if let Some(rest) = self.rest.lock().await.take() {
             rest.shutdown().await;
         }
+        tracing::debug!("REST server stopped");
         if let Some(caldav) = self.caldav.lock().await.take() {
             caldav.shutdown().await;
         }
+        tracing::debug!("CalDAV server stopped");
         self.reminders.shutdown().await;
+        tracing::debug!("reminder daemon stopped");
         let tokens = self.core.tokens.clone();
         let flushed = tokio::task::spawn_blocking(move || tokens.flush_last_used()).await;
         if let Ok(Err(error)) = flushed {

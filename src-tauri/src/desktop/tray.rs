@@ -31,8 +31,15 @@ const NEXT_REMINDER: &str = "next-reminder";
 const QUIT: &str = "quit";
 
 /// The menu items whose state follows the services.
+///
+/// Updates are posted to the main thread and never waited for: a menu item
+/// changed from another thread blocks that thread until the main thread has
+/// done it, and a tokio worker blocked so would hold the tasks queued behind
+/// it, shutdown's included, while the main thread waits for shutdown (seen:
+/// a SIGTERM right after start not obeyed).
 #[derive(Clone)]
 pub struct Tray {
+    app: AppHandle,
     rest_toggle: CheckMenuItem<Wry>,
     rest_status: MenuItem<Wry>,
     vault_status: MenuItem<Wry>,
@@ -42,32 +49,36 @@ pub struct Tray {
 impl Tray {
     /// Shows the `restServerEnabled` setting.
     pub fn show_rest_enabled(&self, enabled: bool) {
-        if let Err(error) = self.rest_toggle.set_checked(enabled) {
-            tracing::warn!("could not update the tray menu: {error}");
-        }
+        let item = self.rest_toggle.clone();
+        self.on_main_thread(move || item.set_checked(enabled));
     }
 
     /// Shows what the REST server is doing, e.g. `listening on …` or the bind error.
     pub fn show_rest_status(&self, status: &str) {
-        if let Err(error) = self.rest_status.set_text(format!("REST server: {status}")) {
-            tracing::warn!("could not update the tray menu: {error}");
-        }
+        let (item, text) = (self.rest_status.clone(), format!("REST server: {status}"));
+        self.on_main_thread(move || item.set_text(text));
     }
-}
 
-impl Tray {
     /// Shows whether the vault can be used.
     pub fn show_vault_status(&self, status: &VaultStatus) {
-        if let Err(error) = self.vault_status.set_text(vault_line(status)) {
-            tracing::warn!("could not update the tray menu: {error}");
-        }
+        let (item, text) = (self.vault_status.clone(), vault_line(status));
+        self.on_main_thread(move || item.set_text(text));
     }
-}
 
-impl Tray {
     /// Shows the next pending reminder, or that there is none.
     pub fn show_next_reminder(&self, next: Option<&Reminder>, zone: Tz) {
-        if let Err(error) = self.next_reminder.set_text(next_reminder_line(next, zone)) {
+        let (item, text) = (self.next_reminder.clone(), next_reminder_line(next, zone));
+        self.on_main_thread(move || item.set_text(text));
+    }
+
+    /// Runs `update` on the main thread, without waiting for it.
+    fn on_main_thread(&self, update: impl FnOnce() -> tauri::Result<()> + Send + 'static) {
+        let posted = self.app.run_on_main_thread(move || {
+            if let Err(error) = update() {
+                tracing::warn!("could not update the tray menu: {error}");
+            }
+        });
+        if let Err(error) = posted {
             tracing::warn!("could not update the tray menu: {error}");
         }
     }
@@ -153,6 +164,7 @@ pub fn build(app: &AppHandle, services: &Services) -> tauri::Result<Tray> {
         .on_menu_event(|app, event| on_menu_event(app, event.id().as_ref()))
         .build(app)?;
     Ok(Tray {
+        app: app.clone(),
         rest_toggle,
         rest_status,
         vault_status,
