@@ -81,11 +81,16 @@ async function setDone(event, done) {
 
 /** The id of the event that had the keyboard focus in the calendar, if any. */
 let focusedId = null;
+/** Old id → new id of the events renamed, so a focus handed back to an old element follows. */
+const renamed = new Map();
 document.addEventListener('focusin', (e) => {
   // Focus in the dialog (outside the calendar) keeps the place to come back to.
-  if (e.target.closest?.('.fc')) focusedId = e.target.closest('.fc-event')?.dataset.eventId ?? null;
+  if (!e.target.closest?.('.fc')) return;
+  const id = e.target.closest('.fc-event')?.dataset.eventId ?? null;
+  focusedId = renamed.get(id) ?? id;
 });
 document.addEventListener('almanac:event-renamed', ({ detail }) => {
+  renamed.set(detail.from, detail.to);
   if (focusedId === detail.from) focusedId = detail.to;
 });
 
