@@ -47,27 +47,6 @@ async fn file_when(
     .await
 }
 
-/// Focuses the event `css` and presses Enter until its dialog opens (a
-/// refetch may redraw the event between the focus and the key).
-async fn open_by_keyboard(session: &Session, css: &str) {
-    let focused_and_open = "const el = document.querySelector(arguments[0]);
-         if (document.getElementById('event-dialog').open) return 'open';
-         if (!el) return false;
-         el.focus();
-         return document.activeElement === el;";
-    support::eventually(&format!("the dialog opened from {css}"), || async {
-        match session.execute(focused_and_open, json!([css])).await {
-            Value::String(_) => Some(()),
-            Value::Bool(true) => {
-                session.press(ENTER).await;
-                None
-            }
-            _ => None,
-        }
-    })
-    .await;
-}
-
 async fn choose_calendar(session: &Session, id: &str) {
     session
         .execute(
@@ -113,7 +92,9 @@ async fn the_calendar_field_moves_an_event_and_refusals_show_by_it() {
     let session = start(&instance).await;
 
     // Full Note → Full Note: the note moves byte-for-byte, by the keyboard.
-    open_by_keyboard(&session, ".fc-event[data-title='Review']").await;
+    session
+        .key_on_event(".fc-event[data-title='Review']", ENTER)
+        .await;
     choose_calendar(&session, "work").await;
     session
         .execute("document.getElementById('ev-save').focus()", json!([]))
@@ -138,7 +119,9 @@ async fn the_calendar_field_moves_an_event_and_refusals_show_by_it() {
     .await;
 
     // Into daily notes, the note's own text has no place: refused by the field.
-    open_by_keyboard(&session, ".fc-event[data-title='Review']").await;
+    session
+        .key_on_event(".fc-event[data-title='Review']", ENTER)
+        .await;
     choose_calendar(&session, "daily").await;
     session.click("#ev-save").await;
     session
@@ -155,7 +138,9 @@ async fn the_calendar_field_moves_an_event_and_refusals_show_by_it() {
     session.click("#ev-cancel").await;
 
     // A bare note becomes an item of the day's note.
-    open_by_keyboard(&session, ".fc-event[data-title='Call']").await;
+    session
+        .key_on_event(".fc-event[data-title='Call']", ENTER)
+        .await;
     choose_calendar(&session, "daily").await;
     session.click("#ev-save").await;
     let journal = file_when(
