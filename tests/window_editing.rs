@@ -152,27 +152,6 @@ async fn painted(session: &Session) {
         .await;
 }
 
-/// Focuses the event `css` and presses `key` on it until the dialog opens:
-/// a refetch (the watcher seeing a note the window just wrote) may redraw
-/// the event, and its focus with it, between the focus and the key.
-async fn key_on_event(session: &Session, css: &str, key: &str) {
-    let focused_and_open = "const el = document.querySelector(arguments[0]);
-         if (document.getElementById('event-dialog').open) return 'open';
-         el.focus();
-         return document.activeElement === el;";
-    support::eventually(&format!("the dialog opened from {css}"), || async {
-        match session.execute(focused_and_open, json!([css])).await {
-            Value::String(_) => Some(()),
-            Value::Bool(true) => {
-                session.press(key).await;
-                None
-            }
-            _ => None,
-        }
-    })
-    .await;
-}
-
 /// Opens "New event" from the toolbar with the keyboard.
 async fn new_event_by_keyboard(session: &Session) {
     session
@@ -630,14 +609,14 @@ async fn tick_a_task_and_delete_from_the_keyboard() {
 
     // Enter opens a focused event; Esc closes the dialog.
     let old_plan = ".fc-event[data-title='Old plan']";
-    key_on_event(&session, old_plan, ENTER).await;
+    session.key_on_event(old_plan, ENTER).await;
     assert_eq!(value(&session, "ev-title").await, json!("Old plan"));
     assert_eq!(session.focused_id().await, "ev-title");
     session.press(ESCAPE).await;
     dialog_closed(&session).await;
 
     // Delete on a focused event asks first; Esc keeps it, Enter deletes it.
-    key_on_event(&session, old_plan, DELETE).await;
+    session.key_on_event(old_plan, DELETE).await;
     session
         .wait_for("!document.getElementById('ev-confirm').hidden")
         .await;
@@ -720,8 +699,27 @@ async fn engine_errors_show_next_to_their_field() {
 
     // (field the message shows under, what the form is given, words it says)
     type Setup<'a> = &'a [(&'a str, &'a str)];
-    let cases: [(&str, Setup, &str); 9] = [
+    let cases: [(&str, Setup, &str); 11] = [
         ("title", &[], "must not be empty"),
+        (
+            "endDate",
+            &[
+                ("ev-title", "Backwards"),
+                ("ev-date", "2026-01-10"),
+                ("ev-end-date", "2026-01-05"),
+            ],
+            "is before `date`",
+        ),
+        (
+            "endTime",
+            &[
+                ("ev-title", "Late end"),
+                ("allday", "off"),
+                ("ev-start", "10:00"),
+                ("ev-end", "9am"),
+            ],
+            "is not an HH:mm time",
+        ),
         ("title", &[("ev-title", "Taken")], "already exists"),
         (
             "date",

@@ -428,6 +428,29 @@ impl Session {
         self.call(reqwest::Method::DELETE, "/actions", None).await;
     }
 
+    /// Focuses the calendar event `css` and presses `key` on it until the
+    /// event dialog opens: a refetch (the watcher seeing a note the window
+    /// just wrote) may redraw the event, and its focus with it, between the
+    /// focus and the key.
+    pub async fn key_on_event(&self, css: &str, key: &str) {
+        let focused_and_open = "const el = document.querySelector(arguments[0]);
+             if (document.getElementById('event-dialog').open) return 'open';
+             if (!el) return false;
+             el.focus();
+             return document.activeElement === el;";
+        eventually(&format!("the dialog opened from {css}"), || async {
+            match self.execute(focused_and_open, json!([css])).await {
+                Value::String(_) => Some(()),
+                Value::Bool(true) => {
+                    self.press(key).await;
+                    None
+                }
+                _ => None,
+            }
+        })
+        .await;
+    }
+
     /// The id of the focused element.
     pub async fn focused_id(&self) -> String {
         let id = self

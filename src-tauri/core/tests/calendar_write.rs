@@ -496,3 +496,37 @@ fn writes_never_follow_a_planted_temp_symlink() {
     }
     assert_eq!(links, 3000);
 }
+
+#[test]
+fn a_single_event_knows_the_series_whose_occurrence_it_replaces() {
+    let vault = TestVault::new();
+    vault.write(
+        "events/2024-05-06 Water plants.md",
+        "---\ntitle: Water plants\ntype: recurring\ndaysOfWeek: [M]\nstartRecur: 2024-05-06\nskipDates: [2024-05-13]\ncompleted: false\n---\n",
+    );
+    vault.write(
+        "events/2024-05-13 Water plants.md",
+        "---\ntitle: Water plants\ndate: 2024-05-13\ncompleted: 2024-05-13\n---\n",
+    );
+    vault.write(
+        "events/2024-05-20 Water plants.md",
+        "---\ntitle: Water plants\ndate: 2024-05-20\n---\n",
+    );
+    let cal = vault.open();
+    let series = cal
+        .replaced_series("fullnote:events/2024-05-13 Water plants.md")
+        .unwrap()
+        .unwrap();
+    assert_eq!(series.id, "fullnote:events/2024-05-06 Water plants.md");
+    // Not a skipped date, or a series itself: none.
+    for id in [
+        "fullnote:events/2024-05-20 Water plants.md",
+        "fullnote:events/2024-05-06 Water plants.md",
+    ] {
+        assert_eq!(cal.replaced_series(id).unwrap(), None, "{id}");
+    }
+    assert!(matches!(
+        cal.replaced_series("fullnote:events/nothing.md"),
+        Err(CalendarError::NotFound(_))
+    ));
+}

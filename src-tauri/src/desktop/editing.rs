@@ -81,15 +81,21 @@ pub async fn event_create(
     .await
 }
 
-/// Applies `fields` as a merge patch to event `id` (`PUT /events/{id}`).
+/// Applies `fields` as a merge patch to event `id`, and with `calendar_id`
+/// moves it to that calendar (`PUT /events/{id}`).
 #[tauri::command]
 pub async fn event_update(
     services: State<'_, Arc<Services>>,
     id: String,
+    calendar_id: Option<String>,
     fields: Value,
 ) -> EditResult<Event> {
     let fields = fields_of(fields)?;
-    write(&services, move |calendar| calendar.update(&id, fields)).await
+    write(&services, move |calendar| match calendar_id {
+        Some(calendar_id) => calendar.move_to(&id, &calendar_id, fields),
+        None => calendar.update(&id, fields),
+    })
+    .await
 }
 
 /// Deletes event `id`, or with `options.instanceDate` skips that occurrence
@@ -104,6 +110,20 @@ pub async fn event_delete(
         calendar.delete(&id, options.instance_date)
     })
     .await
+}
+
+/// The series whose occurrence the single event `id` replaces, if any: what
+/// unticking a ticked occurrence restores.
+#[tauri::command]
+pub fn event_replaced_series(
+    services: State<'_, Arc<Services>>,
+    id: String,
+) -> EditResult<Option<Event>> {
+    Ok(services
+        .core
+        .calendar
+        .replaced_series(&id)
+        .map_err(ApiError::from)?)
 }
 
 /// How "Open note" opened the note.

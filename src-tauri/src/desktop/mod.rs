@@ -71,6 +71,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::consent_answer,
             editing::event_create,
             editing::event_update,
+            editing::event_replaced_series,
             editing::event_delete,
             editing::event_open_note,
             settings_commands::time_zones,

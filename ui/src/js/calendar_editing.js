@@ -6,8 +6,8 @@
 import interactionPlugin from '@fullcalendar/interaction';
 import { DateTime } from 'luxon';
 
-import { openDelete, openEvent, openNew } from './event_dialog.js';
-import { changedFrom, isDone, isTask } from './event_fields.js';
+import { detachOccurrence, openDelete, openEvent, openNew } from './event_dialog.js';
+import { changedFrom, followRename, isDone, isTask, withoutNulls } from './event_fields.js';
 import { invoke } from './ipc.js';
 
 export { interactionPlugin };
@@ -50,6 +50,67 @@ function placedFields(fcEvent, event, zone) {
   return fields;
 }
 
+/** The fields of the single event that stands in for one occurrence of a series. */
+function occurrenceFields(event) {
+  const keys = ['title', 'allDay', 'startTime', 'endTime', 'timezone', 'category', 'description', 'url', 'location', 'notify'];
+  return withoutNulls({ ...Object.fromEntries(keys.map((k) => [k, event[k] ?? null])), date: event.instanceDate });
+}
+
+/**
+ * Ticks (`done`) or unticks the task `event`. An occurrence of a series is
+ * ticked as Full Calendar does it: a done single event takes its place and
+ * the series skips that date; unticking that single event gives the date
+ * back to the series.
+ */
+async function setDone(event, done) {
+  if (event.type !== 'single') {
+    if (done) await detachOccurrence(event, event.calendarId, { ...occurrenceFields(event), completed: true });
+    return;
+  }
+  const series = done ? null : await invoke('event_replaced_series', { id: event.id });
+  if (!series) {
+    await invoke('event_update', { id: event.id, fields: { completed: done } });
+    return;
+  }
+  // The series first: a failure in between shows the date twice, never not at all.
+  const skipDates = series.skipDates.filter((date) => date !== event.date);
+  await invoke('event_update', { id: series.id, fields: { skipDates } });
+  await invoke('event_delete', { id: event.id, options: {} });
+  followRename(event.id, `${series.id}#${event.date}`);
+}
+
+/** The id of the event that had the keyboard focus in the calendar, if any. */
+let focusedId = null;
+/** Old id → new id of the events renamed, so a focus handed back to an old element follows. */
+const renamed = new Map();
+document.addEventListener('focusin', (e) => {
+  // Focus in the dialog (outside the calendar) keeps the place to come back to.
+  if (!e.target.closest?.('.fc')) return;
+  const id = e.target.closest('.fc-event')?.dataset.eventId ?? null;
+  focusedId = renamed.get(id) ?? id;
+});
+document.addEventListener('almanac:event-renamed', ({ detail }) => {
+  renamed.set(detail.from, detail.to);
+  if (focusedId === detail.from) focusedId = detail.to;
+});
+
+/**
+ * A redraw (after a save, or a change in the vault) replaces the focused
+ * event's element, and focus falls back to the page: give it to the event's
+ * new element, so a keyboard user keeps their place. Runs after the frame,
+ * once the old element is gone.
+ */
+function restoreFocus() {
+  requestAnimationFrame(() => {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (!lost || !focusedId) return;
+    document.querySelector(`.fc-event[data-event-id="${CSS.escape(focusedId)}"]`)?.focus({ preventScroll: true });
+  });
+}
+// Closing the dialog hands focus back to the element that opened it, which a
+// redraw may have replaced meanwhile.
+document.getElementById('event-dialog').addEventListener('close', restoreFocus);
+
 /**
  * FullCalendar options for editing. `sources()` gives the current calendars
  * (id → SourceInfo): feeds are read-only, and a series moves through its
@@ -82,7 +143,7 @@ export function editingOptions(sources) {
     box.type = 'checkbox';
     box.className = 'almanac-task';
     box.checked = isDone(event);
-    box.disabled = !movable(event);
+    box.disabled = !editable(event);
     box.setAttribute('aria-label', `Done: ${event.title}`);
     // The box is not a click on the event, nor the start of a drag.
     for (const type of ['click', 'pointerdown', 'mousedown', 'keydown']) {
@@ -90,7 +151,7 @@ export function editingOptions(sources) {
     }
     box.addEventListener('change', async () => {
       try {
-        await invoke('event_update', { id: event.id, fields: { completed: box.checked } });
+        await setDone(event, box.checked);
         showHint('');
       } catch (error) {
         box.checked = !box.checked;
@@ -160,6 +221,8 @@ export function editingOptions(sources) {
       const event = engineEvent(info.event);
       info.el.dataset.eventId = info.event.id;
       info.el.dataset.title = event.title;
+      if (event.instanceDate) info.el.dataset.instanceDate = event.instanceDate;
+      if (info.event.id === focusedId) restoreFocus();
       if (!movable(event)) {
         info.el.title = refusal(event);
         info.el.setAttribute('aria-description', refusal(event));

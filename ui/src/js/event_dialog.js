@@ -2,7 +2,7 @@
 // through the shell's editing commands (the engine's rules, the API's
 // errors) and shows a refusal next to the field the engine names.
 
-import { changedFrom, isDone, isTask, withoutNulls } from './event_fields.js';
+import { changedFrom, followRename, isDone, isTask, withoutNulls } from './event_fields.js';
 import { invoke } from './ipc.js';
 import { fillRecurrence, noRecurrence, readRecurrence, setupRecurrence } from './recurrence_form.js';
 
@@ -93,8 +93,8 @@ function fill(event, readOnly) {
   $('ev-heading').textContent = event.id ? 'Edit event' : 'New event';
   $('ev-title').value = event.title ?? '';
   fillCalendars(event.calendarId);
-  // Moving an event to another calendar is not a write the engine offers.
-  $('ev-calendar').disabled = Boolean(event.id);
+  // Another calendar moves the event there (the engine says what cannot move).
+  $('ev-calendar').disabled = readOnly;
   $('ev-allday').checked = event.allDay !== false;
   $('ev-start').value = event.startTime ?? '';
   $('ev-end').value = event.endTime ?? '';
@@ -147,12 +147,12 @@ function taskFields(event) {
   return { completed: done };
 }
 
-/** "This occurrence": a single event in its place, then the series skips that date. */
-async function detachOccurrence(event, fields) {
-  const created = await invoke('event_create', {
-    calendarId: event.calendarId,
-    fields: withoutNulls({ ...fields, ...taskFields(null) }),
-  });
+/**
+ * "This occurrence" of the series `event`: a single event (`fields`) in its
+ * place in calendar `calendarId`, then the series skips that date.
+ */
+export async function detachOccurrence(event, calendarId, fields) {
+  const created = await invoke('event_create', { calendarId, fields: withoutNulls(fields) });
   try {
     await invoke('event_delete', { id: event.id, options: { instanceDate: event.instanceDate } });
   } catch (error) {
@@ -160,12 +160,14 @@ async function detachOccurrence(event, fields) {
     await invoke('event_delete', { id: created.id, options: {} }).catch(() => {});
     throw error;
   }
+  followRename(`${event.id}#${event.instanceDate}`, created.id);
 }
 
 async function save() {
   clearErrors();
   const event = shown.event;
   const fields = readForm();
+  const calendarId = $('ev-calendar').value;
   try {
     if (!event.id) {
       await invoke('event_create', {
@@ -173,10 +175,14 @@ async function save() {
         fields: withoutNulls({ ...fields, ...taskFields(null) }),
       });
     } else if (occurrenceScope()) {
-      await detachOccurrence(event, fields);
+      await detachOccurrence(event, calendarId, { ...fields, ...taskFields(null) });
     } else {
       const patch = { ...changedFrom(event, fields), ...taskFields(event) };
-      if (Object.keys(patch).length) await invoke('event_update', { id: event.id, fields: patch });
+      const moved = calendarId !== event.calendarId;
+      if (moved || Object.keys(patch).length) {
+        const saved = await invoke('event_update', { id: event.id, calendarId: moved ? calendarId : null, fields: patch });
+        followRename(event.id, saved.id);
+      }
     }
     dialog.close('saved');
   } catch (error) {

@@ -20,3 +20,11 @@ export function changedFrom(event, fields) {
   const same = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   return Object.fromEntries(Object.entries(fields).filter(([key, v]) => !same(event[key], v)));
 }
+
+/**
+ * Says that the event FullCalendar knew as `from` is now `to` (a rename, a
+ * move, an occurrence replaced), so the calendar keeps its focus on it.
+ */
+export function followRename(from, to) {
+  document.dispatchEvent(new CustomEvent('almanac:event-renamed', { detail: { from, to } }));
+}

@@ -94,6 +94,24 @@ impl AuthorizedApi {
         Ok(event)
     }
 
+    /// Moves event `id` to calendar `calendar_id`, applying `fields`. Scope
+    /// `events:write`.
+    pub fn move_event(
+        &self,
+        id: &str,
+        calendar_id: &str,
+        fields: EventFields,
+        options: EventOptions,
+    ) -> Result<Event, ApiError> {
+        self.require(Scope::EventsWrite)?;
+        refuse_instance_date(&options)?;
+        let event = self.plugin.calendar.move_to(id, calendar_id, fields)?;
+        self.announce(&options, || {
+            format!("“{}” was moved to {}", event.title, event.calendar_name)
+        });
+        Ok(event)
+    }
+
     /// Deletes event `id`, or with `options.instance_date` suppresses that one
     /// occurrence of its series. Scope `events:write`.
     pub fn delete_event(&self, id: &str, options: EventOptions) -> Result<(), ApiError> {

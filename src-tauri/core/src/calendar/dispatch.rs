@@ -34,18 +34,8 @@ impl Calendar {
     pub fn create(&self, calendar_id: &str, fields: EventFields) -> Result<Event, CalendarError> {
         let _write = lock(&self.inner.write_lock);
         self.require_vault()?;
-        let (vault, source) = {
-            let state = self.inner.read();
-            let source = state
-                .cache
-                .source(calendar_id)
-                .ok_or_else(|| {
-                    CalendarError::invalid("calendarId", format!("no calendar `{calendar_id}`"))
-                })?
-                .config
-                .clone();
-            (state.vault.clone(), source)
-        };
+        let source = self.source_config(calendar_id)?;
+        let vault = self.inner.read().vault.clone();
         match &source.kind {
             SourceType::FullNote { dir } => {
                 let path = write::create_fullnote(&vault, dir, &fields)?;
@@ -62,13 +52,7 @@ impl Calendar {
                     self.daily_note(&source.id, date)
                 })?;
                 self.inner.refresh(std::slice::from_ref(&path));
-                // The new item is the last one of its note.
-                let state = self.inner.read();
-                state
-                    .cache
-                    .source_index(&source.id)
-                    .and_then(|index| state.cache.last_in_note(index, &path))
-                    .ok_or_else(|| CalendarError::NotFound(path.clone()))
+                self.last_item(&source.id, &path)
             }
             SourceType::Caldav { .. } => self.caldav_create(&source, fields),
             SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
@@ -151,6 +135,88 @@ impl Calendar {
         ))
     }
 
+    /// Moves the event `id` to calendar `calendar_id` with `fields` applied
+    /// (a plain [`update`](Self::update) when it is already there), and
+    /// returns it. Full Note events move with their note (its own keys and
+    /// body kept); daily-note items move as items. What the target cannot
+    /// hold is refused, naming `calendarId`: a read-only calendar, CalDAV
+    /// (not yet), or a note's text an item could not keep.
+    pub fn move_to(
+        &self,
+        id: &str,
+        calendar_id: &str,
+        fields: EventFields,
+    ) -> Result<Event, CalendarError> {
+        let target = self.source_config(calendar_id)?;
+        let current = match self.caldav_event(id) {
+            Some((source, _)) => source,
+            None => self.locate(id)?.3,
+        };
+        if current.id == target.id {
+            return self.update(id, fields);
+        }
+        let _write = lock(&self.inner.write_lock);
+        self.require_vault()?;
+        let (vault, _, path, source) = self.locate(id)?;
+        let existing = |date| self.daily_note(&target.id, date);
+        let new_path = match (&source.kind, &target.kind) {
+            (_, SourceType::Ical { .. }) => return Err(CalendarError::ReadOnly(target.id)),
+            (SourceType::Ical { .. }, _) => return Err(CalendarError::ReadOnly(source.id)),
+            (SourceType::Caldav { .. }, _) | (_, SourceType::Caldav { .. }) => {
+                return Err(CalendarError::invalid(
+                    "calendarId",
+                    "events cannot be moved to or from a CalDAV calendar yet",
+                ));
+            }
+            (SourceType::FullNote { .. }, SourceType::FullNote { dir }) => {
+                write::move_fullnote(&vault, &path, dir, &fields)?
+            }
+            (
+                SourceType::FullNote { .. },
+                SourceType::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                },
+            ) => {
+                let to = DailyTarget::new(dir, heading, format)?;
+                write::move_fullnote_to_daily(&vault, &path, &to, &fields, existing)?
+            }
+            (
+                SourceType::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                },
+                SourceType::FullNote { dir: into },
+            ) => {
+                let from = DailyTarget::new(dir, heading, format)?;
+                write::move_daily_to_fullnote(&vault, &from, &path, id, into, &fields)?
+            }
+            (
+                SourceType::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                },
+                SourceType::DailyNote {
+                    dir: to_dir,
+                    heading: to_heading,
+                    format: to_format,
+                },
+            ) => {
+                let from = DailyTarget::new(dir, heading, format)?;
+                let to = DailyTarget::new(to_dir, to_heading, to_format)?;
+                write::move_daily(&vault, &from, &path, id, &to, &fields, existing)?
+            }
+        };
+        self.inner.refresh(&[path, new_path.clone()]);
+        match target.kind {
+            SourceType::DailyNote { .. } => self.last_item(&target.id, &new_path),
+            _ => self.cached(&new_path, &fullnote::event_id(&new_path)),
+        }
+    }
+
     /// Deletes the event `id`. With `instance_date`, only that occurrence of a
     /// series is suppressed (added to the series' `skipDates`).
     pub fn delete(&self, id: &str, instance_date: Option<NaiveDate>) -> Result<(), CalendarError> {
@@ -219,6 +285,29 @@ impl Calendar {
             .find_in_note(path, id)
             .and_then(|(index, e)| Some(e.event(state.cache.config(index)?, path)))
             .ok_or_else(|| CalendarError::NotFound(id.to_string()))
+    }
+
+    /// The configuration of calendar `calendar_id`.
+    fn source_config(&self, calendar_id: &str) -> Result<SourceConfig, CalendarError> {
+        self.inner
+            .read()
+            .cache
+            .source(calendar_id)
+            .map(|source| source.config.clone())
+            .ok_or_else(|| {
+                CalendarError::invalid("calendarId", format!("no calendar `{calendar_id}`"))
+            })
+    }
+
+    /// The last item of daily note `path` in source `source_id`: the one
+    /// just added.
+    fn last_item(&self, source_id: &str, path: &str) -> Result<Event, CalendarError> {
+        let state = self.inner.read();
+        state
+            .cache
+            .source_index(source_id)
+            .and_then(|index| state.cache.last_in_note(index, path))
+            .ok_or_else(|| CalendarError::NotFound(path.to_string()))
     }
 
     /// The existing daily note of `date` in source `source_id`, if any.

@@ -21,7 +21,7 @@ use tokio::sync::watch;
 use super::adopt::{display_tz, log_transition, prepare};
 use super::cache::{Cache, Ceiling};
 use super::error::CalendarError;
-use super::event::{Event, EventDetails, FileRef, Location};
+use super::event::{Event, EventDetails, EventType, FileRef, Location};
 use super::feeds::FeedWorker;
 use super::id::EventId;
 use super::query::EventQuery;
@@ -259,6 +259,32 @@ impl Calendar {
                 line_number: entry.line_number,
             }),
         })
+    }
+
+    /// The series one occurrence of which the single event `id` stands in
+    /// for: in the same calendar, of the same title, skipping the event's
+    /// date (how a "this occurrence" edit or tick is written, as in Full
+    /// Calendar). `None` when there is none.
+    pub fn replaced_series(&self, id: &str) -> Result<Option<Event>, CalendarError> {
+        let state = self.inner.read();
+        let (index, _, single) = state
+            .cache
+            .find(id)
+            .ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
+        let (EventType::Single, Some(date)) = (single.spec.kind, single.spec.date) else {
+            return Ok(None);
+        };
+        let source = &state.cache.sources[index];
+        Ok(source.notes.iter().find_map(|(path, entries)| {
+            entries
+                .iter()
+                .find(|e| {
+                    e.spec.kind != EventType::Single
+                        && e.spec.title == single.spec.title
+                        && e.spec.skip_dates.contains(&date)
+                })
+                .map(|e| e.event(&source.config, path))
+        }))
     }
 
     /// The configured sources, in settings order.

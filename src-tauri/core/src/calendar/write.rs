@@ -82,16 +82,39 @@ pub fn update_fullnote(
     rel: &str,
     fields: &EventFields,
 ) -> Result<String, CalendarError> {
+    rewrite_fullnote(vault, rel, None, fields)
+}
+
+/// Moves the note at `rel` into folder `dir` (another Full Note calendar)
+/// with `fields` applied; its own keys and body come along unchanged.
+pub fn move_fullnote(
+    vault: &Vault,
+    rel: &str,
+    dir: &str,
+    fields: &EventFields,
+) -> Result<String, CalendarError> {
+    rewrite_fullnote(vault, rel, Some(dir), fields)
+}
+
+/// Rewrites the note at `rel` in its folder, or with `into` in that one.
+fn rewrite_fullnote(
+    vault: &Vault,
+    rel: &str,
+    into: Option<&str>,
+    fields: &EventFields,
+) -> Result<String, CalendarError> {
     let text = read(vault, rel)?;
     let old = fullnote::spec_of(rel, &text)?;
     let new = old.patched(fields)?;
     let updated = fullnote::render_update(rel, &text, &old, &new)?;
-    let moved = old.first_day() != new.first_day() || old.title != new.title;
-    let target = match (moved, rel.rsplit_once('/')) {
-        (false, _) => rel.to_string(),
-        (true, Some((dir, _))) => join(dir, &fullnote::file_name(&new)),
-        (true, None) => fullnote::file_name(&new),
+    let renamed = old.first_day() != new.first_day() || old.title != new.title;
+    let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+    let name = if renamed {
+        fullnote::file_name(&new)
+    } else {
+        name.to_string()
     };
+    let target = join(into.unwrap_or(dir), &name);
     if target == rel {
         replace(vault, rel, &updated)?;
     } else {
@@ -99,6 +122,30 @@ pub fn update_fullnote(
         remove(vault, rel)?;
     }
     Ok(target)
+}
+
+/// Moves the Full Note event at `rel` into a daily note, as an item with
+/// `fields` applied; returns that note's path. A note holding more than the
+/// event (text, or keys of its own) is refused: an item could not keep it.
+pub fn move_fullnote_to_daily(
+    vault: &Vault,
+    rel: &str,
+    target: &DailyTarget,
+    fields: &EventFields,
+    existing_note: impl Fn(NaiveDate) -> Option<String>,
+) -> Result<String, CalendarError> {
+    let text = read(vault, rel)?;
+    if fullnote::holds_more_than_event(&text) {
+        return Err(CalendarError::invalid(
+            "calendarId",
+            "the note has text or keys of its own that a daily-note item cannot keep; \
+             move it to a Full Note calendar instead",
+        ));
+    }
+    let spec = daily_spec(fullnote::spec_of(rel, &text)?.patched(fields)?)?;
+    let path = append_new_item(vault, target, &spec, &[], existing_note)?;
+    remove(vault, rel)?;
+    Ok(path)
 }
 
 /// Deletes the note at `rel`.
@@ -246,6 +293,18 @@ pub fn create_daily(
     existing_note: impl Fn(NaiveDate) -> Option<String>,
 ) -> Result<String, CalendarError> {
     let spec = daily_spec(EventSpec::default().patched(fields)?)?;
+    append_new_item(vault, target, &spec, &[], existing_note)
+}
+
+/// Appends `spec` (with the user's inline fields `extra`) as a new item of
+/// its day's note; returns the note's path.
+fn append_new_item(
+    vault: &Vault,
+    target: &DailyTarget,
+    spec: &EventSpec,
+    extra: &[(String, String)],
+    existing_note: impl Fn(NaiveDate) -> Option<String>,
+) -> Result<String, CalendarError> {
     let date = spec
         .date
         .ok_or_else(|| CalendarError::invalid("date", "is required"))?;
@@ -254,7 +313,7 @@ pub fn create_daily(
         vault,
         target,
         &rel,
-        &dailynote::render_line(&spec, Style::NEW, &[]),
+        &dailynote::render_line(spec, Style::NEW, extra),
     )?;
     Ok(rel)
 }
@@ -345,4 +404,68 @@ pub fn delete_daily(
     let text = read(vault, rel)?;
     let item = find_item(&text, target, rel, id)?;
     replace(vault, rel, &set_line(&text, item.line, None))
+}
+
+/// Moves the daily-note item `id` (in note `rel` of `from`) to the daily
+/// notes of `to`, with `fields` applied; its own inline fields come along.
+/// Returns the path of the note it is now in.
+pub fn move_daily(
+    vault: &Vault,
+    from: &DailyTarget,
+    rel: &str,
+    id: &str,
+    to: &DailyTarget,
+    fields: &EventFields,
+    existing_note: impl Fn(NaiveDate) -> Option<String>,
+) -> Result<String, CalendarError> {
+    let (spec, extra) = daily_item_patched(vault, from, rel, id, fields)?;
+    let path = append_new_item(vault, to, &daily_spec(spec)?, &extra, existing_note)?;
+    // Re-read: the item may have been added to this very note.
+    delete_daily(vault, from, rel, id)?;
+    Ok(path)
+}
+
+/// Moves the daily-note item `id` (in note `rel` of `from`) into a new note
+/// in folder `dir` (a Full Note calendar), with `fields` applied. An item
+/// with inline fields of its own is refused rather than losing them.
+pub fn move_daily_to_fullnote(
+    vault: &Vault,
+    from: &DailyTarget,
+    rel: &str,
+    id: &str,
+    dir: &str,
+    fields: &EventFields,
+) -> Result<String, CalendarError> {
+    let (spec, extra) = daily_item_patched(vault, from, rel, id, fields)?;
+    if let Some((key, _)) = extra.first() {
+        return Err(CalendarError::invalid(
+            "calendarId",
+            format!(
+                "the item has an inline field of its own (`{key}`) that a Full Note event does not keep"
+            ),
+        ));
+    }
+    let path = join(dir, &fullnote::file_name(&spec));
+    create_new(vault, &path, &fullnote::render_new(&spec)?)?;
+    delete_daily(vault, from, rel, id)?;
+    Ok(path)
+}
+
+/// The event of daily-note item `id` with `fields` applied, and its own
+/// inline fields.
+fn daily_item_patched(
+    vault: &Vault,
+    from: &DailyTarget,
+    rel: &str,
+    id: &str,
+    fields: &EventFields,
+) -> Result<(EventSpec, Vec<(String, String)>), CalendarError> {
+    let text = read(vault, rel)?;
+    let item = find_item(&text, from, rel, id)?;
+    let date = from
+        .format
+        .date_of(rel)
+        .ok_or_else(|| CalendarError::NotFound(id.to_string()))?;
+    let spec = dailynote::item_spec(&item, date)?.patched(fields)?;
+    Ok((spec, dailynote::extra_fields(&item)))
 }

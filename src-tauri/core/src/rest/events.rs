@@ -199,21 +199,25 @@ pub async fn details(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateEvent {
+    /// Moves the event to this calendar (its note, or item, goes along).
+    #[serde(rename = "calendarId")]
+    calendar_id: Option<String>,
     /// The fields to change: absent keeps, `null` removes, a value replaces.
     event: EventFields,
     options: Option<EventOptions>,
 }
 
-/// Updates an event. Renaming or moving it changes its id (see `event.id`).
+/// Updates an event, or with `calendarId` moves it to that calendar.
+/// Renaming or moving it changes its id (see `event.id`).
 #[utoipa::path(
     put, path = "/api/v1/events/{id}", operation_id = "updateEvent", tag = "events",
     params(("id" = String, Path, description = "The event id, percent-encoded")),
     request_body = UpdateEvent,
     responses(
         (status = 200, description = "Updated", body = EventWritten),
-        (status = 400, description = "Invalid body or fields, or a read-only calendar", body = super::ErrorBody),
+        (status = 400, description = "Invalid body or fields, a read-only calendar, or a move the target calendar cannot hold", body = super::ErrorBody),
         (status = 404, description = "No such event", body = super::ErrorBody),
-        (status = 409, description = "The renamed note exists", body = super::ErrorBody),
+        (status = 409, description = "The renamed or moved note exists", body = super::ErrorBody),
         (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
 )]
@@ -223,7 +227,11 @@ pub async fn update(
     JsonBody(body): JsonBody<UpdateEvent>,
 ) -> Result<Json<EventWritten>, RestError> {
     let options = body.options.unwrap_or_default();
-    let event = blocking(move || api.update_event(&id, body.event, options)).await?;
+    let event = blocking(move || match body.calendar_id {
+        Some(calendar_id) => api.move_event(&id, &calendar_id, body.event, options),
+        None => api.update_event(&id, body.event, options),
+    })
+    .await?;
     Ok(Json(EventWritten::new(event)))
 }
 

@@ -525,3 +525,55 @@ async fn repeated_queries_follow_every_change() {
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(count().await, 1);
 }
+
+#[tokio::test]
+async fn put_with_a_calendar_id_moves_the_event_or_says_why_not() {
+    let instance = Instance::start().await;
+    let token = admin(&instance).await;
+    let put = |body: serde_json::Value| {
+        let (instance, token) = (&instance, &token);
+        async move {
+            instance
+                .send(Method::PUT, STANDUP_PATH, Some(token), Some(body))
+                .await
+        }
+    };
+    let before = crate::hostile::snapshot(&instance);
+    for (calendar, says) in [(ICS_CALENDAR, "read-only"), ("nope", "calendar")] {
+        let reply = put(json!({"calendarId": calendar, "event": {}})).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+        assert!(
+            reply.body["message"].as_str().unwrap().contains(says),
+            "{reply:?}"
+        );
+    }
+    assert_eq!(crate::hostile::snapshot(&instance), before);
+
+    instance
+        .settings_as_user(json!({"calendarSources": [
+            {"id": "local", "name": "Events", "type": "local", "directory": "events"},
+            {"id": ICS_CALENDAR, "name": "Holidays", "type": "ical", "url": "http://127.0.0.1:9/holidays.ics"},
+            {"id": "work", "name": "Work", "type": "local", "directory": "work"},
+        ]}))
+        .await
+        .unwrap();
+    let note = std::fs::read(instance.vault().join("events/2026-01-05 Standup.md")).unwrap();
+    let reply = put(json!({"calendarId": "work", "event": {}})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(
+        reply.body["event"]["id"],
+        "fullnote:work/2026-01-05 Standup.md"
+    );
+    assert_eq!(reply.body["event"]["calendarId"], "work");
+    assert_eq!(
+        std::fs::read(instance.vault().join("work/2026-01-05 Standup.md")).unwrap(),
+        note
+    );
+    assert!(
+        !instance
+            .vault()
+            .join("events/2026-01-05 Standup.md")
+            .exists()
+    );
+    assert_ne!(STANDUP_ID, reply.body["event"]["id"]);
+}

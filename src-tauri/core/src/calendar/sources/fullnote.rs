@@ -436,6 +436,20 @@ pub fn render_update(
     )
 }
 
+/// Whether the note holds more than its event: a body, or frontmatter keys
+/// of the user's own.
+pub fn holds_more_than_event(text: &str) -> bool {
+    let Some(split) = frontmatter::split(text) else {
+        return true;
+    };
+    !split.body.trim().is_empty()
+        || frontmatter::parse(split.yaml).map_or(true, |mapping| {
+            mapping
+                .keys()
+                .any(|key| key.as_str().is_none_or(|k| !EVENT_KEYS.contains(&k)))
+        })
+}
+
 /// Reads the spec of an existing note (for updates).
 pub fn spec_of(path: &str, text: &str) -> Result<EventSpec, CalendarError> {
     let split = frontmatter::split(text)
