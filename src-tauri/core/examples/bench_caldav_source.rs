@@ -14,7 +14,6 @@
 //! Radicale's storage is written directly; the first sync, which meets
 //! Radicale's cold caches, is reported apart.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -58,12 +57,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5000);
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
-    let venv =
-        Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/radicale-venv.sh"))
-            .output()
-            .expect("scripts/radicale-venv.sh runs");
-    assert!(venv.status.success(), "Radicale could not be installed");
-    let venv = String::from_utf8(venv.stdout).unwrap().trim().to_string();
+    let venv = almanac_testkit::venv("radicale-venv.sh");
 
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -97,7 +91,7 @@ fn main() {
         ),
     )
     .unwrap();
-    let mut radicale = Command::new(format!("{venv}/bin/radicale"))
+    let mut radicale = Command::new(venv.join("bin/radicale"))
         .arg("--config")
         .arg(root.join("config"))
         .stdout(Stdio::null())

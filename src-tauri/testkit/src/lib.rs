@@ -19,6 +19,7 @@ pub mod keyring;
 pub mod leaks;
 pub mod net;
 pub mod radicale;
+pub mod venv;
 pub mod wait;
 
 pub use fakes::{ManualClock, RecordingUi};
@@ -26,4 +27,5 @@ pub use instance::{InstanceBuilder, TestInstance, new_token, paths_in};
 pub use keyring::{keyring_lookup, real_keyring};
 pub use leaks::{captured_logs, files_containing, logs_text};
 pub use net::{HttpStub, free_port, port_open};
+pub use venv::venv;
 pub use wait::{PATIENCE, eventually, wait_until};

@@ -3,7 +3,6 @@
 //! cached venv by scripts/radicale-venv.sh (a failed install fails the test).
 //! For the CalDAV source tests of the core and the window tests.
 
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,20 +20,6 @@ pub struct Radicale {
     pub dir: tempfile::TempDir,
     pub port: u16,
     child: Option<Child>,
-}
-
-fn venv() -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/radicale-venv.sh");
-    let output = Command::new(&script)
-        .output()
-        .expect("scripts/radicale-venv.sh runs");
-    assert!(
-        output.status.success(),
-        "Radicale could not be installed ({}):\n{}",
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
 }
 
 impl Radicale {
@@ -99,7 +84,7 @@ impl Radicale {
             ),
         )
         .unwrap();
-        let child = Command::new(venv().join("bin/radicale"))
+        let child = Command::new(crate::venv("radicale-venv.sh").join("bin/radicale"))
             .arg("--config")
             .arg(&config)
             .stdout(Stdio::null())

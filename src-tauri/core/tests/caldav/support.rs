@@ -211,28 +211,9 @@ impl Client<'_> {
     }
 }
 
-/// The virtualenv with the Python clients, created on first use. Panics
-/// (never skips) when it cannot be made: a test of real clients must not
-/// pass without them.
+/// The virtualenv with the Python clients, created on first use.
 pub fn venv() -> PathBuf {
-    let script = repo().join("scripts/caldav-venv.sh");
-    let output = Command::new(&script)
-        .output()
-        .expect("scripts/caldav-venv.sh runs");
-    assert!(
-        output.status.success(),
-        "the Python CalDAV clients could not be installed ({}):\n{}",
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
-}
-
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
+    almanac_testkit::venv("caldav-venv.sh")
 }
 
 /// Runs `program` (from the virtualenv's `bin`) off the async workers and
