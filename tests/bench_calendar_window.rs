@@ -49,14 +49,17 @@ document.querySelector('.fc-prev-button').click();
 if (ready()) { observer.disconnect(); finish(); }
 "#;
 
-/// Times the month grid's fetch of `MONTH` (`YYYY-MM`) alone: the six weeks
-/// from the Sunday on or before its first day.
+/// Times the month grid's fetch of `MONTH` (`YYYY-MM`) alone: the month's
+/// weeks from the Sunday on or before its first day (in UTC, near enough),
+/// as many events a day as the month view asks for.
 const FETCH_ONLY: &str = r#"
 const done = arguments[arguments.length - 1];
 const first = new Date('MONTH-01T00:00:00Z');
 const start = first.valueOf() - first.getUTCDay() * 86400000;
+const next = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 1)).valueOf();
+const days = Math.ceil((next - start) / 86400000 / 7) * 7;
 const t0 = performance.now();
-window.__TAURI__.core.invoke('calendar_events_per_day', { start, end: start + 42 * 86400000 - 1, perDay: 4 })
+window.__TAURI__.core.invoke('calendar_events_per_day', { start, end: start + days * 86400000 - 1, perDay: 3 })
   .then(() => done(performance.now() - t0), (e) => done(String(e)));
 "#;
 

@@ -42,8 +42,7 @@ async fn a_full_day_shows_more_and_opens_the_day_with_every_event() {
             "Meeting 0",
             "Meeting 1",
             "Meeting 2",
-            "Meeting 3",
-            "+3 more"
+            "+4 more"
         ]])
     );
 

@@ -45,6 +45,10 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   firstDay: settings.firstDay,
   height: '100%',
   nowIndicator: true,
+  // A month shows its own weeks (four to six), not always six: a sixth row of
+  // the next month's days would be drawn again a step later, and on a busy
+  // vault each row costs the step to the next month about 15 ms.
+  fixedWeekCount: false,
   headerToolbar: {
     left: 'prev,next today newEvent',
     center: 'title',

@@ -29,8 +29,13 @@ function toFullCalendar(event, colors) {
 
 /** Views of more days than this get at most `PER_DAY_IN_MONTH` events a day. */
 const WEEK_DAYS = 8;
-/** Events a day in month-long views: about what a month cell shows. */
-const PER_DAY_IN_MONTH = 4;
+/**
+ * Events a day in month-long views, before "+N more": what a month cell of
+ * the default window (1000×720) holds without growing, and it keeps a step
+ * to the next month of a busy vault within 100 ms (BENCHMARKS.md: each
+ * drawn event costs FullCalendar about 0.35 ms).
+ */
+const PER_DAY_IN_MONTH = 3;
 /** Events a day in views of a few days (a week, the sidebar's agenda). */
 const PER_DAY_IN_WEEK = 24;
 const DAY_MS = 86_400_000;
@@ -96,14 +101,16 @@ function forgetAnswers() {
 }
 
 /**
- * The six-week grid the month view shows `step` months from the month at
- * `millis`: from the week start (`firstDay`) on or before the month's first
- * day, 42 days, in `zone` (bounds as the source gets them).
+ * The grid the month view shows `step` months from the month at `millis`:
+ * the month's own weeks (`fixedWeekCount: false`), from the week start
+ * (`firstDay`) on or before its first day to the end of the week holding its
+ * last, in `zone` (bounds as the source gets them).
  */
 function monthGrid(millis, step, zone, firstDay) {
   const first = DateTime.fromMillis(millis, { zone }).startOf('month').plus({ months: step });
   const start = first.minus({ days: (first.weekday - firstDay + 7) % 7 }).startOf('day');
-  return { start: start.toMillis(), end: start.plus({ days: 42 }).toMillis() - 1 };
+  const days = Math.ceil(Math.round(first.plus({ months: 1 }).diff(start, 'days').days) / 7) * 7;
+  return { start: start.toMillis(), end: start.plus({ days }).toMillis() - 1 };
 }
 
 /** The calendar the source serves, once `followChanges` has it. */
@@ -116,7 +123,8 @@ let served = null;
  */
 function prefetchNeighbours(bounds, zone) {
   const firstDay = served?.getOption('firstDay') ?? 0;
-  const middle = bounds.start + 21 * DAY_MS;
+  // Two weeks in: always inside the month shown, whatever its first weekday.
+  const middle = bounds.start + 14 * DAY_MS;
   const shown = monthGrid(middle, 0, zone, firstDay);
   if (shown.start !== bounds.start || shown.end !== bounds.end) return;
   for (const step of [-1, 1]) {
