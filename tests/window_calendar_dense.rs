@@ -38,12 +38,7 @@ async fn a_full_day_shows_more_and_opens_the_day_with_every_event() {
         .await;
     assert_eq!(
         shown,
-        json!([[
-            "Meeting 0",
-            "Meeting 1",
-            "Meeting 2",
-            "+4 more"
-        ]])
+        json!([["Meeting 0", "Meeting 1", "Meeting 2", "+4 more"]])
     );
 
     session.click(&format!("{cell} .almanac-more")).await;
