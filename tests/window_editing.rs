@@ -644,6 +644,10 @@ async fn tick_a_task_and_delete_from_the_keyboard() {
     session
         .wait_for(&format!("!document.querySelector(\"{old_plan}\")"))
         .await;
+    // The keyboard user's place goes to the neighbouring event, not the page.
+    session
+        .wait_for("document.activeElement?.closest('.fc-event')?.dataset.title === 'Buy milk'")
+        .await;
     session.end().await;
 }
 

@@ -81,17 +81,36 @@ async function setDone(event, done) {
 
 /** The id of the event that had the keyboard focus in the calendar, if any. */
 let focusedId = null;
-/** Old id → new id of the events renamed, so a focus handed back to an old element follows. */
+/**
+ * Old id → new id of the events renamed (or the neighbour of one deleted),
+ * so a focus handed back to an old element follows.
+ */
 const renamed = new Map();
 document.addEventListener('focusin', (e) => {
   // Focus in the dialog (outside the calendar) keeps the place to come back to.
   if (!e.target.closest?.('.fc')) return;
   const id = e.target.closest('.fc-event')?.dataset.eventId ?? null;
-  focusedId = renamed.get(id) ?? id;
+  focusedId = renamed.has(id) ? renamed.get(id) : id;
 });
 document.addEventListener('almanac:event-renamed', ({ detail }) => {
   renamed.set(detail.from, detail.to);
   if (focusedId === detail.from) focusedId = detail.to;
+});
+/**
+ * When the focused event is deleted, the focus goes to the event after it
+ * in the calendar (or else the one before), skipping what went with it.
+ */
+document.addEventListener('almanac:event-deleted', ({ detail }) => {
+  const gone = (id) => id === detail.id || (detail.series !== null && id.startsWith(`${detail.series}#`));
+  if (!focusedId || !gone(focusedId)) return;
+  const ids = [...document.querySelectorAll('.fc-event[data-event-id]')].map((el) => el.dataset.eventId);
+  const at = ids.indexOf(focusedId);
+  const after = ids.slice(at + 1).find((id) => !gone(id));
+  const before = ids.slice(0, Math.max(at, 0)).reverse().find((id) => !gone(id));
+  // The dialog hands focus back to the deleted event's element while it is
+  // still drawn: that focus means its neighbour.
+  renamed.set(focusedId, after ?? before ?? null);
+  focusedId = after ?? before ?? null;
 });
 
 /**

@@ -2,7 +2,7 @@
 // through the shell's editing commands (the engine's rules, the API's
 // errors) and shows a refusal next to the field the engine names.
 
-import { changedFrom, followRename, isDone, isTask, withoutNulls } from './event_fields.js';
+import { changedFrom, followDelete, followRename, isDone, isTask, withoutNulls } from './event_fields.js';
 import { invoke } from './ipc.js';
 import { fillRecurrence, noRecurrence, readRecurrence, setupRecurrence } from './recurrence_form.js';
 
@@ -206,9 +206,12 @@ function hideConfirm() {
 
 async function confirmDelete() {
   const event = shown.event;
-  const options = occurrenceScope() ? { instanceDate: event.instanceDate } : {};
+  const occurrence = occurrenceScope();
+  const options = occurrence ? { instanceDate: event.instanceDate } : {};
   try {
     await invoke('event_delete', { id: event.id, options });
+    const shownId = event.instanceDate ? `${event.id}#${event.instanceDate}` : event.id;
+    followDelete(shownId, event.instanceDate && !occurrence ? event.id : null);
     dialog.close('deleted');
   } catch (error) {
     hideConfirm();

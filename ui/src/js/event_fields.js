@@ -28,3 +28,12 @@ export function changedFrom(event, fields) {
 export function followRename(from, to) {
   document.dispatchEvent(new CustomEvent('almanac:event-renamed', { detail: { from, to } }));
 }
+
+/**
+ * Says that the event FullCalendar knew as `id` was deleted (and with it
+ * every occurrence of `series`, when a whole series went), so the calendar
+ * hands its focus to a neighbour instead of letting it fall to the page.
+ */
+export function followDelete(id, series = null) {
+  document.dispatchEvent(new CustomEvent('almanac:event-deleted', { detail: { id, series } }));
+}
