@@ -53,6 +53,7 @@ impl Inner {
                 sync::sync(&client, &calendar, &known, etags).map_err(|e| e.to_string())?;
             Ok((synced, calendar, notes))
         });
+        let calendar_url = outcome.as_ref().ok().map(|(_, url, _)| url.clone());
         let mut mirrors = self.mirrors.live();
         let live = mirrors.of(&source.id);
         match outcome {
@@ -79,10 +80,16 @@ impl Inner {
                 self.show_mirror(index, source, live, Some(&[]), tz, Some(error));
             }
         }
+        drop(mirrors);
+        if let Some(url) = calendar_url {
+            self.remember_calendar_url(source, &url);
+        }
     }
 
     /// A client for `source` with its password from the keyring, and the
-    /// calendar's URL (discovered when the settings have none yet).
+    /// calendar's URL (discovered when the settings have none yet: the
+    /// caller then hands it to [`Inner::remember_calendar_url`] once it has
+    /// put what it read into the cache).
     pub(super) fn connect(&self, source: &SourceConfig) -> Result<(DavClient, Url), String> {
         let SourceType::Caldav {
             server,
@@ -107,20 +114,15 @@ impl Inner {
                 .calendar_url
                 .clone()
             {
-                known if !known.is_empty() => {
-                    self.remember_calendar_url(source, server, &known);
-                    known
-                }
+                known if !known.is_empty() => known,
                 _ => {
-                    let url = discover::calendars(&client, server)
+                    discover::calendars(&client, server)
                         .map_err(|e| e.to_string())?
                         .into_iter()
                         .next()
                         .ok_or_else(|| DavError::Protocol("the server has no calendar".into()))
                         .map_err(|e| e.to_string())?
-                        .url;
-                    self.remember_calendar_url(source, server, &url);
-                    url
+                        .url
                 }
             },
             url => url.to_string(),
@@ -129,13 +131,27 @@ impl Inner {
         Ok((client, calendar))
     }
 
-    /// Writes the discovered `url` into the settings, so the next start need
-    /// not discover it again (the settings' change is adopted like any other).
-    fn remember_calendar_url(&self, source: &SourceConfig, server: &str, url: &str) {
+    /// Writes `url`, the calendar [`Inner::connect`] found for `source`,
+    /// into the settings when they have none yet, so the next start need not
+    /// discover it again. The settings' change is adopted like any other:
+    /// the sources are rebuilt, and a sync still answering for the old ones
+    /// is dropped, so callers write it only once their answer is in the
+    /// cache (else the new source would start empty, its mirror fresh).
+    pub(super) fn remember_calendar_url(&self, source: &SourceConfig, url: &Url) {
+        let SourceType::Caldav {
+            server, calendar, ..
+        } = &source.kind
+        else {
+            return;
+        };
+        if !calendar.is_empty() {
+            return;
+        }
         let Some(store) = lock(&self.settings).upgrade() else {
             return;
         };
-        if let Err(error) = account::remember_calendar_url(&store, &source.id, server, url) {
+        if let Err(error) = account::remember_calendar_url(&store, &source.id, server, url.as_str())
+        {
             tracing::warn!(source = %source.id, %error, "could not keep the discovered calendar URL in the settings");
         }
     }

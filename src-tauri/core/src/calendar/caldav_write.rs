@@ -146,6 +146,7 @@ impl Calendar {
         };
         let sent = inner.send_or_queue(source, &client, write)?;
         inner.keep_local(source, &collection, current.href.as_str(), None, sent);
+        inner.remember_calendar_url(source, &collection);
         Ok(())
     }
 
@@ -364,6 +365,7 @@ impl Calendar {
         let etag = sent.clone().flatten().unwrap_or_default();
         let resource = Resource { etag, ics };
         inner.keep_local(source, &collection, href.as_str(), Some(resource), sent);
+        inner.remember_calendar_url(source, &collection);
         Ok(())
     }
 

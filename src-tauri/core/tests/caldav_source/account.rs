@@ -214,6 +214,7 @@ fn an_account_is_added_with_its_password_in_the_keyring_only() {
 #[test]
 fn a_calendar_url_discovered_at_sync_time_is_written_into_settings() {
     let server = Radicale::start();
+    server.put("a.ics", &vevent("a", "Standup", "20260105T090000Z"));
     // The vault's settings name the server only, as an import leaves them.
     let setup = Setup::correct("writeback", &server);
     let id = setup.id.clone();
@@ -223,6 +224,11 @@ fn a_calendar_url_discovered_at_sync_time_is_written_into_settings() {
     });
     assert_eq!(calendar_url(&settings, &id).unwrap(), server.calendar());
     assert!(app.file().contains(&server.calendar()), "on disk too");
+    // The sources rebuilt for the new settings show what that first sync
+    // read, without waiting for the next one (none is asked for here).
+    wait_until(&app.calendar, "the first sync's event", |calendar| {
+        setup.titles(calendar) == ["Standup"]
+    });
 
     // Only a source still without one, still on that server, is changed.
     assert!(
