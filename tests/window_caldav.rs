@@ -234,3 +234,111 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
     session.end().await;
     keyring.delete("caldav_1").unwrap();
 }
+
+/// "This occurrence" of a CalDAV series, edited in the calendar window, is
+/// kept by the series itself as an edited occurrence (`RECURRENCE-ID` in the
+/// same resource on the server): other CalDAV clients still see one series,
+/// not a copy next to a skipped date.
+#[tokio::test]
+async fn one_occurrence_of_a_caldav_series_is_edited_in_place_from_the_window() {
+    let today = chrono::Utc::now().date_naive();
+    let first = (today - chrono::Duration::days(3))
+        .format("%Y%m%d")
+        .to_string();
+    let server = tokio::task::spawn_blocking(move || {
+        let server = Radicale::start();
+        server.put(
+            "daily.ics",
+            &format!(
+                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\n\
+                 UID:daily\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{first}T090000Z\r\n\
+                 DURATION:PT30M\r\nRRULE:FREQ=DAILY;COUNT=7\r\nSUMMARY:Daily sync\r\n\
+                 END:VEVENT\r\nEND:VCALENDAR\r\n"
+            ),
+        );
+        server
+    })
+    .await
+    .unwrap();
+    // The session's keyring is shared by this file's tests: an id of its own.
+    // No calendarUrl, as an import leaves it: the first sync discovers it.
+    let id = format!("caldav_series_{}", std::process::id());
+    let keyring = Passwords::default();
+    keyring.set(&id, PASSWORD).unwrap();
+    let instance = Instance::with_settings(json!({
+        "initialView": "dayGridMonth",
+        "displayTimezone": "UTC",
+        "calendarSources": [{ "type": "caldav", "id": id, "name": "Radicale", "color": "#0f766e",
+                              "url": server.calendar(), "username": USER }],
+    }));
+    let session = Session::start(&instance, "calendar", Theme::Light).await;
+    let in_day = |date: chrono::NaiveDate, title: &str| {
+        format!(".fc-daygrid-day[data-date='{date}'] .fc-event[data-title='{title}']")
+    };
+    session
+        .wait_for(&format!(
+            "document.querySelector(\"{}\")",
+            in_day(today, "Daily sync")
+        ))
+        .await;
+    session.click(&in_day(today, "Daily sync")).await;
+    session
+        .wait_for("!document.getElementById('ev-scope').hidden")
+        .await;
+    assert_eq!(session.text("#ev-occurrence").await, today.to_string());
+    session.retype("#ev-title", "Daily sync with Ada").await;
+    session.click("#ev-save").await;
+    session
+        .wait_for("!document.getElementById('event-dialog').open")
+        .await;
+
+    // On the server: the same resource, the series and its edited occurrence.
+    let resource = server.url("/alice/work/daily.ics");
+    let ics = support::eventually("the edited occurrence on the server", || {
+        let resource = resource.clone();
+        async move {
+            let body = reqwest::Client::new()
+                .get(resource)
+                .basic_auth(USER, Some(PASSWORD))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            body.contains("RECURRENCE-ID").then_some(body)
+        }
+    })
+    .await;
+    let unfolded = ics.replace("\r\n ", "");
+    for line in [
+        format!("RECURRENCE-ID:{}T090000Z", today.format("%Y%m%d")),
+        "SUMMARY:Daily sync with Ada".to_string(),
+        "SUMMARY:Daily sync\r\n".to_string(),
+        "RRULE:FREQ=DAILY;COUNT=7".to_string(),
+    ] {
+        assert!(unfolded.contains(&line), "{line:?} in\n{ics}");
+    }
+    assert!(
+        !unfolded.contains("EXDATE"),
+        "not skipped and copied:\n{ics}"
+    );
+
+    // In the window: that day's occurrence renamed, the others as they were.
+    session
+        .wait_for(&format!(
+            "document.querySelector(\"{}\") && !document.querySelector(\"{}\")",
+            in_day(today, "Daily sync with Ada"),
+            in_day(today, "Daily sync")
+        ))
+        .await;
+    let others = session
+        .execute(
+            "return document.querySelectorAll(\".fc-event[data-title='Daily sync']\").length",
+            json!([]),
+        )
+        .await;
+    assert!(others.as_u64() >= Some(3), "{others}");
+    session.end().await;
+    keyring.delete(&id).unwrap();
+}

@@ -81,19 +81,32 @@ pub async fn event_create(
     .await
 }
 
-/// Applies `fields` as a merge patch to event `id`, and with `calendar_id`
-/// moves it to that calendar (`PUT /events/{id}`).
+/// Applies `fields` as a merge patch to event `id`, with `calendar_id`
+/// moves it to that calendar, and with `options.instanceDate` changes only
+/// that occurrence of its CalDAV series (`PUT /events/{id}`).
 #[tauri::command]
 pub async fn event_update(
     services: State<'_, Arc<Services>>,
     id: String,
     calendar_id: Option<String>,
     fields: Value,
+    options: Option<EventOptions>,
 ) -> EditResult<Event> {
     let fields = fields_of(fields)?;
-    write(&services, move |calendar| match calendar_id {
-        Some(calendar_id) => calendar.move_to(&id, &calendar_id, fields),
-        None => calendar.update(&id, fields),
+    let instance_date = options.unwrap_or_default().instance_date;
+    if let (Some(_), Some(_)) = (&calendar_id, instance_date) {
+        return Err(ApiError::bad_request(
+            "calendarId",
+            "one occurrence cannot move to another calendar on its own",
+        )
+        .into());
+    }
+    write(&services, move |calendar| {
+        match (calendar_id, instance_date) {
+            (Some(calendar_id), _) => calendar.move_to(&id, &calendar_id, fields),
+            (None, Some(date)) => calendar.update_occurrence(&id, date, fields),
+            (None, None) => calendar.update(&id, fields),
+        }
     })
     .await
 }

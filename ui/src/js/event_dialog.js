@@ -2,9 +2,9 @@
 // through the shell's editing commands (the engine's rules, the API's
 // errors) and shows a refusal next to the field the engine names.
 
-import { changedFrom, followDelete, followRename, isDone, isTask, withoutNulls } from './event_fields.js';
+import { changedFrom, followDelete, followRename, isDone, isTask, shownId, withoutNulls } from './event_fields.js';
 import { invoke } from './ipc.js';
-import { fillRecurrence, noRecurrence, readRecurrence, setupRecurrence } from './recurrence_form.js';
+import { fillRecurrence, noRecurrence, readRecurrence, setupRecurrence, withoutRecurrence } from './recurrence_form.js';
 
 const $ = (id) => document.getElementById(id);
 const dialog = $('event-dialog');
@@ -160,8 +160,31 @@ export async function detachOccurrence(event, calendarId, fields) {
     await invoke('event_delete', { id: created.id, options: {} }).catch(() => {});
     throw error;
   }
-  followRename(`${event.id}#${event.instanceDate}`, created.id);
+  followRename(shownId(event), created.id);
 }
+
+/**
+ * "This occurrence" of a CalDAV series, changed in place: the series keeps
+ * it as an edited occurrence (`RECURRENCE-ID`), so other CalDAV clients
+ * still see one series rather than a copy next to a gap.
+ */
+async function updateOccurrence(event, fields) {
+  const patch = {
+    ...changedFrom({ ...event, date: event.instanceDate }, withoutRecurrence(fields)),
+    ...taskFields(event),
+  };
+  if (!Object.keys(patch).length) return;
+  const saved = await invoke('event_update', {
+    id: event.id,
+    calendarId: null,
+    fields: patch,
+    options: { instanceDate: event.instanceDate },
+  });
+  followRename(shownId(event), shownId(saved));
+}
+
+/** Whether `event` is in a CalDAV calendar (one that holds edited occurrences). */
+const inCaldav = (event) => shown.sources.find((s) => s.id === event.calendarId)?.type === 'caldav';
 
 async function save() {
   clearErrors();
@@ -174,6 +197,8 @@ async function save() {
         calendarId: $('ev-calendar').value,
         fields: withoutNulls({ ...fields, ...taskFields(null) }),
       });
+    } else if (occurrenceScope() && calendarId === event.calendarId && inCaldav(event)) {
+      await updateOccurrence(event, fields);
     } else if (occurrenceScope()) {
       await detachOccurrence(event, calendarId, { ...fields, ...taskFields(null) });
     } else {
@@ -210,8 +235,7 @@ async function confirmDelete() {
   const options = occurrence ? { instanceDate: event.instanceDate } : {};
   try {
     await invoke('event_delete', { id: event.id, options });
-    const shownId = event.instanceDate ? `${event.id}#${event.instanceDate}` : event.id;
-    followDelete(shownId, event.instanceDate && !occurrence ? event.id : null);
+    followDelete(shownId(event), event.instanceDate && !occurrence ? event.id : null);
     dialog.close('deleted');
   } catch (error) {
     hideConfirm();

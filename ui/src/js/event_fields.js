@@ -21,6 +21,9 @@ export function changedFrom(event, fields) {
   return Object.fromEntries(Object.entries(fields).filter(([key, v]) => !same(event[key], v)));
 }
 
+/** The id FullCalendar knows engine event `event` by: an occurrence's carries its date. */
+export const shownId = (event) => (event.instanceDate ? `${event.id}#${event.instanceDate}` : event.id);
+
 /**
  * Says that the event FullCalendar knew as `from` is now `to` (a rename, a
  * move, an occurrence replaced), so the calendar keeps its focus on it.

@@ -3,6 +3,7 @@
 
 import { DateTime } from 'luxon';
 
+import { shownId } from './event_fields.js';
 import { invoke, listen } from './ipc.js';
 
 /** Adds one day to a `YYYY-MM-DD` date (FullCalendar's all-day ends are exclusive). */
@@ -15,7 +16,7 @@ function nextDay(date) {
 function toFullCalendar(event, colors) {
   const timed = !event.allDay && event.startMillis;
   return {
-    id: event.instanceDate ? `${event.id}#${event.instanceDate}` : event.id,
+    id: shownId(event),
     title: event.title,
     allDay: !timed,
     start: timed ? event.startMillis : event.date,

@@ -127,3 +127,8 @@ export function readRecurrence(date) {
 export function noRecurrence() {
   return { type: 'single', ...Object.fromEntries(RECURRENCE_KEYS.map((key) => [key, null])) };
 }
+
+/** `fields` without the keys that say how an event repeats (one occurrence's own fields). */
+export function withoutRecurrence(fields) {
+  return Object.fromEntries(Object.entries(fields).filter(([key]) => key !== 'type' && !RECURRENCE_KEYS.includes(key)));
+}

@@ -11,7 +11,7 @@ pub struct SourceInfo {
     pub id: String,
     pub name: String,
     pub color: String,
-    /// `local`, `dailynote` or `ical` (the settings' source `type`).
+    /// `local`, `dailynote`, `ical` or `caldav` (the settings' source `type`).
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// Vault-relative folder of `local` and `dailynote` sources.
