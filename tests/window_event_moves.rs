@@ -107,7 +107,13 @@ async fn the_calendar_field_moves_an_event_and_refusals_show_by_it() {
     )
     .await;
     assert_eq!(moved.as_deref(), Some(review.as_str()));
-    assert!(!instance.vault().join("events").join(&name).exists());
+    // The new copy is written first, then the old one removed.
+    file_when(
+        instance.vault().join("events").join(&name),
+        "the note gone from events/",
+        |t| t.is_none(),
+    )
+    .await;
     session
         .wait_for("!document.getElementById('event-dialog').open")
         .await;
@@ -153,13 +159,15 @@ async fn the_calendar_field_moves_an_event_and_refusals_show_by_it() {
         journal.as_deref(),
         Some("## Events\n- Call [startTime:: 09:00] [endTime:: 09:30]\n")
     );
-    assert!(
-        !instance
+    file_when(
+        instance
             .vault()
             .join("events")
-            .join(format!("{day} Call.md"))
-            .exists()
-    );
+            .join(format!("{day} Call.md")),
+        "the bare note gone",
+        |t| t.is_none(),
+    )
+    .await;
     session
         .wait_for(
             "(() => { const el = document.querySelector(\".fc-event[data-title='Call']\");

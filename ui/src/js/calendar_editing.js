@@ -121,10 +121,23 @@ document.addEventListener('almanac:event-deleted', ({ detail }) => {
  */
 function restoreFocus() {
   requestAnimationFrame(() => {
-    const lost = !document.activeElement || document.activeElement === document.body;
-    if (!lost || !focusedId) return;
+    if (!focusedId || !focusLost()) return;
     document.querySelector(`.fc-event[data-event-id="${CSS.escape(focusedId)}"]`)?.focus({ preventScroll: true });
   });
+}
+
+/**
+ * Whether the keyboard focus is nowhere a user can use it: on the page, on
+ * an element already removed or in a closed dialog (the dialog hands focus
+ * back to the element that opened it, which a redraw may have replaced
+ * first), or on an event still drawn under the id it no longer has.
+ */
+function focusLost() {
+  const active = document.activeElement;
+  if (!active || active === document.body || !active.isConnected) return true;
+  if (active.closest('dialog:not([open])')) return true;
+  const event = active.closest('.fc-event');
+  return Boolean(event && renamed.has(event.dataset.eventId));
 }
 // Closing the dialog hands focus back to the element that opened it, which a
 // redraw may have replaced meanwhile.
