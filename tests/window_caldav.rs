@@ -35,6 +35,18 @@ async fn screenshot(session: &Session, name: &str) {
     session.screenshot(&path).await;
 }
 
+/// A Radicale server whose calendar holds the resource `name` (`ics`), put
+/// there as another client would before the app starts.
+async fn radicale_with(name: &'static str, ics: String) -> Radicale {
+    tokio::task::spawn_blocking(move || {
+        let server = Radicale::start();
+        server.put(name, &ics);
+        server
+    })
+    .await
+    .unwrap()
+}
+
 /// `GET url` over loopback: its status and body.
 async fn fetch(url: &str) -> (StatusCode, String) {
     let response = reqwest::get(url).await.unwrap();
@@ -44,20 +56,15 @@ async fn fetch(url: &str) -> (StatusCode, String) {
 #[tokio::test]
 async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
     let today = chrono::Utc::now().format("%Y%m%d").to_string();
-    let server = tokio::task::spawn_blocking(move || {
-        let server = Radicale::start();
-        server.put(
-            "standup.ics",
-            &format!(
-                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\n\
-                 UID:standup\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{today}T090000Z\r\n\
-                 DURATION:PT1H\r\nSUMMARY:Standup on Radicale\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-            ),
-        );
-        server
-    })
-    .await
-    .unwrap();
+    let server = radicale_with(
+        "standup.ics",
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\n\
+             UID:standup\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{today}T090000Z\r\n\
+             DURATION:PT1H\r\nSUMMARY:Standup on Radicale\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        ),
+    )
+    .await;
     let caldav_port = almanac_testkit::free_port();
     let instance = Instance::with_settings(json!({
         "restServerEnabled": true,
@@ -245,21 +252,16 @@ async fn one_occurrence_of_a_caldav_series_is_edited_in_place_from_the_window() 
     let first = (today - chrono::Duration::days(3))
         .format("%Y%m%d")
         .to_string();
-    let server = tokio::task::spawn_blocking(move || {
-        let server = Radicale::start();
-        server.put(
-            "daily.ics",
-            &format!(
-                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\n\
-                 UID:daily\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{first}T090000Z\r\n\
-                 DURATION:PT30M\r\nRRULE:FREQ=DAILY;COUNT=7\r\nSUMMARY:Daily sync\r\n\
-                 END:VEVENT\r\nEND:VCALENDAR\r\n"
-            ),
-        );
-        server
-    })
-    .await
-    .unwrap();
+    let server = radicale_with(
+        "daily.ics",
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\n\
+             UID:daily\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{first}T090000Z\r\n\
+             DURATION:PT30M\r\nRRULE:FREQ=DAILY;COUNT=7\r\nSUMMARY:Daily sync\r\n\
+             END:VEVENT\r\nEND:VCALENDAR\r\n"
+        ),
+    )
+    .await;
     // The session's keyring is shared by this file's tests: an id of its own.
     // No calendarUrl, as an import leaves it: the first sync discovers it.
     let id = format!("caldav_series_{}", std::process::id());
