@@ -5,6 +5,8 @@
 //!
 //! - [`write`]: events → `VCALENDAR` (with `VTIMEZONE`s for the zones used,
 //!   `DTSTAMP`, `UID`, `RRULE` / `EXDATE` for series, `VALARM`s);
+//! - [`bounds`]: the checks every iCalendar text from outside passes
+//!   before the (recursive) parser sees it;
 //! - [`read`]: a client's `VCALENDAR` → the fields of one event;
 //! - `rule`: a series' `RRULE` and its first occurrence;
 //! - `vtimezone`: `VTIMEZONE` definitions from the IANA database;
@@ -16,6 +18,7 @@
 //!
 //! [`EventFields`]: crate::calendar::EventFields
 
+pub mod bounds;
 pub mod read;
 mod rule;
 mod text;
