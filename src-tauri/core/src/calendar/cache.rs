@@ -115,6 +115,9 @@ impl Indexed {
 pub struct FeedStatus {
     pub last_fetched: Option<String>,
     pub last_error: Option<String>,
+    /// The items of the feed's current body that could not be read: named
+    /// in `last_error` until a new body reads whole, whatever the fetches.
+    pub set_aside: Option<String>,
 }
 
 /// The cached events of one source.
@@ -419,9 +422,11 @@ impl Cache {
     /// Records a successful fetch (or revalidation) of feed `index`.
     pub fn feed_fetched(&mut self, index: usize, last_fetched: Option<String>) {
         if let Some(source) = self.sources.get_mut(index) {
+            let set_aside = source.feed.set_aside.take();
             source.feed = FeedStatus {
                 last_fetched,
-                last_error: None,
+                last_error: set_aside.clone(),
+                set_aside,
             };
         }
     }
@@ -429,7 +434,18 @@ impl Cache {
     /// Records a failed fetch of feed `index`; its events stay.
     pub fn feed_failed(&mut self, index: usize, error: String) {
         if let Some(source) = self.sources.get_mut(index) {
-            source.feed.last_error = Some(error);
+            source.feed.last_error = Some(match &source.feed.set_aside {
+                Some(set_aside) => format!("{error}; {set_aside}"),
+                None => error,
+            });
+        }
+    }
+
+    /// Records which items of feed `index`'s new body were set aside
+    /// (`None`: it read whole).
+    pub fn feed_set_aside(&mut self, index: usize, set_aside: Option<String>) {
+        if let Some(source) = self.sources.get_mut(index) {
+            source.feed.set_aside = set_aside;
         }
     }
 

@@ -12,6 +12,7 @@ use super::sources::caldav::mirror::Live;
 use super::sources::caldav::sync::Synced;
 use super::sources::caldav::{DavClient, DavError, account, discover, sync};
 use super::sources::{ParsedNote, SourceConfig, SourceType, ical};
+use crate::ics::bounds::Limits;
 
 impl Inner {
     /// Shows the stored mirror of CalDAV source `index` (all of it: the
@@ -181,18 +182,30 @@ impl Inner {
         // Parsed before the cache is locked: this is the costly part.
         let mut parsed: Vec<(&str, Option<ParsedNote>)> = Vec::with_capacity(hrefs.len());
         for href in hrefs {
-            let note = mirror.resources.get(href).and_then(|resource| {
-                match ical::parse(source, &resource.ics, tz) {
-                    Ok(note) => Some(note),
-                    Err(reason) => {
-                        unreadable.insert(href.clone(), reason);
-                        None
-                    }
+            // Through the bounded reader: a hostile item synced (or stored
+            // on disk) is named in the status, never handed to the parser.
+            let outcome = mirror
+                .resources
+                .get(href)
+                .map(|resource| ical::parse(source, &resource.ics, tz, &Limits::RESOURCE));
+            let note = match outcome {
+                Some(Ok(parsed)) if parsed.set_aside.is_empty() => {
+                    unreadable.remove(href);
+                    Some(parsed.note)
                 }
-            });
-            if note.is_some() || !mirror.resources.contains_key(href) {
-                unreadable.remove(href);
-            }
+                Some(Ok(parsed)) => {
+                    unreadable.insert(href.clone(), parsed.set_aside.join("; "));
+                    Some(parsed.note)
+                }
+                Some(Err(reason)) => {
+                    unreadable.insert(href.clone(), reason);
+                    None
+                }
+                None => {
+                    unreadable.remove(href);
+                    None
+                }
+            };
             parsed.push((href, note));
         }
         let mut state = self.write();
@@ -214,8 +227,8 @@ impl Inner {
             .and_then(chrono::DateTime::from_timestamp_millis)
             .map(|t| t.to_rfc3339());
         state.cache.feed_fetched(index, fetched);
-        let problem = error.or_else(|| {
-            (!unreadable.is_empty()).then(|| {
+        // A sync's error does not hide the items set aside (nor they it).
+        let set_aside = (!unreadable.is_empty()).then(|| {
                 let named: Vec<String> = unreadable
                     .iter()
                     .map(|(href, reason)| {
@@ -223,13 +236,16 @@ impl Inner {
                         format!("{name} ({reason})")
                     })
                     .collect();
-                format!(
-                    "{} event(s) on the server are not valid iCalendar and are not shown: {}",
-                    named.len(),
-                    named.join(", ")
-                )
-            })
+            format!(
+                "{} event(s) on the server are not valid iCalendar and are not shown: {}",
+                named.len(),
+                named.join(", ")
+            )
         });
+        let problem = match (error, set_aside) {
+            (Some(error), Some(set_aside)) => Some(format!("{error}; {set_aside}")),
+            (error, set_aside) => error.or(set_aside),
+        };
         if let Some(problem) = problem {
             tracing::warn!(source = %source.id, error = %problem, "CalDAV calendar not fully updated");
             state.cache.feed_failed(index, problem);

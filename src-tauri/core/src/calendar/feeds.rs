@@ -17,6 +17,7 @@ use chrono_tz::Tz;
 
 use super::engine::{Calendar, Inner, lock};
 use super::sources::{SourceConfig, SourceType, ical};
+use crate::ics::bounds::Limits;
 
 /// A feed fetched less than this long ago is not fetched again unless forced.
 pub const ICS_MIN_INTERVAL: Duration = Duration::from_secs(5 * 60);
@@ -144,7 +145,7 @@ impl Inner {
         tz: Tz,
     ) {
         let parsed = match outcome {
-            Ok(Some(body)) => ical::parse(source, &body, tz).map(Some),
+            Ok(Some(body)) => ical::parse(source, &body, tz, &Limits::FEED).map(Some),
             Ok(None) => Ok(None),
             Err(e) => Err(e),
         };
@@ -158,7 +159,14 @@ impl Inner {
         match parsed {
             Ok(parsed) => {
                 if let Some(parsed) = parsed {
-                    state.cache.put_note(index, "", parsed);
+                    // The rest of the feed shows; the status names what
+                    // did not, until a body reads whole.
+                    let set_aside = set_aside_status(&parsed.set_aside);
+                    if let Some(status) = &set_aside {
+                        tracing::warn!(source = %source.id, error = %status, "calendar feed items set aside");
+                    }
+                    state.cache.put_note(index, "", parsed.note);
+                    state.cache.feed_set_aside(index, set_aside);
                 }
                 state
                     .cache
@@ -211,7 +219,7 @@ impl Inner {
                     last_modified,
                 }) => {
                     let meta = ical::meta_for(url, etag, last_modified);
-                    match ical::parse(&source, &text, tz) {
+                    match ical::parse(&source, &text, tz, &Limits::FEED) {
                         Ok(_) => {
                             self.store_feed(&source.id, Some(&text), &meta);
                             (Ok(Some(text)), Some(meta))
@@ -244,6 +252,23 @@ impl Calendar {
         }
         self.inner.feed_worker.request(force);
     }
+}
+
+/// The status of a feed some items of which were set aside (the first few
+/// named, so the status stays short).
+fn set_aside_status(set_aside: &[String]) -> Option<String> {
+    const NAMED: usize = 5;
+    if set_aside.is_empty() {
+        return None;
+    }
+    let mut named = set_aside[..set_aside.len().min(NAMED)].join("; ");
+    if set_aside.len() > NAMED {
+        named.push_str(&format!("; and {} more", set_aside.len() - NAMED));
+    }
+    Some(format!(
+        "{} item(s) of the feed are not valid iCalendar and are not shown: {named}",
+        set_aside.len()
+    ))
 }
 
 #[cfg(test)]

@@ -29,13 +29,9 @@ pub struct ClientEvent {
 /// Reads the single event of a CalDAV resource. The error says what is wrong,
 /// in words a client can show.
 pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
-    let unfolded = icalendar::parser::unfold(text);
-    let parsed = icalendar::parser::read_calendar(&unfolded).map_err(|e| {
-        format!(
-            "not iCalendar data: {}",
-            e.lines().next().unwrap_or_default()
-        )
-    })?;
+    let limits = &super::bounds::Limits::RESOURCE;
+    let unfolded = super::bounds::unfold_bounded(text, limits).map_err(|e| e.to_string())?;
+    let parsed = super::bounds::parse_bounded(&unfolded, limits).map_err(|e| e.to_string())?;
     let calendar: icalendar::Calendar = parsed.into();
     let events: Vec<&icalendar::Event> = calendar
         .components

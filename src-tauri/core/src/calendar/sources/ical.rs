@@ -22,7 +22,7 @@ use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use super::ical_event::{override_keys, parse};
+pub use super::ical_event::{Parsed, override_keys, parse};
 use super::net_guard;
 use crate::fsutil::atomic_write;
 

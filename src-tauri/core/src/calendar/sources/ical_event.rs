@@ -25,6 +25,7 @@ use crate::calendar::recurrence::Timing;
 use crate::calendar::recurrence_set::RecurrenceSet;
 use crate::calendar::spec::EventSpec;
 use crate::calendar::status::SkippedNote;
+use crate::ics::bounds::{self, Limits};
 
 /// A DATE or DATE-TIME value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,16 +91,38 @@ impl Vevent<'_> {
     }
 }
 
-/// Parses a feed into cache entries. Fails only when the text is not
-/// iCalendar at all; bad events are skipped and reported.
-pub fn parse(source: &SourceConfig, text: &str, display_tz: Tz) -> Result<ParsedNote, String> {
-    let unfolded = icalendar::parser::unfold(text);
-    let calendar = icalendar::parser::read_calendar(&unfolded).map_err(|e| {
-        let first_line = e.lines().next().unwrap_or("").to_string();
-        format!("not an iCalendar feed: {first_line}")
-    })?;
+/// A feed (or CalDAV item) read: its entries, and the items that could not
+/// be read at all (also among `note.skipped`), which the calendar's status
+/// names.
+pub struct Parsed {
+    pub note: ParsedNote,
+    /// Each as "VEVENT at line 7: why".
+    pub set_aside: Vec<String>,
+}
+
+/// Parses a feed into cache entries, through the bounded reader with
+/// `limits`. Fails only when the whole text is refused (not iCalendar, or
+/// past a limit of the whole text); a bad item is set aside, a bad event
+/// skipped, and both reported.
+pub fn parse(
+    source: &SourceConfig,
+    text: &str,
+    display_tz: Tz,
+    limits: &Limits,
+) -> Result<Parsed, String> {
+    let unfolded = bounds::unfold_bounded(text, limits).map_err(|e| e.to_string())?;
+    let calendar = bounds::parse_items(&unfolded, limits).map_err(|e| e.to_string())?;
     let zones = Zones::from_components(&calendar.components);
     let mut result = ParsedNote::default();
+    let mut set_aside = Vec::new();
+    for item in &calendar.set_aside {
+        let reason = format!("{} at line {}: {}", item.name, item.line, item.error);
+        result.skipped.push(SkippedNote {
+            path: format!("{}:{}", source.id, item.line),
+            reason: reason.clone(),
+        });
+        set_aside.push(reason);
+    }
     let mut skip = |index: usize, reason: String| {
         result.skipped.push(SkippedNote {
             path: format!("{}#{}", source.id, index + 1),
@@ -131,7 +154,10 @@ pub fn parse(source: &SourceConfig, text: &str, display_tz: Tz) -> Result<Parsed
         }
     }
     result.entries = entries;
-    Ok(result)
+    Ok(Parsed {
+        note: result,
+        set_aside,
+    })
 }
 
 /// For each VEVENT of `text`, in order: the occurrence it overrides
@@ -139,9 +165,9 @@ pub fn parse(source: &SourceConfig, text: &str, display_tz: Tz) -> Result<Parsed
 /// series' zone, `YYYYMMDDTHHMMSS`), or `None` when it overrides none (or
 /// cannot be read). A CalDAV write finds the override it replaces by it.
 pub fn override_keys(text: &str, display_tz: Tz) -> Result<Vec<Option<String>>, String> {
-    let unfolded = icalendar::parser::unfold(text);
-    let calendar = icalendar::parser::read_calendar(&unfolded)
-        .map_err(|e| format!("not iCalendar: {}", e.lines().next().unwrap_or("")))?;
+    let limits = &Limits::RESOURCE;
+    let unfolded = bounds::unfold_bounded(text, limits).map_err(|e| e.to_string())?;
+    let calendar = bounds::parse_bounded(&unfolded, limits).map_err(|e| e.to_string())?;
     let zones = Zones::from_components(&calendar.components);
     let vevents: Vec<Option<Vevent>> = calendar
         .components
@@ -580,7 +606,7 @@ mod tests {
             },
         };
         let text = format!("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{events}END:VCALENDAR\r\n");
-        parse(&source, &text, Tz::UTC).unwrap()
+        parse(&source, &text, Tz::UTC, &Limits::FEED).unwrap().note
     }
 
     #[test]
