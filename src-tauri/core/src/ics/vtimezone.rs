@@ -15,20 +15,33 @@ use chrono_tz::{OffsetComponents, Tz};
 
 use super::text::raw_line;
 
-/// The `VTIMEZONE` of `tz` covering the years `from..=to` (cached: a
-/// calendar of thousands of events uses a handful of zones and windows).
+/// The years a definition can cover: events' years come from clients, and
+/// the work (a step a day) and the text grow with the window.
+const FIRST_YEAR: i32 = 1900;
+const LAST_YEAR: i32 = 2200;
+
+/// Definitions kept in the cache; past it, the cache starts over, so
+/// events spread over many windows cannot grow it without bound.
+const MAX_CACHED: usize = 1024;
+
+/// The `VTIMEZONE` of `tz` covering the years `from..=to` (clamped to
+/// [`FIRST_YEAR`]`..=`[`LAST_YEAR`]; cached: a calendar of thousands of
+/// events uses a handful of zones and windows).
 pub fn vtimezone(tz: Tz, from: i32, to: i32) -> Arc<str> {
     static CACHE: OnceLock<Mutex<HashMap<Window, Arc<str>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Mutex::default);
+    let from = from.clamp(FIRST_YEAR, LAST_YEAR);
+    let to = to.clamp(FIRST_YEAR - 1, LAST_YEAR - 1);
     let key = (tz, from, to);
     if let Some(text) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return text.clone();
     }
     let text: Arc<str> = build(tz, from, to).into();
-    cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, text.clone());
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if cache.len() >= MAX_CACHED {
+        cache.clear();
+    }
+    cache.insert(key, text.clone());
     text
 }
 
@@ -111,7 +124,7 @@ fn observance(
 }
 
 fn year_start(year: i32) -> DateTime<Utc> {
-    let date = NaiveDate::from_ymd_opt(year.clamp(1900, 2200), 1, 1).unwrap_or_default();
+    let date = NaiveDate::from_ymd_opt(year.clamp(FIRST_YEAR, LAST_YEAR), 1, 1).unwrap_or_default();
     Utc.from_utc_datetime(&date.and_time(chrono::NaiveTime::MIN))
 }
 
@@ -168,6 +181,13 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("TZOFFSETFROM:+0100\r\nTZOFFSETTO:+0200\r\nTZNAME:CEST"));
+    }
+
+    #[test]
+    fn windows_past_the_covered_years_cost_no_more_than_the_years_covered() {
+        let wide = vtimezone(chrono_tz::Europe::Berlin, i32::MIN, i32::MAX);
+        assert_eq!(wide, vtimezone(chrono_tz::Europe::Berlin, FIRST_YEAR, LAST_YEAR - 1));
+        assert!(wide.contains("DTSTART:19160430T230000"), "{wide}");
     }
 
     #[test]

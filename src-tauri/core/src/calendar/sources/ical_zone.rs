@@ -14,10 +14,12 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Datelike, NaiveDateTime, Offset, TimeZone, Utc};
+use chrono::{
+    DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
+};
 use chrono_tz::{TZ_VARIANTS, Tz};
 use icalendar::parser::Component;
-use rrule::RRuleSet;
+use rrule::{Frequency, RRule, Unvalidated};
 
 /// The years a `VTIMEZONE` definition must agree with an IANA zone in.
 /// Definitions written by Outlook describe today's rules only (from 1601
@@ -28,6 +30,26 @@ pub const MATCH_TO_YEAR: i32 = 2037;
 /// Most `VTIMEZONE` definitions one feed gets matched (a real feed has a
 /// handful; matching one costs about a millisecond in a release build).
 pub const MAX_DEFINITIONS: usize = 100;
+
+/// Most `STANDARD` / `DAYLIGHT` observances one definition may have. Outlook
+/// writes two; full-history definitions (tzurl.org) a few dozen.
+pub const MAX_OBSERVANCES: usize = 200;
+
+/// Most `RRULE`s one definition may have, and all the definitions of one
+/// feed together: a rule that never matches is iterated year by year to the
+/// rrule crate's last year (milliseconds each). Full-history definitions
+/// have one per observance at most.
+pub const MAX_ZONE_RULES: usize = 100;
+pub const MAX_FEED_ZONE_RULES: usize = 300;
+
+/// Most onsets one `RRULE` of a definition yields: two a year from 1601 on
+/// is more than any zone has had.
+pub const MAX_ONSETS_PER_RULE: usize = 2 * 600;
+
+/// Most transitions one definition may have in all (from `RRULE`s,
+/// `RDATE`s and `DTSTART`s), so matching it against the IANA zones stays
+/// cheap.
+pub const MAX_TRANSITIONS: usize = 5_000;
 
 /// The zones of one feed, by `TZID`.
 #[derive(Debug, Default)]
@@ -40,6 +62,7 @@ impl Zones {
     /// Reads the feed's `VTIMEZONE` definitions.
     pub fn from_components(components: &[Component<'_>]) -> Zones {
         let mut defined = HashMap::new();
+        let mut rules = 0;
         for component in components {
             if !component.name.as_str().eq_ignore_ascii_case("VTIMEZONE") {
                 continue;
@@ -50,11 +73,23 @@ impl Zones {
             if iana_zone(tzid).is_some() || defined.contains_key(tzid) {
                 continue;
             }
-            let zone = if defined.len() < MAX_DEFINITIONS {
+            rules += component
+                .components
+                .iter()
+                .flat_map(|observance| &observance.properties)
+                .filter(|p| p.name.as_str().eq_ignore_ascii_case("RRULE"))
+                .count();
+            let zone = if rules > MAX_FEED_ZONE_RULES {
+                Err(format!(
+                    "the feed's time zones have more than {MAX_FEED_ZONE_RULES} RRULEs; \
+                     `{tzid}` was not read"
+                ))
+            } else if defined.len() < MAX_DEFINITIONS {
                 matching_zone(tzid, component)
             } else {
                 Err(format!(
-                    "the feed defines more than {MAX_DEFINITIONS} time zones;                      `{tzid}` was not read"
+                    "the feed defines more than {MAX_DEFINITIONS} time zones; \
+                     `{tzid}` was not read"
                 ))
             };
             defined.insert(tzid.to_string(), zone);
@@ -105,7 +140,7 @@ struct Transition {
 /// The IANA zone that behaves like the `VTIMEZONE` `definition`.
 fn matching_zone(tzid: &str, definition: &Component<'_>) -> Result<Tz, String> {
     let transitions = transitions(definition)
-        .ok_or_else(|| format!("the VTIMEZONE of `{tzid}` cannot be read"))?;
+        .map_err(|why| format!("the VTIMEZONE of `{tzid}` cannot be read: {why}"))?;
     let offset_at = |at: i64| -> i32 {
         match transitions.partition_point(|t| t.at <= at) {
             0 => transitions[0].before,
@@ -183,34 +218,65 @@ fn candidates() -> &'static [Tz] {
     })
 }
 
-/// The definition's transitions in time order, through [`MATCH_TO_YEAR`].
-fn transitions(definition: &Component<'_>) -> Option<Vec<Transition>> {
+/// The definition's transitions in time order, through [`MATCH_TO_YEAR`],
+/// or why they are not read (a malformed observance, or one past the
+/// bounds above: a definition never costs more than they allow).
+fn transitions(definition: &Component<'_>) -> Result<Vec<Transition>, String> {
+    let observances: Vec<&Component<'_>> = definition
+        .components
+        .iter()
+        .filter(|c| {
+            let name = c.name.as_str();
+            name.eq_ignore_ascii_case("STANDARD") || name.eq_ignore_ascii_case("DAYLIGHT")
+        })
+        .collect();
+    if observances.len() > MAX_OBSERVANCES {
+        return Err(format!("more than {MAX_OBSERVANCES} observances"));
+    }
+    let rules = observances
+        .iter()
+        .flat_map(|o| &o.properties)
+        .filter(|p| p.name.as_str().eq_ignore_ascii_case("RRULE"))
+        .count();
+    if rules > MAX_ZONE_RULES {
+        return Err(format!("more than {MAX_ZONE_RULES} RRULEs"));
+    }
+    let too_many = || format!("more than {MAX_TRANSITIONS} transitions");
     let mut all = Vec::new();
-    for observance in &definition.components {
-        let name = observance.name.as_str();
-        if !name.eq_ignore_ascii_case("STANDARD") && !name.eq_ignore_ascii_case("DAYLIGHT") {
-            continue;
-        }
-        let before = utc_offset(observance.find_prop("TZOFFSETFROM")?.val.as_str())?;
-        let offset = utc_offset(observance.find_prop("TZOFFSETTO")?.val.as_str())?;
+    for observance in observances {
+        let offset_of = |name: &str| {
+            observance
+                .find_prop(name)
+                .and_then(|p| utc_offset(p.val.as_str()))
+                .ok_or_else(|| format!("an observance has no valid {name}"))
+        };
+        let before = offset_of("TZOFFSETFROM")?;
+        let offset = offset_of("TZOFFSETTO")?;
         let start = observance
-            .find_prop("DTSTART")?
-            .val
-            .as_str()
-            .trim()
-            .to_string();
-        let start = NaiveDateTime::parse_from_str(&start, "%Y%m%dT%H%M%S").ok()?;
+            .find_prop("DTSTART")
+            .and_then(|p| {
+                NaiveDateTime::parse_from_str(p.val.as_str().trim(), "%Y%m%dT%H%M%S").ok()
+            })
+            .ok_or("an observance has no valid DTSTART")?;
         let mut onsets = vec![start];
         for property in &observance.properties {
             let value = property.val.as_str();
             match property.name.as_str().to_ascii_uppercase().as_str() {
                 "RRULE" => onsets.extend(rule_onsets(start, value)?),
                 "RDATE" => {
-                    onsets.extend(value.split(',').filter_map(|v| {
-                        NaiveDateTime::parse_from_str(v.trim(), "%Y%m%dT%H%M%S").ok()
-                    }))
+                    for date in value.split(',') {
+                        if all.len() + onsets.len() >= MAX_TRANSITIONS {
+                            return Err(too_many());
+                        }
+                        onsets.extend(
+                            NaiveDateTime::parse_from_str(date.trim(), "%Y%m%dT%H%M%S").ok(),
+                        );
+                    }
                 }
                 _ => {}
+            }
+            if all.len() + onsets.len() > MAX_TRANSITIONS {
+                return Err(too_many());
             }
         }
         // Onsets are wall-clock times of the offset in force before them.
@@ -222,27 +288,60 @@ fn transitions(definition: &Component<'_>) -> Option<Vec<Transition>> {
     }
     all.sort_by_key(|t| t.at);
     all.dedup_by_key(|t| t.at);
-    (!all.is_empty()).then_some(all)
+    if all.is_empty() {
+        return Err("it has no observance".into());
+    }
+    Ok(all)
 }
 
+/// What a rule is moved by before it is expanded: 19 Gregorian cycles of
+/// 400 years, which repeat the calendar day for day, so its onsets are the
+/// same, moved. The rrule crate iterates a rule that never matches up to its
+/// last year (10,000); moved, that is a few hundred years past
+/// [`MATCH_TO_YEAR`] instead of eight thousand.
+const SHIFT_DAYS: i64 = 19 * 146_097;
+
 /// The wall-clock onsets of an observance's `RRULE` through
-/// [`MATCH_TO_YEAR`] (expanded as if in UTC: the rule is wall-clock).
-fn rule_onsets(start: NaiveDateTime, rule: &str) -> Option<Vec<NaiveDateTime>> {
-    let text = format!(
-        "DTSTART:{}\nRRULE:{}",
-        start.format("%Y%m%dT%H%M%S"),
-        rule.trim()
-    );
-    let set: RRuleSet = text.parse().ok()?;
-    Some(
-        set.into_iter()
-            .map(|t| t.naive_utc())
-            .take_while(|t| t.year() <= MATCH_TO_YEAR)
-            // A yearly rule from 1601 has a few hundred onsets; no
-            // definition needs more than two a year.
-            .take(2 * 600)
-            .collect(),
-    )
+/// [`MATCH_TO_YEAR`] (expanded as if in UTC: the rule is wall-clock), at
+/// most [`MAX_ONSETS_PER_RULE`]. Only yearly rules are read: zones change
+/// at most a few times a year, and every definition in use says
+/// `FREQ=YEARLY`, while a finer rule that never matches would be iterated
+/// second by second.
+fn rule_onsets(start: NaiveDateTime, rule: &str) -> Result<Vec<NaiveDateTime>, String> {
+    let unreadable = || format!("RRULE `{}` cannot be read", shorten(rule));
+    let mut parsed: RRule<Unvalidated> = rule.trim().parse().map_err(|_| unreadable())?;
+    if parsed.get_freq() != Frequency::Yearly {
+        return Err(format!("RRULE `{}` is not FREQ=YEARLY", shorten(rule)));
+    }
+    let shift = Duration::days(SHIFT_DAYS);
+    let moved = |t: NaiveDateTime| {
+        t.checked_add_signed(shift)
+            .map(|t| rrule::Tz::UTC.from_utc_datetime(&t))
+            .ok_or_else(unreadable)
+    };
+    if let Some(until) = parsed.get_until() {
+        // Past MATCH_TO_YEAR an end changes nothing here.
+        let last = NaiveDate::from_ymd_opt(MATCH_TO_YEAR + 1, 1, 1)
+            .unwrap_or_default()
+            .and_time(NaiveTime::MIN);
+        let until = moved(until.naive_utc().min(last))?;
+        parsed = parsed.until(until);
+    }
+    let set = parsed.build(moved(start)?).map_err(|_| unreadable())?;
+    Ok(set
+        .into_iter()
+        .map(|t| t.naive_utc() - shift)
+        .take_while(|t| t.year() <= MATCH_TO_YEAR)
+        .take(MAX_ONSETS_PER_RULE)
+        .collect())
+}
+
+/// A rule as an error shows it: at most 60 characters.
+fn shorten(rule: &str) -> String {
+    match rule.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &rule[..at]),
+        None => rule.to_string(),
+    }
 }
 
 /// `+0200`, `-0530`, `+013045` as seconds east of UTC.
@@ -266,8 +365,9 @@ mod tests {
     use super::*;
 
     fn zones(feed: &str) -> Zones {
-        let unfolded = icalendar::parser::unfold(feed);
-        let calendar = icalendar::parser::read_calendar(&unfolded).unwrap();
+        let limits = &crate::ics::bounds::Limits::FEED;
+        let unfolded = crate::ics::bounds::unfold_bounded(feed, limits).unwrap();
+        let calendar = crate::ics::bounds::parse_bounded(&unfolded, limits).unwrap();
         Zones::from_components(&calendar.components)
     }
 
@@ -294,6 +394,92 @@ TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:V
         );
         let err = zones.resolve("Nowhere").unwrap_err();
         assert!(err.contains("matches no IANA zone"), "{err}");
+    }
+
+    /// A `VTIMEZONE` of `tzid` with `observances`, each holding `rules`
+    /// (one `RRULE` line each).
+    fn definition(tzid: &str, observances: usize, rules: &[&str]) -> String {
+        let rules: String = rules.iter().map(|r| format!("RRULE:{r}\r\n")).collect();
+        let observance = format!(
+            "BEGIN:STANDARD\r\nDTSTART:16010101T030000\r\nTZOFFSETFROM:+0517\r\n\
+             TZOFFSETTO:+0517\r\n{rules}END:STANDARD\r\n"
+        );
+        format!(
+            "BEGIN:VTIMEZONE\r\nTZID:{tzid}\r\n{}END:VTIMEZONE\r\n",
+            observance.repeat(observances)
+        )
+    }
+
+    fn feed(definitions: &str) -> String {
+        format!("BEGIN:VCALENDAR\r\n{definitions}END:VCALENDAR\r\n")
+    }
+
+    fn hostile(observances: usize, rules: &[&str]) -> String {
+        feed(&definition("Hostile", observances, rules))
+    }
+
+    fn hostile_error(text: &str) -> String {
+        zones(text).resolve("Hostile").unwrap_err()
+    }
+
+    #[test]
+    fn hostile_definitions_are_refused_by_name() {
+        let yearly = "FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10";
+        let err = hostile_error(&hostile(MAX_OBSERVANCES + 1, &[]));
+        assert!(err.contains("more than 200 observances"), "{err}");
+        // Just under: read (and matched or not, but not refused for it).
+        let err = hostile_error(&hostile(MAX_OBSERVANCES, &[]));
+        assert!(err.contains("matches no IANA zone"), "{err}");
+        let err = hostile_error(&hostile(1, &[yearly; MAX_ZONE_RULES + 1]));
+        assert!(err.contains("more than 100 RRULEs"), "{err}");
+        let err = hostile_error(&hostile(2, &[yearly; 2]));
+        assert!(err.contains("matches no IANA zone"), "{err}");
+        // Every rule at its most: the transitions' cap stops the reading
+        // (437 onsets each, 1601–2037).
+        let err = hostile_error(&hostile(1, &[yearly; MAX_ZONE_RULES]));
+        assert!(err.contains("more than 5000 transitions"), "{err}");
+        let err = hostile_error(&hostile(1, &["FREQ=SECONDLY"]));
+        assert!(err.contains("RRULE `FREQ=SECONDLY` is not FREQ=YEARLY"), "{err}");
+        // A feed's definitions share one budget of rules.
+        let definitions: String = (0..4)
+            .map(|i| definition(&format!("Z{i}"), 10, &[yearly; MAX_ZONE_RULES / 10]))
+            .collect();
+        let zones = zones(&feed(&definitions));
+        let err = zones.resolve("Z3").unwrap_err();
+        assert!(err.contains("more than 300 RRULEs"), "{err}");
+        let err = zones.resolve("Z2").unwrap_err();
+        assert!(err.contains("more than 5000 transitions"), "{err}");
+    }
+
+    #[test]
+    fn rules_that_never_match_end_within_a_few_hundred_years() {
+        // Iterated year by year: to the rrule crate's year 10,000 unless
+        // moved (eight thousand years from 1601; a few hundred moved).
+        let never = "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30";
+        let start = NaiveDateTime::parse_from_str("16010101T030000", "%Y%m%dT%H%M%S").unwrap();
+        let began = std::time::Instant::now();
+        for _ in 0..MAX_ZONE_RULES {
+            assert_eq!(rule_onsets(start, never), Ok(vec![]));
+        }
+        let elapsed = began.elapsed();
+        assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+        // Moved and back: the same onsets as the rule gives unmoved.
+        let october = rule_onsets(start, "FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10;UNTIL=20061029T030000Z")
+            .unwrap();
+        assert_eq!(october.len(), 2006 - 1601 + 1);
+        assert_eq!(
+            october.last().unwrap().to_string(),
+            "2006-10-29 03:00:00"
+        );
+        let dates: Vec<String> = (0..MAX_TRANSITIONS)
+            .map(|i| format!("{}0101T000000", 1601 + i % 400))
+            .collect();
+        let text = hostile(1, &[]).replace(
+            "TZOFFSETTO:+0517\r\n",
+            &format!("TZOFFSETTO:+0517\r\nRDATE:{}\r\n", dates.join(",")),
+        );
+        let err = hostile_error(&text);
+        assert!(err.contains("more than 5000 transitions"), "{err}");
     }
 
     #[test]
