@@ -22,7 +22,7 @@ pub enum DavError {
     /// Any status with a message.
     Status(StatusCode, String),
     /// A failed precondition: its XML element (`D:valid-sync-token`,
-    /// `C:no-uid-conflict`, …) and why, for the log.
+    /// `C:no-uid-conflict`, …) and why, for the log and the body.
     Precondition(StatusCode, &'static str, String),
 }
 
@@ -79,8 +79,11 @@ impl IntoResponse for DavError {
             DavError::Status(status, message) => json(status, message),
             DavError::Precondition(status, element, message) => {
                 tracing::info!(%status, element, message, "CalDAV precondition failed");
+                // The reason too, in the element SabreDAV servers use for
+                // it, so a client (or its user) can see why.
+                let message = quick_xml::escape::escape(message.as_str());
                 let body = format!(
-                    r#"<?xml version="1.0" encoding="utf-8"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><{element}/></D:error>"#
+                    r#"<?xml version="1.0" encoding="utf-8"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:s="http://sabredav.org/ns"><{element}/><s:message>{message}</s:message></D:error>"#
                 );
                 (
                     status,
