@@ -33,7 +33,11 @@ fn crash_text() -> String {
 /// An event with `levels` nested components (far deeper than allowed),
 /// balanced: the items after it are items of their own.
 fn deep_event(levels: usize) -> String {
-    let inside = format!("{}{}", "BEGIN:X\r\n".repeat(levels), "END:X\r\n".repeat(levels));
+    let inside = format!(
+        "{}{}",
+        "BEGIN:X\r\n".repeat(levels),
+        "END:X\r\n".repeat(levels)
+    );
     event("deep", "Deep", &inside)
 }
 

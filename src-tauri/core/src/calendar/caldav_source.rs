@@ -189,13 +189,13 @@ impl Inner {
                 .get(href)
                 .map(|resource| ical::parse(source, &resource.ics, tz, &Limits::RESOURCE));
             let note = match outcome {
-                Some(Ok(parsed)) if parsed.set_aside.is_empty() => {
+                Some(Ok(read)) if read.set_aside.is_empty() => {
                     unreadable.remove(href);
-                    Some(parsed.note)
+                    Some(read.note)
                 }
-                Some(Ok(parsed)) => {
-                    unreadable.insert(href.clone(), parsed.set_aside.join("; "));
-                    Some(parsed.note)
+                Some(Ok(read)) => {
+                    unreadable.insert(href.clone(), read.set_aside.join("; "));
+                    Some(read.note)
                 }
                 Some(Err(reason)) => {
                     unreadable.insert(href.clone(), reason);
@@ -229,13 +229,13 @@ impl Inner {
         state.cache.feed_fetched(index, fetched);
         // A sync's error does not hide the items set aside (nor they it).
         let set_aside = (!unreadable.is_empty()).then(|| {
-                let named: Vec<String> = unreadable
-                    .iter()
-                    .map(|(href, reason)| {
-                        let name = href.rsplit('/').next().unwrap_or(href);
-                        format!("{name} ({reason})")
-                    })
-                    .collect();
+            let named: Vec<String> = unreadable
+                .iter()
+                .map(|(href, reason)| {
+                    let name = href.rsplit('/').next().unwrap_or(href);
+                    format!("{name} ({reason})")
+                })
+                .collect();
             format!(
                 "{} event(s) on the server are not valid iCalendar and are not shown: {}",
                 named.len(),

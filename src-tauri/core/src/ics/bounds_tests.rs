@@ -100,7 +100,10 @@ fn components_properties_lines_and_size_have_their_limits() {
         max_line_bytes: 20_000,
         ..limits
     };
-    assert_eq!(strict(&big, &limits), Err(IcsError::TooLarge { max: 10_000 }));
+    assert_eq!(
+        strict(&big, &limits),
+        Err(IcsError::TooLarge { max: 10_000 })
+    );
 }
 
 #[test]
@@ -118,7 +121,10 @@ fn unbalanced_text_gets_a_named_error() {
             "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\n",
             "iCalendar BEGIN:VEVENT at line 2 is never closed",
         ),
-        ("<html>not a calendar</html>", "not iCalendar: no BEGIN:VCALENDAR"),
+        (
+            "<html>not a calendar</html>",
+            "not iCalendar: no BEGIN:VCALENDAR",
+        ),
     ];
     for (text, message) in cases {
         let err = strict(text, &Limits::RESOURCE).unwrap_err();
@@ -141,10 +147,17 @@ fn one_bad_item_is_set_aside_and_the_others_read() {
         .filter_map(|c| c.find_prop("UID").map(|p| p.val.as_str()))
         .collect();
     assert_eq!(uids, ["a", "c"]);
-    let errors: Vec<String> = items.set_aside.iter().map(|s| s.error.to_string()).collect();
+    let errors: Vec<String> = items
+        .set_aside
+        .iter()
+        .map(|s| s.error.to_string())
+        .collect();
     assert_eq!(errors.len(), 3, "{errors:?}");
     assert!(errors[0].contains("nesting deeper than 8"), "{errors:?}");
-    assert!(errors[1].contains("does not close BEGIN:VEVENT"), "{errors:?}");
+    assert!(
+        errors[1].contains("does not close BEGIN:VEVENT"),
+        "{errors:?}"
+    );
     assert!(errors[2].starts_with("not iCalendar"), "{errors:?}");
     assert_eq!(items.set_aside[0].name, "VEVENT");
     assert_eq!(items.set_aside[0].line, 7);

@@ -186,7 +186,10 @@ mod tests {
     #[test]
     fn windows_past_the_covered_years_cost_no_more_than_the_years_covered() {
         let wide = vtimezone(chrono_tz::Europe::Berlin, i32::MIN, i32::MAX);
-        assert_eq!(wide, vtimezone(chrono_tz::Europe::Berlin, FIRST_YEAR, LAST_YEAR - 1));
+        assert_eq!(
+            wide,
+            vtimezone(chrono_tz::Europe::Berlin, FIRST_YEAR, LAST_YEAR - 1)
+        );
         assert!(wide.contains("DTSTART:19160430T230000"), "{wide}");
     }
 

@@ -439,7 +439,10 @@ TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:V
         let err = hostile_error(&hostile(1, &[yearly; MAX_ZONE_RULES]));
         assert!(err.contains("more than 5000 transitions"), "{err}");
         let err = hostile_error(&hostile(1, &["FREQ=SECONDLY"]));
-        assert!(err.contains("RRULE `FREQ=SECONDLY` is not FREQ=YEARLY"), "{err}");
+        assert!(
+            err.contains("RRULE `FREQ=SECONDLY` is not FREQ=YEARLY"),
+            "{err}"
+        );
         // A feed's definitions share one budget of rules.
         let definitions: String = (0..4)
             .map(|i| definition(&format!("Z{i}"), 10, &[yearly; MAX_ZONE_RULES / 10]))
@@ -464,13 +467,13 @@ TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:V
         let elapsed = began.elapsed();
         assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
         // Moved and back: the same onsets as the rule gives unmoved.
-        let october = rule_onsets(start, "FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10;UNTIL=20061029T030000Z")
-            .unwrap();
+        let october = rule_onsets(
+            start,
+            "FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10;UNTIL=20061029T030000Z",
+        )
+        .unwrap();
         assert_eq!(october.len(), 2006 - 1601 + 1);
-        assert_eq!(
-            october.last().unwrap().to_string(),
-            "2006-10-29 03:00:00"
-        );
+        assert_eq!(october.last().unwrap().to_string(), "2006-10-29 03:00:00");
         let dates: Vec<String> = (0..MAX_TRANSITIONS)
             .map(|i| format!("{}0101T000000", 1601 + i % 400))
             .collect();
