@@ -18,6 +18,6 @@
 
 pub mod read;
 mod rule;
-mod text;
+pub(crate) mod text;
 mod vtimezone;
 pub mod write;
