@@ -472,11 +472,19 @@ fn checked_queries_refuse_past_the_ceiling_and_never_cut_short() {
             "daily.md",
             "---\ntitle: Daily\ntype: rrule\nrrule: FREQ=DAILY\nstartDate: 2000-01-01\nallDay: true\n---\n",
         ),
-        // A COUNT series cannot jump ahead: reaching 2900 means walking
-        // 330,000 instances from 1990.
+        // A COUNT series cannot jump ahead: reaching 2200 means walking
+        // 77,000 instances from 1990, 2900 means 330,000.
         (
-            "counted.md",
-            "---\ntitle: Counted\ntype: rrule\nrrule: FREQ=DAILY;COUNT=1000000\nstartDate: 1990-01-01\nallDay: true\n---\n",
+            "counted-a.md",
+            "---\ntitle: Counted A\ntype: rrule\nrrule: FREQ=DAILY;COUNT=1000000\nstartDate: 1990-01-01\nallDay: true\n---\n",
+        ),
+        (
+            "counted-b.md",
+            "---\ntitle: Counted B\ntype: rrule\nrrule: FREQ=DAILY;COUNT=1000000\nstartDate: 1990-01-01\nallDay: true\n---\n",
+        ),
+        (
+            "counted-c.md",
+            "---\ntitle: Counted C\ntype: rrule\nrrule: FREQ=DAILY;COUNT=1000000\nstartDate: 1990-01-01\nallDay: true\n---\n",
         ),
     ]);
     let too_many = |q: &EventQuery| match cal.query_checked(q) {
@@ -505,20 +513,65 @@ fn checked_queries_refuse_past_the_ceiling_and_never_cut_short() {
         cal.query_checked(&fits).unwrap().len(),
         MAX_EVENTS_PER_ANSWER
     );
-    // A week in 2900 holds few events but costs too many steps to reach.
+    // A week in 2200 holds few events, but reaching it costs the three
+    // series more steps than an answer may take.
     let far = EventQuery {
         text: Some("counted".into()),
-        ..range("2900-01-01T00:00:00Z", "2900-01-07T23:59:59Z")
+        ..range("2200-01-01T00:00:00Z", "2200-01-07T23:59:59Z")
     };
     let message = too_many(&far);
     assert!(
         message.contains(&format!("more than {MAX_EXPANSION_STEPS} steps")),
         "{message}"
     );
+    // One of them alone fits.
+    let one = EventQuery {
+        text: Some("counted a".into()),
+        ..far.clone()
+    };
+    assert_eq!(cal.query_checked(&one).unwrap().len(), 7);
     // The daily series jumps ahead: the same week costs a few steps.
     let jump = EventQuery {
         text: Some("daily".into()),
         ..range("2900-01-01T00:00:00Z", "2900-01-07T23:59:59Z")
     };
     assert_eq!(cal.query_checked(&jump).unwrap().len(), 7);
+}
+
+#[test]
+fn a_series_needing_more_than_its_share_is_left_out_and_the_rest_answers() {
+    use almanac_core::calendar::query::MAX_STEPS_PER_SERIES;
+    let (_v, cal) = vault_with(&[
+        (
+            "daily.md",
+            "---\ntitle: Daily\ntype: rrule\nrrule: FREQ=DAILY\nstartDate: 2000-01-01\nallDay: true\n---\n",
+        ),
+        // Reaching 2900 walks 330,000 instances from 1990.
+        (
+            "counted.md",
+            "---\ntitle: Counted\ntype: rrule\nrrule: FREQ=DAILY;COUNT=1000000\nstartDate: 1990-01-01\nallDay: true\n---\n",
+        ),
+    ]);
+    let week = range("2900-01-01T00:00:00Z", "2900-01-07T23:59:59Z");
+    let answer = cal.query_answer(&week).unwrap();
+    assert_eq!(answer.events.len(), 7, "the daily series answers");
+    assert!(answer.events.iter().all(|e| e.title == "Daily"));
+    assert_eq!(answer.left_out.len(), 1);
+    let left_out = &answer.left_out[0];
+    assert_eq!(left_out.event_id, "fullnote:events/counted.md");
+    assert!(
+        left_out
+            .message
+            .contains(&format!("more than {MAX_STEPS_PER_SERIES} steps")),
+        "{}",
+        left_out.message
+    );
+    // The calendar's status names it too.
+    let status = cal.sources();
+    assert_eq!(status[0].series_left_out, answer.left_out);
+    // Where it is cheap to reach, the same series answers.
+    let early = range("1990-02-01T00:00:00Z", "1990-02-07T23:59:59Z");
+    let answer = cal.query_answer(&early).unwrap();
+    assert_eq!(answer.events.len(), 7);
+    assert!(answer.left_out.is_empty());
 }

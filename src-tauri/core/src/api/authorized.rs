@@ -16,7 +16,9 @@ use super::error::ApiError;
 use super::plugin::CalendarPlugin;
 use super::request::{EventFilter, EventOptions};
 use super::state::InternalState;
-use crate::calendar::{Event, EventDetails, EventFields, EventQuery, SourceInfo, VaultStatus};
+use crate::calendar::{
+    Event, EventDetails, EventFields, EventQuery, QueryAnswer, SourceInfo, VaultStatus,
+};
 use crate::settings::Settings;
 use crate::settings::class::Actor;
 use crate::settings::redact::redact_feed_url;
@@ -48,11 +50,17 @@ impl AuthorizedApi {
     /// `getEvents(filter)`: cached events matching `filter`, series expanded,
     /// sorted by start. Synchronous, from memory. Scope `events:read`.
     pub fn get_events(&self, filter: &EventFilter) -> Result<Vec<Event>, ApiError> {
+        Ok(self.get_events_answer(filter)?.events)
+    }
+
+    /// [`Self::get_events`] with the recurring series left out of the answer
+    /// (each needs more than its share of the query's expansion steps).
+    pub fn get_events_answer(&self, filter: &EventFilter) -> Result<QueryAnswer, ApiError> {
         self.require(Scope::EventsRead)?;
         Ok(self
             .plugin
             .calendar
-            .query_checked(&EventQuery::from(filter))?)
+            .query_answer(&EventQuery::from(filter))?)
     }
 
     /// One event with its note path and line. Scope `events:read`.

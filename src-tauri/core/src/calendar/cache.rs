@@ -7,12 +7,13 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono::NaiveDate;
 use chrono_tz::Tz;
 
-use super::budget::{Allowance, Exhausted};
+use super::budget::{Allowance, AnswerBudget, Exhausted, SeriesOutcome};
 use super::event::Event;
 use super::journal::Journal;
 use super::memo::YearMemo;
@@ -20,7 +21,7 @@ use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
 use super::recurrence::{Occurrence, Timing, Window};
 use super::sources::{ParsedNote, SourceConfig, SourceType};
 use super::spec::{EventSpec, format_date, format_time};
-use super::status::{CacheStats, RECENT_SKIPS, SkippedNote};
+use super::status::{CacheStats, RECENT_SKIPS, SeriesLeftOut, SkippedNote};
 
 /// One cached event (a series counts once), kept compact: the client-facing
 /// [`Event`] is built only for results.
@@ -33,6 +34,20 @@ pub struct Indexed {
     pub haystack: Box<str>,
     /// 0-based line of the event in its note.
     pub line_number: usize,
+    /// Set when a query left this series out (it needed more than its share
+    /// of the query's steps); a re-read note is a new entry, unset.
+    left_out: LeftOut,
+}
+
+/// Whether a series was left out of an answer. Queries read the cache
+/// shared, so the flag is atomic.
+#[derive(Debug, Default)]
+struct LeftOut(AtomicBool);
+
+impl Clone for LeftOut {
+    fn clone(&self) -> Self {
+        LeftOut(AtomicBool::new(self.0.load(Ordering::Relaxed)))
+    }
 }
 
 impl Indexed {
@@ -53,7 +68,20 @@ impl Indexed {
             timing,
             haystack: haystack.into_boxed_str(),
             line_number,
+            left_out: LeftOut::default(),
         }
+    }
+
+    /// The warning for this series, once a query has left it out.
+    pub fn left_out(&self, source: &SourceConfig) -> Option<SeriesLeftOut> {
+        self.left_out
+            .0
+            .load(Ordering::Relaxed)
+            .then(|| SeriesLeftOut::new(&source.id, &self.id, &self.spec.title))
+    }
+
+    fn mark_left_out(&self) {
+        self.left_out.0.store(true, Ordering::Relaxed);
     }
 
     pub fn is_task(&self) -> bool {
@@ -280,22 +308,24 @@ impl Cache {
     }
 
     /// Runs a query (see [`super::query`] for the semantics and the
-    /// ceiling). Only [`Ceiling::PerAnswer`] returns an error.
+    /// ceiling), with the series left out of the answer. Only
+    /// [`Ceiling::PerAnswer`] returns an error.
     pub fn query(
         &self,
         query: &EventQuery,
         now_millis: i64,
         ceiling: Ceiling,
-    ) -> Result<Vec<Event>, Exhausted> {
+    ) -> Result<(Vec<Event>, Vec<SeriesLeftOut>), Exhausted> {
         let needle = query
             .text
             .as_deref()
             .map(str::to_lowercase)
             .filter(|n| !n.is_empty());
         let window = series_window(query, now_millis);
-        let mut answer = Allowance::per_answer();
+        let mut budget = AnswerBudget::default();
         let mut occurrences = Vec::new();
         let mut hits: Vec<Hit> = Vec::new();
+        let mut left_out = Vec::new();
         for source in &self.sources {
             if let Some(ids) = &query.calendars
                 && !ids.contains(&source.config.id)
@@ -327,23 +357,33 @@ impl Cache {
                 if let Timing::Once(o) = &entry.timing {
                     if o.span.overlaps(query.start_millis, query.end_millis) {
                         if ceiling == Ceiling::PerAnswer {
-                            super::budget::spend(&mut answer.occurrences, Exhausted::Occurrences)?;
+                            budget.occurrence()?;
                         }
                         hits.push(hit(o.span.start, None));
                     }
                     continue;
                 }
-                let mut own = Allowance::per_series();
-                let allowance = match ceiling {
-                    Ceiling::PerAnswer => &mut answer,
-                    Ceiling::PerSeries => &mut own,
-                };
-                let expanded =
+                let mut expand = |allowance: &mut Allowance| {
                     entry
                         .timing
-                        .occurrences(window, &self.memo, allowance, &mut occurrences);
-                if ceiling == Ceiling::PerAnswer {
-                    expanded?;
+                        .occurrences(window, &self.memo, allowance, &mut occurrences)
+                };
+                let kept = match ceiling {
+                    Ceiling::PerAnswer => budget.series(expand)? == SeriesOutcome::Kept,
+                    // Cut short, but what was produced is kept.
+                    Ceiling::PerSeries => {
+                        let outcome = expand(&mut Allowance::per_series());
+                        if outcome == Err(Exhausted::Steps) {
+                            entry.mark_left_out();
+                        }
+                        true
+                    }
+                };
+                if !kept {
+                    occurrences.clear();
+                    entry.mark_left_out();
+                    left_out.extend(entry.left_out(&source.config));
+                    continue;
                 }
                 for o in occurrences.drain(..) {
                     if o.span.overlaps(query.start_millis, query.end_millis) {
@@ -357,13 +397,15 @@ impl Cache {
                 .cmp(&b.start)
                 .then_with(|| a.entry.id.cmp(&b.entry.id))
         });
-        Ok(hits
+        let events = hits
             .into_iter()
             .map(|hit| match &hit.occurrence {
                 Some(o) => hit.entry.occurrence_event(hit.source, hit.path, o),
                 None => hit.entry.event(hit.source, hit.path),
             })
-            .collect())
+            .collect();
+        left_out.sort_by(|a: &SeriesLeftOut, b| a.event_id.cmp(&b.event_id));
+        Ok((events, left_out))
     }
 
     /// The memo of expanded series years.

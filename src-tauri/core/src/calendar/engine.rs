@@ -24,7 +24,7 @@ use super::error::CalendarError;
 use super::event::{Event, EventDetails, EventType, FileRef, Location};
 use super::feeds::FeedWorker;
 use super::id::EventId;
-use super::query::EventQuery;
+use super::query::{EventQuery, QueryAnswer};
 use super::sources::caldav::mirror::MirrorStore;
 use super::sources::caldav::password::Passwords;
 use super::sources::caldav::queue::QueueStore;
@@ -211,6 +211,7 @@ impl Calendar {
             .read()
             .cache
             .query(query, now, Ceiling::PerSeries)
+            .map(|(events, _)| events)
             .unwrap_or_default()
     }
 
@@ -223,13 +224,20 @@ impl Calendar {
     /// [`MAX_EVENTS_PER_ANSWER`]: super::query::MAX_EVENTS_PER_ANSWER
     /// [`MAX_EXPANSION_STEPS`]: super::query::MAX_EXPANSION_STEPS
     pub fn query_checked(&self, query: &EventQuery) -> Result<Vec<Event>, CalendarError> {
+        Ok(self.query_answer(query)?.events)
+    }
+
+    /// [`Calendar::query_checked`] with the series it left out (see
+    /// [`super::query`]).
+    pub fn query_answer(&self, query: &EventQuery) -> Result<QueryAnswer, CalendarError> {
         super::query::validate_range(query)?;
         let now = chrono::Utc::now().timestamp_millis();
-        Ok(self
+        let (events, left_out) = self
             .inner
             .read()
             .cache
-            .query(query, now, Ceiling::PerAnswer)?)
+            .query(query, now, Ceiling::PerAnswer)?;
+        Ok(QueryAnswer { events, left_out })
     }
 
     /// The event with this id (a series: unexpanded), with the note and line
@@ -321,6 +329,12 @@ impl Calendar {
                         .last_error
                         .clone()
                         .or_else(|| config.problem().map(str::to_string)),
+                    series_left_out: source
+                        .notes
+                        .values()
+                        .flatten()
+                        .filter_map(|entry| entry.left_out(config))
+                        .collect(),
                 }
             })
             .collect()

@@ -27,7 +27,8 @@
 //!   routed by source type; `adopt`: putting settings in place;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
 //! - `follow`: adopting settings changes, retrying an unavailable vault;
-//! - `vault`: confining every path to the vault.
+//! - `vault`: confining every path to the vault; `written`: the rules for
+//!   what clients write (no control characters, no sub-hourly series).
 
 mod adopt;
 mod budget;
@@ -60,6 +61,7 @@ pub mod status;
 mod vault;
 mod watcher;
 mod write;
+mod written;
 
 pub use engine::{Calendar, WeakCalendar};
 pub use error::CalendarError;
@@ -71,5 +73,5 @@ pub use fields::EventFields;
 pub use id::EventId;
 pub use journal::NoteKey;
 pub use note_occurrences::{NoteEvents, NoteOccurrence, NoteOccurrences, Notes};
-pub use query::{EventQuery, RangeSide, parse_range_bound};
-pub use status::{CacheStats, SkippedNote, SourceInfo, VaultStatus};
+pub use query::{EventQuery, QueryAnswer, RangeSide, parse_range_bound};
+pub use status::{CacheStats, SeriesLeftOut, SkippedNote, SourceInfo, VaultStatus};

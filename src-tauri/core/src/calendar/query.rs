@@ -25,17 +25,26 @@
 //! # The cost ceiling
 //!
 //! A query a client sends ([`Calendar::query_checked`]: REST, the in-process
-//! API, the calendar window) answers at most [`MAX_EVENTS_PER_ANSWER`] events
-//! and steps through at most [`MAX_EXPANSION_STEPS`] candidate dates of its
-//! series. Expansion stops the moment either is exceeded, and the query is
-//! refused with [`CalendarError::QueryTooLarge`] naming the limit: never a
-//! silently shortened answer. A year of 27 daily series fits; the same year
-//! of 150 daily series (55,000 occurrences) does not, and needs a narrower
-//! range or a `calendar` filter.
+//! API, the calendar window, the CalDAV server) answers at most
+//! [`MAX_EVENTS_PER_ANSWER`] events and steps through at most
+//! [`MAX_EXPANSION_STEPS`] candidate dates of the series it answers. Past
+//! either, the query is refused with [`CalendarError::QueryTooLarge`] naming
+//! the limit: never a silently shortened answer. A year of 27 daily series
+//! fits; the same year of 150 daily series (55,000 occurrences) does not,
+//! and needs a narrower range or a `calendar` filter.
 //!
-//! [`Calendar::query`], the unchecked form for the engine's own tests and
-//! benchmarks, instead cuts each series at [`MAX_OCCURRENCES_PER_SERIES`]
-//! occurrences and [`MAX_STEPS_PER_SERIES`] steps.
+//! One series may spend at most [`MAX_STEPS_PER_SERIES`] of those steps. A
+//! series that needs more (a rule no one writes for people, such as
+//! `FREQ=SECONDLY;COUNT=1000000000` from 1990, read from a feed or a note)
+//! is left out of the answer and named in its `warnings` and in its
+//! calendar's status; everything else still answers. The steps such series
+//! burn come from a pool of their own of [`MAX_EXPANSION_STEPS`] (see
+//! [`AnswerBudget`](super::budget::AnswerBudget)).
+//!
+//! [`Calendar::query`], the unchecked form for the engine's own tests,
+//! benchmarks and the window's per-day view, instead cuts each series at
+//! [`MAX_OCCURRENCES_PER_SERIES`] occurrences and [`MAX_STEPS_PER_SERIES`]
+//! steps.
 //!
 //! [`Calendar::query_checked`]: super::Calendar::query_checked
 //! [`Calendar::query`]: super::Calendar::query
@@ -44,6 +53,8 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
 
 use super::error::CalendarError;
+use super::event::Event;
+use super::status::SeriesLeftOut;
 
 /// How far an open range side reaches when a series is expanded.
 pub const UNBOUNDED_HORIZON_DAYS: i64 = 366;
@@ -62,7 +73,8 @@ pub const MAX_EXPANSION_STEPS: usize = 20 * MAX_EVENTS_PER_ANSWER;
 /// Unchecked queries: occurrences one series contributes at most.
 pub const MAX_OCCURRENCES_PER_SERIES: usize = 5_000;
 
-/// Unchecked queries: candidate dates one series steps through at most.
+/// Candidate dates one series steps through at most: its share of a
+/// checked query (past it, left out), or its cut in an unchecked one.
 pub const MAX_STEPS_PER_SERIES: usize = 100_000;
 
 /// A filter over the cached events. Every present criterion must hold.
@@ -81,6 +93,14 @@ pub struct EventQuery {
     pub start_millis: Option<i64>,
     /// Inclusive upper bound, epoch milliseconds.
     pub end_millis: Option<i64>,
+}
+
+/// A checked query's answer: the events, and the series left out of it
+/// (see the cost ceiling above).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryAnswer {
+    pub events: Vec<Event>,
+    pub left_out: Vec<SeriesLeftOut>,
 }
 
 /// Which end of a range a bound is; decides what a plain date means.

@@ -335,6 +335,7 @@ impl EventSpec {
                 Some(v) => v.clone(),
             }
         }
+        super::written::check_written(fields)?;
         let text = patch::<String>;
         let mut next = self.clone();
         if let Some(title) = &fields.title {

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use super::query::MAX_STEPS_PER_SERIES;
+
 /// One configured calendar source as listed by `GET /api/v1/calendars`.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -37,6 +39,41 @@ pub struct SourceInfo {
     /// date format Almanac cannot follow.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// Recurring series a query left out of its answer since they were last
+    /// read: each needs more expansion steps than a series' share of a
+    /// query (see `GET /events`' `warnings`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub series_left_out: Vec<SeriesLeftOut>,
+}
+
+/// A recurring series left out of a query's answer: expanding it up to the
+/// range takes more than one series' share of the query's steps (a rule
+/// such as `FREQ=SECONDLY;COUNT=1000000000` from 1990). The other events
+/// still answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SeriesLeftOut {
+    pub calendar_id: String,
+    /// The series' event id.
+    pub event_id: String,
+    pub title: String,
+    /// Why, for people.
+    pub message: String,
+}
+
+impl SeriesLeftOut {
+    pub fn new(calendar_id: &str, event_id: &str, title: &str) -> SeriesLeftOut {
+        SeriesLeftOut {
+            calendar_id: calendar_id.to_string(),
+            event_id: event_id.to_string(),
+            title: title.to_string(),
+            message: format!(
+                "the recurring series `{title}` was left out: expanding it takes more than \
+                 {MAX_STEPS_PER_SERIES} steps, the limit per series (its rule repeats too \
+                 often, or starts too long before the range)"
+            ),
+        }
+    }
 }
 
 /// Whether the vault can be used. `GET /api/v1/calendars` reports it as

@@ -21,6 +21,6 @@
 pub mod bounds;
 pub mod read;
 mod rule;
-mod text;
+pub(crate) mod text;
 mod vtimezone;
 pub mod write;

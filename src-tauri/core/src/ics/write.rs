@@ -12,7 +12,7 @@ use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, 
 use chrono_tz::Tz;
 
 use super::rule::{anchor, first_occurrence, series_rule};
-use super::text::{raw_line, text_line};
+use super::text::{param, raw_line, text_line};
 use super::vtimezone::vtimezone;
 use crate::calendar::Event;
 use crate::calendar::rule_text::with_until_utc;
@@ -95,7 +95,7 @@ impl Zone {
             ),
             Zone::Utc => (name.to_string(), at.format("%Y%m%dT%H%M%SZ").to_string()),
             Zone::Named(tz) => (
-                format!("{name};TZID={}", tz.name()),
+                format!("{name}{}", param("TZID", tz.name())),
                 at.format("%Y%m%dT%H%M%S").to_string(),
             ),
         }

@@ -21,7 +21,7 @@ use super::params::EventsParams;
 use super::query_slots::QuerySlots;
 use super::{RestState, Success, blocking};
 use crate::api::{ApiError, EventOptions};
-use crate::calendar::{Calendar, Event, EventDetails, EventFields};
+use crate::calendar::{Calendar, Event, EventDetails, EventFields, SeriesLeftOut};
 
 /// The events routes.
 pub fn routes() -> Router<RestState> {
@@ -53,6 +53,11 @@ pub struct EventsList {
     count: usize,
     /// Matching events, series expanded into occurrences, sorted by start.
     events: Vec<Event>,
+    /// Recurring series left out of `events`: each needs more than one
+    /// series' share (100000) of the query's expansion steps. Absent when
+    /// none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<SeriesLeftOut>,
 }
 
 /// Lists cached events matching the filters.
@@ -64,8 +69,11 @@ pub struct EventsList {
 /// An answer holds at most 10000 events, and expanding the range's series
 /// may take at most 200000 steps (candidate dates): past either, the query
 /// stops at once and answers `400` naming the limit; narrow `start`/`end` or
-/// filter by `calendar`. Uncached queries run a few at a time; one that
-/// cannot start within 10 s answers `503`.
+/// filter by `calendar`. One recurring series that alone needs more than
+/// 100000 steps (a rule repeating every second from years before the range)
+/// is left out and named in `warnings`; the rest still answers. Uncached
+/// queries run a few at a time; one that cannot start within 10 s answers
+/// `503`.
 #[utoipa::path(
     get, path = "/api/v1/events", operation_id = "listEvents", tag = "events",
     params(EventsParams),
@@ -95,11 +103,12 @@ pub async fn list(
             let query = filter.clone();
             let answer = slots
                 .run(move || {
-                    let events = api.get_events(&query)?;
+                    let answer = api.get_events_answer(&query)?;
                     let list = EventsList {
                         success: true,
-                        count: events.len(),
-                        events,
+                        count: answer.events.len(),
+                        events: answer.events,
+                        warnings: answer.left_out,
                     };
                     serde_json::to_vec(&list)
                         .map(Bytes::from)

@@ -11,4 +11,5 @@ mod support;
 mod clients;
 mod feeds;
 mod ics_bounds;
+mod injection;
 mod protocol;

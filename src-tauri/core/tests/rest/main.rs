@@ -12,6 +12,7 @@ mod ids;
 mod lifecycle;
 mod openapi;
 mod routes;
+mod runaway;
 mod scopes;
 mod settings_classes;
 mod shapes;

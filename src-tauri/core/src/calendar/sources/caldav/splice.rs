@@ -16,6 +16,8 @@ use std::ops::Range;
 
 use chrono::NaiveDateTime;
 
+use crate::ics::text;
+
 /// `new` (a whole `VCALENDAR`) with the modified occurrences of `old`, and
 /// the zones `new` lacks, added before its end.
 pub fn with_overrides(new: &str, old: &str) -> String {
@@ -324,8 +326,14 @@ fn occurrence_line(
     } else {
         at.format("%Y%m%dT%H%M%S").to_string()
     };
-    let params: String = params.iter().map(|p| format!(";{p}")).collect();
-    Ok(format!("{name}{params}:{value}\r\n"))
+    let params: String = params
+        .iter()
+        .filter_map(|p| p.split_once('='))
+        .map(|(key, v)| text::param(key, v.trim_matches('"')))
+        .collect();
+    let mut line = String::new();
+    text::raw_line(&mut line, &format!("{name}{params}"), &value);
+    Ok(line)
 }
 
 /// The value of an unfolded property line.
