@@ -54,7 +54,7 @@ async fn a_line_break_in_a_written_field_is_refused_naming_it() {
     };
     let reply = post_event(&instance, &token, event("url", INJECTED_URL)).await;
     assert_eq!(reply.status, 400, "{reply:?}");
-    assert_eq!(reply.error_id(), "invalid_input");
+    assert_eq!(reply.error_id(), "Bad Request");
     assert!(
         reply.body["message"].as_str().unwrap().contains("`url`"),
         "{reply:?}"
@@ -93,7 +93,7 @@ async fn a_sub_hourly_rule_is_refused_when_written() {
         )
         .await;
         assert_eq!(reply.status, 400, "{rule}: {reply:?}");
-        assert_eq!(reply.error_id(), "invalid_input");
+        assert_eq!(reply.error_id(), "Bad Request");
         let message = reply.body["message"].as_str().unwrap();
         assert!(message.contains("`rrule`"), "{message}");
     }
