@@ -10,4 +10,5 @@ mod support;
 
 mod clients;
 mod feeds;
+mod limits;
 mod protocol;
