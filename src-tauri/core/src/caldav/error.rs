@@ -24,6 +24,8 @@ pub enum DavError {
     /// A failed precondition: its XML element (`D:valid-sync-token`,
     /// `C:no-uid-conflict`, …) and why, for the log and the body.
     Precondition(StatusCode, &'static str, String),
+    /// Too many requests at once: `503` with `Retry-After` (seconds).
+    Busy { message: String, retry_after: u64 },
 }
 
 impl DavError {
@@ -37,6 +39,14 @@ impl DavError {
 
     pub fn not_found(what: &str) -> Self {
         Self::Status(StatusCode::NOT_FOUND, format!("nothing at `{what}`"))
+    }
+
+    /// A body over `limit` bytes: `413`.
+    pub fn body_too_large(limit: usize) -> Self {
+        Self::Status(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request bodies of this method are limited to {limit} bytes"),
+        )
     }
 
     pub fn precondition_failed(message: impl Into<String>) -> Self {
@@ -77,6 +87,16 @@ impl IntoResponse for DavError {
                 response
             }
             DavError::Status(status, message) => json(status, message),
+            DavError::Busy {
+                message,
+                retry_after,
+            } => {
+                let mut response = json(StatusCode::SERVICE_UNAVAILABLE, message);
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+                response
+            }
             DavError::Precondition(status, element, message) => {
                 tracing::info!(%status, element, message, "CalDAV precondition failed");
                 // The reason too, in the element SabreDAV servers use for

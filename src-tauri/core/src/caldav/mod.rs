@@ -19,7 +19,11 @@
 //! 5. `auth`: HTTP Basic with a token as the password (`401` and a challenge
 //!    otherwise); `events:read` for reads, `events:write` for writes (`403`);
 //! 6. the method: `PROPFIND` (`propfind`), `REPORT` (`report`), `GET` /
-//!    `HEAD` / `PUT` / `DELETE` (`resource`). Bodies over 1 MiB are `413`.
+//!    `HEAD` / `PUT` / `DELETE` (`resource`). Bodies over their method's
+//!    limit (1 MiB for `PUT` and `REPORT`, 64 KiB otherwise) are `413`;
+//! 7. the work itself waits for one of [`limits::CONCURRENT_REQUESTS`] turns
+//!    (`503` with `Retry-After` when none frees up in time), and its answer
+//!    is bounded (`limits`: property names, hrefs, answer bytes).
 //!
 //! Modules: `href` (the URL space), `xml` and `multistatus` (the XML bodies),
 //! `collection` (resources, ETags, sync tokens), `props`, `feeds` (the feed
@@ -31,6 +35,7 @@ mod error;
 mod feed;
 pub mod feeds;
 mod href;
+mod limits;
 mod multistatus;
 mod propfind;
 mod props;
@@ -46,15 +51,17 @@ use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
+use tokio::sync::OwnedSemaphorePermit;
 
 use self::collection::Listings;
 use self::error::DavError;
 use self::feeds::FeedStore;
 use self::href::Target;
+use self::limits::Gate;
 use crate::api::{AuthorizedApi, CalendarPlugin};
 use crate::app::Core;
 use crate::calendar::Calendar;
-use crate::rest::{BODY_LIMIT, RestError, RestServer};
+use crate::rest::{RestError, RestServer};
 use crate::tokens::Scope;
 
 /// What every request works with.
@@ -64,6 +71,8 @@ pub struct CaldavState {
     calendar: Calendar,
     listings: Arc<Listings>,
     feeds: FeedStore,
+    /// Shared by every listener the server has over its life.
+    gate: Gate,
 }
 
 impl CaldavState {
@@ -74,6 +83,7 @@ impl CaldavState {
             calendar,
             listings: Arc::default(),
             feeds,
+            gate: Gate::default(),
         }
     }
 }
@@ -153,7 +163,8 @@ async fn handle(state: CaldavState, request: Request) -> Result<Response, DavErr
         Target::Feed(secret) if method == Method::GET || method == Method::HEAD => {
             let secret = secret.clone();
             let head = method == Method::HEAD;
-            return off_thread(move || {
+            let turn = state.gate.enter().await?;
+            return off_thread(turn, move || {
                 feed::serve(
                     &state.feeds,
                     &state.calendar,
@@ -174,7 +185,7 @@ async fn handle(state: CaldavState, request: Request) -> Result<Response, DavErr
         .and_then(|d| d.to_str().ok())
         .is_none_or(|d| d.trim() != "0");
     let headers = request.headers().clone();
-    let body = body_text(request.into_body()).await?;
+    let body = body_text(request.into_body(), limits::body_limit(&method)).await?;
     let write = method == Method::PUT || method == Method::DELETE;
     auth::require(
         &api,
@@ -184,7 +195,11 @@ async fn handle(state: CaldavState, request: Request) -> Result<Response, DavErr
             Scope::EventsRead
         },
     )?;
-    off_thread(move || dispatch(&state, &api, &method, &target, depth_one, &headers, &body)).await
+    let turn = state.gate.enter().await?;
+    off_thread(turn, move || {
+        dispatch(&state, &api, &method, &target, depth_one, &headers, &body)
+    })
+    .await
 }
 
 /// Routes an authenticated request by method (on a blocking thread: large
@@ -245,21 +260,27 @@ fn method_not_allowed(method: &Method, allow: &'static str) -> DavError {
     }
 }
 
-async fn body_text(body: Body) -> Result<String, DavError> {
-    let bytes = to_bytes(body, BODY_LIMIT).await.map_err(|_| {
-        DavError::Status(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("request bodies are limited to {BODY_LIMIT} bytes"),
-        )
-    })?;
+/// The body as text, refused (`413`) past `limit` bytes, before more than
+/// that is read.
+async fn body_text(body: Body, limit: usize) -> Result<String, DavError> {
+    let bytes = to_bytes(body, limit)
+        .await
+        .map_err(|_| DavError::body_too_large(limit))?;
     String::from_utf8(bytes.to_vec()).map_err(|_| DavError::bad_request("the body is not UTF-8"))
 }
 
-/// Runs `work` on a blocking thread; a panic there is logged and answered `500`.
-async fn off_thread<F>(work: F) -> Result<Response, DavError>
+/// Runs `work` on a blocking thread, holding `turn` until it ends (even if
+/// the client has gone: the thread keeps working); a panic there is logged
+/// and answered `500`.
+async fn off_thread<F>(turn: OwnedSemaphorePermit, work: F) -> Result<Response, DavError>
 where
     F: FnOnce() -> Result<Response, DavError> + Send + 'static,
 {
+    let work = move || {
+        let outcome = work();
+        drop(turn);
+        outcome
+    };
     match almanac_loopback::blocking(work).await {
         Ok(outcome) => outcome,
         Err(_logged) => Ok(RestError::Internal.into_response()),

@@ -1,8 +1,10 @@
 //! Writing `207 Multi-Status` bodies (RFC 4918 §13): one `response` per
 //! resource, found properties in a `200` `propstat`, unknown ones in a `404`.
 
+use axum::http::StatusCode;
 use quick_xml::escape::escape;
 
+use super::error::DavError;
 use super::xml::{APPLE_ICAL, CALDAV, CALSERVER, DAV, Name};
 
 /// What a multistatus says about one resource.
@@ -24,55 +26,86 @@ const PREFIXES: [(&str, &str); 4] = [
     (APPLE_ICAL, "I"),
 ];
 
-/// The multistatus document; `sync_token` ends a sync-collection answer.
-pub fn multistatus(replies: &[Reply], sync_token: Option<&str>) -> String {
-    let mut out = String::from(r#"<?xml version="1.0" encoding="utf-8"?>"#);
-    out.push_str("<D:multistatus");
-    for (ns, prefix) in PREFIXES {
-        out.push_str(&format!(r#" xmlns:{prefix}="{ns}""#));
+/// A multistatus document written one reply at a time, refused (`507`)
+/// as soon as it would pass its byte limit: the answer is never held twice
+/// (replies, then text), and never grows past the limit plus one reply.
+pub struct Multistatus {
+    out: String,
+    limit: usize,
+}
+
+impl Multistatus {
+    /// An answer of at most `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        let mut out = String::from(r#"<?xml version="1.0" encoding="utf-8"?>"#);
+        out.push_str("<D:multistatus");
+        for (ns, prefix) in PREFIXES {
+            out.push_str(&format!(r#" xmlns:{prefix}="{ns}""#));
+        }
+        out.push('>');
+        Self { out, limit }
     }
-    out.push('>');
-    for reply in replies {
-        out.push_str("<D:response>");
-        match reply {
-            Reply::Props {
-                href,
-                found,
-                missing,
-            } => {
-                href_element(&mut out, href);
-                if !found.is_empty() {
-                    out.push_str("<D:propstat><D:prop>");
-                    for (name, value) in found {
-                        element(&mut out, name, value);
-                    }
-                    out.push_str("</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>");
+
+    /// Appends `reply`; `507 Insufficient Storage` once the answer is too big.
+    pub fn push(&mut self, reply: Reply) -> Result<(), DavError> {
+        write_reply(&mut self.out, &reply);
+        if self.out.len() > self.limit {
+            return Err(DavError::Status(
+                StatusCode::INSUFFICIENT_STORAGE,
+                format!(
+                    "the answer would be larger than {} MiB; ask for fewer properties \
+                     (calendar-data) or fewer resources (a time-range, multiget batches)",
+                    self.limit / (1024 * 1024)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The finished document; `sync_token` ends a sync-collection answer.
+    pub fn finish(mut self, sync_token: Option<&str>) -> String {
+        if let Some(token) = sync_token {
+            self.out
+                .push_str(&format!("<D:sync-token>{}</D:sync-token>", escape(token)));
+        }
+        self.out.push_str("</D:multistatus>");
+        self.out
+    }
+}
+
+fn write_reply(out: &mut String, reply: &Reply) {
+    out.push_str("<D:response>");
+    match reply {
+        Reply::Props {
+            href,
+            found,
+            missing,
+        } => {
+            href_element(out, href);
+            if !found.is_empty() {
+                out.push_str("<D:propstat><D:prop>");
+                for (name, value) in found {
+                    element(out, name, value);
                 }
-                if !missing.is_empty() {
-                    out.push_str("<D:propstat><D:prop>");
-                    for name in missing {
-                        element(&mut out, name, "");
-                    }
-                    out.push_str(
-                        "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>",
-                    );
-                }
+                out.push_str("</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>");
             }
-            Reply::Status { href, status } => {
-                href_element(&mut out, href);
-                out.push_str(&format!(
-                    "<D:status>HTTP/1.1 {}</D:status>",
-                    status_line(*status)
-                ));
+            if !missing.is_empty() {
+                out.push_str("<D:propstat><D:prop>");
+                for name in missing {
+                    element(out, name, "");
+                }
+                out.push_str("</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>");
             }
         }
-        out.push_str("</D:response>");
+        Reply::Status { href, status } => {
+            href_element(out, href);
+            out.push_str(&format!(
+                "<D:status>HTTP/1.1 {}</D:status>",
+                status_line(*status)
+            ));
+        }
     }
-    if let Some(token) = sync_token {
-        out.push_str(&format!("<D:sync-token>{}</D:sync-token>", escape(token)));
-    }
-    out.push_str("</D:multistatus>");
-    out
+    out.push_str("</D:response>");
 }
 
 /// `<D:href>` around an (already percent-encoded) path.
@@ -115,24 +148,43 @@ mod tests {
 
     #[test]
     fn found_missing_and_gone() {
-        let body = multistatus(
-            &[
-                Reply::Props {
-                    href: "/calendars/a/".into(),
-                    found: vec![(Name::new(DAV, "displayname"), escape("A & B").into_owned())],
-                    missing: vec![Name::new("urn:x", "odd")],
-                },
-                Reply::Status {
-                    href: "/calendars/a/x.ics".into(),
-                    status: 404,
-                },
-            ],
-            Some("urn:t"),
-        );
+        let mut answer = Multistatus::new(1024);
+        answer
+            .push(Reply::Props {
+                href: "/calendars/a/".into(),
+                found: vec![(Name::new(DAV, "displayname"), escape("A & B").into_owned())],
+                missing: vec![Name::new("urn:x", "odd")],
+            })
+            .unwrap();
+        answer
+            .push(Reply::Status {
+                href: "/calendars/a/x.ics".into(),
+                status: 404,
+            })
+            .unwrap();
+        let body = answer.finish(Some("urn:t"));
         assert!(body.contains("<D:displayname>A &amp; B</D:displayname>"));
         assert!(body.contains(r#"<X:odd xmlns:X="urn:x"/>"#));
         assert!(body.contains("<D:status>HTTP/1.1 404 Not Found</D:status>"));
         assert!(body.ends_with("<D:sync-token>urn:t</D:sync-token></D:multistatus>"));
         assert!(super::super::xml::parse(&body).is_ok());
+    }
+
+    #[test]
+    fn an_answer_past_its_limit_is_refused_with_507() {
+        let mut answer = Multistatus::new(300);
+        let gone = |n: usize| Reply::Status {
+            href: format!("/calendars/a/{n}.ics"),
+            status: 404,
+        };
+        answer.push(gone(1)).unwrap();
+        let refused = (2..10).find_map(|n| answer.push(gone(n)).err()).unwrap();
+        match refused {
+            DavError::Status(status, message) => {
+                assert_eq!(status, StatusCode::INSUFFICIENT_STORAGE);
+                assert!(message.contains("ask for fewer"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -1,12 +1,15 @@
 //! `PROPFIND` (RFC 4918 §9.1): the properties of a resource and, at
 //! `Depth: 1`, of its members.
 
+use std::collections::HashSet;
+
 use super::collection::Listings;
 use super::error::DavError;
 use super::href::Target;
-use super::multistatus::{Reply, multistatus};
+use super::limits::{MAX_ANSWER_BYTES, MAX_PROPERTIES};
+use super::multistatus::{Multistatus, Reply};
 use super::props::Subject;
-use super::xml::{DAV, Element, Name, parse};
+use super::xml::{DAV, Element, Name, parse_request};
 use crate::calendar::{Calendar, SourceInfo};
 
 /// What a request asks about each resource.
@@ -19,15 +22,32 @@ pub enum Wanted {
 }
 
 impl Wanted {
-    /// The `prop`, `allprop` or `propname` child of `parent`.
-    pub fn of(parent: &Element) -> Wanted {
-        if let Some(prop) = parent.child(DAV, "prop") {
-            Wanted::Props(prop.children.iter().map(|c| c.name.clone()).collect())
+    /// The `prop`, `allprop` or `propname` child of `parent`. A name asked
+    /// for twice is answered once; more than [`MAX_PROPERTIES`] distinct
+    /// names are refused (`400`): each one is written for every resource.
+    pub fn of(parent: &Element) -> Result<Wanted, DavError> {
+        Ok(if let Some(prop) = parent.child(DAV, "prop") {
+            let mut seen = HashSet::new();
+            let names: Vec<Name> = prop
+                .children
+                .iter()
+                .map(|c| &c.name)
+                .filter(|name| seen.insert(*name))
+                .cloned()
+                .collect();
+            if names.len() > MAX_PROPERTIES {
+                return Err(DavError::bad_request(format!(
+                    "a request may ask for at most {MAX_PROPERTIES} distinct properties; \
+                     this one asks for {}",
+                    names.len()
+                )));
+            }
+            Wanted::Props(names)
         } else if parent.child(DAV, "propname").is_some() {
             Wanted::Names
         } else {
             Wanted::All
-        }
+        })
     }
 
     /// The reply for one subject.
@@ -81,30 +101,31 @@ pub fn answer(
     let wanted = if body.trim().is_empty() {
         Wanted::All
     } else {
-        let root = parse(body).map_err(|e| DavError::bad_request(format!("PROPFIND body: {e}")))?;
+        let root = parse_request(body)
+            .map_err(|e| DavError::bad_request(format!("PROPFIND body: {e}")))?;
         if !root.name.is(DAV, "propfind") {
             return Err(DavError::bad_request(
                 "the PROPFIND body is not a DAV:propfind",
             ));
         }
-        Wanted::of(&root)
+        Wanted::of(&root)?
     };
     let sources = calendar.sources();
-    let mut replies = Vec::new();
+    let mut answer = Multistatus::new(MAX_ANSWER_BYTES);
     match target {
         Target::Root => {
-            replies.push(wanted.reply(&Subject::Root));
+            answer.push(wanted.reply(&Subject::Root))?;
             if members {
-                replies.push(wanted.reply(&Subject::Principal));
-                replies.push(wanted.reply(&Subject::Home));
+                answer.push(wanted.reply(&Subject::Principal))?;
+                answer.push(wanted.reply(&Subject::Home))?;
             }
         }
-        Target::Principal => replies.push(wanted.reply(&Subject::Principal)),
+        Target::Principal => answer.push(wanted.reply(&Subject::Principal))?,
         Target::Home => {
-            replies.push(wanted.reply(&Subject::Home));
+            answer.push(wanted.reply(&Subject::Home))?;
             if members {
                 for source in &sources {
-                    collection_replies(calendar, listings, source, false, &wanted, &mut replies);
+                    collection_replies(calendar, listings, source, false, &wanted, &mut answer)?;
                 }
             }
         }
@@ -113,7 +134,7 @@ pub fn answer(
                 .iter()
                 .find(|s| s.id == *id)
                 .ok_or_else(|| DavError::not_found(id))?;
-            collection_replies(calendar, listings, source, members, &wanted, &mut replies);
+            collection_replies(calendar, listings, source, members, &wanted, &mut answer)?;
         }
         Target::Resource { calendar: id, name } => {
             let display_tz = calendar.display_timezone();
@@ -124,15 +145,15 @@ pub fn answer(
                 .iter()
                 .find(|r| r.name == *name)
                 .ok_or_else(|| DavError::not_found(name))?;
-            replies.push(wanted.reply(&Subject::Resource {
+            answer.push(wanted.reply(&Subject::Resource {
                 calendar: id,
                 resource,
                 display_tz,
-            }));
+            }))?;
         }
         Target::WellKnown | Target::Feed(_) => return Err(DavError::not_found("this path")),
     }
-    Ok(multistatus(&replies, None))
+    Ok(answer.finish(None))
 }
 
 /// A collection's reply, and with `members` its resources'.
@@ -142,22 +163,23 @@ fn collection_replies(
     source: &SourceInfo,
     members: bool,
     wanted: &Wanted,
-    replies: &mut Vec<Reply>,
-) {
+    answer: &mut Multistatus,
+) -> Result<(), DavError> {
     let display_tz = calendar.display_timezone();
     let resources = listings.resources(calendar, &source.id).unwrap_or_default();
     let token = listings.token(&source.id, &resources);
-    replies.push(wanted.reply(&Subject::Collection {
+    answer.push(wanted.reply(&Subject::Collection {
         source,
         token: &token,
-    }));
+    }))?;
     if members {
         for resource in resources.iter() {
-            replies.push(wanted.reply(&Subject::Resource {
+            answer.push(wanted.reply(&Subject::Resource {
                 calendar: &source.id,
                 resource,
                 display_tz,
-            }));
+            }))?;
         }
     }
+    Ok(())
 }

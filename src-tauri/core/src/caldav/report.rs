@@ -2,17 +2,18 @@
 //! with a `time-range` answered by the engine's range query, series
 //! included), `calendar-multiget` (§7.9) and `sync-collection` (RFC 6578).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDateTime;
 
 use super::collection::{Listings, Resource, resource_name, served_uid};
 use super::error::DavError;
 use super::href::{self, Target};
-use super::multistatus::{Reply, multistatus};
+use super::limits::{MAX_ANSWER_BYTES, MAX_HREFS, MAX_PROP_FILTERS};
+use super::multistatus::{Multistatus, Reply};
 use super::propfind::Wanted;
 use super::props::Subject;
-use super::xml::{CALDAV, DAV, Element, Name, parse};
+use super::xml::{CALDAV, DAV, Element, Name, parse_request};
 use crate::calendar::{Calendar, EventQuery};
 
 /// The `207` body of a REPORT on `target`.
@@ -22,7 +23,8 @@ pub fn answer(
     target: &Target,
     body: &str,
 ) -> Result<String, DavError> {
-    let root = parse(body).map_err(|e| DavError::bad_request(format!("REPORT body: {e}")))?;
+    let root =
+        parse_request(body).map_err(|e| DavError::bad_request(format!("REPORT body: {e}")))?;
     let Target::Collection(id) = target else {
         return Err(DavError::forbidden(
             "reports are answered on calendar collections",
@@ -31,7 +33,7 @@ pub fn answer(
     let all = listings
         .resources(calendar, id)
         .ok_or_else(|| DavError::not_found(id))?;
-    let mut wanted = Wanted::of(&root);
+    let mut wanted = Wanted::of(&root)?;
     if matches!(wanted, Wanted::All) {
         wanted = Wanted::Props(vec![Name::new(DAV, "getetag")]);
     }
@@ -43,44 +45,50 @@ pub fn answer(
             display_tz,
         })
     };
+    let mut answer = Multistatus::new(MAX_ANSWER_BYTES);
     if root.name.is(CALDAV, "calendar-query") {
-        let chosen = query(calendar, id, &root, &all)?;
         let mut filters = Vec::new();
         root.descendants(CALDAV, "prop-filter", &mut filters);
-        let replies: Vec<Reply> = all
+        if filters.len() > MAX_PROP_FILTERS {
+            return Err(DavError::bad_request(format!(
+                "a calendar-query may hold at most {MAX_PROP_FILTERS} prop-filters; \
+                 this one holds {}",
+                filters.len()
+            )));
+        }
+        let chosen = query(calendar, id, &root, &all)?;
+        for resource in all
             .iter()
             .filter(|r| chosen.contains(&r.name))
             .filter(|r| filters.is_empty() || props_match(&r.ics(display_tz), &filters))
-            .map(reply)
-            .collect();
-        Ok(multistatus(&replies, None))
+        {
+            answer.push(reply(resource))?;
+        }
+        Ok(answer.finish(None))
     } else if root.name.is(CALDAV, "calendar-multiget") {
-        let mut hrefs = Vec::new();
-        root.descendants(DAV, "href", &mut hrefs);
-        let replies = hrefs
-            .iter()
-            .map(|h| {
-                let found = match href::parse(h.text.trim()) {
-                    Some(Target::Resource { calendar: c, name }) if c == *id => {
-                        all.iter().find(|r| r.name == name)
-                    }
-                    _ => None,
-                };
-                found.map(reply).unwrap_or_else(|| Reply::Status {
-                    href: h.text.trim().to_string(),
-                    status: 404,
-                })
-            })
-            .collect::<Vec<_>>();
-        Ok(multistatus(&replies, None))
+        let by_name: HashMap<&str, &Resource> = all.iter().map(|r| (r.name.as_str(), r)).collect();
+        for asked in multiget_hrefs(&root)? {
+            let found = match href::parse(asked) {
+                Some(Target::Resource { calendar: c, name }) if c == *id => {
+                    by_name.get(name.as_str()).copied()
+                }
+                _ => None,
+            };
+            answer.push(found.map(&reply).unwrap_or_else(|| Reply::Status {
+                href: asked.to_string(),
+                status: 404,
+            }))?;
+        }
+        Ok(answer.finish(None))
     } else if root.name.is(DAV, "sync-collection") {
         let token = root
             .child(DAV, "sync-token")
             .map(|t| t.text.trim())
             .unwrap_or_default();
-        let mut replies = Vec::new();
         if token.is_empty() {
-            replies.extend(all.iter().map(reply));
+            for resource in all.iter() {
+                answer.push(reply(resource))?;
+            }
         } else {
             let before = listings.snapshot(token).ok_or_else(|| {
                 DavError::Precondition(
@@ -90,23 +98,23 @@ pub fn answer(
                 )
             })?;
             let now: HashSet<&str> = all.iter().map(|r| r.name.as_str()).collect();
-            replies.extend(
-                all.iter()
-                    .filter(|r| before.get(&r.name) != Some(&r.etag))
-                    .map(reply),
-            );
+            for resource in all.iter().filter(|r| before.get(&r.name) != Some(&r.etag)) {
+                answer.push(reply(resource))?;
+            }
             let mut gone: Vec<&String> = before
                 .keys()
                 .filter(|n| !now.contains(n.as_str()))
                 .collect();
             gone.sort();
-            replies.extend(gone.into_iter().map(|name| Reply::Status {
-                href: href::resource(id, name),
-                status: 404,
-            }));
+            for name in gone {
+                answer.push(Reply::Status {
+                    href: href::resource(id, name),
+                    status: 404,
+                })?;
+            }
         }
         let next = listings.token(id, &all);
-        Ok(multistatus(&replies, Some(&next)))
+        Ok(answer.finish(Some(&next)))
     } else {
         Err(DavError::Precondition(
             axum::http::StatusCode::FORBIDDEN,
@@ -114,6 +122,31 @@ pub fn answer(
             format!("the `{}` report is not supported", root.name.local),
         ))
     }
+}
+
+/// The distinct hrefs of a `calendar-multiget`, in the order asked: a
+/// resource asked for twice is answered once (its spellings are compared
+/// decoded), and more than [`MAX_HREFS`] are refused (`400`).
+fn multiget_hrefs(root: &Element) -> Result<Vec<&str>, DavError> {
+    let mut elements = Vec::new();
+    root.descendants(DAV, "href", &mut elements);
+    let mut seen = HashSet::new();
+    let hrefs: Vec<&str> = elements
+        .iter()
+        .map(|h| h.text.trim())
+        .filter(|h| match href::parse(h) {
+            Some(Target::Resource { calendar, name }) => seen.insert((calendar, name)),
+            _ => seen.insert((String::new(), h.to_string())),
+        })
+        .collect();
+    if hrefs.len() > MAX_HREFS {
+        return Err(DavError::bad_request(format!(
+            "a calendar-multiget may name at most {MAX_HREFS} distinct resources; \
+             this one names {}: ask in batches",
+            hrefs.len()
+        )));
+    }
+    Ok(hrefs)
 }
 
 /// The names of the resources a `calendar-query` selects.

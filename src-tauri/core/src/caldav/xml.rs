@@ -6,6 +6,8 @@ use quick_xml::NsReader;
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 
+use super::limits::MAX_XML_NODES;
+
 pub const DAV: &str = "DAV:";
 pub const CALDAV: &str = "urn:ietf:params:xml:ns:caldav";
 pub const CALSERVER: &str = "http://calendarserver.org/ns/";
@@ -69,8 +71,24 @@ impl Element {
 
 /// Parses a whole document into its root element.
 pub fn parse(body: &str) -> Result<Element, String> {
+    parse_within(body, usize::MAX)
+}
+
+/// Parses a request body: at most [`MAX_XML_NODES`] elements and
+/// attributes, so a small body of many tiny elements cannot become a tree
+/// many times its size.
+pub fn parse_request(body: &str) -> Result<Element, String> {
+    parse_within(body, MAX_XML_NODES)
+}
+
+/// Parses `body`, refusing more than `max_nodes` elements and attributes.
+/// The tree is built without recursion, and quick-xml expands no entities
+/// (only the predefined ones and character references are resolved here),
+/// so neither the stack nor the text can grow past the body's own size.
+fn parse_within(body: &str, max_nodes: usize) -> Result<Element, String> {
     let mut reader = NsReader::from_str(body);
     let mut stack: Vec<Element> = Vec::new();
+    let mut nodes = 0usize;
     loop {
         let (ns, event) = reader.read_resolved_event().map_err(|e| e.to_string())?;
         let ns = match ns {
@@ -103,6 +121,12 @@ pub fn parse(body: &str) -> Result<Element, String> {
                     text: String::new(),
                     children: Vec::new(),
                 };
+                nodes += 1 + element.attributes.len();
+                if nodes > max_nodes {
+                    return Err(format!(
+                        "the XML has more than {max_nodes} elements and attributes"
+                    ));
+                }
                 if stack.len() >= MAX_DEPTH {
                     return Err("the XML is nested too deeply".into());
                 }
@@ -173,6 +197,34 @@ mod tests {
         let prop = root.child(DAV, "prop").unwrap();
         assert!(prop.children[1].name.is(CALDAV, "calendar-data"));
         assert_eq!(root.child(DAV, "href").unwrap().text, "/a&bA");
+    }
+
+    #[test]
+    fn request_bodies_are_capped_in_nodes_and_depth() {
+        let elements = |n: usize| format!("<a xmlns='DAV:'>{}</a>", "<b/>".repeat(n));
+        // The root and its `xmlns` attribute are two nodes.
+        assert!(parse_request(&elements(MAX_XML_NODES - 2)).is_ok());
+        let refused = parse_request(&elements(MAX_XML_NODES - 1)).unwrap_err();
+        assert!(refused.contains("more than 20000"), "{refused}");
+        // Attributes count as nodes too.
+        let attributes = format!("<a xmlns='DAV:' {}/>", {
+            (0..MAX_XML_NODES)
+                .map(|i| format!("x{i}=''"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+        assert!(parse_request(&attributes).is_err());
+        let deep = format!("{}{}", "<a>".repeat(100_000), "</a>".repeat(100_000));
+        assert_eq!(
+            parse_request(&deep).unwrap_err(),
+            "the XML is nested too deeply"
+        );
+    }
+
+    #[test]
+    fn entities_other_than_the_predefined_are_refused() {
+        let bomb = r#"<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x "xxxxxxxxxx"><!ENTITY y "&x;&x;&x;&x;">]><a xmlns="DAV:">&y;</a>"#;
+        assert!(parse_request(bomb).unwrap_err().contains("unknown entity"));
     }
 
     #[test]

@@ -12,4 +12,5 @@ mod clients;
 mod feeds;
 mod ics_bounds;
 mod injection;
+mod limits;
 mod protocol;

@@ -39,7 +39,12 @@ impl Instance {
     /// keys, weekly, all-day over two days) and a read-only ICS calendar,
     /// whose CalDAV server is switched on the way the Settings window does.
     pub async fn start() -> Self {
-        let TestInstance { dir, core } = InstanceBuilder::new()
+        Self::start_with(|builder| builder).await
+    }
+
+    /// [`Instance::start`], with more of the vault (notes) from `extra`.
+    pub async fn start_with(extra: impl FnOnce(InstanceBuilder) -> InstanceBuilder) -> Self {
+        let builder = InstanceBuilder::new()
             .note(
                 STANDUP,
                 "---\ntitle: Standup\nallDay: false\ndate: 2026-01-05\nstartTime: \"09:00\"\nendTime: \"09:15\"\n---\n",
@@ -68,9 +73,8 @@ impl Instance {
                         allow_private_network: false,
                     },
                 })
-            })
-            .open()
-            .await;
+            });
+        let TestInstance { dir, core } = extra(builder).open().await;
         let core = Arc::new(core);
         let server = caldav::start(&core);
         let port = free_port();
