@@ -115,10 +115,8 @@ impl Inner {
             .get(&source.id)
             .map_err(|e| e.to_string())?
             .ok_or("no password is stored for this calendar; enter it in Settings")?;
-        let server_url =
-            Url::parse(server).map_err(|e| format!("invalid server address: {e}"))?;
-        let client =
-            DavClient::new(&server_url, username, &password).map_err(|e| e.to_string())?;
+        let server_url = Url::parse(server).map_err(|e| format!("invalid server address: {e}"))?;
+        let client = DavClient::new(&server_url, username, &password).map_err(|e| e.to_string())?;
         let calendar = match calendar.as_str() {
             "" => match self
                 .mirrors

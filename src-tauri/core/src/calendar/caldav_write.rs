@@ -535,9 +535,9 @@ impl Inner {
                 Err(DavError::Protocol(reason)) => notes.push(format!(
                     "a change made offline was refused by the server: {reason}"
                 )),
-                Err(error @ DavError::OffOrigin(_)) => notes.push(format!(
-                    "a change made offline was not sent: {error}"
-                )),
+                Err(error @ DavError::OffOrigin(_)) => {
+                    notes.push(format!("a change made offline was not sent: {error}"))
+                }
                 Err(error) => return Err(error.to_string()),
             }
             queue.remove(0);

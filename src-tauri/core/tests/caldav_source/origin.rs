@@ -10,11 +10,11 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Mutex};
 
 use almanac_core::calendar::sources::caldav::mirror::Mirror;
+use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::calendar::sources::caldav::sync::{self, Known, Synced};
 use almanac_core::calendar::sources::caldav::{
     DavClient, DavError, MAX_ANSWER_BYTES, MAX_RESOURCE_BYTES, MAX_RESOURCES, discover,
 };
-use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::settings::SourceKind;
 use almanac_testkit::wait_until;
 use url::Url;

@@ -157,7 +157,6 @@ impl DavClient {
         }
     }
 
-
     /// Sends `method` to `url` with `headers` and `body`; maps 401 and no
     /// answer to their errors and returns every other response.
     pub fn send(
@@ -410,8 +409,8 @@ mod tests {
 
     #[test]
     fn a_client_is_pinned_to_its_origin() {
-        let client = DavClient::new(&Url::parse("https://dav.example.org/").unwrap(), "a", "p")
-            .unwrap();
+        let client =
+            DavClient::new(&Url::parse("https://dav.example.org/").unwrap(), "a", "p").unwrap();
         let on = |url: &str| client.on_origin(&Url::parse(url).unwrap()).is_ok();
         assert!(on("https://dav.example.org/cal/a.ics"));
         assert!(on("https://dav.example.org:443/x"));
