@@ -3,11 +3,11 @@
 //! Used by the core for ICS feeds and by the reminder daemon for the update
 //! feed, so it sits in a crate of its own that both can depend on. A feed
 //! URL comes from the settings, which a token with `system:full-access` can
-//! change. Without a guard, such a script could make
-//! Almanac request anything this machine can reach: the reminder daemon on
-//! loopback, the router's admin page, a cloud metadata endpoint. So a feed,
-//! unless its source carries `allowPrivateNetwork` (which only the user can
-//! set), may only reach public addresses:
+//! change. Without a guard, such a script could make Almanac request
+//! anything this machine can reach: the reminder daemon on loopback, the
+//! router's admin page, a cloud metadata endpoint. So a feed, unless its
+//! source carries `allowPrivateNetwork` (which only the user can set), may
+//! only reach public addresses:
 //!
 //! - a host written as an IP address is checked before the request, and on
 //!   every redirect (the redirect policy);
