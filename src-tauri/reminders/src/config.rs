@@ -75,6 +75,10 @@ pub struct UpdateConfig {
     pub feed_url: Option<String>,
     /// Time between two checks.
     pub interval: Duration,
+    /// Lets the feed be fetched from loopback and private addresses (tests,
+    /// a standalone daemon on a private network). Almanac's settings have no
+    /// key for it: the app's update check reaches public addresses only.
+    pub allow_private_network: bool,
 }
 
 impl Default for UpdateConfig {
@@ -83,6 +87,7 @@ impl Default for UpdateConfig {
             enabled: false,
             feed_url: None,
             interval: Duration::from_secs(7 * 24 * 60 * 60),
+            allow_private_network: false,
         }
     }
 }

@@ -10,12 +10,21 @@
 //! A feed body is read up to [`MAX_FEED_BYTES`] and no further: a release
 //! document is a few kilobytes, and a feed that streams more is reported as
 //! an error rather than buffered.
+//!
+//! The route answers without a token (the daemon has none; its guard keeps
+//! web pages out), so what it shows is kept to what a release says: the
+//! fetch goes through `almanac-netguard` (public addresses only, checked at
+//! connect and on every redirect), only the parsed release fields are kept
+//! (each bounded, the link only if it is an http(s) URL), and no error
+//! quotes the body.
 
 use std::sync::RwLock;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
+
+use almanac_netguard as netguard;
 
 use crate::clock;
 use crate::config::UpdateConfig;
@@ -124,18 +133,13 @@ impl Updates {
     /// [`Self::reconfigure`]; idle while checks are off.
     pub async fn run(&self, mut shutdown: watch::Receiver<bool>) {
         let mut configs = self.config.subscribe();
-        let client = reqwest::Client::builder()
-            .timeout(REQUEST_TIMEOUT)
-            .user_agent(concat!("almanac-reminders/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|error| format!("cannot build an HTTP client: {error}"));
         loop {
             let config = configs.borrow_and_update().clone();
             let feed_url = config.feed_url.clone().filter(|_| config.enabled);
             if let Some(feed_url) = feed_url {
-                let outcome = match &client {
+                let outcome = match &client(&config) {
                     Ok(client) => tokio::select! {
-                        outcome = fetch(client, &feed_url) => outcome,
+                        outcome = fetch(client, &feed_url, &config) => outcome,
                         _ = configs.changed() => continue,
                         _ = shutdown.changed() => return,
                     },
@@ -191,29 +195,83 @@ impl Updates {
     }
 }
 
-async fn fetch(client: &reqwest::Client, url: &str) -> Result<Option<ReleaseInfo>, String> {
+/// The client for `config`'s checks: guarded unless the config allows the
+/// private network.
+fn client(config: &UpdateConfig) -> Result<reqwest::Client, String> {
+    let builder = reqwest::Client::builder()
+        .timeout(REQUEST_TIMEOUT)
+        .user_agent(concat!("almanac-reminders/", env!("CARGO_PKG_VERSION")));
+    let builder = if config.allow_private_network {
+        builder
+    } else {
+        netguard::guard(builder, netguard::public_only)
+    };
+    builder
+        .build()
+        .map_err(|error| format!("cannot build an HTTP client: {error}"))
+}
+
+async fn fetch(
+    client: &reqwest::Client,
+    url: &str,
+    config: &UpdateConfig,
+) -> Result<Option<ReleaseInfo>, String> {
+    let parsed = reqwest::Url::parse(url).map_err(|_| format!("invalid feed URL {url}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("{url} is not an http(s) URL"));
+    }
+    // A host written as an IP address is never resolved: checked here.
+    if !config.allow_private_network {
+        netguard::check_url(&parsed, netguard::public_only).map_err(|e| e.to_string())?;
+    }
     let response = client
-        .get(url)
+        .get(parsed)
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|error| format!("cannot reach {url}: {error}"))?;
+        .map_err(|error| match netguard::refusal(&error) {
+            Some(refused) => refused.to_string(),
+            None => format!("cannot reach {url}: {}", error.without_url()),
+        })?;
     if !response.status().is_success() {
         return Err(format!("{url} answered HTTP {}", response.status()));
     }
     let body = read_capped(response, MAX_FEED_BYTES).await?;
-    let release: FeedRelease = serde_json::from_slice(&body)
-        .map_err(|error| format!("unreadable release feed: {error}"))?;
+    // serde's message may quote the body: only where it broke is said.
+    let release: FeedRelease = serde_json::from_slice(&body).map_err(|error| {
+        format!(
+            "unreadable release feed ({:?} error at line {}, column {})",
+            error.classify(),
+            error.line(),
+            error.column()
+        )
+    })?;
     if release.draft || release.prerelease {
         return Ok(None);
     }
-    let version = release.tag_name.trim_start_matches('v').to_string();
-    Ok(Some(ReleaseInfo {
-        name: release.name.unwrap_or_else(|| release.tag_name.clone()),
-        version,
-        html_url: release.html_url.unwrap_or_default(),
-        published_at_rfc3339: release.published_at.unwrap_or_default(),
-    }))
+    Ok(Some(release_info(release)))
+}
+
+/// The longest text kept of a release field.
+const MAX_FIELD_CHARS: usize = 256;
+
+/// What `/updates` shows of a release: its fields, bounded, the link only
+/// when it is an http(s) URL.
+fn release_info(release: FeedRelease) -> ReleaseInfo {
+    let bounded = |text: &str| text.chars().take(MAX_FIELD_CHARS).collect::<String>();
+    let html_url = release
+        .html_url
+        .filter(|link| link.len() <= 2048)
+        .and_then(|link| reqwest::Url::parse(&link).ok())
+        .filter(|link| matches!(link.scheme(), "http" | "https"))
+        .map(String::from)
+        .unwrap_or_default();
+    ReleaseInfo {
+        version: bounded(release.tag_name.trim_start_matches('v')),
+        name: bounded(release.name.as_deref().unwrap_or(&release.tag_name)),
+        html_url,
+        published_at_rfc3339: bounded(release.published_at.as_deref().unwrap_or_default()),
+    }
 }
 
 /// The body of `response`, refused (and left unread) past `max_bytes`.
@@ -262,6 +320,22 @@ mod tests {
         assert!(!is_newer("0.1.0", "0.1.0"));
         assert!(!is_newer("1.0.0-rc.1", "1.0.0"));
         assert!(!is_newer("garbage", "0.1.0"));
+    }
+
+    #[test]
+    fn only_bounded_release_fields_are_kept() {
+        let release = FeedRelease {
+            tag_name: format!("v1.{}", "9".repeat(1000)),
+            name: None,
+            html_url: Some("javascript:alert(1)".into()),
+            published_at: None,
+            draft: false,
+            prerelease: false,
+        };
+        let info = release_info(release);
+        assert_eq!(info.version.chars().count(), MAX_FIELD_CHARS);
+        assert_eq!(info.name.chars().count(), MAX_FIELD_CHARS);
+        assert_eq!(info.html_url, "", "only http(s) links are kept");
     }
 
     #[test]

@@ -201,6 +201,8 @@ async fn update_checks_switch_on_and_fixed_fields_are_refused() {
             updates: UpdateConfig {
                 enabled: true,
                 feed_url: Some(feed_url.clone()),
+                // The test's feed is on loopback.
+                allow_private_network: true,
                 ..UpdateConfig::default()
             },
             ..base.clone()

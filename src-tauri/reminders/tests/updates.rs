@@ -30,16 +30,27 @@ async fn feed(answer: (StatusCode, Value)) -> (String, mpsc::UnboundedReceiver<(
     (url, hits)
 }
 
-async fn daemon_checking(dir: &std::path::Path, feed_url: String) -> TestDaemon {
+/// A daemon checking `feed_url`, allowed on loopback (where the tests'
+/// feeds are) only when `allow_private_network`.
+async fn daemon_guarded(
+    dir: &std::path::Path,
+    feed_url: String,
+    allow_private_network: bool,
+) -> TestDaemon {
     TestDaemon::start_with(DaemonConfig {
         updates: UpdateConfig {
             enabled: true,
             feed_url: Some(feed_url),
             interval: Duration::from_secs(3600),
+            allow_private_network,
         },
         ..config(&dir.join("db"))
     })
     .await
+}
+
+async fn daemon_checking(dir: &std::path::Path, feed_url: String) -> TestDaemon {
+    daemon_guarded(dir, feed_url, true).await
 }
 
 /// `/updates` once the checker has recorded its first result.
@@ -47,6 +58,11 @@ async fn checked_updates(daemon: &TestDaemon, hits: &mut mpsc::UnboundedReceiver
     tokio::time::timeout(TIMEOUT, hits.recv())
         .await
         .expect("the feed was fetched");
+    recorded(daemon).await
+}
+
+/// `/updates` once a check was recorded.
+async fn recorded(daemon: &TestDaemon) -> Value {
     tokio::time::timeout(TIMEOUT, async {
         loop {
             let (status, body) = daemon.get("/updates").await;
@@ -137,4 +153,42 @@ async fn a_feed_larger_than_the_cap_is_refused() {
     );
     assert_eq!(body["update_available"], false);
     assert_eq!(daemon.get("/status").await.0, 200);
+}
+
+/// With the guard (as in the app), a feed on loopback or a name resolving to
+/// it is refused before any request: the feed server is never asked, and
+/// `/updates` shows the refusal, no content.
+#[tokio::test]
+async fn a_feed_on_a_private_address_is_refused_unasked() {
+    let (url, mut hits) = feed((StatusCode::OK, json!({"tag_name": "v99.0.0"}))).await;
+    let by_name = url.replace("127.0.0.1", "localhost");
+    for (feed_url, kind) in [(url, "loopback"), (by_name, "localhost")] {
+        let dir = tempfile::tempdir().unwrap();
+        let daemon = daemon_guarded(dir.path(), feed_url, false).await;
+        let body = recorded(&daemon).await;
+        let error = body["last_error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("refused to fetch") && error.contains(kind),
+            "{body}"
+        );
+        assert!(body["latest_release"].is_null(), "{body}");
+        assert!(hits.try_recv().is_err(), "the private feed was asked");
+    }
+}
+
+/// A feed that is not a release document: the error says where it broke,
+/// never what the body held.
+#[tokio::test]
+async fn an_unreadable_feed_is_not_echoed() {
+    let (url, mut hits) = feed((
+        StatusCode::OK,
+        json!({"tag_name": "v1.0.0", "draft": "internal-secret-text"}),
+    ))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = daemon_checking(dir.path(), url).await;
+    let body = checked_updates(&daemon, &mut hits).await;
+    let error = body["last_error"].as_str().unwrap();
+    assert!(error.contains("unreadable release feed"), "{body}");
+    assert!(!body.to_string().contains("internal-secret"), "{body}");
 }

@@ -10,7 +10,9 @@ use super::engine::{Inner, lock};
 use super::feeds::ICS_MIN_INTERVAL;
 use super::sources::caldav::mirror::Live;
 use super::sources::caldav::sync::Synced;
-use super::sources::caldav::{DavClient, DavError, account, discover, sync};
+use super::sources::caldav::{
+    DavClient, DavError, account, discover, is_plain_http_off_machine, sync,
+};
 use super::sources::{ParsedNote, SourceConfig, SourceType, ical};
 use crate::ics::bounds::Limits;
 
@@ -60,10 +62,19 @@ impl Inner {
         match outcome {
             Ok((synced, calendar, notes)) => {
                 let notes = (!notes.is_empty()).then(|| notes.join("; "));
-                let Synced::Changed(delta) = synced else {
+                let Synced::Changed(mut delta) = synced else {
                     return self.show_mirror(index, source, live, Some(&[]), tz, notes);
                 };
+                let set_aside = delta.take_set_aside();
                 let touched = delta.apply(&mut live.mirror, &calendar);
+                // What changed or went on the server is no longer set aside.
+                match &touched {
+                    Some(touched) => touched.iter().for_each(|href| {
+                        live.set_aside.remove(href);
+                    }),
+                    None => live.set_aside.clear(),
+                }
+                live.set_aside.extend(set_aside);
                 let stored = match &touched {
                     Some(touched) => self.mirrors.store_change(&source.id, &live.mirror, touched),
                     None => self.mirrors.store(&source.id, &live.mirror),
@@ -105,7 +116,8 @@ impl Inner {
             .get(&source.id)
             .map_err(|e| e.to_string())?
             .ok_or("no password is stored for this calendar; enter it in Settings")?;
-        let client = DavClient::new(username, &password).map_err(|e| e.to_string())?;
+        let server_url = Url::parse(server).map_err(|e| format!("invalid server address: {e}"))?;
+        let client = DavClient::new(&server_url, username, &password).map_err(|e| e.to_string())?;
         let calendar = match calendar.as_str() {
             "" => match self
                 .mirrors
@@ -171,7 +183,11 @@ impl Inner {
         tz: Tz,
         error: Option<String>,
     ) {
-        let Live { mirror, unreadable } = live;
+        let Live {
+            mirror,
+            unreadable,
+            set_aside,
+        } = live;
         if touched.is_none() {
             unreadable.clear();
         }
@@ -228,23 +244,28 @@ impl Inner {
             .map(|t| t.to_rfc3339());
         state.cache.feed_fetched(index, fetched);
         // A sync's error does not hide the items set aside (nor they it).
-        let set_aside = (!unreadable.is_empty()).then(|| {
+        let skipped = (!unreadable.is_empty() || !set_aside.is_empty()).then(|| {
             let named: Vec<String> = unreadable
                 .iter()
+                .chain(set_aside.iter())
                 .map(|(href, reason)| {
                     let name = href.rsplit('/').next().unwrap_or(href);
                     format!("{name} ({reason})")
                 })
                 .collect();
             format!(
-                "{} event(s) on the server are not valid iCalendar and are not shown: {}",
+                "{} event(s) on the server are not valid iCalendar, or too large, and are not shown: {}",
                 named.len(),
                 named.join(", ")
             )
         });
-        let problem = match (error, set_aside) {
-            (Some(error), Some(set_aside)) => Some(format!("{error}; {set_aside}")),
-            (error, set_aside) => error.or(set_aside),
+        let problem = match (error, skipped) {
+            (Some(error), Some(skipped)) => Some(format!("{error}; {skipped}")),
+            (error, skipped) => error.or(skipped),
+        };
+        let problem = match (problem, plain_http_warning(source)) {
+            (Some(problem), Some(warning)) => Some(format!("{problem}; {warning}")),
+            (problem, warning) => problem.or(warning),
         };
         if let Some(problem) = problem {
             tracing::warn!(source = %source.id, error = %problem, "CalDAV calendar not fully updated");
@@ -253,4 +274,18 @@ impl Inner {
         drop(state);
         self.bump();
     }
+}
+
+/// The warning for a CalDAV account reached over plain http on another
+/// machine (its password and events cross the network unencrypted).
+fn plain_http_warning(source: &SourceConfig) -> Option<String> {
+    let SourceType::Caldav { server, .. } = &source.kind else {
+        return None;
+    };
+    let url = Url::parse(server).ok()?;
+    is_plain_http_off_machine(&url).then(|| {
+        "warning: this account uses plain http to another machine, so its password and \
+         events travel unencrypted; use its https:// address"
+            .to_string()
+    })
 }

@@ -452,6 +452,10 @@ impl Inner {
                         format!("the CalDAV server refused the change: {reason}"),
                     ));
                 }
+                // Never to be sent: refused now rather than queued forever.
+                Err(error @ (DavError::OffOrigin(_) | DavError::TooLarge(_))) => {
+                    return Err(CalendarError::invalid("event", error.to_string()));
+                }
                 Err(error) => {
                     tracing::warn!(source = %source.id, %error, "CalDAV write queued until the server answers")
                 }
@@ -531,6 +535,9 @@ impl Inner {
                 Err(DavError::Protocol(reason)) => notes.push(format!(
                     "a change made offline was refused by the server: {reason}"
                 )),
+                Err(error @ DavError::OffOrigin(_)) => {
+                    notes.push(format!("a change made offline was not sent: {error}"))
+                }
                 Err(error) => return Err(error.to_string()),
             }
             queue.remove(0);

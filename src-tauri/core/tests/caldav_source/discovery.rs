@@ -9,7 +9,8 @@ use crate::radicale::{PASSWORD, Radicale, USER};
 #[test]
 fn discovery_finds_the_calendar_from_the_server_root() {
     let server = Radicale::start();
-    let client = DavClient::new(USER, PASSWORD).unwrap();
+    let client =
+        DavClient::new(&url::Url::parse(&server.url("/")).unwrap(), USER, PASSWORD).unwrap();
     let found = discover::calendars(&client, &server.url("/")).unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].url, server.calendar());
@@ -21,7 +22,8 @@ fn discovery_finds_the_calendar_from_the_server_root() {
 fn a_calendar_address_is_taken_as_it_is() {
     let server = Radicale::start();
     server.mkcalendar("home", "Home");
-    let client = DavClient::new(USER, PASSWORD).unwrap();
+    let client =
+        DavClient::new(&url::Url::parse(&server.url("/")).unwrap(), USER, PASSWORD).unwrap();
     let found = discover::calendars(&client, &server.url("/alice/home/")).unwrap();
     let urls: Vec<_> = found.iter().map(|c| c.url.as_str()).collect();
     assert_eq!(urls, [server.url("/alice/home/")]);
@@ -33,7 +35,8 @@ fn a_calendar_address_is_taken_as_it_is() {
 #[test]
 fn discovery_with_a_wrong_password_is_unauthorized() {
     let server = Radicale::start();
-    let client = DavClient::new(USER, "wrong").unwrap();
+    let client =
+        DavClient::new(&url::Url::parse(&server.url("/")).unwrap(), USER, "wrong").unwrap();
     assert_eq!(
         discover::calendars(&client, &server.url("/")),
         Err(DavError::Unauthorized)
@@ -44,7 +47,8 @@ fn discovery_with_a_wrong_password_is_unauthorized() {
 fn discovery_of_a_stopped_server_says_unreachable() {
     let mut server = Radicale::start();
     server.stop();
-    let client = DavClient::new(USER, PASSWORD).unwrap();
+    let client =
+        DavClient::new(&url::Url::parse(&server.url("/")).unwrap(), USER, PASSWORD).unwrap();
     let outcome = discover::calendars(&client, &server.url("/"));
     assert!(
         matches!(outcome, Err(DavError::Unreachable(_))),

@@ -5,6 +5,7 @@ mod account;
 mod common;
 mod discovery;
 mod occurrences;
+mod origin;
 mod radicale;
 mod read;
 mod setup;

@@ -239,7 +239,8 @@ fn account_calendars(
             "Enter the password (or the app password) of this account.",
         ));
     }
-    let client = DavClient::new(username, password).map_err(|e| refuse("url", e.to_string()))?;
+    let client =
+        DavClient::new(&parsed, username, password).map_err(|e| refuse("url", e.to_string()))?;
     let host = parsed.host_str().unwrap_or_default();
     let found = discover::calendars(&client, server).map_err(|error| match error {
         DavError::Unreachable(_) => refuse(
@@ -251,6 +252,7 @@ fn account_calendars(
             "The server refused this user name or password. Check both: iCloud, Fastmail \
              and Nextcloud with two-step sign-in need an app password.",
         ),
+        DavError::OffOrigin(_) | DavError::TooLarge(_) => refuse("url", error.to_string()),
         DavError::PreconditionFailed | DavError::Protocol(_) => refuse(
             "url",
             format!("No CalDAV calendars answer at this address ({error}). Check the address."),

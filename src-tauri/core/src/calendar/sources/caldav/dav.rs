@@ -1,11 +1,19 @@
 //! The WebDAV requests a CalDAV source makes, over a blocking reqwest
 //! client with HTTP Basic authentication, and their multistatus answers.
 //! Errors name the status or the failure, never the password.
+//!
+//! The client is pinned to the account's origin (scheme, host and port of
+//! the server address the user entered): a request to any other origin is
+//! refused before it is sent, and redirects are followed only within the
+//! origin, so the Basic password never leaves it and https is never
+//! downgraded to http. Answers are read incrementally up to a cap.
 
+use std::io::Read;
 use std::time::Duration;
 
 use reqwest::blocking::{Client, Response};
-use reqwest::{Method, StatusCode, Url};
+use reqwest::{Method, StatusCode, Url, redirect};
+use url::Origin;
 
 use crate::caldav::xml::{self, CALDAV, DAV, Element};
 
@@ -24,7 +32,26 @@ pub enum DavError {
     /// Any other failing status, or an answer that cannot be read.
     #[error("the CalDAV server answered unexpectedly: {0}")]
     Protocol(String),
+    /// The server named (in an href or a redirect) an address outside the
+    /// account's origin: nothing is sent there. Holds that origin.
+    #[error(
+        "the CalDAV server pointed to {0}, outside the account's address; Almanac sends \
+         nothing there (if that is the right server, enter it as the account's address)"
+    )]
+    OffOrigin(String),
+    /// An answer, a resource or the calendar is larger than Almanac reads.
+    #[error("the CalDAV server's {0}")]
+    TooLarge(String),
 }
+
+/// The most of one multistatus answer (PROPFIND, REPORT) that is read.
+pub const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+/// The largest event resource kept; a larger one is set aside.
+pub const MAX_RESOURCE_BYTES: usize = 1024 * 1024;
+/// The most event resources one calendar may hold.
+pub const MAX_RESOURCES: usize = 20_000;
+/// Redirects followed (within the origin) before a request gives up.
+const MAX_REDIRECTS: usize = 10;
 
 /// One `<response>` of a multistatus: its href (absolute URL), its status
 /// (of the response or of its found properties) and the found properties.
@@ -68,6 +95,8 @@ pub struct Multistatus {
 #[derive(Clone)]
 pub struct DavClient {
     http: Client,
+    /// The account's origin: the only one requests go to.
+    origin: Origin,
     username: String,
     password: String,
 }
@@ -76,6 +105,7 @@ impl std::fmt::Debug for DavClient {
     // The password stays out of every debug print.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DavClient")
+            .field("origin", &self.origin.ascii_serialization())
             .field("username", &self.username)
             .finish_non_exhaustive()
     }
@@ -86,18 +116,45 @@ fn method(name: &str) -> Method {
 }
 
 impl DavClient {
-    pub fn new(username: &str, password: &str) -> Result<Self, DavError> {
+    /// A client for the account at `server` (the address the user
+    /// entered): every request stays on its origin.
+    pub fn new(server: &Url, username: &str, password: &str) -> Result<Self, DavError> {
+        let origin = server.origin();
+        if !matches!(server.scheme(), "http" | "https") || !origin.is_tuple() {
+            return Err(DavError::Protocol(
+                "the server address must start with https:// or http://".into(),
+            ));
+        }
+        let pinned = origin.clone();
         let http = Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .timeout(Duration::from_secs(60))
             .user_agent(concat!("Almanac/", env!("CARGO_PKG_VERSION")))
+            // Stopped (not failed) off the origin: `send` names the target.
+            .redirect(redirect::Policy::custom(move |attempt| {
+                if attempt.url().origin() != pinned || attempt.previous().len() > MAX_REDIRECTS {
+                    attempt.stop()
+                } else {
+                    attempt.follow()
+                }
+            }))
             .build()
             .map_err(|e| DavError::Protocol(format!("cannot build HTTP client: {e}")))?;
         Ok(Self {
             http,
+            origin,
             username: username.to_string(),
             password: password.to_string(),
         })
+    }
+
+    /// `url` if it is on the account's origin, else the refusal naming it.
+    pub fn on_origin<'u>(&self, url: &'u Url) -> Result<&'u Url, DavError> {
+        if url.origin() == self.origin {
+            Ok(url)
+        } else {
+            Err(off_origin(url))
+        }
     }
 
     /// Sends `method` to `url` with `headers` and `body`; maps 401 and no
@@ -111,7 +168,7 @@ impl DavClient {
     ) -> Result<Response, DavError> {
         let mut request = self
             .http
-            .request(method(name), url.clone())
+            .request(method(name), self.on_origin(url)?.clone())
             .basic_auth(&self.username, Some(&self.password));
         for (header, value) in headers {
             request = request.header(*header, *value);
@@ -124,6 +181,18 @@ impl DavClient {
             .map_err(|e| DavError::Unreachable(e.without_url().to_string()))?;
         if response.status() == StatusCode::UNAUTHORIZED {
             return Err(DavError::Unauthorized);
+        }
+        if response.status().is_redirection() {
+            // Only a redirect off the origin (or too many) is left unfollowed.
+            let target = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|location| response.url().join(location).ok());
+            return Err(match target {
+                Some(target) if self.on_origin(&target).is_err() => off_origin(&target),
+                _ => DavError::Protocol(format!("status {} (redirects)", response.status())),
+            });
         }
         Ok(response)
     }
@@ -151,10 +220,13 @@ impl DavClient {
         if status != StatusCode::MULTI_STATUS {
             return Err(status_error(status));
         }
-        let text = response
-            .text()
-            .map_err(|e| DavError::Unreachable(e.without_url().to_string()))?;
-        parse_multistatus(&base, &text)
+        let text = read_capped(response, MAX_ANSWER_BYTES)?;
+        let answer = parse_multistatus(&base, &text)?;
+        // An href off the origin is refused before anything acts on it.
+        for response in &answer.responses {
+            self.on_origin(&response.href)?;
+        }
+        Ok(answer)
     }
 }
 
@@ -199,6 +271,48 @@ impl DavClient {
             status => Err(status_error(status)),
         }
     }
+}
+
+/// The body of `response` as text, read no further than `max_bytes`.
+fn read_capped(response: Response, max_bytes: usize) -> Result<String, DavError> {
+    let too_large = || {
+        DavError::TooLarge(format!(
+            "answer is larger than the {} MiB limit; reading stopped there",
+            max_bytes / (1024 * 1024)
+        ))
+    };
+    if response
+        .content_length()
+        .is_some_and(|n| n > max_bytes as u64)
+    {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    response
+        .take(max_bytes as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| DavError::Unreachable(format!("reading the answer failed: {e}")))?;
+    if bytes.len() > max_bytes {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|_| DavError::Protocol("the answer is not UTF-8".into()))
+}
+
+/// The refusal of `url`, naming its origin only (never a path or query).
+fn off_origin(url: &Url) -> DavError {
+    DavError::OffOrigin(url.origin().ascii_serialization())
+}
+
+/// Whether `server` is plain http to a host that is not this machine: an
+/// account's password and events then travel unencrypted.
+pub fn is_plain_http_off_machine(server: &Url) -> bool {
+    let loopback = match server.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => true,
+    };
+    server.scheme() == "http" && !loopback
 }
 
 /// A failing status as an error.
@@ -280,5 +394,29 @@ mod tests {
         assert_eq!(ms.responses[0].props.len(), 1);
         assert_eq!(ms.responses[1].status, Some(404));
         assert_eq!(ms.responses[1].href.as_str(), "http://h/dav/b.ics");
+    }
+
+    #[test]
+    fn plain_http_is_flagged_only_off_this_machine() {
+        let flagged = |url: &str| is_plain_http_off_machine(&Url::parse(url).unwrap());
+        assert!(flagged("http://dav.example.org/"));
+        assert!(flagged("http://192.168.1.5:5232/"));
+        assert!(!flagged("https://dav.example.org/"));
+        assert!(!flagged("http://127.0.0.1:5232/"));
+        assert!(!flagged("http://localhost:5232/"));
+        assert!(!flagged("http://[::1]:5232/"));
+    }
+
+    #[test]
+    fn a_client_is_pinned_to_its_origin() {
+        let client =
+            DavClient::new(&Url::parse("https://dav.example.org/").unwrap(), "a", "p").unwrap();
+        let on = |url: &str| client.on_origin(&Url::parse(url).unwrap()).is_ok();
+        assert!(on("https://dav.example.org/cal/a.ics"));
+        assert!(on("https://dav.example.org:443/x"));
+        assert!(!on("http://dav.example.org/cal/"), "a downgrade");
+        assert!(!on("https://dav.example.org:8443/cal/"));
+        assert!(!on("https://evil.example.org/cal/"));
+        assert!(DavClient::new(&Url::parse("file:///etc/").unwrap(), "a", "p").is_err());
     }
 }

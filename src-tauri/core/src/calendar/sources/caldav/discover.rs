@@ -4,6 +4,11 @@
 //! the principal for its calendar home set; list the calendar collections
 //! in it. An address that already is a calendar collection is taken as is
 //! (the only calendar found).
+//!
+//! Every step stays on the origin of the address given (see `dav`): a
+//! redirect to another origin, `/.well-known/caldav`'s included, is not
+//! followed, and the refusal names where it pointed, so the user can enter
+//! that address instead (trusting it with the password knowingly).
 
 use reqwest::Url;
 
@@ -42,8 +47,9 @@ pub fn calendars(client: &DavClient, server: &str) -> Result<Vec<Discovered>, Da
             }
         }
         // Servers answer PROPFIND on their root oddly (404, 405, a
-        // redirect to a page): the principal's way is tried below.
-        Err(DavError::Protocol(_)) => {}
+        // redirect to a page, maybe on another host, which is not
+        // followed): the principal's way is tried below.
+        Err(DavError::Protocol(_) | DavError::OffOrigin(_)) => {}
         Err(e) => return Err(e),
     }
     let home = home_set(client, &server)?;
@@ -60,7 +66,7 @@ pub fn calendars(client: &DavClient, server: &str) -> Result<Vec<Discovered>, Da
 fn home_set(client: &DavClient, server: &Url) -> Result<Url, DavError> {
     let principal = match principal_at(client, server) {
         Ok(Some(principal)) => principal,
-        Ok(None) | Err(DavError::Protocol(_)) => {
+        Ok(None) | Err(DavError::Protocol(_) | DavError::OffOrigin(_)) => {
             let well_known = server
                 .join("/.well-known/caldav")
                 .map_err(|e| DavError::Protocol(e.to_string()))?;

@@ -60,12 +60,14 @@ fn holds_uid(ics: &str, uid: &str) -> bool {
     })
 }
 
-/// A mirror in memory, with the resources the cache could not read (by
-/// href: why), which the calendar's status names.
+/// A mirror in memory, with the resources the cache could not read and
+/// those the sync set aside unread for their size (each by href: why),
+/// which the calendar's status names.
 #[derive(Debug, Default)]
 pub struct Live {
     pub mirror: Mirror,
     pub unreadable: BTreeMap<String, String>,
+    pub set_aside: BTreeMap<String, String>,
 }
 
 /// One line of the log.

@@ -26,7 +26,10 @@ pub mod queue;
 pub mod splice;
 pub mod sync;
 
-pub use dav::{DavClient, DavError};
+pub use dav::{
+    DavClient, DavError, MAX_ANSWER_BYTES, MAX_RESOURCE_BYTES, MAX_RESOURCES,
+    is_plain_http_off_machine,
+};
 
 /// The file of source `source_id` in `dir`: named by a hash of the id (ids
 /// are the user's, any text), ending in `suffix`.

@@ -5,12 +5,18 @@
 //! ctag (unchanged: nothing to do), then the ETags of every resource
 //! (`calendar-query`) compared with the mirror's; then the changed
 //! resources' bodies (`calendar-multiget`).
+//!
+//! What is read is bounded: a calendar of more than [`MAX_RESOURCES`]
+//! events is refused whole; a resource over [`MAX_RESOURCE_BYTES`] is set
+//! aside (named in the calendar's status, the rest still shows); a multiget
+//! answer over the answer cap is asked again in halves, down to one
+//! resource.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use reqwest::Url;
 
-use super::dav::{DavClient, DavError};
+use super::dav::{DavClient, DavError, MAX_RESOURCE_BYTES, MAX_RESOURCES};
 use super::mirror::{Mirror, Resource};
 use crate::caldav::xml::{CALDAV, CALSERVER, DAV};
 
@@ -32,6 +38,8 @@ pub struct Known {
     pub ctag: Option<String>,
     /// Whether it was ever synced.
     pub fetched: bool,
+    /// How many resources it holds.
+    pub resources: usize,
 }
 
 impl Mirror {
@@ -41,6 +49,7 @@ impl Mirror {
             sync_token: self.sync_token.clone(),
             ctag: self.ctag.clone(),
             fetched: self.fetched_at_millis.is_some(),
+            resources: self.resources.len(),
         }
     }
 }
@@ -57,12 +66,20 @@ pub struct Delta {
     /// The mirror was of another calendar: it starts over.
     reset: bool,
     fetched: Vec<(String, Resource)>,
+    /// Resources left out, by href: why.
+    set_aside: Vec<(String, String)>,
     removed: Vec<String>,
     sync_token: Option<String>,
     ctag: Option<String>,
 }
 
 impl Delta {
+    /// The resources left out of this delta (by href: why); taken before
+    /// [`Delta::apply`].
+    pub fn take_set_aside(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.set_aside)
+    }
+
     /// Brings `mirror` up to date; the resources changed, added or removed,
     /// or `None` when it started over.
     pub fn apply(self, mirror: &mut Mirror, calendar: &Url) -> Option<Vec<String>> {
@@ -106,15 +123,25 @@ pub fn sync(
                 return Ok(Synced::Unchanged);
             }
             Ok((changed, removed, sync_token)) => {
+                if known.resources + changed.len() > MAX_RESOURCES + removed.len() {
+                    return Err(too_many());
+                }
+                let (fetched, set_aside) = fetch(client, calendar, &changed)?;
                 return Ok(Synced::Changed(Delta {
                     reset,
-                    fetched: fetch(client, calendar, &changed)?,
+                    fetched,
+                    set_aside,
                     removed,
                     sync_token,
                     ctag: known.ctag.clone(),
                 }));
             }
-            Err(error @ (DavError::Unreachable(_) | DavError::Unauthorized)) => return Err(error),
+            Err(
+                error @ (DavError::Unreachable(_)
+                | DavError::Unauthorized
+                | DavError::OffOrigin(_)
+                | DavError::TooLarge(_)),
+            ) => return Err(error),
             // The token is refused: compare every ETag below.
             Err(_) => {}
         }
@@ -133,9 +160,11 @@ pub fn sync(
     }
     let mine = if reset { BTreeMap::new() } else { etags() };
     let (changed, removed) = by_etags(client, calendar, &mine)?;
+    let (fetched, set_aside) = fetch(client, calendar, &changed)?;
     Ok(Synced::Changed(Delta {
         reset,
-        fetched: fetch(client, calendar, &changed)?,
+        fetched,
+        set_aside,
         removed,
         sync_token,
         ctag,
@@ -180,6 +209,9 @@ fn by_etags(
         .filter(|r| r.href != *calendar)
         .map(|r| (r.href.to_string(), r.text(DAV, "getetag")))
         .collect();
+    if listed.len() > MAX_RESOURCES {
+        return Err(too_many());
+    }
     let changed = listed
         .iter()
         .filter(|(href, etag)| mine.get(*href) != etag.as_ref())
@@ -198,40 +230,78 @@ fn is_ics(href: &Url) -> bool {
     !href.path().ends_with('/')
 }
 
-/// The bodies and ETags of `hrefs`.
-fn fetch(
-    client: &DavClient,
-    calendar: &Url,
-    hrefs: &[String],
-) -> Result<Vec<(String, Resource)>, DavError> {
-    let mut out = Vec::new();
+fn too_many() -> DavError {
+    DavError::TooLarge(format!(
+        "calendar holds more than {MAX_RESOURCES} events, the most Almanac reads of one calendar"
+    ))
+}
+
+type Fetched = (Vec<(String, Resource)>, Vec<(String, String)>);
+
+/// The bodies and ETags of `hrefs`, and the resources set aside for their
+/// size.
+fn fetch(client: &DavClient, calendar: &Url, hrefs: &[String]) -> Result<Fetched, DavError> {
+    let mut out = (Vec::new(), Vec::new());
     for batch in hrefs.chunks(MULTIGET_BATCH) {
-        let mut body = String::from(
-            r#"<?xml version="1.0" encoding="utf-8"?>
-<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>"#,
-        );
-        for href in batch {
-            let path = Url::parse(href).map(|u| u.path().to_string());
-            body.push_str("<d:href>");
-            body.push_str(&quick_xml::escape::escape(path.as_deref().unwrap_or(href)));
-            body.push_str("</d:href>");
-        }
-        body.push_str("</c:calendar-multiget>");
-        let answer = client.multistatus("REPORT", calendar, "1", &body)?;
-        for response in answer.responses {
-            if let (Some(etag), Some(ics)) = (
-                response.text(DAV, "getetag"),
-                response.prop(CALDAV, "calendar-data"),
-            ) {
-                out.push((
-                    response.href.to_string(),
-                    Resource {
-                        etag,
-                        ics: ics.text.clone(),
-                    },
-                ));
-            }
-        }
+        multiget(client, calendar, batch, &mut out)?;
     }
     Ok(out)
+}
+
+/// One `calendar-multiget` of `batch` into `out`; an answer over the cap
+/// is asked again in halves (a single resource over it is set aside).
+fn multiget(
+    client: &DavClient,
+    calendar: &Url,
+    batch: &[String],
+    out: &mut Fetched,
+) -> Result<(), DavError> {
+    let mut body = String::from(
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>"#,
+    );
+    for href in batch {
+        let path = Url::parse(href).map(|u| u.path().to_string());
+        body.push_str("<d:href>");
+        body.push_str(&quick_xml::escape::escape(path.as_deref().unwrap_or(href)));
+        body.push_str("</d:href>");
+    }
+    body.push_str("</c:calendar-multiget>");
+    let answer = match client.multistatus("REPORT", calendar, "1", &body) {
+        Err(DavError::TooLarge(why)) => {
+            if let [href] = batch {
+                out.1.push((href.clone(), format!("its {why}")));
+                return Ok(());
+            }
+            let (first, second) = batch.split_at(batch.len() / 2);
+            multiget(client, calendar, first, out)?;
+            return multiget(client, calendar, second, out);
+        }
+        answer => answer?,
+    };
+    for response in answer.responses {
+        if let (Some(etag), Some(ics)) = (
+            response.text(DAV, "getetag"),
+            response.prop(CALDAV, "calendar-data"),
+        ) {
+            if ics.text.len() > MAX_RESOURCE_BYTES {
+                out.1.push((
+                    response.href.to_string(),
+                    format!(
+                        "larger than the {} MiB limit of an event",
+                        MAX_RESOURCE_BYTES / (1024 * 1024)
+                    ),
+                ));
+                continue;
+            }
+            out.0.push((
+                response.href.to_string(),
+                Resource {
+                    etag,
+                    ics: ics.text.clone(),
+                },
+            ));
+        }
+    }
+    Ok(())
 }
