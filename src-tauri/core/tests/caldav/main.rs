@@ -9,5 +9,6 @@
 mod support;
 
 mod clients;
+mod connections;
 mod feeds;
 mod protocol;
