@@ -51,7 +51,7 @@ async fn past_256_connections_a_new_one_waits_until_one_closes() {
     let waiting = tokio::time::timeout(Duration::from_secs(1), status_line(&mut extra, addr)).await;
     assert!(waiting.is_err(), "served past the cap: {waiting:?}");
     // ...until a served one closes.
-    held.swap_remove(0);
+    drop(held.swap_remove(0));
     let mut buf = [0; 12];
     extra.read_exact(&mut buf).await.unwrap();
     assert!(buf.starts_with(b"HTTP/1.1 "), "{:?}", String::from_utf8_lossy(&buf));
