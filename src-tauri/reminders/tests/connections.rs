@@ -7,7 +7,6 @@
 mod common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use almanac_reminders::{Daemon, Limits};
@@ -112,10 +111,10 @@ async fn doctor_runs_the_host_diagnostics_off_the_async_workers() {
     let dir = tempfile::tempdir().unwrap();
     let (release, released) = std::sync::mpsc::channel::<()>();
     let released = std::sync::Mutex::new(released);
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counted = calls.clone();
+    let entered = Arc::new(tokio::sync::Notify::new());
+    let entering = entered.clone();
     let diagnostics: almanac_reminders::DiagnosticsProvider = Arc::new(move || {
-        counted.fetch_add(1, Ordering::SeqCst);
+        entering.notify_one();
         // Blocks until the test has seen another request answered; gives
         // up after a while so a failing test ends.
         let _ = released
@@ -137,9 +136,7 @@ async fn doctor_runs_the_host_diagnostics_off_the_async_workers() {
     let base = format!("http://{}", handle.addr());
     let started = std::time::Instant::now();
     let doctor = tokio::spawn(reqwest::get(format!("{base}/doctor")));
-    while calls.load(Ordering::SeqCst) == 0 {
-        tokio::task::yield_now().await;
-    }
+    entered.notified().await;
     let status = reqwest::get(format!("{base}/status")).await.unwrap();
     assert_eq!(status.status(), 200);
     assert!(
