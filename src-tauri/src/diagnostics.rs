@@ -1,8 +1,9 @@
 //! The app's part of the reminder daemon's `/doctor` (its `host` member):
 //! where token secrets are kept and whether the keyring answers, and the
 //! desktop's registration of Almanac (autostart, menu entry, URL handlers).
-//! Computed on each request: memory, a few small files and one `xdg-mime`
-//! per allowed scheme.
+//! Computed on each request, on the blocking pool: memory, a few small
+//! files, and the URL handlers `xdg-mime` named within the last minute
+//! (`os_registration` caches them).
 
 use std::sync::Arc;
 

@@ -8,9 +8,17 @@
 //! `~/.config/autostart`, menu entries in `applications/` under
 //! `$XDG_DATA_HOME` and `$XDG_DATA_DIRS`, URL handlers as
 //! `x-scheme-handler/<scheme>` defaults, asked of `xdg-mime`.
+//!
+//! `/doctor` answers anyone on loopback (a web page can load it as an
+//! image), so the `xdg-mime` answers are cached for [`HANDLERS_FRESH_FOR`]:
+//! however many requests come, `xdg-mime` runs at most once per scheme per
+//! minute, one request at a time; the others wait for, then share, its
+//! answer. The autostart and menu entries are small files, read each time.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{LazyLock, Mutex};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -35,7 +43,7 @@ pub struct Entry {
     pub exec: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UrlHandler {
     pub scheme: String,
     /// The desktop entry that opens `scheme:` URLs; `None` if none does, or
@@ -44,21 +52,64 @@ pub struct UrlHandler {
 }
 
 impl Registration {
-    /// The current state, for the reminder daemon's `schemes`. Runs
-    /// `xdg-mime` once per scheme.
+    /// The current state, for the reminder daemon's `schemes`. Blocking:
+    /// runs `xdg-mime` once per scheme unless a fresh answer is cached.
     pub fn inspect(schemes: &[String]) -> Self {
         let autostart = autostart_file();
         Self {
             autostart: Entry::at(autostart),
             desktop_entry: Entry::found(menu_entry()),
-            url_handlers: schemes
-                .iter()
-                .map(|scheme| UrlHandler {
-                    scheme: scheme.clone(),
-                    handler: scheme_handler(scheme),
-                })
-                .collect(),
+            url_handlers: URL_HANDLERS.lookup(schemes),
         }
+    }
+}
+
+/// How long an `xdg-mime` answer is reused.
+pub const HANDLERS_FRESH_FOR: Duration = Duration::from_secs(60);
+
+static URL_HANDLERS: LazyLock<UrlHandlers> = LazyLock::new(|| UrlHandlers::new("xdg-mime"));
+
+/// The URL handlers of a list of schemes, asked of `program` (`xdg-mime`)
+/// at most once per [`HANDLERS_FRESH_FOR`] for the same list.
+struct UrlHandlers {
+    program: PathBuf,
+    /// Held while `program` runs, so concurrent lookups run it once.
+    last: Mutex<Option<Looked>>,
+}
+
+struct Looked {
+    at: Instant,
+    handlers: Vec<UrlHandler>,
+}
+
+impl UrlHandlers {
+    fn new(program: impl Into<PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+            last: Mutex::new(None),
+        }
+    }
+
+    fn lookup(&self, schemes: &[String]) -> Vec<UrlHandler> {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(looked) = last.as_ref()
+            && looked.at.elapsed() < HANDLERS_FRESH_FOR
+            && looked.handlers.iter().map(|h| &h.scheme).eq(schemes)
+        {
+            return looked.handlers.clone();
+        }
+        let handlers: Vec<UrlHandler> = schemes
+            .iter()
+            .map(|scheme| UrlHandler {
+                scheme: scheme.clone(),
+                handler: scheme_handler(&self.program, scheme),
+            })
+            .collect();
+        *last = Some(Looked {
+            at: Instant::now(),
+            handlers: handlers.clone(),
+        });
+        handlers
     }
 }
 
@@ -118,8 +169,8 @@ fn exec_line(path: &Path) -> Option<String> {
         .map(|exec| exec.trim().to_string())
 }
 
-fn scheme_handler(scheme: &str) -> Option<String> {
-    let out = Command::new("xdg-mime")
+fn scheme_handler(program: &Path, scheme: &str) -> Option<String> {
+    let out = Command::new(program)
         .args(["query", "default", &format!("x-scheme-handler/{scheme}")])
         .output()
         .ok()?;
@@ -130,6 +181,52 @@ fn scheme_handler(scheme: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stand-in `xdg-mime` that appends a line to `calls` per run and
+    /// names a handler for each scheme.
+    fn counting_xdg_mime(dir: &Path) -> (PathBuf, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let calls = dir.join("calls");
+        let program = dir.join("xdg-mime");
+        std::fs::write(
+            &program,
+            format!(
+                "#!/bin/sh\necho \"$3\" >> '{}'\necho \"handler-for-$3.desktop\"\n",
+                calls.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (program, calls)
+    }
+
+    fn runs(calls: &Path) -> usize {
+        std::fs::read_to_string(calls).map_or(0, |text| text.lines().count())
+    }
+
+    #[test]
+    fn xdg_mime_runs_once_per_scheme_however_many_ask_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (program, calls) = counting_xdg_mime(dir.path());
+        let handlers = UrlHandlers::new(program);
+        let schemes = vec!["obsidian".to_string(), "https".to_string()];
+        std::thread::scope(|scope| {
+            for _ in 0..16 {
+                scope.spawn(|| {
+                    let found = handlers.lookup(&schemes);
+                    assert_eq!(found.len(), 2);
+                    assert_eq!(
+                        found[0].handler.as_deref(),
+                        Some("handler-for-x-scheme-handler/obsidian.desktop")
+                    );
+                });
+            }
+        });
+        assert_eq!(runs(&calls), 2, "one run per scheme, not per request");
+        // Another list of schemes is asked anew.
+        handlers.lookup(&["mailto".to_string()]);
+        assert_eq!(runs(&calls), 3);
+    }
 
     #[test]
     fn an_entry_is_registered_when_it_has_an_exec_line() {

@@ -24,6 +24,7 @@ use crate::fsutil::atomic_write;
 use crate::paths::Paths;
 use crate::view::CalendarView;
 
+pub mod bounds;
 pub mod class;
 pub mod redact;
 pub mod vault_path;
@@ -366,7 +367,7 @@ impl Settings {
                 _ => {}
             }
         }
-        Ok(())
+        bounds::check(self)
     }
 
     /// The vault's name for `obsidian://` links: `vaultName` when set, else

@@ -1,5 +1,6 @@
-//! Loopback serving, written once for Almanac's two HTTP servers: the REST
-//! server in `almanac-core` and the reminder daemon in `almanac-reminders`.
+//! Loopback serving, written once for Almanac's HTTP servers: the REST and
+//! CalDAV servers in `almanac-core` and the reminder daemon in
+//! `almanac-reminders`.
 //!
 //! - [`host`] — the `Host` check against DNS rebinding: the `Host` header and
 //!   an absolute-form request target must both name a loopback host with the
@@ -7,6 +8,8 @@
 //! - [`listener`] — bind `127.0.0.1:port`, serve a router until stopped; stop
 //!   either as soon as the port is free (to rebind it) or after the requests
 //!   in flight are done (to close a store behind them).
+//! - [`connections`] — the bounds every port serves within: a header-read
+//!   (and idle keep-alive) timeout and a cap on connections served at once.
 //! - [`blocking`], [`panics`] — run blocking work off the async workers, and
 //!   catch panics in handlers: a panic is logged and answered with the
 //!   server's own JSON `500`; it never takes a server down.
@@ -25,6 +28,7 @@
 //! This crate depends on neither server crate; both depend on it.
 
 pub mod blocking;
+pub mod connections;
 pub mod defaults;
 pub mod host;
 pub mod listener;
@@ -32,6 +36,7 @@ pub mod panics;
 pub mod signal;
 
 pub use blocking::{Panicked, blocking};
+pub use connections::ConnectionLimits;
 pub use listener::{BindError, Bound, Listening};
 pub use panics::PanicAnswer;
 pub use signal::{ShutdownSignal, shutdown_signal};

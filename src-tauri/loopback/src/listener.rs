@@ -10,15 +10,18 @@
 //! a request that moved the server itself can wait for — while requests in
 //! flight finish in the background; [`Listening::drain`] also waits for
 //! them, so whatever they use can be closed afterwards. Dropping it stops
-//! accepting too.
+//! accepting too. Every connection is served within [`ConnectionLimits`]
+//! (header-read timeout, connection cap; see [`crate::connections`]).
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 
 use axum::Router;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+
+use crate::connections::{self, ConnectionLimits};
 
 /// The port could not be bound.
 #[derive(Debug, thiserror::Error)]
@@ -55,26 +58,20 @@ impl Bound {
         self.addr
     }
 
-    /// Serves `router` in a background task.
+    /// Serves `router` in a background task, within the default
+    /// [`ConnectionLimits`].
     pub fn serve(self, router: Router) -> Listening {
+        self.serve_within(router, ConnectionLimits::default())
+    }
+
+    /// Serves `router` in a background task, within `limits`.
+    pub fn serve_within(self, router: Router, limits: ConnectionLimits) -> Listening {
         let Self { listener, addr } = self;
         let (closed_tx, closed) = oneshot::channel();
         let (stop, stop_rx) = oneshot::channel::<()>();
-        let listener = TrackedListener {
-            inner: listener,
-            _closed: closed_tx,
-        };
-        let task = tokio::spawn(async move {
-            let stopped = async {
-                let _ = stop_rx.await;
-            };
-            if let Err(error) = axum::serve(listener, router)
-                .with_graceful_shutdown(stopped)
-                .await
-            {
-                tracing::error!(%addr, %error, "loopback server stopped with an error");
-            }
-        });
+        let task = tokio::spawn(connections::serve(
+            listener, closed_tx, router, limits, stop_rx,
+        ));
         Listening {
             addr,
             stop,
@@ -128,29 +125,6 @@ impl Listening {
         {
             tracing::error!(addr = %self.addr, "a loopback server panicked: {error}");
         }
-    }
-}
-
-/// A TCP listener that reports its own closing (its `_closed` sender drops
-/// with it), so a rebind on the same port never races the old socket.
-struct TrackedListener {
-    inner: TcpListener,
-    _closed: oneshot::Sender<()>,
-}
-
-impl axum::serve::Listener for TrackedListener {
-    type Io = TcpStream;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (stream, addr) = axum::serve::Listener::accept(&mut self.inner).await;
-        // Responses are written whole; don't let Nagle hold back their tail.
-        let _ = stream.set_nodelay(true);
-        (stream, addr)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.inner.local_addr()
     }
 }
 

@@ -94,6 +94,11 @@ impl Default for UpdateConfig {
 
 /// Payload limits. The contract names none; these keep one request from
 /// exhausting memory while leaving room far above real calendars.
+///
+/// A `/sync` body is a host's whole set of future reminders. A realistic
+/// reminder is 300–400 bytes of JSON (an Obsidian URL, a title, a line of
+/// body); the body limit holds the maximum count of them at 800 bytes on
+/// average, so only a set of mostly maximal texts can meet the 413 first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// Bytes of a `/sync` request body.
@@ -113,9 +118,9 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            max_sync_body_bytes: 64 * 1024 * 1024,
+            max_sync_body_bytes: 16 * 1024 * 1024,
             max_snooze_body_bytes: 64 * 1024,
-            max_reminders: 200_000,
+            max_reminders: 20_000,
             max_id_bytes: 256,
             max_text_bytes: 8 * 1024,
             max_url_bytes: 8 * 1024,

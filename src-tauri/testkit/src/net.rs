@@ -55,3 +55,29 @@ impl HttpStub {
         self.requests.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
+
+/// A slowloris client: connects to `addr`, starts a request and then sends
+/// one more header byte every 200 ms, never finishing the head. Returns how
+/// long the server kept the connection open (until it closed or reset it).
+/// Blocking; gives up after 60 s.
+pub fn trickled_headers_last(addr: std::net::SocketAddr) -> Duration {
+    use std::io::{Read, Write};
+    let started = std::time::Instant::now();
+    let mut stream = TcpStream::connect(addr).expect("the server accepts");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("a read timeout");
+    let mut writer = stream.try_clone().expect("a second handle");
+    std::thread::spawn(move || {
+        let head = format!("GET / HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ");
+        if writer.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        while writer.write_all(b"x").is_ok() {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let mut buf = [0; 1024];
+    while let Ok(1..) = stream.read(&mut buf) {}
+    started.elapsed()
+}

@@ -68,9 +68,10 @@ pub struct UpdateSettings {
 /// Updates and persists settings.
 ///
 /// `settings:write` may change the display
-/// settings (`displayTimezone`, `initialView`, `firstDay`); changing any other
-/// key (`vaultPath`, `calendarSources`, `restServerEnabled`, `localServerPort`,
-/// `reminders.*`) needs `system:full-access`, and no token may set a source's
+/// settings (`initialView`, `firstDay`); changing any other key
+/// (`displayTimezone`, which sets when vault reminders fire, `vaultPath`,
+/// `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*`)
+/// needs `system:full-access`, and no token may set a source's
 /// `allowPrivateNetwork`. A new `vaultPath` must be an existing folder that is
 /// not `/`, the home folder or a system folder. Changing `restServerEnabled`
 /// or `localServerPort` stops or moves this server right after the answer.

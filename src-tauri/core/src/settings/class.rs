@@ -4,14 +4,17 @@
 //! Changing what Almanac reads, writes, fetches, opens or listens on would
 //! let that script widen its own reach (move the vault onto `/`, fetch a
 //! loopback URL, open any scheme), so those keys need `system:full-access`.
+//! So does `displayTimezone`: it is not only how times look, but the zone an
+//! event without its own zone happens in, and so the instant its vault
+//! reminder fires; below full access, no token may move a reminder.
 //! One key goes further: a calendar source's `allowPrivateNetwork` lifts the
 //! feed fetcher's network guard, so no token may set it, whatever its scopes:
 //! only the user (the desktop UI, or the settings file) can.
 //!
 //! | key                                   | class      | who may change it                 |
 //! |---------------------------------------|------------|-----------------------------------|
-//! | `displayTimezone`, `initialView`, `firstDay` | display | `settings:write`              |
-//! | `vaultPath`, `vaultName`, `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*` | privileged | `system:full-access` |
+//! | `initialView`, `firstDay`             | display    | `settings:write`                  |
+//! | `displayTimezone`, `vaultPath`, `vaultName`, `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*` | privileged | `system:full-access` |
 //! | `calendarSources[].allowPrivateNetwork` (set, or a flagged source's URL changed) | user only | the desktop UI or the settings file |
 //! | `caldavServer` (`enabled`, `port`) | user only | the desktop UI or the settings file |
 //!
@@ -53,9 +56,10 @@ impl SettingClass {
 /// Every top-level setting and its class; `reminders` stands for each of its
 /// keys. The one place the classification is stated.
 pub const CLASSES: [(&str, SettingClass); 10] = [
-    ("displayTimezone", SettingClass::Display),
     ("initialView", SettingClass::Display),
     ("firstDay", SettingClass::Display),
+    // The zone of every event without its own, so when its reminder fires.
+    ("displayTimezone", SettingClass::Privileged),
     ("vaultPath", SettingClass::Privileged),
     // The vault name goes into the `obsidian://` links reminders open.
     ("vaultName", SettingClass::Privileged),
@@ -244,10 +248,11 @@ mod tests {
         writer
             .may_patch(
                 &current,
-                &json!({"firstDay": 3, "initialView": "timeGridWeek", "displayTimezone": "Asia/Tokyo"}),
+                &json!({"firstDay": 3, "initialView": "timeGridWeek"}),
             )
             .unwrap();
         for (patch, key) in [
+            (json!({"displayTimezone": "Asia/Tokyo"}), "displayTimezone"),
             (json!({"vaultPath": "/"}), "vaultPath"),
             (json!({"calendarSources": []}), "calendarSources"),
             (json!({"restServerEnabled": true}), "restServerEnabled"),

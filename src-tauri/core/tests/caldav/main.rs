@@ -9,6 +9,7 @@
 mod support;
 
 mod clients;
+mod connections;
 mod feeds;
 mod ics_bounds;
 mod injection;

@@ -6,6 +6,7 @@ mod support;
 
 mod auth;
 mod bounds;
+mod connections;
 mod feeds;
 mod hostile;
 mod ids;

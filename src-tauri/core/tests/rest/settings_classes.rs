@@ -1,8 +1,9 @@
 //! The two classes of settings over REST and in the in-process API:
 //! `settings:write` changes display keys only, privileged keys need
 //! `system:full-access`, a new vault must be a safe existing folder, no token
-//! sets a source's `allowPrivateNetwork`, and feed credentials are hidden
-//! from tokens without full access.
+//! sets a source's `allowPrivateNetwork`, feed credentials are hidden
+//! from tokens without full access, and no token below full access moves a
+//! reminder through `displayTimezone`.
 
 use almanac_core::api::ApiError;
 use almanac_core::rest::RestError;
@@ -42,9 +43,11 @@ fn privileged_patches(instance: &Instance) -> Vec<(Value, &'static str)> {
         (json!({"restServerEnabled": true}), "restServerEnabled"),
         (json!({"localServerPort": 18540}), "localServerPort"),
         (
-            json!({"reminders": {"allowedSchemes": ["file"]}}),
+            json!({"reminders": {"allowedSchemes": ["obsidian", "zotero"]}}),
             "reminders.allowedSchemes",
         ),
+        // The zone of events without their own: when vault reminders fire.
+        (json!({"displayTimezone": "Asia/Tokyo"}), "displayTimezone"),
         (
             json!({"reminders": {"updateFeedUrl": "http://127.0.0.1:1/feed"}}),
             "reminders.updateFeedUrl",
@@ -78,15 +81,12 @@ async fn settings_write_changes_display_keys_and_nothing_else() {
     let reply = put(
         &instance,
         &token,
-        json!({"firstDay": 2, "initialView": "timeGridWeek", "displayTimezone": "Europe/Berlin"}),
+        json!({"firstDay": 2, "initialView": "timeGridWeek"}),
     )
     .await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
     assert_eq!(reply.body["settings"]["firstDay"], 2);
-    assert_eq!(
-        instance.core.settings.get().display_timezone,
-        "Europe/Berlin"
-    );
+    assert_eq!(reply.body["settings"]["initialView"], "timeGridWeek");
 
     let before = instance.core.settings.get();
     let on_disk = file(&instance);
@@ -335,4 +335,117 @@ async fn feed_credentials_are_hidden_from_tokens_without_full_access() {
             assert!(!reply.text.contains(secret), "{path} shows {secret}");
         }
     }
+}
+
+#[tokio::test]
+async fn only_full_access_or_the_user_moves_reminders_through_the_display_zone() {
+    let instance = Instance::start().await;
+    let zone = || instance.core.settings.get().display_timezone.clone();
+    let before = zone();
+    let writer = instance
+        .token(&[Scope::SettingsRead, Scope::SettingsWrite])
+        .await;
+    let reply = put(&instance, &writer, json!({"displayTimezone": "Pacific/Kiritimati"})).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{reply:?}");
+    let message = reply.body["message"].as_str().unwrap();
+    assert!(
+        message.contains("`displayTimezone`") && message.contains("system:full-access"),
+        "{message}"
+    );
+    assert_eq!(zone(), before);
+    // Writing back the zone it read is not a change.
+    let reply = put(&instance, &writer, json!({"displayTimezone": before, "firstDay": 1})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+
+    let admin = instance.token(&[Scope::SystemFullAccess]).await;
+    let reply = put(&instance, &admin, json!({"displayTimezone": "Pacific/Kiritimati"})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(zone(), "Pacific/Kiritimati");
+    instance
+        .settings_as_user(json!({"displayTimezone": "Europe/Berlin"}))
+        .await
+        .unwrap();
+    assert_eq!(zone(), "Europe/Berlin");
+}
+
+/// Each patch is refused with 400 naming `key`, even for full access, and
+/// changes nothing in memory or on disk.
+async fn refused_for_full_access(instance: &Instance, patches: Vec<(Value, &str)>) {
+    let admin = instance.token(&[Scope::SystemFullAccess]).await;
+    let before = instance.core.settings.get();
+    let on_disk = file(instance);
+    for (patch, key) in patches {
+        let reply = put(instance, &admin, patch.clone()).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{patch}: {reply:?}");
+        assert_eq!(reply.error_id(), "Bad Request");
+        let message = reply.body["message"].as_str().unwrap();
+        assert!(message.contains(key), "{patch}: {message}");
+        assert_eq!(instance.core.settings.get(), before, "{patch}");
+        assert_eq!(file(instance), on_disk, "{patch}");
+    }
+}
+
+#[tokio::test]
+async fn reminders_open_only_safe_schemes() {
+    let instance = Instance::start().await;
+    let key = "reminders.allowedSchemes";
+    let schemes = |list: Value| json!({"reminders": {"allowedSchemes": list}});
+    let mut patches = Vec::new();
+    for refused in ["file", "javascript", "data", "vbscript", "blob", "about"] {
+        patches.push((schemes(json!(["obsidian", refused])), key));
+    }
+    for malformed in ["", "HTTPS", "ob sidian", "1up", "a:b", "x\ny"] {
+        patches.push((schemes(json!([malformed])), key));
+    }
+    let too_many: Vec<String> = (0..33).map(|i| format!("app{i}")).collect();
+    patches.push((schemes(json!(too_many)), key));
+    refused_for_full_access(&instance, patches).await;
+    // A known app's scheme is fine.
+    let admin = instance.token(&[Scope::SystemFullAccess]).await;
+    let reply = put(&instance, &admin, schemes(json!(["obsidian", "https", "zotero"]))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+}
+
+#[tokio::test]
+async fn at_most_100_calendar_sources() {
+    let instance = Instance::start().await;
+    let sources = |count: usize| {
+        let list: Vec<Value> = (0..count)
+            .map(|i| json!({"id": format!("c{i}"), "name": format!("C{i}"), "type": "local", "directory": format!("c{i}")}))
+            .collect();
+        json!({ "calendarSources": list })
+    };
+    refused_for_full_access(&instance, vec![(sources(101), "calendarSources")]).await;
+    let admin = instance.token(&[Scope::SystemFullAccess]).await;
+    let reply = put(&instance, &admin, sources(100)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+}
+
+#[tokio::test]
+async fn the_three_servers_never_share_a_port() {
+    let instance = Instance::start().await;
+    let settings = instance.core.settings.get();
+    let (rest, daemon, caldav) = (
+        settings.local_server_port,
+        settings.reminders.daemon_port,
+        settings.caldav_server.port,
+    );
+    refused_for_full_access(
+        &instance,
+        vec![
+            (json!({"localServerPort": daemon}), "reminders.daemonPort"),
+            (json!({"reminders": {"daemonPort": rest}}), "reminders.daemonPort"),
+            (json!({"reminders": {"daemonPort": caldav}}), "caldavServer.port"),
+        ],
+    )
+    .await;
+    // The CalDAV server's port is the user's to set; the user is held to it
+    // as well.
+    let error = instance
+        .settings_as_user(json!({"caldavServer": {"port": rest}}))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("caldavServer.port"), "{error}");
+    assert!(error.to_string().contains("localServerPort"), "{error}");
+    assert_eq!(instance.core.settings.get(), settings);
 }

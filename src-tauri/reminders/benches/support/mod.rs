@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use almanac_reminders::{
-    Daemon, DaemonConfig, DaemonHandle, Notification, Notifier, NotifierInfo, SystemOpener,
+    Daemon, DaemonConfig, DaemonHandle, Limits, Notification, Notifier, NotifierInfo,
+    SystemOpener,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -38,6 +39,13 @@ pub async fn start(
     let handle = Daemon::start(
         DaemonConfig {
             port: 0,
+            // The benchmarks measure how the daemon scales, to 100 000
+            // reminders: past the default limits (20 000 in 16 MiB).
+            limits: Limits {
+                max_reminders: 200_000,
+                max_sync_body_bytes: 64 * 1024 * 1024,
+                ..Limits::default()
+            },
             ..DaemonConfig::new(dir.join("reminders.sled"))
         },
         Arc::new(TimedNotifier(tx)),

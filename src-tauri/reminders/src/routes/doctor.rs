@@ -91,6 +91,14 @@ struct HistoryCounts {
 }
 
 pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
+    // The host's part starts processes and reads files: off the async
+    // workers, so a burst of `/doctor` requests never stalls the others.
+    let host = match state.diagnostics.clone() {
+        Some(provide) => almanac_loopback::blocking(move || provide())
+            .await
+            .unwrap_or(serde_json::Value::Null),
+        None => serde_json::Value::Null,
+    };
     let now = clock::now_epoch();
     let engine = &state.engine;
     let storage = state.storage.refreshed();
@@ -187,9 +195,6 @@ pub async fn doctor(state: Shared) -> Json<DoctorAnswer> {
                     .collect(),
             }
         },
-        host: state
-            .diagnostics
-            .as_ref()
-            .map_or(serde_json::Value::Null, |provide| provide()),
+        host,
     })
 }

@@ -19,6 +19,8 @@ use axum::middleware::from_fn_with_state;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 
+use tokio::sync::Semaphore;
+
 use crate::answers::StorageInfo;
 use crate::engine::{Engine, Settled};
 use crate::error::HttpError;
@@ -26,7 +28,9 @@ use crate::guard::{self, Guard};
 use crate::updates::Updates;
 
 /// Extra `/doctor` diagnostics supplied by the host app (keyring state,
-/// REST server state, …); called on each `/doctor` request, so keep it cheap.
+/// REST server state, …); called on each `/doctor` request, on the blocking
+/// pool (it may read files or start a process), so anything costly in it
+/// must be cached by the provider.
 pub type DiagnosticsProvider = Arc<dyn Fn() -> serde_json::Value + Send + Sync>;
 
 /// The live instance, as `/doctor` identifies it.
@@ -75,7 +79,12 @@ pub(crate) fn router(state: Arc<AppState>, addr: SocketAddr) -> Router {
     Router::new()
         .route(
             "/sync",
-            post(sync::sync).layer(DefaultBodyLimit::max(limits.max_sync_body_bytes)),
+            post(sync::sync)
+                .layer(DefaultBodyLimit::max(limits.max_sync_body_bytes))
+                .layer(from_fn_with_state(
+                    Arc::new(Semaphore::new(sync::SYNCS_AT_ONCE)),
+                    sync::in_turn,
+                )),
         )
         .route(
             "/snooze",

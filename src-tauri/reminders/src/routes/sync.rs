@@ -1,8 +1,14 @@
 //! `POST /sync`: replace the host's reminder set.
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use tokio::sync::Semaphore;
 
 use super::Shared;
 use crate::engine::blocking;
@@ -32,4 +38,18 @@ pub async fn sync(
         status: "ok",
         summary,
     }))
+}
+
+/// `/sync` requests whose bodies are read and parsed at once. A body is held
+/// whole in memory, so without this every connection the port serves could
+/// hold one; later requests wait their turn (the store applies one set at a
+/// time anyway).
+pub const SYNCS_AT_ONCE: usize = 2;
+
+/// Holds a `/sync` request until one of [`SYNCS_AT_ONCE`] turns is free,
+/// before its body is read.
+pub async fn in_turn(State(turns): State<Arc<Semaphore>>, request: Request, next: Next) -> Response {
+    // The semaphore lives as long as the router and is never closed.
+    let _turn = turns.acquire().await;
+    next.run(request).await
 }
