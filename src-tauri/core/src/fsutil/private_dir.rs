@@ -45,8 +45,8 @@ pub fn tighten(root: &Path, skip: &[&Path]) -> io::Result<()> {
     Ok(())
 }
 
-/// `path` (a file or folder, not a symlink) with group and other bits
-/// cleared: folders 0700, files 0600.
+/// `path` narrowed: a folder to 0700, a file to 0600; anything else (a
+/// symlink) is left as it is.
 #[cfg(unix)]
 fn narrow(path: &Path) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
@@ -56,11 +56,9 @@ fn narrow(path: &Path) -> io::Result<()> {
     } else if metadata.is_file() {
         super::PRIVATE_FILE
     } else {
-        // A symlink planted where our folder should be: never chmod its target.
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} is not a plain file or folder", path.display()),
-        ));
+        // A symlink (a dotfiles manager linking the config folder, say):
+        // never chmod through it; what it points to is the user's business.
+        return Ok(());
     };
     if metadata.permissions().mode() & 0o777 != wanted {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(wanted))?;
