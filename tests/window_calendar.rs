@@ -4,6 +4,7 @@
 
 mod support;
 
+use almanac_core::tokens::Scope;
 use chrono::TimeZone;
 use chrono_tz::America::New_York;
 use chrono_tz::Europe::Berlin;
@@ -51,27 +52,17 @@ async fn calendar_follows_vault_edits() {
 #[tokio::test]
 async fn rest_ui_routes_drive_the_windows() {
     let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    // A token with the three ui scopes. (The calendar window itself may not
+    // make tokens: its capability grants only what its page calls.)
+    let secret = instance.mint_token(&[
+        Scope::UiOpenCalendar,
+        Scope::UiOpenSidebar,
+        Scope::UiChangeView,
+    ]);
     let session = Session::start(&instance, "calendar", Theme::Light).await;
     session
         .wait_for("document.body.dataset.view === 'dayGridMonth'")
         .await;
-
-    // A token with the three ui scopes, made through the same command the
-    // settings window uses.
-    let created = session
-        .execute_async(
-            "const [done] = [arguments[arguments.length - 1]];
-             window.__TAURI__.core.invoke('token_create', {
-               name: 'ui driver',
-               scopes: ['ui:open-calendar', 'ui:open-sidebar', 'ui:change-view'],
-               expiresInDays: 30,
-             }).then(done, (e) => done({ error: String(e) }));",
-        )
-        .await;
-    let secret = created["secret"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{created}"))
-        .to_string();
     let http = reqwest::Client::new();
     let post = |route: &str, body: serde_json::Value| {
         http.post(format!("{}/ui/{route}", instance.api()))
@@ -126,7 +117,9 @@ async fn calendar_shows_times_in_the_display_timezone() {
     let instance = Instance::with_settings(json!({
         "displayTimezone": "Europe/Berlin",
         "initialView": "timeGridWeek",
+        "restServerEnabled": true,
     }));
+    let admin = instance.mint_token(&[Scope::SystemFullAccess]);
     instance.write_note(
         &format!("{day} Standup.md"),
         &format!("title: Standup\nallDay: false\ndate: {day}\ntimezone: Europe/Berlin\nstartTime: \"09:30\"\nendTime: \"10:30\""),
@@ -161,15 +154,9 @@ async fn calendar_shows_times_in_the_display_timezone() {
         berlin.with_timezone(&New_York).format("%-H:%M").to_string()
     };
     let expected = format!("{} - {}", in_new_york(9), in_new_york(10));
-    let updated = session
-        .execute_async(
-            "const [done] = [arguments[arguments.length - 1]];
-             window.__TAURI__.core.invoke('settings_update', {
-               patch: { displayTimezone: 'America/New_York' },
-             }).then(() => done('ok'), (e) => done(String(e)));",
-        )
+    instance
+        .update_settings(&admin, json!({ "displayTimezone": "America/New_York" }))
         .await;
-    assert_eq!(updated, json!("ok"));
     let shown = format!(
         "document.querySelector('.fc-timegrid-event .fc-event-time')?.textContent === '{expected}'"
     );

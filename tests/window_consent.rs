@@ -193,6 +193,16 @@ async fn allowed_request_shows_a_working_secret_once() {
     assert_eq!(background(&session).await, "rgb(255, 255, 255)");
     session.screenshot(&screenshot_path(Theme::Light)).await;
 
+    // The dialog's own capability: it answers its request and nothing more.
+    // A script in it cannot make a token, list tokens or change settings.
+    for command in ["token_create", "tokens_list", "settings_update"] {
+        let refused = invoke(&session, command).await;
+        assert!(
+            refused["error"].as_str().unwrap_or_default().contains("not allowed"),
+            "{command}: {refused}"
+        );
+    }
+
     // Allow: the dialog closes and Settings shows the secret.
     session.click_closing_window("#allow").await;
     switch_to_new_window(&session, &[calendar, dialog]).await;

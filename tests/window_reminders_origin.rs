@@ -4,6 +4,7 @@
 
 mod support;
 
+use almanac_core::tokens::Scope;
 use serde_json::json;
 use support::instance::Instance;
 use support::webdriver::{Session, Theme, shown_in_zone};
@@ -11,7 +12,11 @@ use support::{epoch_now, eventually, port_open};
 
 #[tokio::test]
 async fn rows_show_their_source_and_times_in_the_display_timezone() {
-    let instance = Instance::with_settings(json!({ "displayTimezone": "Asia/Kolkata" }));
+    let instance = Instance::with_settings(json!({
+        "displayTimezone": "Asia/Kolkata",
+        "restServerEnabled": true,
+    }));
+    let admin = instance.mint_token(&[Scope::SystemFullAccess]);
     let session =
         Session::start_with_env(&instance, "reminders", Theme::Light, &[("TZ", "UTC")]).await;
     eventually("the reminder daemon", || async {
@@ -59,8 +64,8 @@ async fn rows_show_their_source_and_times_in_the_display_timezone() {
     assert_ne!(when[0], when[2], "{when}");
 
     // A new display zone applies live.
-    session
-        .update_settings(json!({ "displayTimezone": "America/New_York" }))
+    instance
+        .update_settings(&admin, json!({ "displayTimezone": "America/New_York" }))
         .await;
     session
         .wait_for(&format!(

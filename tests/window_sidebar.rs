@@ -4,6 +4,7 @@
 
 mod support;
 
+use almanac_core::tokens::Scope;
 use chrono::{Days, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
@@ -39,7 +40,11 @@ async fn start_in_berlin(instance: &Instance) -> Session {
 
 #[tokio::test]
 async fn agenda_and_next_reminder_follow_the_display_timezone() {
-    let instance = Instance::with_settings(json!({ "displayTimezone": "Europe/Berlin" }));
+    let instance = Instance::with_settings(json!({
+        "displayTimezone": "Europe/Berlin",
+        "restServerEnabled": true,
+    }));
+    let admin = instance.mint_token(&[Scope::SystemFullAccess]);
     // Tomorrow (UTC) is inside Berlin's "today and six days".
     let day = Utc::now().date_naive() + Days::new(1);
     instance.write_note(
@@ -98,8 +103,8 @@ async fn agenda_and_next_reminder_follow_the_display_timezone() {
     assert_ne!(when[1], when[3], "not in the machine's zone: {when}");
 
     // A new display zone applies live: 09:30 in Berlin is 03:30 in New York.
-    session
-        .update_settings(json!({ "displayTimezone": "America/New_York" }))
+    instance
+        .update_settings(&admin, json!({ "displayTimezone": "America/New_York" }))
         .await;
     session
         .wait_for(&format!(

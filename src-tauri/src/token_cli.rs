@@ -4,8 +4,9 @@
 //! It works on the instance's files while the instance is stopped: a running
 //! one keeps its tokens in memory and would neither see a change made here
 //! nor keep it (its next write of `tokens.json` is made from memory). So a
-//! running instance — found by its reminder daemon answering `/doctor` — is
-//! a refusal, not a race.
+//! running instance — found by its reminder daemon answering `/doctor`, or,
+//! when it does not answer, by the lock it holds on its data folder — is a
+//! refusal, not a race.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use almanac_core::clock::SystemClock;
+use almanac_core::data_lock::{DataLock, DataLockError};
 use almanac_core::paths::Paths;
 use almanac_core::settings::SettingsStore;
 use almanac_core::tokens::{
@@ -134,6 +136,18 @@ fn run(command: Command, paths: &Paths) -> Result<(), String> {
              a running instance would not see the change and would overwrite it"
         ));
     }
+    // An instance that did not answer (starting, busy, or its daemon off)
+    // still holds the data folder's lock: edit nothing under it. Held until
+    // the command is done, so an instance starting meanwhile cannot read
+    // the files half-way.
+    let _lock = DataLock::acquire(paths).map_err(|e| match e {
+        DataLockError::Held(path) => format!(
+            "Almanac is running on this data folder ({} is locked) but did not answer: \
+             stop it first, then run this again; nothing was changed",
+            path.display()
+        ),
+        other => other.to_string(),
+    })?;
     let (secrets, fallback) = match command {
         Command::Create(_) => SecretsInUse::for_minting(paths),
         _ => (SecretsInUse::at_start(paths), None),
@@ -257,6 +271,38 @@ mod tests {
             panic!("create did not parse");
         };
         assert_eq!((new.name.as_str(), new.expiry), ("cron", Expiry::Days30));
+    }
+
+    /// A running app that does not answer in time (here: its daemon's port
+    /// accepts and never replies) but holds the data folder's lock: the
+    /// command edits nothing and says why.
+    #[test]
+    fn an_instance_that_does_not_answer_but_holds_the_lock_is_a_refusal() {
+        use almanac_core::settings::Settings;
+        use almanac_core::settings::class::Actor;
+
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut settings = Settings::default();
+        settings.reminders.daemon_port = silent.local_addr().unwrap().port();
+        SettingsStore::open(&paths.settings_file())
+            .unwrap()
+            .replace(Actor::User, settings)
+            .unwrap();
+        let files = || std::fs::read_dir(paths.data_dir()).unwrap().count();
+
+        let held = DataLock::acquire(&paths).unwrap();
+        let before = files();
+        for command in [Command::List, Command::Revoke(Uuid::new_v4())] {
+            let refused = run(command, &paths).unwrap_err();
+            assert!(refused.contains("is locked"), "{refused}");
+            assert!(refused.contains("nothing was changed"), "{refused}");
+        }
+        assert_eq!(files(), before, "no file was made or changed");
+
+        drop(held);
+        run(Command::List, &paths).expect("without the app, the command runs");
     }
 
     #[test]

@@ -4,12 +4,12 @@
 //! in the [`Hooks`] they pass — how the UI is driven, how consent is asked and
 //! how notifications are shown.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use almanac_core::api::{ApiError, ConsentPrompt, UiController};
 use almanac_core::app::{Core, CoreError};
-use almanac_core::onboarding::plan_import;
+use almanac_core::onboarding::import_unattended;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::class::Actor;
@@ -55,40 +55,6 @@ pub struct Services {
     reminders: Arc<ReminderDaemon>,
 }
 
-/// Logs what the Full Calendar plugin's settings in `vault` would import and
-/// applies its sources while Almanac still has only the default one (the rule
-/// is `ImportPlan::settings_patch`'s). No plugin settings is no error.
-fn onboard(core: &Core, vault: &Path) -> Result<(), ApiError> {
-    let plan = match plan_import(vault) {
-        Ok(plan) => plan,
-        Err(e) => {
-            tracing::info!("onboarding: {e}");
-            return Ok(());
-        }
-    };
-    let patch = plan.settings_patch(&core.settings.get());
-    tracing::info!(
-        plan = %serde_json::to_string(&plan).unwrap_or_default(),
-        applied = patch.is_some(),
-        "onboarding: Full Calendar settings found in vault `{}`",
-        plan.vault_name
-    );
-    if let Some(patch) = patch {
-        core.plugin().update_settings(Actor::User, &patch)?;
-        let keyring = almanac_core::calendar::sources::caldav::password::Passwords::default();
-        match plan.store_passwords(&patch, &keyring) {
-            Ok(0) => {}
-            Ok(moved) => {
-                tracing::info!(moved, "onboarding: CalDAV passwords moved into the keyring")
-            }
-            Err(error) => {
-                tracing::warn!(%error, "onboarding: CalDAV passwords could not be kept in the keyring")
-            }
-        }
-    }
-    Ok(())
-}
-
 impl Services {
     /// Starts everything. Must run inside the tokio runtime that will keep
     /// serving (the servers' tasks live there).
@@ -106,7 +72,7 @@ impl Services {
             tokio::task::spawn_blocking(move || {
                 let vault_path = serde_json::json!({ "vaultPath": &vault });
                 core.plugin().update_settings(Actor::User, &vault_path)?;
-                onboard(&core, &vault)
+                import_unattended(&core, &vault)
             })
             .await
             .map_err(|e| CoreError::Startup(e.to_string()))??;

@@ -266,6 +266,21 @@ impl Instance {
         format!("http://127.0.0.1:{}/api/v1", self.rest_port)
     }
 
+    /// Changes settings while the app runs, through `PUT /settings` with
+    /// `secret` (a `system:full-access` token from [`Instance::mint_token`]
+    /// and `restServerEnabled`). Windows other than Settings may not call
+    /// `settings_update`, so tests change settings the way a script would.
+    pub async fn update_settings(&self, secret: &str, patch: Value) {
+        let reply = reqwest::Client::new()
+            .put(format!("{}/settings", self.api()))
+            .bearer_auth(secret)
+            .json(&json!({ "settings": patch }))
+            .send()
+            .await
+            .unwrap();
+        assert!(reply.status().is_success(), "PUT /settings {patch}: {reply:?}");
+    }
+
     /// The status of `GET <api>/<path>` with `secret` as the bearer token.
     pub async fn api_status(&self, secret: &str, path: &str) -> reqwest::StatusCode {
         reqwest::Client::new()

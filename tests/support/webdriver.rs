@@ -503,18 +503,6 @@ impl Session {
         std::fs::write(path, bytes).unwrap();
     }
 
-    /// Changes settings as the Settings window does (`settings_update`).
-    pub async fn update_settings(&self, patch: Value) {
-        let updated = self
-            .execute_async(&format!(
-                "const [done] = [arguments[arguments.length - 1]];
-                 window.__TAURI__.core.invoke('settings_update', {{ patch: {patch} }})
-                   .then(() => done('ok'), (e) => done(String(e)));"
-            ))
-            .await;
-        assert_eq!(updated, json!("ok"), "settings_update {patch}");
-    }
-
     /// Waits for two animation frames: the first runs before the next paint,
     /// the second only after that paint has happened.
     pub async fn painted(&self) {

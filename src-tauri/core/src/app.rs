@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::api::{CalendarPlugin, ConsentPrompt, PLUGIN_ID, Registry, UiController};
 use crate::calendar::Calendar;
 use crate::clock::SystemClock;
+use crate::data_lock::{DataLock, DataLockError};
 use crate::events::EventBus;
 use crate::paths::Paths;
 use crate::settings::{SettingsError, SettingsStore};
@@ -27,6 +28,9 @@ pub enum CoreError {
 /// A running instance's core services. Share it behind an `Arc`.
 pub struct Core {
     pub paths: Paths,
+    /// Held for the instance's lifetime, so the command line never edits
+    /// files under it; `None` if another process held it at start.
+    pub data_lock: Option<DataLock>,
     pub settings: Arc<SettingsStore>,
     pub calendar: Calendar,
     pub tokens: Arc<TokenStore>,
@@ -56,6 +60,7 @@ impl Core {
         ui: Arc<dyn UiController>,
         consent: Arc<dyn ConsentPrompt>,
     ) -> Result<Core, CoreError> {
+        let data_lock = lock_data_folder(&paths);
         // Reading the vault and the keyring blocks; keep it off the runtime.
         let opening = paths.clone();
         let events = EventBus::default();
@@ -65,6 +70,9 @@ impl Core {
                 let settings = Arc::new(
                     SettingsStore::open(&opening.settings_file())?.publishing_to(bus.clone()),
                 );
+                if let Err(e) = opening.make_private(&settings.get().vault_path) {
+                    tracing::warn!(error = %e, "could not make Almanac's folders private");
+                }
                 let calendar = Calendar::open_publishing(&settings.get(), &opening, bus.clone());
                 let vault_reminders = vault_reminders::start(&calendar, &settings);
                 let tokens = Arc::new(
@@ -90,6 +98,7 @@ impl Core {
         registry.register(PLUGIN_ID, plugin.clone());
         Ok(Core {
             paths,
+            data_lock,
             settings,
             calendar,
             tokens,
@@ -109,5 +118,22 @@ impl Core {
     /// The calendar plugin (the same object the registry holds).
     pub fn plugin(&self) -> &Arc<CalendarPlugin> {
         &self.plugin
+    }
+}
+
+/// The data folder's lock. Not having it does not stop the start (the user
+/// wants their calendar); it only means a `almanac token` command could not
+/// be kept out, which the log says.
+fn lock_data_folder(paths: &Paths) -> Option<DataLock> {
+    match DataLock::acquire(paths) {
+        Ok(lock) => Some(lock),
+        Err(e @ DataLockError::Held(_)) => {
+            tracing::warn!(error = %e, "starting without the data folder's lock");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "could not lock the data folder");
+            None
+        }
     }
 }

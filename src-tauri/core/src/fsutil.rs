@@ -18,16 +18,26 @@ use std::path::Path;
 
 use tempfile::NamedTempFile;
 
+mod private_dir;
+
 /// Atomically replaces (or creates) `path` with `contents`.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
     replace_with(path, contents, DEFAULT_MODE)
 }
 
 /// [`atomic_write`] for a file only its owner may read or write (mode 0600
-/// from the moment it is created, so it is never readable by others).
+/// from the moment it is created, so it is never readable by others), in a
+/// folder created 0700 if missing. Everything Almanac keeps in its own config
+/// and data folders is written this way; only vault notes are not.
 pub fn atomic_write_private(path: &Path, contents: &[u8]) -> io::Result<()> {
-    replace_with(path, contents, 0o600)
+    create_private_dir(parent_of(path))?;
+    replace_with(path, contents, PRIVATE_FILE)
 }
+
+/// The mode of every file in Almanac's own folders.
+pub const PRIVATE_FILE: u32 = 0o600;
+/// The mode of every folder of Almanac's own.
+pub const PRIVATE_DIR: u32 = 0o700;
 
 /// What `open(2)` gets for ordinary files; the umask narrows it.
 const DEFAULT_MODE: u32 = 0o666;
@@ -90,6 +100,22 @@ fn exclusive_private(options: &mut OpenOptions, mode: u32) -> &mut OpenOptions {
 #[cfg(not(unix))]
 fn exclusive_private(options: &mut OpenOptions, _mode: u32) -> &mut OpenOptions {
     options
+}
+
+/// Creates `dir` (and missing parents) as a folder only its owner can enter
+/// (0700); an existing `dir` with a wider mode is narrowed. Parents that
+/// already exist are left alone: they are the user's (`~/.config`, ...).
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    private_dir::create(dir)
+}
+
+/// Narrows every file under `root` to 0600 and every folder to 0700 (the
+/// root included), never following a symlink and never entering `skip` (a
+/// vault kept inside Almanac's folders keeps the user's modes). Files from
+/// older versions, or written by a library that ignores our modes, are
+/// tightened this way at start.
+pub fn tighten_tree(root: &Path, skip: &[&Path]) -> io::Result<()> {
+    private_dir::tighten(root, skip)
 }
 
 /// Fsyncs a directory so that renames and creations inside it are durable.

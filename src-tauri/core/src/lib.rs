@@ -6,7 +6,9 @@
 //! Layout, one module per concept:
 //!
 //! - [`paths`]: where config and data live (XDG dirs, overridable per instance).
-//! - [`fsutil`]: crash-safe file writes (temp file, fsync, rename).
+//! - [`fsutil`]: crash-safe file writes (temp file, fsync, rename), and
+//!   owner-only files and folders.
+//! - [`data_lock`]: the lock a running instance holds on its data folder.
 //! - [`settings`]: the one settings object, its JSON file and change notifications.
 //! - [`events`]: the application event bus — settings, tokens, calendar and
 //!   reminders changed — that every component subscribes to once.
@@ -57,6 +59,7 @@ pub mod app;
 pub mod caldav;
 pub mod calendar;
 pub mod clock;
+pub mod data_lock;
 pub mod events;
 pub mod fsutil;
 pub mod ics;

@@ -7,7 +7,8 @@
 //! yet (listed, never silently dropped), the plugin's reminder defaults
 //! mapped to Almanac's `reminders` keys, and the vault's name.
 //! [`ImportPlan::settings_patch`] decides what of the plan may be applied to
-//! the current settings.
+//! the current settings; [`unattended`] applies it at start (`--vault`),
+//! without the CalDAV accounts, which only a confirmed import takes.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,9 @@ use serde_json::{Map, Value};
 use crate::calendar::sources::caldav::password::Passwords;
 use crate::settings::{CalendarSource, MAX_DEFAULT_MINUTES, Settings, SourceKind};
 use crate::tokens::SecretStoreError;
+
+pub mod unattended;
+pub use unattended::import_unattended;
 
 /// Where the plugin keeps its settings, relative to the vault.
 pub const PLUGIN_SETTINGS: &str = ".obsidian/plugins/full-calendar/data.json";

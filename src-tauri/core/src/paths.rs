@@ -81,6 +81,24 @@ impl Paths {
         self.data_dir.join("caldav-queue")
     }
 
+    /// The lock a running instance holds on its data folder (see
+    /// [`crate::data_lock`]).
+    pub fn lock_file(&self) -> PathBuf {
+        self.data_dir.join("almanac.lock")
+    }
+
+    /// Creates the config and data folders owner-only (0700) and narrows
+    /// whatever an older version left in them to 0600 files and 0700
+    /// folders, never entering `vault` (a vault kept there keeps the user's
+    /// modes).
+    pub fn make_private(&self, vault: &Path) -> std::io::Result<()> {
+        for dir in [&self.config_dir, &self.data_dir] {
+            crate::fsutil::create_private_dir(dir)?;
+            crate::fsutil::tighten_tree(dir, &[vault])?;
+        }
+        Ok(())
+    }
+
     /// The vault used when settings name none: `~/Almanac`.
     pub fn default_vault() -> PathBuf {
         dirs::home_dir()

@@ -20,7 +20,7 @@ use tokio::sync::watch;
 
 use self::class::{Actor, Refusal};
 use crate::events::{AppEvent, EventBus};
-use crate::fsutil::atomic_write;
+use crate::fsutil::atomic_write_private;
 use crate::paths::Paths;
 use crate::view::CalendarView;
 
@@ -608,7 +608,7 @@ impl SettingsStore {
     fn write(path: &Path, settings: &Settings) -> Result<(), SettingsError> {
         let mut json = serde_json::to_vec_pretty(settings).expect("settings always serialize");
         json.push(b'\n');
-        atomic_write(path, &json).map_err(|source| SettingsError::Io {
+        atomic_write_private(path, &json).map_err(|source| SettingsError::Io {
             path: path.to_path_buf(),
             source,
         })

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use almanac_core::onboarding::{
     FoundSetting, ImportPlan, ImportedReminders, OnboardingError, PLUGIN_SETTINGS, SkippedSource,
-    plan_import,
+    import_unattended, plan_import,
 };
 use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 use serde_json::json;
@@ -398,4 +398,70 @@ fn caldav_sources_start_discovery_at_the_deeper_address() {
         plan.passwords_to_keyring.is_empty(),
         "no password, none moved"
     );
+}
+
+/// `almanac --vault` at start: nobody is there to confirm, so CalDAV
+/// accounts are left out (the log says where to add them), the rest is
+/// imported, and the log holds counts, never a calendar's address.
+#[tokio::test(flavor = "multi_thread")]
+async fn unattended_import_leaves_accounts_out_and_logs_no_address() {
+    almanac_testkit::captured_logs();
+    let secret_feed = "https://calendar.example.com/private-5f3e9a7c/basic.ics";
+    let mut data = plugin_settings();
+    data["calendarSources"][2]["url"] = json!(secret_feed);
+    let (_dir, vault) = vault_with(&data.to_string());
+    let instance = almanac_testkit::InstanceBuilder::new().open().await;
+
+    tokio::task::block_in_place(|| import_unattended(&instance, &vault)).unwrap();
+
+    let kinds: Vec<_> = instance
+        .settings
+        .get()
+        .calendar_sources
+        .iter()
+        .map(|source| source.id.clone())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["local_1", "dailynote_1", "ical_1"],
+        "no CalDAV account"
+    );
+    // Onboarding's own lines (the feed's fetch logs on its own behalf).
+    let logs: String = almanac_testkit::logs_text()
+        .lines()
+        .filter(|line| line.contains("onboarding"))
+        .collect();
+    assert!(logs.contains("accounts=1"), "{logs}");
+    assert!(logs.contains("Settings › Calendars"), "{logs}");
+    assert!(
+        logs.contains("3 calendars (1 ICS feeds, 0 CalDAV accounts)"),
+        "{logs}"
+    );
+    for private in [
+        secret_feed,
+        "private-5f3e9a7c",
+        "caldav.icloud.com",
+        "me@example.com",
+        "hunter2",
+    ] {
+        assert!(!logs.contains(private), "`{private}` reached the log");
+    }
+}
+
+#[test]
+fn a_plan_without_accounts_drops_them_and_their_passwords() {
+    let (_dir, vault) = vault_with(&plugin_settings().to_string());
+    let plan = plan_import(&vault).unwrap();
+    assert_eq!(plan.passwords_to_keyring, ["iCloud"]);
+    let (plan, accounts) = plan.without_accounts();
+    assert_eq!(accounts, 1);
+    assert!(plan.passwords_to_keyring.is_empty());
+    assert!(
+        plan.sources
+            .iter()
+            .all(|source| !matches!(source.kind, SourceKind::Caldav { .. }))
+    );
+    let patch = plan.settings_patch(&Settings::default()).unwrap();
+    let passwords = almanac_core::calendar::sources::caldav::password::Passwords::default();
+    assert_eq!(plan.store_passwords(&patch, &passwords).unwrap(), 0);
 }

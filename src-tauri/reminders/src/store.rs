@@ -36,6 +36,8 @@ use crate::clock;
 use crate::history::{HistoryEntry, Origin};
 use crate::reminder::Reminder;
 
+mod private;
+
 /// A reminder instance that already fired (or was consumed by a snooze):
 /// syncing it again does not schedule it again.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -188,6 +190,7 @@ impl SledStore {
     }
 
     fn open_as_is(path: &Path) -> Result<Self, sled::Error> {
+        private::prepare(path)?;
         // Every commit flushes itself, so sled's periodic flusher thread
         // (a wake-up every 500 ms) would only cost idle CPU.
         let config = sled::Config::new().path(path).flush_every_ms(None);
@@ -199,6 +202,7 @@ impl SledStore {
                     "sled panicked while reading the database".into(),
                 ))
             })?;
+        private::narrow(path)?;
         Ok(Self {
             db,
             path: path.to_path_buf(),

@@ -37,8 +37,7 @@ impl AskedMarker {
     }
 
     fn mark(&self) -> Result<(), String> {
-        std::fs::create_dir_all(self.0.parent().expect("in the data dir"))
-            .and_then(|()| std::fs::write(&self.0, b"asked\n"))
+        almanac_core::fsutil::atomic_write_private(&self.0, b"asked\n")
             .map_err(|e| format!("could not remember the answer: {e}"))
     }
 }

@@ -5,6 +5,8 @@
 //! - [`windows`]: opening and focusing the calendar, sidebar, reminders and
 //!   settings windows;
 //! - [`commands`], [`settings_commands`]: the Tauri commands the web UI calls;
+//!   `command_list.rs` names them all (for `build.rs`), and `capabilities/`
+//!   grants each window only those its page calls;
 //! - [`editing`]: the commands the calendar window edits events with;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
@@ -17,6 +19,10 @@ mod access;
 mod autostart;
 mod bridge;
 mod caldav_commands;
+#[cfg(test)]
+mod capabilities_tests;
+#[cfg(test)]
+mod command_list;
 mod commands;
 mod consent;
 mod editing;

@@ -57,6 +57,12 @@ impl InstanceBuilder {
         }
     }
 
+    /// The temp dir that will hold the instance (config, data, vault), for
+    /// a test to put files there before it starts.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
     /// Serves the calendar from `vault` instead of the temp dir's.
     pub fn vault(mut self, vault: impl Into<PathBuf>) -> Self {
         self.settings.vault_path = vault.into();

@@ -5,7 +5,7 @@
 use crate::calendar::CalendarError;
 use crate::settings::SettingsError;
 use crate::settings::class::Refusal;
-use crate::tokens::Scope;
+use crate::tokens::{REFUSED_TOKEN, Scope};
 
 /// Why an API call was refused or failed. A refused call changed nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -17,8 +17,9 @@ pub enum ApiError {
     /// → 403
     #[error("{0}")]
     SettingRefused(Refusal),
-    /// The token was revoked or expired after this API object was issued. → 403
-    #[error("this token is no longer valid ({0})")]
+    /// The token was revoked or expired after this API object was issued;
+    /// the field is why, for the log (callers see [`REFUSED_TOKEN`]). → 403
+    #[error("{}", REFUSED_TOKEN)]
     TokenNoLongerValid(&'static str),
     /// No such event. → 404
     #[error("{0}")]

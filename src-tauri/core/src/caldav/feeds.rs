@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
-use crate::fsutil::atomic_write;
+use crate::fsutil::atomic_write_private;
 use crate::settings::Settings;
 
 /// One feed as stored and listed (no secret).
@@ -151,7 +151,7 @@ impl FeedStore {
 
     fn save(&self, feeds: &[Feed]) -> Result<(), FeedError> {
         let json = serde_json::to_vec_pretty(feeds).map_err(|e| self.error(e))?;
-        atomic_write(&self.path, &json).map_err(|e| self.error(e))
+        atomic_write_private(&self.path, &json).map_err(|e| self.error(e))
     }
 
     fn error(&self, reason: impl std::fmt::Display) -> FeedError {

@@ -59,6 +59,8 @@ pub mod sources;
 mod spec;
 pub mod status;
 mod vault;
+#[cfg(unix)]
+mod vault_folder;
 mod watcher;
 mod write;
 mod written;

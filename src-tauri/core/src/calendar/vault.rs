@@ -88,8 +88,45 @@ impl Vault {
         Ok(path)
     }
 
+    /// Creates the note `rel` with `contents`, and the folders it needs;
+    /// never replaces anything (`Conflict`), and every folder must be a real
+    /// folder inside the vault, not a symlink (`PathEscape`). On Unix the
+    /// folders are opened one by one relative to their parent's handle, so
+    /// swapping one for a symlink meanwhile cannot redirect the write (see
+    /// [`super::vault_folder`]).
+    pub fn create_new(&self, rel: &str, contents: &[u8]) -> Result<(), CalendarError> {
+        let path = self.join(rel)?;
+        let conflict = || CalendarError::Conflict(format!("a note named `{rel}` already exists"));
+        #[cfg(unix)]
+        {
+            use super::vault_folder::{CreateError, VaultFolder};
+            let rel_path = Path::new(rel);
+            let (Some(name), Some(parent)) = (rel_path.file_name(), rel_path.parent()) else {
+                return Err(CalendarError::PathEscape(rel.to_string()));
+            };
+            let folders: Vec<_> = parent.iter().collect();
+            VaultFolder::open(&self.root, &folders)
+                .and_then(|folder| folder.create_new(name, contents))
+                .map_err(|e| match e {
+                    CreateError::NotAFolder => CalendarError::PathEscape(rel.to_string()),
+                    CreateError::Exists => conflict(),
+                    CreateError::Io(e) => CalendarError::io(&path, e),
+                })
+        }
+        #[cfg(not(unix))]
+        {
+            let path = self.new_file(rel)?;
+            crate::fsutil::atomic_create_new(&path, contents).map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => conflict(),
+                _ => CalendarError::io(&path, e),
+            })
+        }
+    }
+
     /// Like [`Vault::join`] for a file to be created: its folder is created
-    /// if needed and must resolve to a place inside the vault.
+    /// if needed and must resolve to a place inside the vault. (Checked, then
+    /// written: used only where folder handles are not available.)
+    #[cfg(not(unix))]
     pub fn new_file(&self, rel: &str) -> Result<PathBuf, CalendarError> {
         let path = self.join(rel)?;
         let parent = path.parent().unwrap_or(&self.root);

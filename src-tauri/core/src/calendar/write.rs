@@ -20,7 +20,7 @@ use super::sources::dateformat::DateFormat;
 use super::sources::fullnote;
 use super::spec::{EventSpec, format_date};
 use super::vault::Vault;
-use crate::fsutil::{atomic_create_new, atomic_write, sync_dir};
+use crate::fsutil::{atomic_write, sync_dir};
 
 fn read(vault: &Vault, rel: &str) -> Result<String, CalendarError> {
     let path = vault.existing(rel)?;
@@ -30,13 +30,7 @@ fn read(vault: &Vault, rel: &str) -> Result<String, CalendarError> {
 }
 
 fn create_new(vault: &Vault, rel: &str, text: &str) -> Result<(), CalendarError> {
-    let path = vault.new_file(rel)?;
-    atomic_create_new(&path, text.as_bytes()).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => {
-            CalendarError::Conflict(format!("a note named `{rel}` already exists"))
-        }
-        _ => CalendarError::io(&path, e),
-    })
+    vault.create_new(rel, text.as_bytes())
 }
 
 fn replace(vault: &Vault, rel: &str, text: &str) -> Result<(), CalendarError> {

@@ -3,7 +3,9 @@
 //!
 //! The middleware runs before routing, so the spec's order holds for every
 //! path, known or not: no Bearer header → `401`; a secret the token check
-//! refuses (invalid, expired, revoked, keyring down) → `403`. The check is the
+//! refuses (invalid, expired, revoked, keyring down) → `403`. Both answer
+//! with the Full Calendar plugin's texts, the same for every reason; the
+//! reason goes to the log only (see [`crate::tokens::check`]). The check is the
 //! in-process API's own ([`CalendarPlugin::authorize`]), in memory and
 //! constant-time; it records "last used" in memory and a background task
 //! writes it, so the request path never waits for a disk.
@@ -22,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::error::RestError;
 use crate::api::{ApiError, AuthorizedApi, CalendarPlugin};
-use crate::tokens::{Scope, TokenCheck};
+use crate::tokens::{MISSING_AUTHORIZATION, REFUSED_TOKEN, Scope};
 
 /// Middleware: `401` / `403` as the spec orders them; on success the request
 /// carries the [`AuthorizedApi`] for the handler.
@@ -46,35 +48,23 @@ fn bearer_secret(request: &Request) -> Result<&str, RestError> {
     let value = request
         .headers()
         .get(header::AUTHORIZATION)
-        .ok_or(RestError::Unauthorized(
-            "missing `Authorization: Bearer <token>` header",
-        ))?;
+        .ok_or(RestError::Unauthorized(MISSING_AUTHORIZATION))?;
     // The scheme name is case-insensitive (RFC 9110 §11.1).
     let rest = match value.as_bytes().split_at_checked(BEARER.len()) {
         Some((scheme, rest)) if scheme.eq_ignore_ascii_case(BEARER) => rest,
-        _ => {
-            return Err(RestError::Unauthorized(
-                "the `Authorization` header is not a Bearer token",
-            ));
-        }
+        _ => return Err(RestError::Unauthorized(MISSING_AUTHORIZATION)),
     };
     // Secrets are ASCII; anything else cannot be a token of ours.
     std::str::from_utf8(rest)
         .map(str::trim)
-        .map_err(|_| RestError::Forbidden("the token is invalid".to_string()))
+        .map_err(|_| RestError::Forbidden(REFUSED_TOKEN.to_string()))
 }
 
 fn authorize(plugin: &Arc<CalendarPlugin>, secret: &str) -> Result<AuthorizedApi, RestError> {
-    plugin.authorize(secret).map_err(|refused| {
-        RestError::Forbidden(match refused {
-            TokenCheck::Expired { .. } => "the token has expired".to_string(),
-            TokenCheck::Revoked { .. } => "the token has been revoked".to_string(),
-            TokenCheck::KeyringUnavailable { reason } => {
-                format!("tokens cannot be checked: the OS keyring is unavailable ({reason})")
-            }
-            TokenCheck::Invalid | TokenCheck::Valid(_) => "the token is invalid".to_string(),
-        })
-    })
+    // The token check has logged why (naming the token, never the secret).
+    plugin
+        .authorize(secret)
+        .map_err(|_| RestError::Forbidden(REFUSED_TOKEN.to_string()))
 }
 
 /// A scope a route requires, as a type, so the handler's signature says it.

@@ -3,13 +3,26 @@
 //! Callers outside the token layer (the in-process API's `with_token`, the REST
 //! server's bearer check) treat everything but [`TokenCheck::Valid`] the same:
 //! no API object, 403. The variants stay distinct so logs and diagnostics can
-//! say *why*, naming the token but never its secret.
+//! say *why*, naming the token but never its secret; the caller only ever sees
+//! [`REFUSED_TOKEN`], so someone probing secrets learns nothing about which
+//! tokens exist, expired or were revoked.
 
 use std::sync::Arc;
 
 use uuid::Uuid;
 
 use super::scope::ScopeSet;
+
+/// What every caller presenting a token that is not accepted is told
+/// (invalid, expired, revoked, or the keyring is down). The Full Calendar
+/// plugin's own local server answers its `403` with this text, so clients
+/// written against it see the same.
+pub const REFUSED_TOKEN: &str = "Invalid or expired API token.";
+
+/// What a caller without a usable `Authorization` header is told (`401`), in
+/// the Full Calendar plugin's words.
+pub const MISSING_AUTHORIZATION: &str =
+    "Missing or invalid Authorization header. Must be Bearer token.";
 
 /// What a presented secret turned out to be.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::TokenError;
 use super::record::TokenRecord;
-use crate::fsutil::atomic_write;
+use crate::fsutil::atomic_write_private;
 
 #[derive(Serialize, Deserialize)]
 struct TokensFile {
@@ -64,7 +64,7 @@ pub(super) fn save(path: &Path, tokens: Vec<TokenRecord>) -> Result<(), TokenErr
     };
     let mut json = serde_json::to_vec_pretty(&file).expect("token records always serialize");
     json.push(b'\n');
-    atomic_write(path, &json).map_err(|source| TokenError::Io {
+    atomic_write_private(path, &json).map_err(|source| TokenError::Io {
         path: path.to_path_buf(),
         source,
     })

@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use uuid::Uuid;
 
 pub use backend::{SecretBackend, SecretsInUse};
-pub use check::{Grant, TokenCheck};
+pub use check::{Grant, MISSING_AUTHORIZATION, REFUSED_TOKEN, TokenCheck};
 pub use expiry::spawn_expiry_announcer;
 pub use hash_file_store::HashFileStore;
 pub use keyring_retry::spawn_keyring_retry;

@@ -178,6 +178,8 @@ async fn the_rest_servers_hardening_applies() {
         .send("PROPFIND", "/calendars/")
         .await;
     assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+    let body: serde_json::Value = wrong.json().await.unwrap();
+    assert_eq!(body["message"], almanac_core::tokens::REFUSED_TOKEN);
 
     let rebinding = client
         .request("PROPFIND", "/calendars/")

@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 
 pub use super::ical_event::{Parsed, override_keys, parse};
 use super::net_guard;
-use crate::fsutil::atomic_write;
+use crate::fsutil::atomic_write_private;
 
 /// Feeds larger than this (20 MiB) are refused, and reading stops there (a
 /// calendar is kilobytes to a few MB; years of a busy shared calendar stay
@@ -90,10 +90,10 @@ impl FeedStore {
     ) -> std::io::Result<()> {
         let (body_path, meta_path) = self.files(source_id);
         if let Some(body) = body {
-            atomic_write(&body_path, body.as_bytes())?;
+            atomic_write_private(&body_path, body.as_bytes())?;
         }
         let json = serde_json::to_vec_pretty(meta).map_err(std::io::Error::other)?;
-        atomic_write(&meta_path, &json)
+        atomic_write_private(&meta_path, &json)
     }
 }
 

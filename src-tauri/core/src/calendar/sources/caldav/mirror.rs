@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsutil::atomic_write;
+use crate::fsutil::atomic_write_private;
 
 /// One `.ics` resource of the calendar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -164,9 +164,9 @@ impl MirrorStore {
     /// Replaces the stored mirror of `source_id` with `mirror` (a new
     /// snapshot, the log emptied).
     pub fn store(&self, source_id: &str, mirror: &Mirror) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
+        crate::fsutil::create_private_dir(&self.dir)?;
         let json = serde_json::to_vec(mirror).map_err(std::io::Error::other)?;
-        atomic_write(&self.file(source_id), &json)?;
+        atomic_write_private(&self.file(source_id), &json)?;
         match std::fs::remove_file(self.log(source_id)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
@@ -207,10 +207,11 @@ impl MirrorStore {
         if snapshot == 0 || log + lines.len() as u64 > snapshot.max(64 * 1024) {
             return self.store(source_id, mirror);
         }
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.log(source_id))?;
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, crate::fsutil::PRIVATE_FILE);
+        let mut file = options.open(self.log(source_id))?;
         file.write_all(&lines)?;
         file.sync_data()
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsutil::atomic_write;
+use crate::fsutil::atomic_write_private;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "op")]
@@ -69,9 +69,9 @@ impl QueueStore {
                 _ => Ok(()),
             };
         }
-        std::fs::create_dir_all(&self.dir)?;
+        crate::fsutil::create_private_dir(&self.dir)?;
         let json = serde_json::to_vec(writes).map_err(std::io::Error::other)?;
-        atomic_write(&file, &json)
+        atomic_write_private(&file, &json)
     }
 }
 
