@@ -59,6 +59,8 @@ pub mod calendar;
 pub mod clock;
 pub mod events;
 pub mod fsutil;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod ics;
 pub mod onboarding;
 pub mod os_registration;
