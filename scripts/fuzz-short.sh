@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A short run of every fuzz target (fuzz/, cargo-fuzz): each target runs for
+# FUZZ_SECONDS (default 15) from its seeds (fuzz/seeds/<target>) and what
+# earlier runs found (fuzz/corpus/<target>, git-ignored), with its token
+# dictionary (fuzz/dicts/). A crash, a panic, a failed assertion, an input
+# slower than FUZZ_TIMEOUT seconds or over 2 GB fails the run; the input is in
+# fuzz/artifacts/<target>/ and its last lines are printed.
+#
+#   scripts/fuzz-short.sh                 # every target
+#   FUZZ_SECONDS=300 scripts/fuzz-short.sh ics_put dav_server
+#
+# Built without a sanitizer (`-s none`): the targets' code is safe Rust, and
+# an uninstrumented build is several times quicker to build and to run;
+# libFuzzer still catches panics, aborts and stack overflows.
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+
+seconds=${FUZZ_SECONDS:-15}
+timeout=${FUZZ_TIMEOUT:-20}
+# The fuzz crate is built with nightly flags; RUSTC_BOOTSTRAP unlocks them on
+# the stable toolchain.
+export RUSTC_BOOTSTRAP=1
+
+if ! cargo fuzz --help >/dev/null 2>&1; then
+  echo "fuzz: cargo-fuzz is missing; run scripts/setup.sh" >&2
+  exit 1
+fi
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  mapfile -t targets < <(cargo fuzz list)
+fi
+
+dict_of() {
+  case "$1" in
+    ics_* | caldav_copy | vtimezone) echo dicts/ical.dict ;;
+    dav_*) echo dicts/dav.dict ;;
+    rest_* | settings_file) echo dicts/rest.dict ;;
+  esac
+}
+
+started=$(date +%s)
+nice -n 19 cargo fuzz build -O -s none
+echo "fuzz: built in $(($(date +%s) - started)) s"
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+failed=()
+for target in "${targets[@]}"; do
+  mkdir -p "corpus/$target"
+  args=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1)
+  dict=$(dict_of "$target")
+  [ -n "$dict" ] && args+=(-dict="$dict")
+  seeds=()
+  [ -d "seeds/$target" ] && seeds=("seeds/$target")
+  log="$logs/$target.log"
+  if nice -n 19 cargo fuzz run -O -s none "$target" "corpus/$target" "${seeds[@]}" -- "${args[@]}" >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz: $target: ${runs:-?} inputs in ${seconds} s, no crash"
+  else
+    echo "fuzz: $target FAILED:" >&2
+    grep -v '^#[0-9]' "$log" | tail -n 40 >&2
+    failed+=("$target")
+  fi
+done
+if ((${#failed[@]})); then
+  echo "fuzz: crashes in ${failed[*]}; inputs in fuzz/artifacts/" >&2
+  exit 1
+fi
