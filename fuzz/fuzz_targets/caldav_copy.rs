@@ -6,6 +6,8 @@
 //! CRLF line ends throughout.
 #![no_main]
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use almanac_core::calendar::sources::caldav::mirror::{Mirror, Resource};
@@ -29,6 +31,7 @@ fn crlf_throughout(text: &str) -> bool {
 }
 
 fuzz_target!(|data: &[u8]| {
+    common::catch_overflow();
     let Ok(old) = std::str::from_utf8(data) else { return };
     let tz = chrono_tz::Tz::Europe__Berlin;
     let source = SourceConfig {

@@ -24,6 +24,7 @@ const REQUESTS: &[(&str, &str, &str)] = &[
 ];
 
 fuzz_target!(|data: &[u8]| {
+    common::catch_overflow();
     let Some((&pick, body)) = data.split_first() else { return };
     let (method, path, depth) = REQUESTS[usize::from(pick) % REQUESTS.len()];
     let live = common::live();

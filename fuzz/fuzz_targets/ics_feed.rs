@@ -4,11 +4,14 @@
 //! iCalendar, and every skipped event names its place in the feed.
 #![no_main]
 
+mod common;
+
 use almanac_core::calendar::sources::ical::{override_keys, parse};
 use almanac_core::calendar::sources::{SourceConfig, SourceType};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    common::catch_overflow();
     let Ok(text) = std::str::from_utf8(data) else { return };
     let source = SourceConfig {
         id: "feed".into(),

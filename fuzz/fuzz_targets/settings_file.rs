@@ -5,12 +5,15 @@
 //! and read again unchanged.
 #![no_main]
 
+mod common;
+
 use std::sync::OnceLock;
 
 use almanac_core::settings::{Settings, SettingsStore};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    common::catch_overflow();
     static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
     let dir = DIR.get_or_init(|| tempfile::tempdir().expect("a temp dir").keep());
     let _ = std::fs::remove_dir_all(dir);

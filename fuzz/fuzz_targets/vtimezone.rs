@@ -6,12 +6,15 @@
 //! away in the rule expansion.
 #![no_main]
 
+mod common;
+
 use almanac_core::calendar::sources::ical::parse;
 use almanac_core::calendar::sources::{SourceConfig, SourceType};
 use almanac_core::ics::read::read;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    common::catch_overflow();
     let Ok(definition) = std::str::from_utf8(data) else { return };
     // The events name the TZID the definition gives, if it has one.
     let tzid = definition

@@ -3,6 +3,10 @@
 //! CalDAV routers driven in-process (the same routers the listeners serve).
 #![allow(dead_code)]
 
+pub mod stack;
+
+pub use stack::catch_overflow;
+
 use std::sync::{Arc, OnceLock};
 
 use almanac_core::app::Core;
@@ -35,6 +39,7 @@ pub fn live() -> &'static Live {
     LIVE.get_or_init(|| {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
+            .on_thread_start(catch_overflow)
             .enable_all()
             .build()
             .expect("a runtime");
