@@ -64,7 +64,9 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target: ${runs:-?} inputs in ${seconds} s, no crash"
   else
     echo "fuzz: $target FAILED:" >&2
-    grep -v '^#[0-9]' "$log" | tail -n 40 >&2
+    # What failed and where the input is, without libFuzzer's progress lines,
+    # backtrace frames or the input's bytes.
+    grep -Ev '^#[0-9]|^ *[0-9]+: |^ +at |^\s+\[[0-9, ]*\]$|^INFO:' "$log" | tail -n 30 >&2
     failed+=("$target")
   fi
 done

@@ -32,7 +32,9 @@ fn crlf_throughout(text: &str) -> bool {
 
 fuzz_target!(|data: &[u8]| {
     common::catch_overflow();
-    let Ok(old) = std::str::from_utf8(data) else { return };
+    let Ok(old) = std::str::from_utf8(data) else {
+        return;
+    };
     let tz = chrono_tz::Tz::Europe__Berlin;
     let source = SourceConfig {
         id: "remote".into(),
@@ -63,7 +65,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = mirror.href_of(uid);
 
-    let Ok(keys) = override_keys(old, tz) else { return };
+    let Ok(keys) = override_keys(old, tz) else {
+        return;
+    };
     let written = WRITTEN.replace("{uid}", uid);
     let _ = with_overrides(&written, old);
     let at = NaiveDate::from_ymd_opt(2026, 1, 5)

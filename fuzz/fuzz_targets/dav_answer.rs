@@ -10,6 +10,8 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     common::catch_overflow();
-    let Ok(body) = std::str::from_utf8(data) else { return };
+    let Ok(body) = std::str::from_utf8(data) else {
+        return;
+    };
     let _ = almanac_core::fuzzing::dav_answer("https://dav.example/calendars/me/", body);
 });

@@ -25,11 +25,13 @@ const REQUESTS: &[(&str, &str, &str)] = &[
 
 fuzz_target!(|data: &[u8]| {
     common::catch_overflow();
-    let Some((&pick, body)) = data.split_first() else { return };
+    let Some((&pick, body)) = data.split_first() else {
+        return;
+    };
     let (method, path, depth) = REQUESTS[usize::from(pick) % REQUESTS.len()];
     let live = common::live();
-    let basic = base64::engine::general_purpose::STANDARD
-        .encode(format!("fuzz:{}", live.events_token));
+    let basic =
+        base64::engine::general_purpose::STANDARD.encode(format!("fuzz:{}", live.events_token));
     let request = live
         .request(method, path)
         .header("authorization", format!("Basic {basic}"))

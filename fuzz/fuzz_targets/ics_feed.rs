@@ -12,7 +12,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     common::catch_overflow();
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let source = SourceConfig {
         id: "feed".into(),
         name: "Feed".into(),

@@ -12,8 +12,15 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     common::catch_overflow();
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(event) = read(text, chrono_tz::Tz::Europe__Berlin) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(event) = read(text, chrono_tz::Tz::Europe__Berlin) else {
+        return;
+    };
     assert!(!event.uid.trim().is_empty(), "an accepted event has a UID");
-    assert_eq!(changes(&event.fields, &event.fields), EventFields::default());
+    assert_eq!(
+        changes(&event.fields, &event.fields),
+        EventFields::default()
+    );
 });

@@ -11,7 +11,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     common::catch_overflow();
-    let Ok(query) = std::str::from_utf8(data) else { return };
+    let Ok(query) = std::str::from_utf8(data) else {
+        return;
+    };
     let live = common::live();
     // What an HTTP client cannot send (no valid request line) never
     // reaches the router.

@@ -23,9 +23,14 @@ fuzz_target!(|data: &[u8]| {
 
     let store = SettingsStore::open(&path).expect("opening never fails on content");
     let started = store.get();
-    assert!(started.validate().is_ok(), "the settings started with are valid");
+    assert!(
+        started.validate().is_ok(),
+        "the settings started with are valid"
+    );
 
-    let Ok(parsed) = serde_json::from_slice::<Settings>(data) else { return };
+    let Ok(parsed) = serde_json::from_slice::<Settings>(data) else {
+        return;
+    };
     if parsed.validate().is_err() {
         return;
     }

@@ -15,7 +15,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     common::catch_overflow();
-    let Ok(definition) = std::str::from_utf8(data) else { return };
+    let Ok(definition) = std::str::from_utf8(data) else {
+        return;
+    };
     // The events name the TZID the definition gives, if it has one.
     let tzid = definition
         .lines()

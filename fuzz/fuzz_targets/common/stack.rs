@@ -53,7 +53,8 @@ fn alt_stack() {
 }
 
 extern "C" fn on_fault(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_void) {
-    const MESSAGE: &[u8] = b"\n==fuzz== SIGSEGV/SIGBUS: stack overflow (or a bad access); aborting\n";
+    const MESSAGE: &[u8] =
+        b"\n==fuzz== SIGSEGV/SIGBUS: stack overflow (or a bad access); aborting\n";
     // SAFETY: write(2) and abort(3) are async-signal-safe.
     unsafe {
         libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
