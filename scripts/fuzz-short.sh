@@ -61,7 +61,9 @@ for target in "${targets[@]}"; do
   # parses: a recursion too deep for it crashes here too.
   if (ulimit -s 2048 && nice -n 19 cargo fuzz run -O -s none "$target" "corpus/$target" "${seeds[@]}" -- "${args[@]}") >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    echo "fuzz: $target: ${runs:-?} inputs in ${seconds} s, no crash"
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+    corpus=$(find "corpus/$target" -type f | wc -l)
+    echo "fuzz: $target: ${runs:-?} inputs in ${seconds} s (${rate:-?}/s), corpus ${corpus}, no crash"
   else
     echo "fuzz: $target FAILED:" >&2
     # What failed and where the input is, without libFuzzer's progress lines,
