@@ -14,7 +14,7 @@ use almanac_core::calendar::sources::caldav::mirror::{Mirror, Resource};
 use almanac_core::calendar::sources::caldav::splice::{
     Occurrence, put_override, remove_occurrence, with_overrides,
 };
-use almanac_core::calendar::sources::ical::{override_keys, parse};
+use almanac_core::calendar::sources::ical::override_keys;
 use almanac_core::calendar::sources::{SourceConfig, SourceType};
 use chrono::NaiveDate;
 use libfuzzer_sys::fuzz_target;
@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
             calendar: "https://dav.example/cal/".into(),
         },
     };
-    let _ = parse(&source, old, tz);
+    let _ = almanac_core::fuzzing::read_caldav_item(&source, old, tz);
 
     let uid = old
         .lines()

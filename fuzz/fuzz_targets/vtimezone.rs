@@ -8,7 +8,6 @@
 
 mod common;
 
-use almanac_core::calendar::sources::ical::parse;
 use almanac_core::calendar::sources::{SourceConfig, SourceType};
 use almanac_core::ics::read::read;
 use libfuzzer_sys::fuzz_target;
@@ -39,6 +38,6 @@ fuzz_target!(|data: &[u8]| {
             allow_private_network: false,
         },
     };
-    let _ = parse(&source, &text, chrono_tz::Tz::Europe__Berlin);
+    let _ = almanac_core::fuzzing::read_feed(&source, &text, chrono_tz::Tz::Europe__Berlin);
     let _ = read(&text, chrono_tz::Tz::Europe__Berlin);
 });

@@ -3,9 +3,13 @@
 //! each is a thin wrapper around exactly what production calls, so a fuzz
 //! run tests the code that serves requests, not a copy of it.
 
+use chrono_tz::Tz;
 use reqwest::Url;
 
+use crate::calendar::SkippedNote;
+use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::dav::{self, DavError};
+use crate::calendar::sources::ical;
 use crate::caldav::xml::{CALDAV, DAV};
 
 /// What the CalDAV client reads of a server's multistatus answer (as
@@ -33,4 +37,24 @@ pub fn dav_answer(base: &str, body: &str) -> Result<usize, DavError> {
         }
     }
     Ok(answer.responses.len())
+}
+
+/// A feed's text read as `calendar::feeds` reads it: the events skipped
+/// (path and reason), or why the whole text was refused.
+pub fn read_feed(
+    source: &SourceConfig,
+    text: &str,
+    display_tz: Tz,
+) -> Result<Vec<SkippedNote>, String> {
+    ical::parse(source, text, display_tz).map(|parsed| parsed.skipped)
+}
+
+/// A resource of the CalDAV copy read as `calendar::caldav_source` reads
+/// it, with the same answer as [`read_feed`].
+pub fn read_caldav_item(
+    source: &SourceConfig,
+    text: &str,
+    display_tz: Tz,
+) -> Result<Vec<SkippedNote>, String> {
+    ical::parse(source, text, display_tz).map(|parsed| parsed.skipped)
 }
