@@ -68,9 +68,11 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target: ${runs:-?} inputs in ${seconds} s (${rate:-?}/s), corpus ${corpus}, no crash"
   else
     echo "fuzz: $target FAILED:" >&2
-    # What failed and where the input is, without libFuzzer's progress lines,
-    # backtrace frames or the input's bytes.
-    grep -Ev '^#[0-9]|^ *[0-9]+: |^ +at |^\s+\[[0-9, ]*\]$|^INFO:' "$log" | tail -n 30 >&2
+    # What failed (the panic, the signal, the timeout) and where the input
+    # is, without libFuzzer's progress lines or backtrace frames.
+    grep -E -A4 'panicked at|^==fuzz==|ERROR: libFuzzer|build failed|^error' "$log" |
+      grep -Ev '^ *[0-9]+: |^ +at ' | head -n 24 >&2 || true
+    grep -E 'Test unit written' "$log" >&2 || true
     failed+=("$target")
   fi
 done
