@@ -28,7 +28,10 @@ fuzz_target!(|data: &[u8]| {
     let tz = chrono_tz::Tz::Europe__Berlin;
     if let Ok(skipped) = almanac_core::fuzzing::read_feed(&source, text, tz) {
         for skipped in &skipped {
-            assert!(!skipped.path.is_empty() && !skipped.reason.is_empty(), "{skipped:?}");
+            assert!(
+                !skipped.path.is_empty() && !skipped.reason.is_empty(),
+                "{skipped:?}"
+            );
         }
     }
     let _ = override_keys(text, tz);

@@ -6,11 +6,11 @@
 use chrono_tz::Tz;
 use reqwest::Url;
 
+use crate::caldav::xml::{CALDAV, DAV};
 use crate::calendar::SkippedNote;
 use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::dav::{self, DavError};
 use crate::calendar::sources::ical;
-use crate::caldav::xml::{CALDAV, DAV};
 
 /// What the CalDAV client reads of a server's multistatus answer (as
 /// discovery and sync read it): every response's href, status, and the
