@@ -46,6 +46,12 @@ if ! command -v tauri-driver >/dev/null; then
   cargo install tauri-driver --locked --version '^2'
 fi
 
+# The fuzz targets' runner (make test runs each target briefly).
+if ! cargo fuzz --help >/dev/null 2>&1; then
+  echo "setup: installing cargo-fuzz"
+  cargo install cargo-fuzz --locked
+fi
+
 # The web UI: the shell embeds ui/dist at compile time, so it must exist before
 # any build of the `almanac` package (clippy included).
 scripts/build-ui.sh

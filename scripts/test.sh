@@ -29,6 +29,10 @@ scripts/check-platforms.sh
 echo "== tests"
 scripts/session.sh cargo test --workspace --locked --no-fail-fast
 
+echo "== fuzz (short)"
+# Every parser of outside input, fuzzed briefly from its seeds (fuzz/).
+scripts/fuzz-short.sh
+
 echo "== leftovers"
 # A process that was told to stop may need a moment to go.
 for _ in $(seq 50); do

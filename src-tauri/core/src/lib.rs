@@ -62,6 +62,8 @@ pub mod clock;
 pub mod data_lock;
 pub mod events;
 pub mod fsutil;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod ics;
 pub mod onboarding;
 pub mod os_registration;

@@ -18,7 +18,7 @@
 //! parses the answers (through the server's `caldav::xml` tree).
 
 pub mod account;
-mod dav;
+pub(crate) mod dav;
 pub mod discover;
 pub mod mirror;
 pub mod password;

@@ -1,0 +1,26 @@
+//! iCalendar as the CalDAV server reads a client's `PUT`
+//! (`almanac_core::ics::read::read`): no input may panic or overflow the
+//! stack, and what it accepts is one event with a UID whose reading is
+//! stable (comparing it with itself changes nothing).
+#![no_main]
+
+mod common;
+
+use almanac_core::calendar::EventFields;
+use almanac_core::ics::read::{changes, read};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    common::catch_overflow();
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(event) = read(text, chrono_tz::Tz::Europe__Berlin) else {
+        return;
+    };
+    assert!(!event.uid.trim().is_empty(), "an accepted event has a UID");
+    assert_eq!(
+        changes(&event.fields, &event.fields),
+        EventFields::default()
+    );
+});
