@@ -75,7 +75,10 @@ impl Target {
             target.instance.daemon_port,
             caldav_port,
         ] {
-            eventually("the app's ports", || async { port_open(port).then_some(()) }).await;
+            eventually("the app's ports", || async {
+                port_open(port).then_some(())
+            })
+            .await;
         }
         eventually("the 50 small events served", || async {
             let (status, events) = target.one_day_query().await;
@@ -86,11 +89,10 @@ impl Target {
     }
 
     fn caldav(&self, method: &str, path: &str) -> reqwest::RequestBuilder {
-        self.http
-            .request(
-                Method::from_bytes(method.as_bytes()).unwrap(),
-                format!("http://127.0.0.1:{}{path}", self.caldav_port),
-            )
+        self.http.request(
+            Method::from_bytes(method.as_bytes()).unwrap(),
+            format!("http://127.0.0.1:{}{path}", self.caldav_port),
+        )
     }
 
     /// `GET /api/v1/events` of calendar `local` over [`DAY`].
@@ -225,7 +227,12 @@ struct Watch {
 fn status_field_kb(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
-    line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()
+    line[field.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// How many of the 50 small events an events answer holds.
@@ -272,8 +279,8 @@ fn ical_lines(dav_answer: &str) -> Vec<String> {
         .replace("&amp;", "&");
     let mut lines: Vec<String> = Vec::new();
     for line in text.split('\n').map(|l| l.trim_end_matches('\r')) {
-        match (line.strip_prefix([' ', '\t']), lines.last_mut()) {
-            (Some(rest), Some(last)) => last.push_str(rest),
+        match line.strip_prefix([' ', '\t']) {
+            Some(rest) if !lines.is_empty() => lines.last_mut().unwrap().push_str(rest),
             _ => lines.push(line.trim_start().to_string()),
         }
     }
@@ -416,7 +423,10 @@ async fn text_from_rest_never_becomes_icalendar_lines() {
         .iter()
         .filter(|l| l.starts_with("ATTENDEE") || l.starts_with("X-INJ"))
         .collect();
-    assert!(injected.is_empty(), "injected iCalendar lines: {injected:?}");
+    assert!(
+        injected.is_empty(),
+        "injected iCalendar lines: {injected:?}"
+    );
 }
 
 /// (d) A `FREQ=SECONDLY;COUNT=1000000000` series from 1990 made every query

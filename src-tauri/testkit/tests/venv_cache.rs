@@ -47,9 +47,9 @@ fn wait_for_build_under_way(cache: &Path, name: &str) {
     let prefix = format!("{name}-venv-");
     loop {
         let started = std::fs::read_dir(cache.join("almanac")).is_ok_and(|entries| {
-            entries.flatten().any(|e| {
-                e.path().is_dir() && e.file_name().to_string_lossy().starts_with(&prefix)
-            })
+            entries
+                .flatten()
+                .any(|e| e.path().is_dir() && e.file_name().to_string_lossy().starts_with(&prefix))
         });
         if started {
             return;
@@ -87,16 +87,18 @@ fn venv_scripts_run_concurrently_on_an_empty_cache_make_each_venv_once() {
         children
             .into_iter()
             .zip(asks)
-            .map(|(child, (script, _, _))| {
-                printed_venv(script, &child.wait_with_output().unwrap())
-            })
+            .map(|(child, (script, _, _))| printed_venv(script, &child.wait_with_output().unwrap()))
             .collect()
     };
     let (firsts, seconds) = (printed(firsts), printed(seconds));
     assert_eq!(firsts, seconds, "both askers of each venv get the same one");
     assert_ne!(firsts[0], firsts[1]);
     for (venv, (script, _, module)) in firsts.iter().zip(asks) {
-        assert!(venv.starts_with(cache.path()), "{script}: {}", venv.display());
+        assert!(
+            venv.starts_with(cache.path()),
+            "{script}: {}",
+            venv.display()
+        );
         assert!(venv.join(".complete").is_file(), "{script}: finished");
         assert!(imports(venv, module), "{script}: {module} is installed");
     }
