@@ -5,9 +5,10 @@
 //! ranges (title, start, end) must equal those of an independent oracle:
 //! Python's `icalendar` + `recurring-ical-events` (`ics_corpus/oracle.py`).
 //!
-//! The oracle (`common::ics_oracle`) runs in a virtual environment cached in
-//! `~/.cache/almanac/ics-oracle` (or `$XDG_CACHE_HOME`), made with the
-//! pinned `ics_corpus/requirements.txt` when missing. When it cannot be made
+//! The oracle (`common::ics_oracle`) runs in a virtual environment cached
+//! under `~/.cache/almanac` (or `$XDG_CACHE_HOME`), made once with the
+//! pinned `ics_corpus/requirements.txt` by scripts/ics-oracle-venv.sh (the
+//! same locked maker as every test venv). When it cannot be made
 //! (no `python3-venv`: run `scripts/setup.sh`; PyPI unreachable), the test
 //! fails, never skips.
 

@@ -15,6 +15,9 @@
 //!   server's own JSON `500`; it never takes a server down.
 //! - [`signal`] — the SIGINT/SIGTERM shutdown signal of the app and of the
 //!   standalone daemon.
+//! - [`unread_body`] — `Connection: close` on an answer given before the
+//!   request body was read, so a client never reuses a connection the
+//!   server is closing.
 //! - [`defaults`] — the reminder daemon's defaults, which Almanac's settings
 //!   and the daemon's own configuration both start from.
 //!
@@ -34,9 +37,11 @@ pub mod host;
 pub mod listener;
 pub mod panics;
 pub mod signal;
+pub mod unread_body;
 
 pub use blocking::{Panicked, blocking};
 pub use connections::ConnectionLimits;
 pub use listener::{BindError, Bound, Listening};
 pub use panics::PanicAnswer;
 pub use signal::{ShutdownSignal, shutdown_signal};
+pub use unread_body::close_if_body_unread;

@@ -129,46 +129,10 @@ pub fn ics_corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ics_corpus")
 }
 
-/// The oracle's Python, installed into its cached venv when missing.
+/// The oracle's Python, from its cached venv (made on first use, once, by
+/// scripts/ics-oracle-venv.sh with the pins of `ics_corpus/requirements.txt`).
 pub fn ics_oracle_python() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("HOME or XDG_CACHE_HOME is set");
-    let venv = cache.join("almanac/ics-oracle");
-    let python = venv.join("bin/python");
-    let requirements = ics_corpus_dir().join("requirements.txt");
-    let wanted = std::fs::read_to_string(&requirements).unwrap();
-    let stamp = venv.join("almanac-requirements.txt");
-    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
-        return python;
-    }
-    let run = |what: &str, command: &mut Command| {
-        let output = command
-            .output()
-            .unwrap_or_else(|e| panic!("the ICS oracle cannot be installed: {what}: {e}"));
-        assert!(
-            output.status.success(),
-            "the ICS oracle cannot be installed: {what} failed \
-             (run scripts/setup.sh for python3-venv; PyPI must be reachable):\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
-    if !python.exists() {
-        run(
-            "python3 -m venv",
-            Command::new("python3").arg("-m").arg("venv").arg(&venv),
-        );
-    }
-    run(
-        "pip install",
-        Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
-            .arg(&requirements),
-    );
-    std::fs::write(&stamp, wanted).unwrap();
-    python
+    almanac_testkit::venv("ics-oracle-venv.sh").join("bin/python")
 }
 
 /// The oracle's answer for each of `ranges` of feed `feed` (display zone
