@@ -161,7 +161,10 @@ mod tests {
         let server = server(limits(600, 8)).await;
         let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
         let started = Instant::now();
-        stream.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n").await.unwrap();
+        stream
+            .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            .await
+            .unwrap();
         let (mut read, mut write) = stream.into_split();
         // One header byte every 100 ms: never a whole head, always busy.
         let trickle = tokio::spawn(async move {
@@ -205,12 +208,14 @@ mod tests {
         let mut second = TcpStream::connect(addr).await.unwrap();
         second.write_all(REQUEST).await.unwrap();
         let mut buf = [0; 1024];
-        assert!(second.read(&mut buf).await.unwrap() > 0, "the second is served");
+        assert!(
+            second.read(&mut buf).await.unwrap() > 0,
+            "the second is served"
+        );
         // The third connects (the kernel queues it) but is not served...
         let mut third = TcpStream::connect(addr).await.unwrap();
         third.write_all(REQUEST).await.unwrap();
-        let waited =
-            tokio::time::timeout(Duration::from_millis(500), third.read(&mut buf)).await;
+        let waited = tokio::time::timeout(Duration::from_millis(500), third.read(&mut buf)).await;
         assert!(waited.is_err(), "served past the cap: {waited:?}");
         // ...until a served one closes.
         drop(first);
@@ -221,9 +226,6 @@ mod tests {
 
     #[tokio::test]
     async fn the_defaults_are_ten_seconds_and_256_connections() {
-        assert_eq!(
-            ConnectionLimits::default(),
-            limits(10_000, 256)
-        );
+        assert_eq!(ConnectionLimits::default(), limits(10_000, 256));
     }
 }

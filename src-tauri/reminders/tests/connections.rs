@@ -20,11 +20,10 @@ async fn a_client_trickling_its_headers_is_dropped_after_ten_seconds() {
     let dir = tempfile::tempdir().unwrap();
     let daemon = TestDaemon::start(dir.path()).await;
     let addr = daemon.addr();
-    let lasted = tokio::task::spawn_blocking(move || {
-        almanac_testkit::net::trickled_headers_last(addr)
-    })
-    .await
-    .unwrap();
+    let lasted =
+        tokio::task::spawn_blocking(move || almanac_testkit::net::trickled_headers_last(addr))
+            .await
+            .unwrap();
     assert!(lasted >= Duration::from_secs(10), "{lasted:?}");
     assert!(lasted < Duration::from_secs(20), "{lasted:?}");
     // The daemon still answers.
@@ -42,13 +41,18 @@ async fn a_sync_body_just_past_the_default_limit_is_a_413() {
     let (status, body) = daemon.post_raw("/sync", "application/json", at_limit).await;
     assert_eq!(status, 200, "{body}");
     // ...one byte more is refused, with the limit named, and nothing changes.
-    daemon.sync(&[common::reminder("kept", common::now_epoch() + 600)]).await;
+    daemon
+        .sync(&[common::reminder("kept", common::now_epoch() + 600)])
+        .await;
     let past = format!("[{}]", " ".repeat(limit - 1));
     let (status, body) = daemon.post_raw("/sync", "application/json", past).await;
     assert_eq!(status, 413, "{body}");
     assert_eq!(body["error"], "payload_too_large", "{body}");
     assert!(
-        body["message"].as_str().unwrap().contains(&limit.to_string()),
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains(&limit.to_string()),
         "{body}"
     );
     assert_eq!(daemon.event_ids().await, vec!["kept"]);
@@ -90,7 +94,10 @@ async fn sync_bodies_are_read_two_at_a_time() {
         })
     };
     tokio::time::sleep(Duration::from_millis(700)).await;
-    assert!(!third.is_finished(), "a third /sync was read past two turns");
+    assert!(
+        !third.is_finished(),
+        "a third /sync was read past two turns"
+    );
     // Reads still answer meanwhile.
     assert_eq!(daemon.get("/status").await.0, 200);
     // The first body completes (as an empty array): its turn frees the third.

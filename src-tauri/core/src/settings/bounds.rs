@@ -129,11 +129,27 @@ mod tests {
 
     #[test]
     fn scheme_names_follow_rfc_3986_in_lowercase() {
-        for good in ["obsidian", "https", "mailto", "zotero", "x-devonthink-item", "a1+b.c"] {
+        for good in [
+            "obsidian",
+            "https",
+            "mailto",
+            "zotero",
+            "x-devonthink-item",
+            "a1+b.c",
+        ] {
             assert!(is_scheme_name(good), "{good}");
         }
         let long = "a".repeat(MAX_SCHEME_BYTES + 1);
-        for bad in ["", "1abc", "HTTPS", "ob sidian", "a:b", "é", "-x", long.as_str()] {
+        for bad in [
+            "",
+            "1abc",
+            "HTTPS",
+            "ob sidian",
+            "a:b",
+            "é",
+            "-x",
+            long.as_str(),
+        ] {
             assert!(!is_scheme_name(bad), "{bad}");
         }
     }

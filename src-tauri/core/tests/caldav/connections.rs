@@ -11,16 +11,11 @@ use crate::support::Instance;
 #[tokio::test]
 async fn a_client_trickling_its_headers_is_dropped_after_ten_seconds() {
     let instance = Instance::start().await;
-    let addr: SocketAddr = instance
-        .base
-        .trim_start_matches("http://")
-        .parse()
-        .unwrap();
-    let lasted = tokio::task::spawn_blocking(move || {
-        almanac_testkit::net::trickled_headers_last(addr)
-    })
-    .await
-    .unwrap();
+    let addr: SocketAddr = instance.base.trim_start_matches("http://").parse().unwrap();
+    let lasted =
+        tokio::task::spawn_blocking(move || almanac_testkit::net::trickled_headers_last(addr))
+            .await
+            .unwrap();
     assert!(lasted >= Duration::from_secs(10), "{lasted:?}");
     assert!(lasted < Duration::from_secs(20), "{lasted:?}");
     // The server still answers.

@@ -15,11 +15,10 @@ use crate::support::Instance;
 async fn a_client_trickling_its_headers_is_dropped_after_ten_seconds() {
     let instance = Instance::start().await;
     let addr = instance.server.local_addr();
-    let lasted = tokio::task::spawn_blocking(move || {
-        almanac_testkit::net::trickled_headers_last(addr)
-    })
-    .await
-    .unwrap();
+    let lasted =
+        tokio::task::spawn_blocking(move || almanac_testkit::net::trickled_headers_last(addr))
+            .await
+            .unwrap();
     assert_eq!(HEADER_READ_TIMEOUT, Duration::from_secs(10));
     assert!(lasted >= HEADER_READ_TIMEOUT, "{lasted:?}");
     assert!(lasted < Duration::from_secs(20), "{lasted:?}");
@@ -54,5 +53,9 @@ async fn past_256_connections_a_new_one_waits_until_one_closes() {
     drop(held.swap_remove(0));
     let mut buf = [0; 12];
     extra.read_exact(&mut buf).await.unwrap();
-    assert!(buf.starts_with(b"HTTP/1.1 "), "{:?}", String::from_utf8_lossy(&buf));
+    assert!(
+        buf.starts_with(b"HTTP/1.1 "),
+        "{:?}",
+        String::from_utf8_lossy(&buf)
+    );
 }

@@ -345,7 +345,12 @@ async fn only_full_access_or_the_user_moves_reminders_through_the_display_zone()
     let writer = instance
         .token(&[Scope::SettingsRead, Scope::SettingsWrite])
         .await;
-    let reply = put(&instance, &writer, json!({"displayTimezone": "Pacific/Kiritimati"})).await;
+    let reply = put(
+        &instance,
+        &writer,
+        json!({"displayTimezone": "Pacific/Kiritimati"}),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN, "{reply:?}");
     let message = reply.body["message"].as_str().unwrap();
     assert!(
@@ -354,11 +359,21 @@ async fn only_full_access_or_the_user_moves_reminders_through_the_display_zone()
     );
     assert_eq!(zone(), before);
     // Writing back the zone it read is not a change.
-    let reply = put(&instance, &writer, json!({"displayTimezone": before, "firstDay": 1})).await;
+    let reply = put(
+        &instance,
+        &writer,
+        json!({"displayTimezone": before, "firstDay": 1}),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
 
     let admin = instance.token(&[Scope::SystemFullAccess]).await;
-    let reply = put(&instance, &admin, json!({"displayTimezone": "Pacific/Kiritimati"})).await;
+    let reply = put(
+        &instance,
+        &admin,
+        json!({"displayTimezone": "Pacific/Kiritimati"}),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
     assert_eq!(zone(), "Pacific/Kiritimati");
     instance
@@ -402,7 +417,12 @@ async fn reminders_open_only_safe_schemes() {
     refused_for_full_access(&instance, patches).await;
     // A known app's scheme is fine.
     let admin = instance.token(&[Scope::SystemFullAccess]).await;
-    let reply = put(&instance, &admin, schemes(json!(["obsidian", "https", "zotero"]))).await;
+    let reply = put(
+        &instance,
+        &admin,
+        schemes(json!(["obsidian", "https", "zotero"])),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
 }
 
@@ -434,8 +454,14 @@ async fn the_three_servers_never_share_a_port() {
         &instance,
         vec![
             (json!({"localServerPort": daemon}), "reminders.daemonPort"),
-            (json!({"reminders": {"daemonPort": rest}}), "reminders.daemonPort"),
-            (json!({"reminders": {"daemonPort": caldav}}), "caldavServer.port"),
+            (
+                json!({"reminders": {"daemonPort": rest}}),
+                "reminders.daemonPort",
+            ),
+            (
+                json!({"reminders": {"daemonPort": caldav}}),
+                "caldavServer.port",
+            ),
         ],
     )
     .await;

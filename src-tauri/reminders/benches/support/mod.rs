@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use almanac_reminders::{
-    Daemon, DaemonConfig, DaemonHandle, Limits, Notification, Notifier, NotifierInfo,
-    SystemOpener,
+    Daemon, DaemonConfig, DaemonHandle, Limits, Notification, Notifier, NotifierInfo, SystemOpener,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc;

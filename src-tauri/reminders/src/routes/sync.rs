@@ -48,7 +48,11 @@ pub const SYNCS_AT_ONCE: usize = 2;
 
 /// Holds a `/sync` request until one of [`SYNCS_AT_ONCE`] turns is free,
 /// before its body is read.
-pub async fn in_turn(State(turns): State<Arc<Semaphore>>, request: Request, next: Next) -> Response {
+pub async fn in_turn(
+    State(turns): State<Arc<Semaphore>>,
+    request: Request,
+    next: Next,
+) -> Response {
     // The semaphore lives as long as the router and is never closed.
     let _turn = turns.acquire().await;
     next.run(request).await
