@@ -11,6 +11,7 @@ use crate::calendar::SkippedNote;
 use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::dav::{self, DavError};
 use crate::calendar::sources::ical;
+use crate::ics::bounds::Limits;
 
 /// What the CalDAV client reads of a server's multistatus answer (as
 /// discovery and sync read it): every response's href, status, and the
@@ -46,7 +47,7 @@ pub fn read_feed(
     text: &str,
     display_tz: Tz,
 ) -> Result<Vec<SkippedNote>, String> {
-    ical::parse(source, text, display_tz).map(|parsed| parsed.skipped)
+    ical::parse(source, text, display_tz, &Limits::FEED).map(|parsed| parsed.note.skipped)
 }
 
 /// A resource of the CalDAV copy read as `calendar::caldav_source` reads
@@ -56,5 +57,5 @@ pub fn read_caldav_item(
     text: &str,
     display_tz: Tz,
 ) -> Result<Vec<SkippedNote>, String> {
-    ical::parse(source, text, display_tz).map(|parsed| parsed.skipped)
+    ical::parse(source, text, display_tz, &Limits::RESOURCE).map(|parsed| parsed.note.skipped)
 }
