@@ -135,7 +135,7 @@ fn unbalanced_text_gets_a_named_error() {
 #[test]
 fn one_bad_item_is_set_aside_and_the_others_read() {
     let text = calendar(&format!(
-        "{EVENT}{}BEGIN:VEVENT\r\nUID:b\r\nEND:VTODO\r\n{}BEGIN:VEVENT\r\n:::\r\nEND:VEVENT\r\n",
+        "{EVENT}{}BEGIN:VEVENT\r\nUID:b\r\nEND:VTODO\r\n{}BEGIN:VEVENT\r\nthis is not iCalendar\r\nEND:VEVENT\r\n",
         nested(20),
         EVENT.replace("UID:a", "UID:c"),
     ));
