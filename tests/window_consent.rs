@@ -198,7 +198,10 @@ async fn allowed_request_shows_a_working_secret_once() {
     for command in ["token_create", "tokens_list", "settings_update"] {
         let refused = invoke(&session, command).await;
         assert!(
-            refused["error"].as_str().unwrap_or_default().contains("not allowed"),
+            refused["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("not allowed"),
             "{command}: {refused}"
         );
     }

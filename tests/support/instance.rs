@@ -278,7 +278,10 @@ impl Instance {
             .send()
             .await
             .unwrap();
-        assert!(reply.status().is_success(), "PUT /settings {patch}: {reply:?}");
+        assert!(
+            reply.status().is_success(),
+            "PUT /settings {patch}: {reply:?}"
+        );
     }
 
     /// The status of `GET <api>/<path>` with `secret` as the bearer token.
