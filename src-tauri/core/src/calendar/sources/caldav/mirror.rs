@@ -238,6 +238,7 @@ impl LiveMirrors<'_> {
             .or_insert_with(|| Live {
                 mirror: self.store.load(source_id).unwrap_or_default(),
                 unreadable: BTreeMap::new(),
+                set_aside: BTreeMap::new(),
             })
     }
 }
