@@ -79,11 +79,13 @@ fn assert_trap_is_inert(ics: &str) {
         value("URL").starts_with("https://x.example/ATTENDEE"),
         "{ics}"
     );
+    // The parser unescapes TEXT: the note's text comes back whole, one
+    // property each.
     assert_eq!(
         value("DESCRIPTION"),
-        "Hi\\nATTENDEE:mailto:victim@example.com\\nX-INJ:2"
+        "Hi\nATTENDEE:mailto:victim@example.com\nX-INJ:2"
     );
-    assert_eq!(value("LOCATION"), "Room 1\\nX-INJ:3");
+    assert_eq!(value("LOCATION"), "Room 1\nX-INJ:3");
     assert!(
         ics.split("\r\n").all(|line| line.len() <= 75),
         "a line over 75 octets: {ics}"
