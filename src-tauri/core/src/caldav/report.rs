@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn prop_filters_match_text_and_absence() {
         let ics = "BEGIN:VEVENT\r\nUID:abc-1\r\nSUMMARY:Team\r\n  sync\r\nEND:VEVENT\r\n";
-        let filter = |xml: &str| parse(xml).unwrap();
+        let filter = |xml: &str| parse_request(xml).unwrap();
         let uid = filter(
             r#"<c:prop-filter xmlns:c="urn:ietf:params:xml:ns:caldav" name="UID"><c:text-match>ABC</c:text-match></c:prop-filter>"#,
         );
