@@ -13,6 +13,10 @@
 # an uninstrumented build is several times quicker to build and to run;
 # libFuzzer still catches panics and aborts, and the targets turn a stack
 # overflow into an abort (fuzz_targets/common/stack.rs).
+#
+# Before fuzzing, each target replays every reproducer kept in
+# fuzz/crashes/<target>/ (the crashes found so far): one crashing again
+# fails the run, so a fixed crash cannot come back unnoticed.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
@@ -59,6 +63,21 @@ for target in "${targets[@]}"; do
   seeds=()
   [ -d "seeds/$target" ] && seeds=("seeds/$target")
   log="$logs/$target.log"
+  known=()
+  [ -d "crashes/$target" ] && mapfile -t known < <(find "crashes/$target" -type f | sort)
+  if ((${#known[@]})); then
+    # Files, not a folder: libFuzzer runs each once and stops.
+    if (ulimit -s 2048 && nice -n 19 cargo fuzz run -O -s none "$target" "${known[@]}" -- \
+      -timeout="$timeout" -rss_limit_mb=2048) >"$log" 2>&1; then
+      echo "fuzz: $target: ${#known[@]} known crash(es) replayed, none crashes"
+    else
+      echo "fuzz: $target FAILED replaying fuzz/crashes/$target/:" >&2
+      grep -E -A4 'panicked at|^==fuzz==|ERROR: libFuzzer|^Running:|build failed|^error' "$log" |
+        grep -Ev '^ *[0-9]+: |^ +at ' | head -n 24 >&2 || true
+      failed+=("$target")
+      continue
+    fi
+  fi
   # The stack of a runtime worker thread (2 MiB), on which production
   # parses: a recursion too deep for it crashes here too.
   if (ulimit -s 2048 && nice -n 19 cargo fuzz run -O -s none "$target" "corpus/$target" "${seeds[@]}" -- "${args[@]}") >"$log" 2>&1; then

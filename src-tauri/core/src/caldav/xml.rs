@@ -92,7 +92,13 @@ fn parse_within(body: &str, max_nodes: usize) -> Result<Element, String> {
     loop {
         let (ns, event) = reader.read_resolved_event().map_err(|e| e.to_string())?;
         let ns = match ns {
-            ResolveResult::Bound(ns) => ns.0.to_string(),
+            ResolveResult::Bound(ns) => {
+                let ns = ns.0.to_string();
+                if let Some(bad) = ns.chars().find(|c| !is_xml_char(*c)) {
+                    return Err(format!("namespace `{}` holds {bad:?}", ns.escape_debug()));
+                }
+                ns
+            }
             ResolveResult::Unbound => String::new(),
             ResolveResult::Unknown(prefix) => {
                 return Err(format!("undeclared namespace prefix `{prefix}`"));
@@ -101,11 +107,17 @@ fn parse_within(body: &str, max_nodes: usize) -> Result<Element, String> {
         match event {
             Event::Start(ref start) | Event::Empty(ref start) => {
                 let empty = matches!(event, Event::Empty(_));
+                let local = start.local_name().as_ref().to_string();
+                // Names are written back in answers (a `404` propstat): one
+                // that is not an XML name would make the answer ill-formed.
+                if !is_local_name(&local) {
+                    return Err(format!(
+                        "`{}` is not an XML element name",
+                        local.escape_debug()
+                    ));
+                }
                 let element = Element {
-                    name: Name {
-                        ns,
-                        local: start.local_name().as_ref().to_string(),
-                    },
+                    name: Name { ns, local },
                     attributes: start
                         .attributes()
                         .filter_map(Result::ok)
@@ -169,6 +181,31 @@ fn parse_within(body: &str, max_nodes: usize) -> Result<Element, String> {
     }
 }
 
+/// An XML 1.0 name without a prefix (`NCName`: a `Name` with no colon).
+fn is_local_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(is_name_start) && chars.all(is_name_char)
+}
+
+fn is_name_start(c: char) -> bool {
+    matches!(c,
+        'A'..='Z' | '_' | 'a'..='z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}'
+        | '\u{F8}'..='\u{2FF}' | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}'
+        | '\u{200C}'..='\u{200D}' | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}'
+        | '\u{3001}'..='\u{D7FF}' | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}'
+        | '\u{10000}'..='\u{EFFFF}')
+}
+
+fn is_name_char(c: char) -> bool {
+    is_name_start(c)
+        || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
+}
+
+/// A character XML 1.0 allows in a document at all.
+fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
+}
+
 /// Closes the innermost element; returns the root once it closes.
 fn close(stack: &mut Vec<Element>) -> Result<Option<Element>, String> {
     let done = stack.pop().ok_or("unbalanced XML")?;
@@ -225,6 +262,23 @@ mod tests {
     fn entities_other_than_the_predefined_are_refused() {
         let bomb = r#"<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x "xxxxxxxxxx"><!ENTITY y "&x;&x;&x;&x;">]><a xmlns="DAV:">&y;</a>"#;
         assert!(parse_request(bomb).unwrap_err().contains("unknown entity"));
+    }
+
+    #[test]
+    fn names_that_cannot_be_written_back_are_refused() {
+        // The fuzzers' body: quick-xml reads `<">` as an element called `"`.
+        let echoed = "<d:propfind xmlns:d=\"DAV:\" x>/<d:prop><\">\n\"/></d:prop>\n</d:propfind>";
+        assert!(
+            parse_request(echoed)
+                .unwrap_err()
+                .contains("not an XML element name")
+        );
+        assert!(parse("<a xmlns='DAV:'><b&c/></a>").is_err());
+        assert!(parse("<a xmlns='DAV:'><1b/></a>").is_err());
+        let control = "<a xmlns='DAV:'><x:b xmlns:x='urn:\u{1}'/></a>";
+        assert!(parse(control).unwrap_err().contains("namespace"));
+        let fine = parse("<a xmlns='DAV:'><b-1.x xmlns='urn:x&amp;y'/><ü/></a>").unwrap();
+        assert_eq!(fine.children.len(), 2);
     }
 
     #[test]

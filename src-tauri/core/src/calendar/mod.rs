@@ -53,6 +53,7 @@ pub mod query;
 mod recurrence;
 mod recurrence_set;
 mod reread;
+pub(crate) mod rule_parse;
 pub(crate) mod rule_text;
 mod scan;
 pub mod sources;

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use chrono_tz::Tz;
-use rrule::{Frequency, RRule, RRuleSet, Unvalidated, Validated};
+use rrule::{Frequency, RRule, RRuleSet, Validated};
 
 use super::budget::{Allowance, Exhausted, spend};
 use super::error::CalendarError;
@@ -32,6 +32,7 @@ use super::event::{DayOfWeek, EventType};
 use super::memo::{SeriesId, Starts, YearMemo};
 use super::query::{day_start_millis, local_to_millis};
 use super::recurrence_set::{RecurrenceSet, SetTiming};
+use super::rule_parse::parse_rrule;
 use super::rule_text::{Pattern, rule_line, with_until_utc};
 use super::spec::EventSpec;
 
@@ -540,7 +541,7 @@ pub fn check_rrule(text: &str) -> Result<(), CalendarError> {
 fn parse_rule(text: &str, zone: Tz, anchor: NaiveDateTime) -> Result<RRule<Validated>, String> {
     let line = rule_line(text).ok_or_else(|| format!("`{text}` has no FREQ="))?;
     let normalized = with_until_utc(line, Some(zone));
-    let rule: RRule<Unvalidated> = normalized.parse().map_err(|e| format!("`{line}`: {e}"))?;
+    let rule = parse_rrule(&normalized).map_err(|e| format!("`{line}`: {e}"))?;
     let dtstart = localize(anchor, zone).ok_or("the start is out of range")?;
     rule.validate(dtstart).map_err(|e| format!("`{line}`: {e}"))
 }

@@ -80,10 +80,12 @@ fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, St
         Some(end) => Some(local(&end, zone)),
         None => event
             .property_value("DURATION")
-            .map(|d| {
-                duration(d)
-                    .map(|d| begin + d)
-                    .ok_or(format!("DURATION `{d}` is not understood"))
+            .map(|d| match duration(d) {
+                Ok(length) => begin
+                    .checked_add_signed(length)
+                    .ok_or_else(|| too_long("DURATION", d)),
+                Err(BadDuration::TooLong) => Err(too_long("DURATION", d)),
+                Err(BadDuration::Unreadable) => Err(format!("DURATION `{d}` is not understood")),
             })
             .transpose()?,
     };
@@ -132,12 +134,15 @@ fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, St
             c.property_value("ACTION")
                 .is_none_or(|a| a.eq_ignore_ascii_case("DISPLAY"))
         })
-        .filter_map(|c| minutes_before(c.property_value("TRIGGER")?))
-        .map(|minutes_before| Alarm {
-            minutes_before,
-            action: AlarmAction::Display,
+        .filter_map(|c| c.property_value("TRIGGER"))
+        .filter_map(|trigger| minutes_before(trigger).transpose())
+        .map(|minutes_before| {
+            Ok(Alarm {
+                minutes_before: minutes_before?,
+                action: AlarmAction::Display,
+            })
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     Ok(EventFields {
         title: Some(event.get_summary().unwrap_or_default().to_string()),
         date: Some(Some(day(date))),
@@ -273,14 +278,31 @@ fn normalized_rule(rule: &str) -> String {
     parts.join(";")
 }
 
-fn duration(text: &str) -> Option<Duration> {
+/// Lengths beyond this (a century, as the feed reader's) are no event's or
+/// alarm's, and would overflow the date arithmetic.
+const MAX_DURATION_DAYS: i64 = 100 * 366;
+
+/// Why a duration value is not read.
+#[derive(Debug, PartialEq, Eq)]
+enum BadDuration {
+    /// Not RFC 5545 duration syntax.
+    Unreadable,
+    /// Longer than [`MAX_DURATION_DAYS`] (or than any number can hold).
+    TooLong,
+}
+
+/// An RFC 5545 duration (`P1DT2H`, `-PT15M`), at most
+/// [`MAX_DURATION_DAYS`] long: every step is checked, as the numbers come
+/// from outside and `chrono` panics past its range.
+fn duration(text: &str) -> Result<Duration, BadDuration> {
     let text = text.trim();
     let (negative, text) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
-    let body = text.strip_prefix('P')?;
-    let mut total = Duration::zero();
+    let body = text.strip_prefix('P').ok_or(BadDuration::Unreadable)?;
+    let limit = MAX_DURATION_DAYS * 86_400;
+    let mut seconds: i64 = 0;
     let mut number = String::new();
     let mut in_time = false;
     for ch in body.chars() {
@@ -288,27 +310,48 @@ fn duration(text: &str) -> Option<Duration> {
             'T' => in_time = true,
             '0'..='9' => number.push(ch),
             unit => {
-                let n: i64 = std::mem::take(&mut number).parse().ok()?;
-                total += match (unit, in_time) {
-                    ('W', false) => Duration::weeks(n),
-                    ('D', false) => Duration::days(n),
-                    ('H', true) => Duration::hours(n),
-                    ('M', true) => Duration::minutes(n),
-                    ('S', true) => Duration::seconds(n),
-                    _ => return None,
+                let digits = std::mem::take(&mut number);
+                if digits.is_empty() {
+                    return Err(BadDuration::Unreadable);
+                }
+                let unit_seconds = match (unit, in_time) {
+                    ('W', false) => 7 * 86_400,
+                    ('D', false) => 86_400,
+                    ('H', true) => 3_600,
+                    ('M', true) => 60,
+                    ('S', true) => 1,
+                    _ => return Err(BadDuration::Unreadable),
                 };
+                // Digits past i64 are a number too long, not bad syntax.
+                let n: i64 = digits.parse().map_err(|_| BadDuration::TooLong)?;
+                seconds = n
+                    .checked_mul(unit_seconds)
+                    .and_then(|s| s.checked_add(seconds))
+                    .filter(|s| *s <= limit)
+                    .ok_or(BadDuration::TooLong)?;
             }
         }
     }
-    number
-        .is_empty()
-        .then_some(if negative { -total } else { total })
+    if !number.is_empty() {
+        return Err(BadDuration::Unreadable);
+    }
+    let total = Duration::seconds(seconds);
+    Ok(if negative { -total } else { total })
 }
 
-/// A `TRIGGER` before the start, in minutes (`-PT15M` → 15).
-fn minutes_before(trigger: &str) -> Option<i64> {
-    let before = -duration(trigger)?;
-    (before >= Duration::zero()).then(|| before.num_minutes())
+/// A `TRIGGER` before the start, in minutes (`-PT15M` → 15); `None` for
+/// one this reader skips (after the start, or an absolute time).
+fn minutes_before(trigger: &str) -> Result<Option<i64>, String> {
+    match duration(trigger) {
+        Ok(d) => Ok((-d >= Duration::zero()).then(|| (-d).num_minutes())),
+        Err(BadDuration::Unreadable) => Ok(None),
+        Err(BadDuration::TooLong) => Err(too_long("TRIGGER", trigger)),
+    }
+}
+
+fn too_long(property: &str, value: &str) -> String {
+    let shown: String = value.trim().chars().take(40).collect();
+    format!("{property} `{shown}` is longer than {MAX_DURATION_DAYS} days")
 }
 
 #[cfg(test)]
@@ -337,6 +380,46 @@ mod tests {
         assert_eq!(f.end_time, Some(Some("10:00".into())));
         assert_eq!(f.timezone, Some(Some("America/New_York".into())));
         assert_eq!(f.alarms.unwrap().unwrap()[0].minutes_before, 15);
+    }
+
+    #[test]
+    fn durations_past_a_century_are_refused_by_name() {
+        assert_eq!(duration("-P1W2DT3H4M5S"), Ok(-Duration::seconds(788_645)));
+        assert_eq!(duration("P36600D"), Ok(Duration::days(36_600)));
+        for long in [
+            "-PT999999999999999999M",
+            "P99999999999999999999999W",
+            "PT9223372036854775807S",
+            "P36601D",
+            "P36600DT1S",
+            "P1W5228W",
+        ] {
+            assert_eq!(duration(long), Err(BadDuration::TooLong), "{long}");
+        }
+        assert_eq!(duration("PT15"), Err(BadDuration::Unreadable));
+        assert_eq!(duration("PTM"), Err(BadDuration::Unreadable));
+        let alarm = |trigger: &str| {
+            wrap(&format!(
+                "BEGIN:VEVENT\r\nUID:t\r\nDTSTART:20240305T080000Z\r\n\
+                 BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:{trigger}\r\nEND:VALARM\r\nEND:VEVENT\r\n"
+            ))
+        };
+        let refused = read(&alarm("-PT999999999999999999M"), BERLIN).unwrap_err();
+        assert!(
+            refused.starts_with("TRIGGER `-PT999999999999999999M`"),
+            "{refused}"
+        );
+        // An absolute TRIGGER is still skipped, not refused.
+        let absolute = read(&alarm("20240305T070000Z"), BERLIN).unwrap();
+        assert!(matches!(absolute.fields.alarms, Some(None)));
+        let long = wrap(
+            "BEGIN:VEVENT\r\nUID:d\r\nDTSTART:20240305T080000Z\r\nDURATION:P99999999999D\r\nEND:VEVENT\r\n",
+        );
+        assert!(
+            read(&long, BERLIN)
+                .unwrap_err()
+                .starts_with("DURATION `P99999999999D`")
+        );
     }
 
     #[test]

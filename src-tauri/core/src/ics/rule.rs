@@ -2,9 +2,10 @@
 //! occurrence (`DTSTART` must be one, RFC 5545 §3.8.5.3, while a note's
 //! `startRecur` / `startDate` only bounds the series).
 
-use chrono::{Datelike, NaiveDate, NaiveTime};
+use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone};
 use chrono_tz::Tz;
 
+use crate::calendar::rule_parse::parse_rrule;
 use crate::calendar::rule_text::{Pattern, rule_line, with_until_utc};
 use crate::calendar::{Event, EventType};
 
@@ -45,12 +46,10 @@ fn parse_day(text: &str) -> Option<NaiveDate> {
 /// when the rule cannot be evaluated, so nothing is lost).
 pub fn first_occurrence(rule: &str, anchor: NaiveDate) -> NaiveDate {
     let rule = with_until_utc(rule, Some(Tz::UTC));
-    let text = format!(
-        "DTSTART:{}\nRRULE:{rule}",
-        anchor.and_time(NaiveTime::MIN).format("%Y%m%dT%H%M%SZ")
-    );
-    text.parse::<rrule::RRuleSet>()
+    let start = rrule::Tz::UTC.from_utc_datetime(&anchor.and_time(NaiveTime::MIN));
+    parse_rrule(&rule)
         .ok()
+        .and_then(|rule| rule.build(start).ok())
         .and_then(|set| set.all(1).dates.first().map(|d| d.date_naive()))
         .filter(|d| d.year() >= anchor.year())
         .unwrap_or(anchor)

@@ -11,6 +11,7 @@ mod support;
 mod clients;
 mod connections;
 mod feeds;
+mod fuzz_crashes;
 mod ics_bounds;
 mod injection;
 mod limits;

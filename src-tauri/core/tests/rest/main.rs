@@ -8,6 +8,7 @@ mod auth;
 mod bounds;
 mod connections;
 mod feeds;
+mod fuzz_crashes;
 mod hostile;
 mod ids;
 mod lifecycle;

@@ -19,7 +19,9 @@ use chrono::{
 };
 use chrono_tz::{TZ_VARIANTS, Tz};
 use icalendar::parser::Component;
-use rrule::{Frequency, RRule, Unvalidated};
+use rrule::Frequency;
+
+use crate::calendar::rule_parse::parse_rrule;
 
 /// The years a `VTIMEZONE` definition must agree with an IANA zone in.
 /// Definitions written by Outlook describe today's rules only (from 1601
@@ -309,7 +311,7 @@ const SHIFT_DAYS: i64 = 19 * 146_097;
 /// second by second.
 fn rule_onsets(start: NaiveDateTime, rule: &str) -> Result<Vec<NaiveDateTime>, String> {
     let unreadable = || format!("RRULE `{}` cannot be read", shorten(rule));
-    let mut parsed: RRule<Unvalidated> = rule.trim().parse().map_err(|_| unreadable())?;
+    let mut parsed = parse_rrule(rule).map_err(|_| unreadable())?;
     if parsed.get_freq() != Frequency::Yearly {
         return Err(format!("RRULE `{}` is not FREQ=YEARLY", shorten(rule)));
     }
