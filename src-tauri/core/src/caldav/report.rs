@@ -238,7 +238,6 @@ fn props_match(ics: &str, filters: &[&Element]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::caldav::xml::parse;
 
     #[test]
     fn prop_filters_match_text_and_absence() {
