@@ -57,7 +57,11 @@ trap 'rm -rf "$logs"' EXIT
 failed=()
 for target in "${targets[@]}"; do
   mkdir -p "corpus/$target"
-  args=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1)
+  # A fixed seed: the short run tries the same inputs, in the same order, on
+  # every machine (a slower one just gets fewer of them), so a run that
+  # passed here cannot fail elsewhere on an input nobody has seen. Long runs
+  # (FUZZ_SEED=0: libFuzzer picks one) explore.
+  args=(-seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1)
   read -ra extra <<<"$(flags_of "$target")"
   args+=("${extra[@]}")
   seeds=()
