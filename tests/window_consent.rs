@@ -130,7 +130,10 @@ async fn invoke(session: &Session, command: &str) -> Value {
     session
         .execute_async(&format!(
             "const done = arguments[arguments.length - 1];
-             window.__TAURI__.core.invoke('{command}').then(done, (e) => done({{ error: String(e) }}));"
+             (async () => {{
+               try {{ done(await window.__TAURI__.core.invoke('{command}')); }}
+               catch (e) {{ done({{ error: String(e) }}); }}
+             }})();"
         ))
         .await
 }
