@@ -125,14 +125,16 @@ async fn wait_for_allow(session: &Session) {
         .await;
 }
 
-/// Calls a Tauri command from the current window's page.
+/// Calls a Tauri command from the current window's page: its value, or
+/// `{refused: why}` (not `error`: a value with an `error` key reads as the
+/// W3C error shape, and so as the WebDriver command failing).
 async fn invoke(session: &Session, command: &str) -> Value {
     session
         .execute_async(&format!(
             "const done = arguments[arguments.length - 1];
              (async () => {{
                try {{ done(await window.__TAURI__.core.invoke('{command}')); }}
-               catch (e) {{ done({{ error: String(e) }}); }}
+               catch (e) {{ done({{ refused: String(e) }}); }}
              }})();"
         ))
         .await
@@ -201,7 +203,7 @@ async fn allowed_request_shows_a_working_secret_once() {
     for command in ["token_create", "tokens_list", "settings_update"] {
         let refused = invoke(&session, command).await;
         assert!(
-            refused["error"]
+            refused["refused"]
                 .as_str()
                 .unwrap_or_default()
                 .contains("not allowed"),
