@@ -244,10 +244,16 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
             json!([format!("{row} .calendar-color")]),
         )
         .await;
+    // Sent right after the rename was saved: the recolour keeps the new name.
     settings_file_where(&instance, "the new colour", |s| {
         s["calendarSources"][1]["color"] == "#e0245e"
     })
     .await;
+    assert_eq!(
+        settings_file(&instance)["calendarSources"][1]["name"],
+        "Office",
+        "a recolour never sends back the name from before a rename"
+    );
     // The row follows the saved settings (their change event), not the file.
     session
         .wait_for(&format!(

@@ -52,25 +52,34 @@ function countText(id) {
   return known.lastFetched ? `${count}, synced ${formatDateTime(known.lastFetched)}` : `${count}, not synced yet`;
 }
 
+// Saves run one after another, each applied to the sources as the save
+// before it left them: a recolour sent while a rename is still being saved
+// must not send the old name back.
+let saving = Promise.resolve();
+
 /**
- * Saves `next` as the calendar sources; `errorSlot` shows a refusal. Returns
- * whether it was saved.
+ * Saves `change(sources)` as the calendar sources once the saves before it
+ * are done; `errorSlot` shows a refusal. Returns whether it was saved.
  */
-async function saveSources(next, errorSlot) {
-  errorSlot.textContent = '';
-  try {
-    show(await saveSettings({ calendarSources: next }));
-    return true;
-  } catch (refusal) {
-    errorSlot.textContent = refusal.message;
-    return false;
-  }
+function saveSources(change, errorSlot) {
+  const run = saving.then(async () => {
+    errorSlot.textContent = '';
+    try {
+      show(await saveSettings({ calendarSources: change(sources) }));
+      return true;
+    } catch (refusal) {
+      errorSlot.textContent = refusal.message;
+      return false;
+    }
+  });
+  saving = run;
+  return run;
 }
 
 /** A source's row: its element and the parts a refresh updates in place. */
 function buildRow(source, index) {
   const error = el('span', { class: 'field-error', role: 'alert' });
-  const replace = (changes) => sources.map((s, i) => (i === index ? { ...s, ...changes } : s));
+  const replace = (changes) => (current) => current.map((s) => (s.id === source.id ? { ...s, ...changes } : s));
   const color = el('input', {
     type: 'color',
     class: 'calendar-color',
@@ -169,7 +178,7 @@ function askRemove(source) {
   removeDialog.onclose = () => {
     if (removeDialog.returnValue !== 'remove') return;
     saveSources(
-      sources.filter((s) => s.id !== source.id),
+      (current) => current.filter((s) => s.id !== source.id),
       $('calendars-error'),
     );
   };
