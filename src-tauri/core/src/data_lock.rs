@@ -8,7 +8,7 @@
 //! cannot. The lock belongs to the open file, so the OS drops it when the
 //! process ends, however it ends: a crash never leaves a stale lock behind.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -42,10 +42,13 @@ impl DataLock {
             source,
         };
         crate::fsutil::create_private_dir(paths.data_dir()).map_err(io)?;
-        match open(&path).and_then(|file| try_lock(&file).map(|()| file)) {
-            Ok(file) => Ok(DataLock { path, _file: file }),
-            Err(e) if is_contended(&e) => Err(DataLockError::Held(path)),
-            Err(e) => Err(io(e)),
+        let file = open(&path).map_err(io)?;
+        // `flock(2)` on Unix, `LockFileEx` on Windows: tied to the open
+        // file, so a second open of it, here or elsewhere, cannot take it.
+        match file.try_lock() {
+            Ok(()) => Ok(DataLock { path, _file: file }),
+            Err(TryLockError::WouldBlock) => Err(DataLockError::Held(path)),
+            Err(TryLockError::Error(e)) => Err(io(e)),
         }
     }
 
@@ -54,61 +57,18 @@ impl DataLock {
     }
 }
 
-#[cfg(unix)]
+/// The lock file, opened for locking: private, and never through a link.
 fn open(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-}
-
-/// `flock(2)`: tied to the open file description, so a second open of the
-/// same file, in this process or another, cannot take it meanwhile.
-#[cfg(unix)]
-fn try_lock(file: &File) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock only reads the descriptor, which `file` keeps open.
-    let result = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if result == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
     }
-}
-
-#[cfg(unix)]
-fn is_contended(error: &io::Error) -> bool {
-    error.kind() == io::ErrorKind::WouldBlock
-}
-
-/// Windows: a file opened with no sharing cannot be opened again until it
-/// is closed, which is the same exclusive lock.
-#[cfg(windows)]
-fn open(path: &Path) -> io::Result<File> {
-    use std::os::windows::fs::OpenOptionsExt;
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .share_mode(0)
-        .open(path)
-}
-
-#[cfg(windows)]
-fn try_lock(_file: &File) -> io::Result<()> {
-    Ok(())
-}
-
-#[cfg(windows)]
-fn is_contended(error: &io::Error) -> bool {
-    const ERROR_SHARING_VIOLATION: i32 = 32;
-    error.raw_os_error() == Some(ERROR_SHARING_VIOLATION)
+    options.open(path)
 }
 
 #[cfg(test)]
