@@ -18,7 +18,7 @@ use std::path::Path;
 
 use tempfile::NamedTempFile;
 
-mod private_dir;
+use almanac_loopback::private_dir;
 
 /// Atomically replaces (or creates) `path` with `contents`.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
@@ -34,10 +34,7 @@ pub fn atomic_write_private(path: &Path, contents: &[u8]) -> io::Result<()> {
     replace_with(path, contents, PRIVATE_FILE)
 }
 
-/// The mode of every file in Almanac's own folders.
-pub const PRIVATE_FILE: u32 = 0o600;
-/// The mode of every folder of Almanac's own.
-pub const PRIVATE_DIR: u32 = 0o700;
+pub use private_dir::{PRIVATE_DIR, PRIVATE_FILE};
 
 /// What `open(2)` gets for ordinary files; the umask narrows it.
 const DEFAULT_MODE: u32 = 0o666;

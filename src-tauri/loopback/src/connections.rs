@@ -8,6 +8,9 @@
 //!   the idle keep-alive timeout: a kept-alive connection that sends no next
 //!   request within it is closed too. This is what stops a slowloris client
 //!   (headers one byte at a time) from holding a connection forever.
+//! - **Body-read timeout.** A request's body must arrive within
+//!   [`ConnectionLimits::body_read`] of the handler starting to read it
+//!   ([`crate::request_body`]).
 //! - **Connection cap.** At most [`ConnectionLimits::max_connections`]
 //!   connections are served at once. Past it, the server stops accepting:
 //!   new connections wait in the kernel's listen backlog (they are not
@@ -35,6 +38,8 @@ pub struct ConnectionLimits {
     /// Time to deliver a request's head, from the connection's opening or
     /// the previous response (so also the idle keep-alive timeout).
     pub header_read: Duration,
+    /// Time to deliver a request's body, once the handler reads it.
+    pub body_read: Duration,
     /// Connections served at once; more wait in the listen backlog.
     pub max_connections: usize,
 }
@@ -44,6 +49,10 @@ pub struct ConnectionLimits {
 /// trickling its headers gives up the connection quickly.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The largest body any port takes (16 MiB of `/sync`) arrives over
+/// loopback in well under a second; thirty is room for a loaded machine.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Far above what a calendar app, Obsidian and a few scripts open together
 /// (each keeps a handful), and far below the process's file limit.
 pub const MAX_CONNECTIONS: usize = 256;
@@ -52,6 +61,7 @@ impl Default for ConnectionLimits {
     fn default() -> Self {
         Self {
             header_read: HEADER_READ_TIMEOUT,
+            body_read: BODY_READ_TIMEOUT,
             max_connections: MAX_CONNECTIONS,
         }
     }
@@ -74,6 +84,13 @@ pub(crate) async fn serve(
         .header_read_timeout(limits.header_read);
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let graceful = GracefulShutdown::new();
+    // Every port bounds a body's time and says `Connection: close` on an
+    // early answer (REST's 401, the daemon's 413, CalDAV's sign-in
+    // challenge), so it is added here.
+    let router = router.layer(axum::middleware::from_fn_with_state(
+        limits.body_read,
+        crate::request_body::guard_body,
+    ));
     let service = TowerToHyperService::new(router);
     loop {
         // A free slot first: at the cap, connections stay in the backlog.
@@ -133,13 +150,17 @@ mod tests {
     use crate::{Bound, Listening};
 
     async fn server(limits: ConnectionLimits) -> Listening {
-        let router = Router::new().route("/", get(|| async { "ok" }));
+        let router = Router::new().route(
+            "/",
+            get(|| async { "ok" }).post(|body: String| async move { body.len().to_string() }),
+        );
         Bound::bind(0).await.unwrap().serve_within(router, limits)
     }
 
     fn limits(header_read_ms: u64, max_connections: usize) -> ConnectionLimits {
         ConnectionLimits {
             header_read: Duration::from_millis(header_read_ms),
+            body_read: Duration::from_millis(header_read_ms),
             max_connections,
         }
     }
@@ -156,28 +177,45 @@ mod tests {
 
     const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
-    #[tokio::test]
-    async fn a_client_trickling_its_headers_is_dropped_after_the_header_timeout() {
-        let server = server(limits(600, 8)).await;
+    /// Sends `start`, then one byte every 100 ms (never the end of a head
+    /// or a body, always busy) until the server closes the connection.
+    /// Returns what the server answered and how long it took to close.
+    async fn trickle(server: &Listening, start: &[u8]) -> (String, Duration) {
         let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
         let started = Instant::now();
-        stream
-            .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-            .await
-            .unwrap();
+        stream.write_all(start).await.unwrap();
         let (mut read, mut write) = stream.into_split();
-        // One header byte every 100 ms: never a whole head, always busy.
         let trickle = tokio::spawn(async move {
             while write.write_all(b"X").await.is_ok() {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         });
+        let mut answer = Vec::new();
         let mut buf = [0; 256];
-        while let Ok(1..) = read.read(&mut buf).await {}
+        while let Ok(n @ 1..) = read.read(&mut buf).await {
+            answer.extend_from_slice(&buf[..n]);
+        }
         let elapsed = started.elapsed();
+        trickle.abort();
+        (String::from_utf8_lossy(&answer).into_owned(), elapsed)
+    }
+
+    #[tokio::test]
+    async fn a_client_trickling_its_headers_is_dropped_after_the_header_timeout() {
+        let server = server(limits(600, 8)).await;
+        let (_, elapsed) = trickle(&server, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n").await;
         assert!(elapsed >= Duration::from_millis(600), "{elapsed:?}");
         assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
-        trickle.abort();
+    }
+
+    #[tokio::test]
+    async fn a_client_trickling_its_body_is_refused_after_the_body_timeout() {
+        let server = server(limits(600, 8)).await;
+        let head = b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n";
+        let (answer, elapsed) = trickle(&server, head).await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "refused: {answer}");
+        assert!(elapsed >= Duration::from_millis(600), "{elapsed:?}");
+        assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
     }
 
     #[tokio::test]
@@ -225,7 +263,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_defaults_are_ten_seconds_and_256_connections() {
-        assert_eq!(ConnectionLimits::default(), limits(10_000, 256));
+    async fn the_defaults_are_ten_seconds_thirty_for_a_body_and_256_connections() {
+        let defaults = ConnectionLimits::default();
+        assert_eq!(defaults.header_read, Duration::from_secs(10));
+        assert_eq!(defaults.body_read, Duration::from_secs(30));
+        assert_eq!(defaults.max_connections, 256);
     }
 }

@@ -1,6 +1,6 @@
 //! Loopback serving, written once for Almanac's HTTP servers: the REST and
 //! CalDAV servers in `almanac-core` and the reminder daemon in
-//! `almanac-reminders`.
+//! `almanac-reminders`; and the owner-only folders both keep their data in.
 //!
 //! - [`host`] — the `Host` check against DNS rebinding: the `Host` header and
 //!   an absolute-form request target must both name a loopback host with the
@@ -15,9 +15,12 @@
 //!   server's own JSON `500`; it never takes a server down.
 //! - [`signal`] — the SIGINT/SIGTERM shutdown signal of the app and of the
 //!   standalone daemon.
-//! - [`unread_body`] — `Connection: close` on an answer given before the
-//!   request body was read, so a client never reuses a connection the
-//!   server is closing.
+//! - [`request_body`] — a total deadline for a request's body, and
+//!   `Connection: close` on an answer given before the body was read, so a
+//!   client never reuses a connection the server is closing. [`connections`]
+//!   adds both to every router it serves.
+//! - [`private_dir`] — owner-only folders and files (0700/0600), for
+//!   Almanac's own folders and the reminder database alike.
 //! - [`defaults`] — the reminder daemon's defaults, which Almanac's settings
 //!   and the daemon's own configuration both start from.
 //!
@@ -36,12 +39,12 @@ pub mod defaults;
 pub mod host;
 pub mod listener;
 pub mod panics;
+pub mod private_dir;
+pub mod request_body;
 pub mod signal;
-pub mod unread_body;
 
 pub use blocking::{Panicked, blocking};
 pub use connections::ConnectionLimits;
 pub use listener::{BindError, Bound, Listening};
 pub use panics::PanicAnswer;
 pub use signal::{ShutdownSignal, shutdown_signal};
-pub use unread_body::close_if_body_unread;

@@ -1,29 +1,37 @@
 //! Owner-only folders and files under Almanac's config and data folders.
 //!
-//! The ICS cache, the CalDAV copy and queue, settings and token metadata hold
-//! private URLs, calendars and names; on a shared machine nobody else may read
-//! them. Unix modes say so; on Windows the folders live in the user's
-//! profile, whose ACL already admits only the user, so there is nothing to do.
+//! The ICS cache, the CalDAV copy and queue, settings, token metadata and
+//! the reminder database hold private URLs, calendars, names and reminders;
+//! on a shared machine nobody else may read them. Unix modes say so; on
+//! Windows the folders live in the user's profile, whose ACL already admits
+//! only the user, so there is nothing to do.
 
 use std::io;
 use std::path::Path;
 
+/// The mode of every file in Almanac's own folders.
+pub const PRIVATE_FILE: u32 = 0o600;
+/// The mode of every folder of Almanac's own.
+pub const PRIVATE_DIR: u32 = 0o700;
+
+/// Creates `dir` (and its missing parents) 0700, or narrows it to 0700 if
+/// it exists.
 #[cfg(unix)]
 pub fn create(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
-    match std::fs::DirBuilder::new()
-        .mode(super::PRIVATE_DIR)
-        .create(dir)
-    {
+    match std::fs::DirBuilder::new().mode(PRIVATE_DIR).create(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => narrow(dir),
         Err(e) => Err(e),
     }
 }
 
+/// Narrows `root` and everything under it (folders 0700, files 0600),
+/// except the paths in `skip` and what is under them; symlinks are left
+/// alone (never chmod through one).
 #[cfg(unix)]
 pub fn tighten(root: &Path, skip: &[&Path]) -> io::Result<()> {
     if skip.contains(&root) {
@@ -52,9 +60,9 @@ fn narrow(path: &Path) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let metadata = std::fs::symlink_metadata(path)?;
     let wanted = if metadata.is_dir() {
-        super::PRIVATE_DIR
+        PRIVATE_DIR
     } else if metadata.is_file() {
-        super::PRIVATE_FILE
+        PRIVATE_FILE
     } else {
         // A symlink (a dotfiles manager linking the config folder, say):
         // never chmod through it; what it points to is the user's business.

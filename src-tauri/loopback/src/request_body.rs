@@ -1,33 +1,52 @@
-//! `Connection: close` on an answer given before the request body was read.
+//! What every port does with a request body: a deadline for it to arrive,
+//! and `Connection: close` on an answer given before it was read.
 //!
-//! A server that refuses a request early (401 before the credentials' body
-//! is needed, 413 over the body limit, 421, 403) answers without reading
-//! the body. hyper then cannot reuse the connection: it drains what has
-//! already arrived and, if the rest is still on its way, closes the
-//! connection after the answer, which says nothing about it. The client
-//! puts the connection back in its pool and its next request on it fails
-//! ("connection closed before message completed", "Remote end closed
-//! connection without response"); whether it does depends on how far the
-//! body had got when the answer went out. CalDAV clients hit this on every
-//! sign-in: they send a request without credentials, get 401, and retry on
-//! the same connection. Saying `Connection: close` on such answers makes
-//! the client open a new connection instead.
+//! **The deadline.** A body must arrive whole within
+//! [`ConnectionLimits::body_read`](crate::ConnectionLimits) of the handler
+//! starting to read it; past that, reading fails, the handler refuses the
+//! request (`400`) and the connection closes. The clock is total, not per
+//! chunk (tower-http's `RequestBodyTimeout` restarts at each chunk, which a
+//! client sending a byte at a time never lets expire). Without it, such a
+//! client holds a connection, and on the CalDAV port one of its few request
+//! slots, for as long as it likes.
+//!
+//! **`Connection: close`.** A server that refuses a request early (401
+//! before the credentials' body is needed, 413 over the body limit, 421,
+//! 403) answers without reading the body. hyper then cannot reuse the
+//! connection: it drains what has already arrived and, if the rest is still
+//! on its way, closes the connection after the answer, which says nothing
+//! about it. The client puts the connection back in its pool and its next
+//! request on it fails ("connection closed before message completed",
+//! "Remote end closed connection without response"); whether it does
+//! depends on how far the body had got when the answer went out. CalDAV
+//! clients hit this on every sign-in: they send a request without
+//! credentials, get 401, and retry on the same connection. Saying
+//! `Connection: close` on such answers makes the client open a new
+//! connection instead.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use http_body::{Frame, SizeHint};
+use tokio::time::Sleep;
 
-/// Middleware (`axum::middleware::from_fn`): marks an answer
-/// `Connection: close` when the request's body was not read to its end.
-pub async fn close_if_body_unread(request: Request, next: Next) -> Response {
+/// Middleware (`axum::middleware::from_fn_with_state`, with the body
+/// deadline): bounds the time the request's body may take, and marks the
+/// answer `Connection: close` when the body was not read to its end.
+pub(crate) async fn guard_body(
+    State(deadline): State<Duration>,
+    request: Request,
+    next: Next,
+) -> Response {
     let (parts, body) = request.into_parts();
     if body.is_end_stream() {
         return next.run(Request::from_parts(parts, body)).await;
@@ -36,6 +55,8 @@ pub async fn close_if_body_unread(request: Request, next: Next) -> Response {
     let tracked = Body::new(Tracked {
         inner: body,
         read: read.clone(),
+        deadline,
+        clock: None,
     });
     let mut response = next.run(Request::from_parts(parts, tracked)).await;
     if !read.load(Ordering::Acquire) {
@@ -46,10 +67,14 @@ pub async fn close_if_body_unread(request: Request, next: Next) -> Response {
     response
 }
 
-/// A request body that records when it has been read to its end.
+/// A request body that records when it has been read to its end, and fails
+/// once it has taken longer than its deadline.
 struct Tracked {
     inner: Body,
     read: Arc<AtomicBool>,
+    deadline: Duration,
+    /// Started at the first read.
+    clock: Option<Pin<Box<Sleep>>>,
 }
 
 impl HttpBody for Tracked {
@@ -60,6 +85,16 @@ impl HttpBody for Tracked {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let deadline = self.deadline;
+        let clock = self
+            .clock
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(deadline)));
+        if clock.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Some(Err(axum::Error::new(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("the request body took longer than {deadline:?} to arrive"),
+            )))));
+        }
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
         if matches!(polled, Poll::Ready(None)) || self.inner.is_end_stream() {
             self.read.store(true, Ordering::Release);
@@ -82,7 +117,6 @@ mod tests {
     use axum::routing::post;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    use super::*;
     use crate::Listening;
 
     /// The answer head to `POST path` with a body, over raw TCP (so the
@@ -109,7 +143,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_answer_before_the_body_is_read_closes_the_connection() {
+    async fn every_served_router_closes_after_answering_an_unread_body() {
         let server = Listening::bind(0, |_| {
             Router::new()
                 .route("/refuse", post(|| async { "refused unread" }))
@@ -117,7 +151,6 @@ mod tests {
                     "/read",
                     post(|body: String| async move { body.len().to_string() }),
                 )
-                .layer(axum::middleware::from_fn(close_if_body_unread))
         })
         .await
         .unwrap();

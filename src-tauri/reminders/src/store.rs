@@ -28,6 +28,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+
+use almanac_loopback::private_dir;
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
@@ -36,6 +38,7 @@ use crate::clock;
 use crate::history::{HistoryEntry, Origin};
 use crate::reminder::Reminder;
 
+#[cfg(all(test, unix))]
 mod private;
 
 /// A reminder instance that already fired (or was consumed by a snooze):
@@ -190,7 +193,12 @@ impl SledStore {
     }
 
     fn open_as_is(path: &Path) -> Result<Self, sled::Error> {
-        private::prepare(path)?;
+        // The database folder is the user's alone: it holds every
+        // reminder's title and link. sled creates its files with the
+        // default modes, so the folder is made 0700 before sled opens it
+        // and its files narrowed to 0600 after (files sled makes later are
+        // inside the 0700 folder already).
+        private_dir::create(path)?;
         // Every commit flushes itself, so sled's periodic flusher thread
         // (a wake-up every 500 ms) would only cost idle CPU.
         let config = sled::Config::new().path(path).flush_every_ms(None);
@@ -202,7 +210,7 @@ impl SledStore {
                     "sled panicked while reading the database".into(),
                 ))
             })?;
-        private::narrow(path)?;
+        private_dir::tighten(path, &[])?;
         Ok(Self {
             db,
             path: path.to_path_buf(),

@@ -120,7 +120,6 @@ pub fn router(state: CaldavState, port: u16) -> Router {
             crate::rest::check_host,
         ))
         .layer(PANIC_ANSWER.layer())
-        .layer(middleware::from_fn(almanac_loopback::close_if_body_unread))
         .with_state(state)
 }
 
