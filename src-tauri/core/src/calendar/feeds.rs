@@ -13,8 +13,6 @@
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
-use chrono_tz::Tz;
-
 use super::engine::{Calendar, Inner, lock};
 use super::sources::{SourceConfig, SourceType, ical};
 use crate::ics::bounds::Limits;
@@ -119,7 +117,8 @@ impl Inner {
                 continue;
             };
             if let Some((body, meta)) = self.feeds.load(&source.id, url) {
-                self.apply_feed(index, &source, Ok(Some(body)), Some(&meta), tz);
+                let parsed = ical::parse(&source, &body, tz, &Limits::FEED).map(Some);
+                self.apply_feed(index, &source, parsed, Some(&meta));
             }
         }
     }
@@ -140,15 +139,9 @@ impl Inner {
         &self,
         index: usize,
         source: &SourceConfig,
-        outcome: Result<Option<String>, String>,
+        parsed: Result<Option<ical::Parsed>, String>,
         meta: Option<&ical::FeedMeta>,
-        tz: Tz,
     ) {
-        let parsed = match outcome {
-            Ok(Some(body)) => ical::parse(source, &body, tz, &Limits::FEED).map(Some),
-            Ok(None) => Ok(None),
-            Err(e) => Err(e),
-        };
         let mut state = self.write();
         // The sources may have been reconfigured while the feed was fetched.
         if state.cache.config(index) != Some(source) {
@@ -210,7 +203,7 @@ impl Inner {
                             .unwrap_or_else(|| ical::meta_for(url, None, None))
                     };
                     self.store_feed(&source.id, None, &meta);
-                    self.apply_feed(index, &source, Ok(None), Some(&meta), tz);
+                    self.apply_feed(index, &source, Ok(None), Some(&meta));
                     continue;
                 }
                 Ok(ical::Fetched::Body {
@@ -218,18 +211,20 @@ impl Inner {
                     etag,
                     last_modified,
                 }) => {
+                    // Only a body that reads is kept on disk, to be
+                    // loaded at the next start.
                     let meta = ical::meta_for(url, etag, last_modified);
                     match ical::parse(&source, &text, tz, &Limits::FEED) {
-                        Ok(_) => {
+                        Ok(parsed) => {
                             self.store_feed(&source.id, Some(&text), &meta);
-                            (Ok(Some(text)), Some(meta))
+                            (Ok(Some(parsed)), Some(meta))
                         }
                         Err(e) => (Err(e), None),
                     }
                 }
                 Err(e) => (Err(e), None),
             };
-            self.apply_feed(index, &source, outcome.0, outcome.1.as_ref(), tz);
+            self.apply_feed(index, &source, outcome.0, outcome.1.as_ref());
         }
     }
 
