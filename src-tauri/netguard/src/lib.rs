@@ -37,8 +37,8 @@ pub type AddressRule = fn(IpAddr) -> Option<&'static str>;
 /// A fetch stopped because the host is not public.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "refused to fetch from `{host}`: {ip} is a {kind} address; \
-     feeds may only reach public addresses unless the source allows the private network"
+    "refused to fetch from `{host}`: {ip} is a {kind} address, and only public \
+     addresses are fetched (a calendar source can allow the private network in its settings)"
 )]
 pub struct Refused {
     host: String,
