@@ -56,11 +56,22 @@ impl HttpStub {
     }
 }
 
+/// Checks that a server on `addr` drops a slowloris client after its
+/// ten-second header-read timeout (and not much later): every port serves
+/// within the same connection bounds (`almanac_loopback::connections`).
+pub async fn assert_trickled_headers_dropped_after_ten_seconds(addr: std::net::SocketAddr) {
+    let lasted = tokio::task::spawn_blocking(move || trickled_headers_last(addr))
+        .await
+        .expect("the slow client ran");
+    assert!(lasted >= Duration::from_secs(10), "{lasted:?}");
+    assert!(lasted < Duration::from_secs(20), "{lasted:?}");
+}
+
 /// A slowloris client: connects to `addr`, starts a request and then sends
 /// one more header byte every 200 ms, never finishing the head. Returns how
 /// long the server kept the connection open (until it closed or reset it).
 /// Blocking; gives up after 60 s.
-pub fn trickled_headers_last(addr: std::net::SocketAddr) -> Duration {
+fn trickled_headers_last(addr: std::net::SocketAddr) -> Duration {
     use std::io::{Read, Write};
     let started = std::time::Instant::now();
     let mut stream = TcpStream::connect(addr).expect("the server accepts");

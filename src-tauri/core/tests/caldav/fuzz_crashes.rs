@@ -38,16 +38,7 @@ async fn put_is_refused(app: &Instance, body: String, status: StatusCode, expect
     }
     assert!(text.contains(expected), "{text}");
     assert_eq!(notes(app), before, "nothing stored");
-    still_answers(app).await;
-}
-
-async fn still_answers(app: &Instance) {
-    let reader = app.token(&[Scope::EventsRead]).await;
-    let listing = app
-        .as_client(Some(&reader))
-        .query("PROPFIND", "/calendars/local/", "")
-        .await;
-    assert_eq!(listing.status(), StatusCode::MULTI_STATUS);
+    app.still_answers().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -104,5 +95,5 @@ async fn a_property_name_that_is_no_xml_name_is_refused_not_echoed() {
     assert_eq!(answer.status(), StatusCode::BAD_REQUEST);
     let text = answer.text().await.unwrap();
     assert!(text.contains("not an XML element name"), "{text}");
-    still_answers(&app).await;
+    app.still_answers().await;
 }

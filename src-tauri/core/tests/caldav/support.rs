@@ -124,6 +124,17 @@ impl Instance {
         self.token(&[Scope::EventsRead, Scope::EventsWrite]).await
     }
 
+    /// Checks the server still lists the local calendar (after something
+    /// hostile was refused).
+    pub async fn still_answers(&self) {
+        let reader = self.token(&[Scope::EventsRead]).await;
+        let listing = self
+            .as_client(Some(&reader))
+            .query("PROPFIND", "/calendars/local/", "")
+            .await;
+        assert_eq!(listing.status(), reqwest::StatusCode::MULTI_STATUS);
+    }
+
     /// The href of the local calendar's resource whose summary is `title`.
     pub async fn href_of(&self, token: &str, title: &str) -> String {
         let body = self
