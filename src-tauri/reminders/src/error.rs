@@ -29,6 +29,13 @@ pub enum HttpError {
     NotFound(String),
     #[error("method {method} is not allowed on {path}")]
     MethodNotAllowed { method: String, path: String },
+    #[error(
+        "/lifecycle/{0} is not served: the reminder daemon has no authentication, so any \
+         program or other user on this machine could stop your reminders through it. Start, \
+         stop or restart it with Almanac itself (its tray menu), or with the service manager \
+         that runs the standalone reminder-daemon"
+    )]
+    LifecycleRefused(String),
     #[error("{0}")]
     Storage(#[from] StoreError),
     /// A bug (a panic); the details are in the log, not in the answer.
@@ -58,6 +65,7 @@ impl HttpError {
             HttpError::MethodNotAllowed { .. } => {
                 (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")
             }
+            HttpError::LifecycleRefused(_) => (StatusCode::FORBIDDEN, "lifecycle_not_served"),
             HttpError::Storage(_) => (StatusCode::INTERNAL_SERVER_ERROR, "storage_error"),
             HttpError::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
         }

@@ -420,6 +420,33 @@ async fn unknown_paths_and_methods_answer_json() {
     assert_eq!(response.status().as_u16(), 405);
 }
 
+/// FCR Reminder's lifecycle routes are refused, every method, with the
+/// reason, and the daemon keeps its reminders and keeps running.
+#[tokio::test]
+async fn lifecycle_routes_are_refused_and_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = TestDaemon::start(dir.path()).await;
+    daemon.sync(&[reminder("kept", now_epoch() + 600)]).await;
+    for action in ["start", "stop", "restart"] {
+        let path = format!("/lifecycle/{action}");
+        for (status, body) in [
+            daemon.post(&path, &json!({})).await,
+            daemon.get(&path).await,
+        ] {
+            assert_eq!(status, 403, "{path}: {body}");
+            let (id, message) = error_of(&body);
+            assert_eq!(id, "lifecycle_not_served");
+            assert!(message.contains(&path), "{message}");
+            assert!(message.contains("no authentication"), "{message}");
+        }
+    }
+    let (status, body) = daemon.post("/lifecycle/pause", &json!({})).await;
+    assert_eq!((status, body["error"].as_str()), (404, Some("not_found")));
+    let (status, body) = daemon.get("/status").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["active_reminders"], 1, "{body}");
+}
+
 #[tokio::test]
 async fn a_taken_port_is_a_clear_start_error() {
     let dir = tempfile::tempdir().unwrap();

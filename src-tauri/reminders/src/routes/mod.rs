@@ -3,6 +3,7 @@
 //! panic (a bug) is logged and answered as the JSON 500 `internal_error`.
 
 mod doctor;
+mod lifecycle;
 mod read;
 mod snooze;
 mod sync;
@@ -17,7 +18,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::http::{Method, StatusCode, Uri};
 use axum::middleware::from_fn_with_state;
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 
 use tokio::sync::Semaphore;
 
@@ -96,6 +97,7 @@ pub(crate) fn router(state: Arc<AppState>, addr: SocketAddr) -> Router {
         .route("/storage", get(read::storage))
         .route("/doctor", get(doctor::doctor))
         .route("/updates", get(updates::updates))
+        .route("/lifecycle/{action}", any(lifecycle::refuse))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
