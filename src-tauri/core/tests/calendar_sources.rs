@@ -349,10 +349,11 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
     let info = cal.sources().into_iter().find(|s| s.id == "team").unwrap();
     assert!(!info.editable && info.last_error.is_none() && info.last_fetched.is_some());
     assert_eq!(info.kind, "ical");
-    assert!(
-        cal.stats().skipped >= 1,
-        "the VEVENT without UID is reported"
-    );
+    // A VEVENT without UID (RFC 5545 wants one; samples go without) is
+    // kept, under an id derived from its content.
+    let no_uid = march.iter().find(|e| e.title == "No uid").unwrap();
+    assert!(no_uid.id.starts_with("ical:team::no-uid-"), "{}", no_uid.id);
+    assert_eq!(no_uid.start_millis, Some(ms("2024-03-05T15:00:00Z")));
 
     // Revalidation without force inside the minimum interval: no request.
     let requests = server.seen.lock().unwrap().len();
@@ -469,10 +470,15 @@ RRULE:FREQ=WEEKLY\r\nRRULE:FREQ=WEEKLY;BYDAY=TH\r\nSUMMARY:Lesson\r\nEND:VEVENT\
 BEGIN:VEVENT\r\nUID:lesson@x\r\nRECURRENCE-ID;RANGE=THISANDFUTURE;TZID=Europe/Berlin:20240318T100000\r\n\
 DTSTART;TZID=Europe/Berlin:20240318T120000\r\nDTEND;TZID=Europe/Berlin:20240318T123000\r\nSUMMARY:Short lesson\r\nEND:VEVENT\r\n\
 BEGIN:VEVENT\r\nUID:elsewhere@x\r\nDTSTART;TZID=Nowhere Standard Time:20240305T100000\r\nSUMMARY:Elsewhere\r\nEND:VEVENT\r\n\
+BEGIN:VTIMEZONE\r\nTZID:Shifting Time\r\nBEGIN:STANDARD\r\nDTSTART:16010101T000000\r\n\
+TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nBEGIN:DAYLIGHT\r\nDTSTART:20200301T020000\r\n\
+TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0617\r\nEND:DAYLIGHT\r\nEND:VTIMEZONE\r\n\
+BEGIN:VEVENT\r\nUID:drifting@x\r\nDTSTART;TZID=Shifting Time:20240306T100000\r\nSUMMARY:Drifting\r\nEND:VEVENT\r\n\
 END:VCALENDAR\r\n";
 
 #[test]
-fn ics_series_split_by_thisandfuture_have_their_own_ids_and_unknown_zones_are_reported() {
+fn ics_series_split_by_thisandfuture_have_their_own_ids_and_unmatched_zones_are_applied_or_reported()
+ {
     let server = IcsServer::start(PARTS);
     let vault = TestVault::new().with_source(
         "lessons",
@@ -516,14 +522,58 @@ fn ics_series_split_by_thisandfuture_have_their_own_ids_and_unknown_zones_are_re
         .details("ical:lessons::lesson@x::20240318T100000::thisandfuture")
         .unwrap();
     assert_eq!(part.calendar_id, "lessons");
-    // The event in a zone no IANA zone follows is reported, not guessed.
+    // A zone no IANA zone follows, at one offset for all time (+05:17):
+    // applied by that offset.
+    let elsewhere = cal.query(&EventQuery {
+        calendars: Some(vec!["lessons".into()]),
+        ..range("2024-03-05T00:00:00Z", "2024-03-05T23:59:59Z")
+    });
+    let elsewhere: Vec<_> = elsewhere
+        .iter()
+        .filter(|e| e.title == "Elsewhere")
+        .collect();
+    assert_eq!(elsewhere.len(), 1, "{elsewhere:?}");
+    assert_eq!(elsewhere[0].start_millis, Some(ms("2024-03-05T04:43:00Z")));
+    // One with transitions of its own is reported, not guessed.
     let recent = cal.stats();
-    assert!(recent.skipped >= 1, "{recent:?}");
+    assert_eq!(recent.skipped, 1, "{recent:?}");
     assert!(
         recent
             .recent_skips
             .iter()
-            .any(|s| s.reason.contains("Nowhere Standard Time")),
+            .any(|s| s.reason.contains("Shifting Time") && s.reason.contains("changes its offset")),
         "{recent:?}"
     );
+}
+
+/// ical.js's `timezone_from_file.ics`, as published: an event in
+/// `Nowhere/Middle`, a zone at UTC−07:41 that no IANA zone has. Python's
+/// `icalendar` (the oracle) applies the definition's offset; so does
+/// Almanac: 13:42 there is 21:23 UTC.
+#[test]
+fn a_vtimezone_of_its_own_offset_places_its_event_as_the_oracle_does() {
+    const SAMPLE: &str = "BEGIN:VCALENDAR\nPRODID:-//Google Inc//Google Calendar 70.9054//EN\n\
+VERSION:2.0\nBEGIN:VTIMEZONE\nTZID:Nowhere/Middle\nBEGIN:STANDARD\nDTSTART:16010101T000000\n\
+TZOFFSETFROM:-0741\nTZOFFSETTO:-0741\nEND:STANDARD\nEND:VTIMEZONE\nBEGIN:VEVENT\n\
+DTSTAMP:20230306T080000Z\nDTSTART;TZID=Nowhere/Middle:20230306T134200\n\
+DTEND;TZID=Nowhere/Middle:20230306T144200\nSUMMARY:A test event\nEND:VEVENT\nEND:VCALENDAR\n";
+    let server = IcsServer::start(SAMPLE);
+    let vault = TestVault::new().with_source(
+        "sample",
+        SourceKind::Ical {
+            url: server.url.clone(),
+            allow_private_network: true,
+        },
+    );
+    let cal = vault.open();
+    wait_until(&cal, "feed loaded", |c| c.stats().events >= 1);
+    let day = cal.query(&EventQuery {
+        calendars: Some(vec!["sample".into()]),
+        ..range("2023-03-06T00:00:00Z", "2023-03-07T23:59:59Z")
+    });
+    assert_eq!(day.len(), 1, "{day:?}");
+    assert_eq!(day[0].title, "A test event");
+    assert_eq!(day[0].start_millis, Some(ms("2023-03-06T21:23:00Z")));
+    assert_eq!(day[0].end_millis, Some(ms("2023-03-06T22:23:00Z")));
+    assert_eq!(cal.stats().skipped, 0, "{:?}", cal.stats());
 }

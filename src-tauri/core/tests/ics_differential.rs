@@ -76,6 +76,12 @@ const CORPUS: &[(&str, &[(&str, &str)])] = &[
             ("2000-01-01T00:00:00Z", "2000-01-31T23:59:59Z"),
         ],
     ),
+    (
+        // ical.js's `timezone_from_file.ics` sample: a `VTIMEZONE`
+        // (`Nowhere/Middle`, UTC−07:41) that no IANA zone matches.
+        "zone_of_its_own_offset.ics",
+        &[("2023-03-01T00:00:00Z", "2023-03-31T23:59:59Z")],
+    ),
 ];
 
 /// An answered event as the oracle writes occurrences: all-day ones as

@@ -30,7 +30,7 @@ def main():
     with open(feed, "rb") as f:
         calendar = icalendar.Calendar.from_ical(f.read())
     exrules = {
-        str(c["UID"]): (c.decoded("DTSTART"), c["EXRULE"])
+        str(c.get("UID", "")): (c.decoded("DTSTART"), c["EXRULE"])
         for c in calendar.walk("VEVENT")
         if "EXRULE" in c and "RECURRENCE-ID" not in c
     }
@@ -75,7 +75,7 @@ def occurrences(calendar, display, exrules, start_ms, end_ms):
             continue
         start = event.decoded("DTSTART")
         recurrence_id = event.decoded("RECURRENCE-ID") if "RECURRENCE-ID" in event else None
-        if excluded_by_rule(exrules, str(event["UID"]), start, recurrence_id):
+        if excluded_by_rule(exrules, str(event.get("UID", "")), start, recurrence_id):
             continue
         if "DTEND" in event:
             end = event.decoded("DTEND")

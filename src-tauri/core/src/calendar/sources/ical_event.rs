@@ -1,5 +1,7 @@
 //! VEVENTs to cache entries.
 //!
+//! A VEVENT without a `UID` gets one derived from its times, rules and
+//! summary ([`derived_uid`]).
 //! `DTSTART`/`DTEND`/`DURATION` give date, times and zone (a `TZID` as
 //! [`Zones`] resolves it; UTC and floating times, and those of a `TZID`
 //! nothing defines, show in the display zone).
@@ -15,7 +17,7 @@ use chrono::{Duration, NaiveDate, NaiveDateTime};
 use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
-use super::ical_zone::Zones;
+use super::ical_zone::{Zone, Zones};
 use super::{ParsedNote, SourceConfig};
 use crate::calendar::cache::Indexed;
 use crate::calendar::event::EventType;
@@ -188,6 +190,37 @@ pub fn override_keys(text: &str, display_tz: Tz) -> Result<Vec<Option<String>>, 
     Ok(vevents.iter().map(|v| v.as_ref().and_then(key)).collect())
 }
 
+/// The id of a VEVENT without a `UID` (RFC 5545 requires one; published
+/// samples and hand-written feeds go without): a digest of its start, end,
+/// rules and summary, so it stays the same across refreshes while the
+/// event does.
+fn derived_uid(component: &Component<'_>) -> String {
+    use sha2::Digest;
+    let mut digest = sha2::Sha256::new();
+    for name in ["DTSTART", "DTEND", "DURATION", "RRULE", "RDATE", "SUMMARY"] {
+        for property in component
+            .properties
+            .iter()
+            .filter(|p| p.name.as_str().eq_ignore_ascii_case(name))
+        {
+            digest.update(name.as_bytes());
+            for param in &property.params {
+                digest.update(param.key.as_str().as_bytes());
+                digest.update(param.val.as_ref().map_or("", |v| v.as_str()).as_bytes());
+            }
+            digest.update(property.val.as_str().as_bytes());
+            digest.update(b"\n");
+        }
+    }
+    let hex: String = digest
+        .finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("no-uid-{hex}")
+}
+
 fn read<'a>(
     index: usize,
     component: &'a Component<'a>,
@@ -197,7 +230,7 @@ fn read<'a>(
         .find_prop("UID")
         .map(|p| p.val.as_str().trim().to_string())
         .filter(|u| !u.is_empty())
-        .ok_or("VEVENT without UID")?;
+        .unwrap_or_else(|| derived_uid(component));
     let time = |name: &str| -> Result<Option<IcsTime>, String> {
         component
             .find_prop(name)
@@ -315,7 +348,7 @@ fn first_value(property: &Property<'_>, zones: &Zones) -> Result<IcsTime, String
         .ok_or_else(|| "no value".to_string())
 }
 
-fn time_value(text: &str, tz: Option<Tz>, date_only: bool) -> Result<IcsTime, String> {
+fn time_value(text: &str, tz: Option<Zone>, date_only: bool) -> Result<IcsTime, String> {
     let bad = || format!("`{text}` is not an iCalendar date or date-time");
     if date_only || text.len() == 8 {
         return NaiveDate::parse_from_str(text, "%Y%m%d")
@@ -329,7 +362,10 @@ fn time_value(text: &str, tz: Option<Tz>, date_only: bool) -> Result<IcsTime, St
     let time = NaiveDateTime::parse_from_str(local, "%Y%m%dT%H%M%S").map_err(|_| bad())?;
     Ok(match (utc, tz) {
         (true, _) => IcsTime::Utc(time),
-        (false, Some(tz)) => IcsTime::Zoned(time, tz),
+        (false, Some(Zone::Iana(tz))) => IcsTime::Zoned(time, tz),
+        // One offset for all time: the time is an instant, and a series
+        // of it repeats in UTC exactly as in its own zone.
+        (false, Some(Zone::Fixed(east))) => IcsTime::Utc(time - Duration::seconds(i64::from(east))),
         (false, None) => IcsTime::Floating(time),
     })
 }

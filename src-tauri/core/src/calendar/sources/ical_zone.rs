@@ -5,9 +5,11 @@
 //! 2. by the feed's own `VTIMEZONE` of that `TZID`: its observances give the
 //!    offsets and transitions, and the zone is the IANA zone that has the
 //!    same ones from [`MATCH_FROM_YEAR`] to [`MATCH_TO_YEAR`] (the Windows
-//!    zone of the same name first, then the zones by region). The engine
-//!    computes in IANA zones, so a definition no IANA zone follows is
-//!    reported, never guessed;
+//!    zone of the same name first, then the zones by region). A definition
+//!    no IANA zone follows is applied by its own offset when it has one for
+//!    all time (ical.js's `Nowhere/Middle`, UTC−07:41): its times are then
+//!    exact instants. The engine computes series in IANA zones, so one with
+//!    transitions of its own is reported, never guessed;
 //! 3. as a Windows zone name ("W. Europe Standard Time", as Outlook and
 //!    Exchange write them), through CLDR's windowsZones table;
 //! 4. else not at all: the times are floating (shown in the display zone).
@@ -53,11 +55,22 @@ pub const MAX_ONSETS_PER_RULE: usize = 2 * 600;
 /// cheap.
 pub const MAX_TRANSITIONS: usize = 5_000;
 
+/// What a `TZID` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zone {
+    /// An IANA zone: by name, by its Windows name, or the one behaving as
+    /// the feed's definition does.
+    Iana(Tz),
+    /// A definition no IANA zone follows, with one offset for all time, in
+    /// seconds east of UTC.
+    Fixed(i32),
+}
+
 /// The zones of one feed, by `TZID`.
 #[derive(Debug, Default)]
 pub struct Zones {
     /// `TZID`s defined by the feed: the matching zone, or why none.
-    defined: HashMap<String, Result<Tz, String>>,
+    defined: HashMap<String, Result<Zone, String>>,
 }
 
 impl Zones {
@@ -101,17 +114,17 @@ impl Zones {
 
     /// The zone `tzid` names; `None` for a name nothing defines, whose
     /// times are then floating (as other readers, Python's `icalendar`
-    /// among them, take them); an error for a definition no IANA zone
-    /// follows.
-    pub fn resolve(&self, tzid: &str) -> Result<Option<Tz>, String> {
+    /// among them, take them); an error for a definition with transitions
+    /// no IANA zone follows.
+    pub fn resolve(&self, tzid: &str) -> Result<Option<Zone>, String> {
         let tzid = tzid.trim().trim_matches('"');
         if let Some(tz) = iana_zone(tzid) {
-            return Ok(Some(tz));
+            return Ok(Some(Zone::Iana(tz)));
         }
         if let Some(defined) = self.defined.get(tzid) {
             return defined.clone().map(Some);
         }
-        Ok(windows_zone(tzid))
+        Ok(windows_zone(tzid).map(Zone::Iana))
     }
 }
 
@@ -139,8 +152,9 @@ struct Transition {
     offset: i32,
 }
 
-/// The IANA zone that behaves like the `VTIMEZONE` `definition`.
-fn matching_zone(tzid: &str, definition: &Component<'_>) -> Result<Tz, String> {
+/// The IANA zone that behaves like the `VTIMEZONE` `definition`, else its
+/// own offset if it has only one.
+fn matching_zone(tzid: &str, definition: &Component<'_>) -> Result<Zone, String> {
     let transitions = transitions(definition)
         .map_err(|why| format!("the VTIMEZONE of `{tzid}` cannot be read: {why}"))?;
     let offset_at = |at: i64| -> i32 {
@@ -178,13 +192,23 @@ fn matching_zone(tzid: &str, definition: &Component<'_>) -> Result<Tz, String> {
         .iter()
         .chain(candidates().iter())
         .find(|tz| agrees(tz))
-        .copied()
+        .map(|tz| Zone::Iana(*tz))
+        .or_else(|| fixed_offset(&transitions).map(Zone::Fixed))
         .ok_or_else(|| {
             format!(
                 "the VTIMEZONE of `{tzid}` matches no IANA zone \
-                 ({MATCH_FROM_YEAR}–{MATCH_TO_YEAR})"
+                 ({MATCH_FROM_YEAR}–{MATCH_TO_YEAR}) and changes its offset"
             )
         })
+}
+
+/// The one offset of a definition that never changes it.
+fn fixed_offset(transitions: &[Transition]) -> Option<i32> {
+    let offset = transitions.first()?.offset;
+    transitions
+        .iter()
+        .all(|t| t.before == offset && t.offset == offset)
+        .then_some(offset)
 }
 
 fn in_match_years(at: i64) -> bool {
@@ -385,17 +409,34 @@ TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:V
 
     #[test]
     fn definitions_resolve_to_the_zone_that_behaves_alike() {
-        let zones = zones(OUTLOOK);
-        let custom = zones.resolve("Customized Time Zone").unwrap().unwrap();
+        let feed = zones(OUTLOOK);
+        let Some(Zone::Iana(custom)) = feed.resolve("Customized Time Zone").unwrap() else {
+            panic!("not matched");
+        };
         assert!(custom.name().starts_with("Europe/"), "{custom:?}");
         // Two names of one zone (the second a link to the first).
-        let india = zones.resolve("India").unwrap().unwrap();
+        let Some(Zone::Iana(india)) = feed.resolve("India").unwrap() else {
+            panic!("not matched");
+        };
         assert!(
             [Tz::Asia__Kolkata, Tz::Asia__Calcutta].contains(&india),
             "{india:?}"
         );
-        let err = zones.resolve("Nowhere").unwrap_err();
+        // No IANA zone is at +05:17: its own offset, for all time.
+        assert_eq!(
+            feed.resolve("Nowhere"),
+            Ok(Some(Zone::Fixed(5 * 3600 + 17 * 60)))
+        );
+        // With a transition of its own, no IANA zone follows it.
+        let shifting = OUTLOOK.replace(
+            "TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD",
+            "TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\n\
+             BEGIN:DAYLIGHT\r\nDTSTART:20200301T020000\r\nTZOFFSETFROM:+0517\r\n\
+             TZOFFSETTO:+0617\r\nEND:DAYLIGHT",
+        );
+        let err = zones(&shifting).resolve("Nowhere").unwrap_err();
         assert!(err.contains("matches no IANA zone"), "{err}");
+        assert!(err.contains("changes its offset"), "{err}");
     }
 
     /// A `VTIMEZONE` of `tzid` with `observances`, each holding `rules`
@@ -429,13 +470,15 @@ TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:V
         let yearly = "FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10";
         let err = hostile_error(&hostile(MAX_OBSERVANCES + 1, &[]));
         assert!(err.contains("more than 200 observances"), "{err}");
-        // Just under: read (and matched or not, but not refused for it).
-        let err = hostile_error(&hostile(MAX_OBSERVANCES, &[]));
-        assert!(err.contains("matches no IANA zone"), "{err}");
+        // Just under: read (its one offset applied, not refused).
+        let fixed = Ok(Some(Zone::Fixed(5 * 3600 + 17 * 60)));
+        assert_eq!(
+            zones(&hostile(MAX_OBSERVANCES, &[])).resolve("Hostile"),
+            fixed
+        );
         let err = hostile_error(&hostile(1, &[yearly; MAX_ZONE_RULES + 1]));
         assert!(err.contains("more than 100 RRULEs"), "{err}");
-        let err = hostile_error(&hostile(2, &[yearly; 2]));
-        assert!(err.contains("matches no IANA zone"), "{err}");
+        assert_eq!(zones(&hostile(2, &[yearly; 2])).resolve("Hostile"), fixed);
         // Every rule at its most: the transitions' cap stops the reading
         // (437 onsets each, 1601–2037).
         let err = hostile_error(&hostile(1, &[yearly; MAX_ZONE_RULES]));
@@ -492,11 +535,11 @@ TZOFFSETFROM:+0517\r\nTZOFFSETTO:+0517\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:V
         let zones = Zones::default();
         assert_eq!(
             zones.resolve("W. Europe Standard Time"),
-            Ok(Some(Tz::Europe__Berlin))
+            Ok(Some(Zone::Iana(Tz::Europe__Berlin)))
         );
         assert_eq!(
             zones.resolve("/mozilla.org/20050126_1/America/New_York"),
-            Ok(Some(Tz::America__New_York))
+            Ok(Some(Zone::Iana(Tz::America__New_York)))
         );
         // Nothing defines it: floating.
         assert_eq!(zones.resolve("Mars Standard Time"), Ok(None));
