@@ -17,6 +17,7 @@ use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use chrono_tz::Tz;
 use icalendar::{CalendarComponent, CalendarDateTime, Component, DatePerhapsTime};
 
+use crate::calendar::sources::ical_zone::named_zone;
 use crate::calendar::{Alarm, AlarmAction, EventFields, EventType};
 
 /// The event a client sent.
@@ -70,9 +71,10 @@ fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, St
     let start = event.get_start().ok_or("the VEVENT has no DTSTART")?;
     let all_day = matches!(start, DatePerhapsTime::Date(_));
     let zone = match &start {
-        DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone { tzid, .. }) => {
-            iana_zone(tzid).ok_or_else(|| format!("TZID `{tzid}` is not an IANA time zone"))?
-        }
+        DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone { tzid, .. }) => named_zone(tzid)
+            .ok_or_else(|| {
+                format!("TZID `{tzid}` is neither an IANA nor a Windows time zone name")
+            })?,
         _ => display_tz,
     };
     let begin = local(&start, zone);
@@ -109,7 +111,7 @@ fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, St
         .into_iter()
         .flatten()
         .flat_map(|p| {
-            let tz = p.params().get("TZID").and_then(|t| iana_zone(t.value()));
+            let tz = p.params().get("TZID").and_then(|t| named_zone(t.value()));
             p.value()
                 .split(',')
                 .filter_map(|v| exdate(v.trim(), tz.unwrap_or(zone), zone))
@@ -219,19 +221,6 @@ pub fn changes(new: &EventFields, old: &EventFields) -> EventFields {
     patch
 }
 
-/// A `TZID` as an IANA zone; tolerates prefixes such as
-/// `/mozilla.org/20050126_1/Europe/Berlin`.
-fn iana_zone(tzid: &str) -> Option<Tz> {
-    let tzid = tzid.trim().trim_matches('"');
-    tzid.parse::<Tz>().ok().or_else(|| {
-        let parts: Vec<&str> = tzid.rsplit('/').take(3).collect();
-        (1..=parts.len()).rev().find_map(|n| {
-            let candidate: Vec<&str> = parts[..n].iter().rev().copied().collect();
-            candidate.join("/").parse::<Tz>().ok()
-        })
-    })
-}
-
 /// A date-time as a wall-clock time in `zone`.
 fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
     match value {
@@ -239,7 +228,7 @@ fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
         DatePerhapsTime::DateTime(CalendarDateTime::Utc(t)) => t.with_timezone(&zone).naive_local(),
         DatePerhapsTime::DateTime(CalendarDateTime::Floating(t)) => *t,
         DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone { date_time, tzid }) => {
-            match iana_zone(tzid) {
+            match named_zone(tzid) {
                 Some(tz) if tz != zone => in_zone(*date_time, tz, zone),
                 _ => *date_time,
             }
@@ -446,7 +435,7 @@ mod tests {
     }
 
     #[test]
-    fn overrides_and_unknown_zones_are_refused() {
+    fn overrides_and_unknown_zones_are_refused_windows_names_mapped() {
         let two = wrap(
             "BEGIN:VEVENT\r\nUID:d\r\nDTSTART:20240305T080000Z\r\nRRULE:FREQ=DAILY\r\nEND:VEVENT\r\n\
              BEGIN:VEVENT\r\nUID:d\r\nRECURRENCE-ID:20240306T080000Z\r\nDTSTART:20240306T090000Z\r\nEND:VEVENT\r\n",
@@ -456,11 +445,25 @@ mod tests {
                 .unwrap_err()
                 .contains("modified occurrences")
         );
-        let windows = wrap(
-            "BEGIN:VEVENT\r\nUID:e\r\nDTSTART;TZID=W. Europe Standard Time:20240305T080000\r\nEND:VEVENT\r\n",
+        let mars = wrap(
+            "BEGIN:VEVENT\r\nUID:e\r\nDTSTART;TZID=Mars Standard Time:20240305T080000\r\nEND:VEVENT\r\n",
         );
-        assert!(read(&windows, BERLIN).unwrap_err().contains("IANA"));
+        let err = read(&mars, BERLIN).unwrap_err();
+        assert!(err.contains("neither an IANA nor a Windows"), "{err}");
         assert!(read("nonsense", BERLIN).is_err());
+        // Outlook's and Exchange's names, as on read: the IANA zone.
+        let windows = wrap(
+            "BEGIN:VEVENT\r\nUID:e\r\nDTSTART;TZID=Eastern Standard Time:20240305T080000\r\n\
+             DTEND;TZID=Eastern Standard Time:20240305T090000\r\n\
+             EXDATE;TZID=Eastern Standard Time:20240312T080000\r\nRRULE:FREQ=WEEKLY\r\nEND:VEVENT\r\n",
+        );
+        let fields = read(&windows, BERLIN).unwrap().fields;
+        assert_eq!(fields.timezone, Some(Some("America/New_York".into())));
+        assert_eq!(fields.start_time, Some(Some("08:00".into())));
+        assert_eq!(
+            fields.skip_dates,
+            Some(Some(vec!["2024-03-12".to_string()]))
+        );
     }
 
     #[test]

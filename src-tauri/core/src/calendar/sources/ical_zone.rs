@@ -128,6 +128,14 @@ impl Zones {
     }
 }
 
+/// The zone a `TZID` names without a definition: an IANA name (behind a
+/// prefix too), else a Windows name. A client's `PUT` is read with it too,
+/// so both paths know the same names.
+pub fn named_zone(tzid: &str) -> Option<Tz> {
+    let tzid = tzid.trim().trim_matches('"');
+    iana_zone(tzid).or_else(|| windows_zone(tzid))
+}
+
 /// A `TZID` as an IANA zone; tolerates prefixes such as
 /// `/mozilla.org/20050126_1/Europe/Berlin`.
 fn iana_zone(tzid: &str) -> Option<Tz> {

@@ -15,7 +15,7 @@ pub mod dateformat;
 pub mod fullnote;
 pub mod ical;
 mod ical_event;
-mod ical_zone;
+pub(crate) mod ical_zone;
 pub mod net_guard;
 
 use std::path::{Component, Path};
