@@ -28,8 +28,8 @@ use crate::view::CalendarView;
 /// The API object a valid token unlocks. Cheap to clone.
 #[derive(Clone)]
 pub struct AuthorizedApi {
-    plugin: Arc<CalendarPlugin>,
-    grant: Grant,
+    pub(super) plugin: Arc<CalendarPlugin>,
+    pub(super) grant: Grant,
 }
 
 impl AuthorizedApi {
@@ -224,7 +224,7 @@ impl AuthorizedApi {
     }
 
     /// The token still holds and grants `scope`; its current grant.
-    fn require(&self, scope: Scope) -> Result<Grant, ApiError> {
+    pub(super) fn require(&self, scope: Scope) -> Result<Grant, ApiError> {
         match self.plugin.tokens.recheck(self.grant.token_id) {
             TokenCheck::Valid(grant) if grant.scopes.grants(scope) => Ok(grant),
             TokenCheck::Valid(grant) => {

@@ -140,12 +140,24 @@ impl CalendarPlugin {
     /// The API passes its token's scopes; the desktop shell passes
     /// [`Actor::User`].
     pub fn update_settings(&self, actor: Actor, patch: &Value) -> Result<Arc<Settings>, ApiError> {
+        self.update_settings_with(actor, |_| Ok(patch.clone()))
+    }
+
+    /// [`Self::update_settings`] with the patch made from the current
+    /// settings while no other update can run (a change to one calendar
+    /// source must not drop another added meanwhile).
+    pub(crate) fn update_settings_with(
+        &self,
+        actor: Actor,
+        make_patch: impl FnOnce(&Settings) -> Result<Value, ApiError>,
+    ) -> Result<Arc<Settings>, ApiError> {
         let next = {
             let _one_at_a_time = self
                 .settings_update
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
             let previous = self.settings.get();
+            let patch = &make_patch(&previous)?;
             actor.may_patch(&previous, patch)?;
             let next = previous.patched(patch)?;
             actor.may_adopt(&previous, &next)?;

@@ -36,6 +36,7 @@ mod feed;
 pub mod feeds;
 mod href;
 mod limits;
+mod manage;
 mod multistatus;
 mod propfind;
 mod props;
@@ -129,7 +130,7 @@ const PANIC_ANSWER: almanac_loopback::PanicAnswer = almanac_loopback::PanicAnswe
 };
 
 /// The methods the server answers.
-const ALLOW: &str = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT";
+const ALLOW: &str = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT, MKCALENDAR";
 
 async fn serve(State(state): State<CaldavState>, request: Request) -> Response {
     match handle(state, request).await {
@@ -186,7 +187,12 @@ async fn handle(state: CaldavState, request: Request) -> Result<Response, DavErr
         .is_none_or(|d| d.trim() != "0");
     let headers = request.headers().clone();
     let body = body_text(request.into_body(), limits::body_limit(&method)).await?;
-    let write = method == Method::PUT || method == Method::DELETE;
+    // MKCALENDAR and PROPPATCH need `settings:write` too, which the core
+    // checks (`api::client_calendars`).
+    let write = matches!(
+        method.as_str(),
+        "PUT" | "DELETE" | "MKCALENDAR" | "PROPPATCH"
+    );
     auth::require(
         &api,
         if write {
@@ -234,6 +240,9 @@ fn dispatch(
             target,
             body,
         )?)),
+        ("MKCALENDAR", None) | ("PROPPATCH" | "DELETE", None) => {
+            manage_collection(state, api, method, target, body)
+        }
         ("GET" | "HEAD", Some(place)) => resource::get(place, method == Method::HEAD),
         ("PUT", Some(place)) => resource::put(api, place, headers, body),
         ("DELETE", Some(place)) => resource::delete(api, place, headers),
@@ -241,6 +250,26 @@ fn dispatch(
             Err(method_not_allowed(method, "OPTIONS, PROPFIND, REPORT"))
         }
         _ => Err(method_not_allowed(method, ALLOW)),
+    }
+}
+
+/// `MKCALENDAR`, `PROPPATCH` and `DELETE` of a calendar collection.
+fn manage_collection(
+    state: &CaldavState,
+    api: &AuthorizedApi,
+    method: &Method,
+    target: &Target,
+    body: &str,
+) -> Result<Response, DavError> {
+    let Target::Collection(id) = target else {
+        return Err(method_not_allowed(method, "OPTIONS, PROPFIND, REPORT"));
+    };
+    let exists = state.calendar.sources().iter().any(|s| &s.id == id);
+    match method.as_str() {
+        "MKCALENDAR" => manage::mkcalendar(api, id, exists, body),
+        _ if !exists => Err(DavError::not_found(&href::collection(id))),
+        "PROPPATCH" => manage::proppatch(api, id, body),
+        _ => Err(manage::refuse_delete(id)),
     }
 }
 

@@ -17,6 +17,12 @@ pub enum Reply {
     },
     /// A bare status (a `404` for a resource that is gone).
     Status { href: String, status: u16 },
+    /// A status per property, as a `PROPPATCH` answers (each status one
+    /// `propstat`, in the order first met).
+    PropStatuses {
+        href: String,
+        statuses: Vec<(Name, u16)>,
+    },
 }
 
 const PREFIXES: [(&str, &str); 4] = [
@@ -95,6 +101,25 @@ fn write_reply(out: &mut String, reply: &Reply) {
                     element(out, name, "");
                 }
                 out.push_str("</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>");
+            }
+        }
+        Reply::PropStatuses { href, statuses } => {
+            href_element(out, href);
+            let mut seen: Vec<u16> = Vec::new();
+            for (_, status) in statuses {
+                if !seen.contains(status) {
+                    seen.push(*status);
+                }
+            }
+            for status in seen {
+                out.push_str("<D:propstat><D:prop>");
+                for (name, _) in statuses.iter().filter(|(_, s)| *s == status) {
+                    element(out, name, "");
+                }
+                out.push_str(&format!(
+                    "</D:prop><D:status>HTTP/1.1 {}</D:status></D:propstat>",
+                    status_line(status)
+                ));
             }
         }
         Reply::Status { href, status } => {

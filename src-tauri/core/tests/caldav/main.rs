@@ -15,4 +15,5 @@ mod fuzz_crashes;
 mod ics_bounds;
 mod injection;
 mod limits;
+mod manage;
 mod protocol;

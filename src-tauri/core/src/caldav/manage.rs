@@ -1,0 +1,135 @@
+//! Calendar collections managed from a client (RFC 4791 §5.3.1, RFC 4918
+//! §9.2): `MKCALENDAR` makes a notes calendar, `PROPPATCH` renames and
+//! recolours one, and `DELETE` of a collection is refused with a reason a
+//! client can show. The rules of who may are the core's
+//! ([`crate::api::client_calendars`]).
+
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::error::DavError;
+use super::href;
+use super::multistatus::{Multistatus, Reply};
+use super::xml::{self, APPLE_ICAL, DAV, Element, Name};
+use crate::api::AuthorizedApi;
+use crate::api::client_calendars::CalendarStyle;
+
+/// Longest collection id (URL segment) a client may choose.
+const MAX_ID_CHARS: usize = 100;
+
+/// `MKCALENDAR /calendars/<id>/`: a new notes calendar named by the body's
+/// `displayname` (else `id`), coloured by its `calendar-color`. Other
+/// properties (description, time zone, component set) are not kept.
+pub fn mkcalendar(
+    api: &AuthorizedApi,
+    id: &str,
+    exists: bool,
+    body: &str,
+) -> Result<Response, DavError> {
+    if exists {
+        return Err(DavError::Status(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("a calendar `{id}` exists already"),
+        ));
+    }
+    if id.chars().count() > MAX_ID_CHARS || id.chars().any(|c| c.is_control()) {
+        return Err(DavError::forbidden(format!(
+            "a calendar's URL segment is at most {MAX_ID_CHARS} characters, without control characters"
+        )));
+    }
+    let style = if body.trim().is_empty() {
+        CalendarStyle::default()
+    } else {
+        let root = xml::parse_request(body).map_err(DavError::bad_request)?;
+        let mut style = CalendarStyle::default();
+        for set in root.children.iter().filter(|c| c.name.is(DAV, "set")) {
+            for prop in set.children.iter().filter(|c| c.name.is(DAV, "prop")) {
+                read_style(prop, &mut style);
+            }
+        }
+        style
+    };
+    api.create_note_calendar(id, &style)?;
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, href::collection(id))],
+    )
+        .into_response())
+}
+
+fn read_style(prop: &Element, style: &mut CalendarStyle) {
+    for property in &prop.children {
+        if property.name.is(DAV, "displayname") {
+            style.name = Some(property.text.clone());
+        } else if property.name.is(APPLE_ICAL, "calendar-color") {
+            style.color = Some(property.text.clone());
+        }
+    }
+}
+
+/// `PROPPATCH` of a calendar collection: `displayname` and `calendar-color`
+/// set; anything else (removing them, `calendar-order`, other properties)
+/// refused with `403` for it and `424` for the rest, changing nothing
+/// (a `PROPPATCH` is all or nothing).
+pub fn proppatch(api: &AuthorizedApi, id: &str, body: &str) -> Result<Response, DavError> {
+    let root = xml::parse_request(body).map_err(DavError::bad_request)?;
+    if !root.name.is(DAV, "propertyupdate") {
+        return Err(DavError::bad_request(
+            "a PROPPATCH body is a DAV:propertyupdate",
+        ));
+    }
+    let mut style = CalendarStyle::default();
+    let mut asked: Vec<(Name, bool)> = Vec::new();
+    for update in &root.children {
+        let set = update.name.is(DAV, "set");
+        if !set && !update.name.is(DAV, "remove") {
+            continue;
+        }
+        for prop in update.children.iter().filter(|c| c.name.is(DAV, "prop")) {
+            for property in &prop.children {
+                let settable = set
+                    && (property.name.is(DAV, "displayname")
+                        || property.name.is(APPLE_ICAL, "calendar-color"));
+                asked.push((property.name.clone(), settable));
+            }
+            if set {
+                read_style(prop, &mut style);
+            }
+        }
+    }
+    let all_settable = asked.iter().all(|(_, settable)| *settable);
+    if all_settable && (style.name.is_some() || style.color.is_some()) {
+        api.restyle_calendar(id, &style)?;
+    }
+    let statuses = asked
+        .into_iter()
+        .map(|(name, settable)| {
+            let status = match (all_settable, settable) {
+                (true, _) => 200,
+                (false, false) => 403,
+                (false, true) => 424,
+            };
+            (name, status)
+        })
+        .collect();
+    let mut answer = Multistatus::new(usize::MAX);
+    answer.push(Reply::PropStatuses {
+        href: href::collection(id),
+        statuses,
+    })?;
+    Ok((
+        StatusCode::MULTI_STATUS,
+        [(header::CONTENT_TYPE, "application/xml; charset=utf-8")],
+        answer.finish(None),
+    )
+        .into_response())
+}
+
+/// `DELETE` of a calendar collection: refused; a calendar is removed in
+/// Almanac's settings, and never takes its notes with it.
+pub fn refuse_delete(id: &str) -> DavError {
+    DavError::forbidden(format!(
+        "calendar `{id}` is not deleted from a client: remove it in Almanac's settings \
+         (Calendars), which keeps its notes in the vault"
+    ))
+}

@@ -1,0 +1,196 @@
+//! Calendars managed from a client: `MKCALENDAR` makes a notes calendar (a
+//! new vault folder and source), `PROPPATCH` renames and recolours one, all
+//! or nothing, and `DELETE` of a calendar is refused; each needs a token with
+//! `events:write` and `settings:write` (docs/tokens.md).
+
+use almanac_core::tokens::Scope;
+use reqwest::StatusCode;
+
+use crate::support::Instance;
+
+const MKCALENDAR: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:I="http://apple.com/ns/ical/">
+  <D:set><D:prop>
+    <D:displayname>Side / project</D:displayname>
+    <I:calendar-color>#FF8800FF</I:calendar-color>
+    <C:supported-calendar-component-set><C:comp name="VEVENT"/></C:supported-calendar-component-set>
+  </D:prop></D:set>
+</C:mkcalendar>"#;
+
+fn proppatch(props: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:I="http://apple.com/ns/ical/"><D:set><D:prop>{props}</D:prop></D:set></D:propertyupdate>"#
+    )
+}
+
+/// The home's listing: each calendar's href, name and colour.
+async fn home(app: &Instance, token: &str) -> String {
+    let answer = app
+        .as_client(Some(token))
+        .query("PROPFIND", "/calendars/", "")
+        .await;
+    assert_eq!(answer.status(), StatusCode::MULTI_STATUS);
+    answer.text().await.unwrap()
+}
+
+fn event(uid: &str) -> String {
+    format!(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:{uid}\r\n\
+         DTSTAMP:20260101T000000Z\r\nDTSTART:20260310T100000Z\r\nDTEND:20260310T110000Z\r\n\
+         SUMMARY:Kick-off\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mkcalendar_makes_a_notes_calendar_that_takes_events() {
+    let app = Instance::start().await;
+    let manager = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
+        .await;
+    let client = app.as_client(Some(&manager));
+    let made = client
+        .request("MKCALENDAR", "/calendars/side/")
+        .body(MKCALENDAR)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), StatusCode::CREATED);
+    // A new folder named after it (what a path cannot hold left out).
+    assert!(app.vault().join("Side  project").is_dir());
+    let listed = home(&app, &manager).await;
+    assert!(listed.contains("/calendars/side/"), "{listed}");
+    assert!(
+        listed.contains("<D:displayname>Side / project</D:displayname>"),
+        "{listed}"
+    );
+    assert!(listed.contains("#ff8800"), "{listed}");
+    // It takes events as notes in its folder.
+    let put = client
+        .put("/calendars/side/kick-off.ics", None, event("kick-off"))
+        .await;
+    assert_eq!(put.status(), StatusCode::CREATED);
+    let notes: Vec<_> = std::fs::read_dir(app.vault().join("Side  project"))
+        .unwrap()
+        .collect();
+    assert_eq!(notes.len(), 1);
+    // The same URL again: it exists.
+    let again = client
+        .request("MKCALENDAR", "/calendars/side/")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn managing_calendars_needs_settings_write_too() {
+    let app = Instance::start().await;
+    let writer = app.read_write_token().await;
+    let client = app.as_client(Some(&writer));
+    let made = client
+        .request("MKCALENDAR", "/calendars/side/")
+        .body(MKCALENDAR)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), StatusCode::FORBIDDEN);
+    let text = made.text().await.unwrap();
+    assert!(text.contains("settings:write"), "{text}");
+    assert!(
+        !app.vault().join("Side  project").exists(),
+        "no folder made"
+    );
+    assert!(!home(&app, &writer).await.contains("/calendars/side/"));
+    let patched = client
+        .query(
+            "PROPPATCH",
+            "/calendars/local/",
+            proppatch("<D:displayname>Renamed</D:displayname>"),
+        )
+        .await;
+    assert_eq!(patched.status(), StatusCode::FORBIDDEN);
+    assert!(!home(&app, &writer).await.contains("Renamed"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn proppatch_renames_and_recolours_all_or_nothing() {
+    let app = Instance::start().await;
+    let manager = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
+        .await;
+    let client = app.as_client(Some(&manager));
+    let body = proppatch(
+        "<D:displayname>Work &amp; more</D:displayname><I:calendar-color>#112233</I:calendar-color>",
+    );
+    let patched = client.query("PROPPATCH", "/calendars/local/", body).await;
+    assert_eq!(patched.status(), StatusCode::MULTI_STATUS);
+    let text = patched.text().await.unwrap();
+    assert!(text.contains("HTTP/1.1 200 OK"), "{text}");
+    assert!(!text.contains("403"), "{text}");
+    let listed = home(&app, &manager).await;
+    assert!(
+        listed.contains("<D:displayname>Work &amp; more</D:displayname>"),
+        "{listed}"
+    );
+    assert!(listed.contains("#112233"), "{listed}");
+
+    // An order Almanac does not keep: refused for it, the rest not done.
+    let body =
+        proppatch("<D:displayname>Other</D:displayname><I:calendar-order>3</I:calendar-order>");
+    let patched = client.query("PROPPATCH", "/calendars/local/", body).await;
+    assert_eq!(patched.status(), StatusCode::MULTI_STATUS);
+    let text = patched.text().await.unwrap();
+    assert!(
+        text.contains("<I:calendar-order/></D:prop><D:status>HTTP/1.1 403 Forbidden"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<D:displayname/></D:prop><D:status>HTTP/1.1 424 Failed Dependency"),
+        "{text}"
+    );
+    assert!(home(&app, &manager).await.contains("Work &amp; more"));
+    // A colour that is none: 400, nothing changed.
+    let bad = client
+        .query(
+            "PROPPATCH",
+            "/calendars/local/",
+            proppatch("<I:calendar-color>red</I:calendar-color>"),
+        )
+        .await;
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    assert!(home(&app, &manager).await.contains("#112233"));
+    // A calendar that does not exist.
+    let missing = client
+        .query(
+            "PROPPATCH",
+            "/calendars/nope/",
+            proppatch("<D:displayname>X</D:displayname>"),
+        )
+        .await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn deleting_a_calendar_is_refused_and_keeps_its_notes() {
+    let app = Instance::start().await;
+    let manager = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
+        .await;
+    let client = app.as_client(Some(&manager));
+    let notes = || {
+        std::fs::read_dir(app.vault().join("events"))
+            .unwrap()
+            .count()
+    };
+    let before = notes();
+    let put = client
+        .put("/calendars/local/keep.ics", None, event("keep"))
+        .await;
+    assert_eq!(put.status(), StatusCode::CREATED);
+    let deleted = client.send("DELETE", "/calendars/local/").await;
+    assert_eq!(deleted.status(), StatusCode::FORBIDDEN);
+    let text = deleted.text().await.unwrap();
+    assert!(text.contains("remove it in Almanac's settings"), "{text}");
+    assert!(home(&app, &manager).await.contains("/calendars/local/"));
+    assert_eq!(notes(), before + 1, "every note kept");
+}
