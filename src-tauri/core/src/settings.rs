@@ -96,8 +96,8 @@ pub struct CalendarSource {
 }
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
-/// "dailynote" | "ical" | "caldav"`, like Obsidian Full Calendar's own settings: the wire
-/// name of a Full Note source is `local`, an external contract.
+/// "dailynote" | "ical" | "caldav" | "tasks"`, like Obsidian Full Calendar's own settings: the
+/// wire name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum SourceKind {
@@ -132,6 +132,45 @@ pub enum SourceKind {
         #[serde(default, rename = "calendarUrl")]
         calendar_url: String,
     },
+    /// Obsidian Tasks lines (`- [ ] Pay rent 📅 2026-11-30`) in every note
+    /// of `directory` (empty: the whole vault), read from the Markdown.
+    Tasks {
+        #[serde(default)]
+        directory: String,
+        /// The date that places a task on the calendar; a task without it
+        /// falls back to its other dates (see [`TaskDateField::order`]).
+        #[serde(default, rename = "dateField")]
+        date_field: TaskDateField,
+    },
+}
+
+/// Which of an Obsidian Tasks line's dates places it on the calendar.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskDateField {
+    /// 📅
+    #[default]
+    Due,
+    /// ⏳
+    Scheduled,
+    /// 🛫
+    Start,
+}
+
+impl TaskDateField {
+    /// The dates tried in turn: this one first, then the others in the
+    /// order due, scheduled, start. A task is never lost for lacking the
+    /// chosen date (the Full Calendar plugin's #239).
+    pub fn order(self) -> [TaskDateField; 3] {
+        use TaskDateField::{Due, Scheduled, Start};
+        match self {
+            Due => [Due, Scheduled, Start],
+            Scheduled => [Scheduled, Due, Start],
+            Start => [Start, Due, Scheduled],
+        }
+    }
 }
 
 /// Reminder daemon options.
@@ -354,7 +393,9 @@ impl Settings {
                         format!("`{url}` is not an http(s) address"),
                     ));
                 }
-                SourceKind::FullNote { directory } | SourceKind::DailyNote { directory, .. }
+                SourceKind::FullNote { directory }
+                | SourceKind::DailyNote { directory, .. }
+                | SourceKind::Tasks { directory, .. }
                     if Path::new(directory.trim())
                         .components()
                         .any(|part| part == std::path::Component::ParentDir) =>
@@ -689,6 +730,40 @@ mod tests {
             );
             assert_eq!(store.get(), before);
         }
+    }
+
+    #[test]
+    fn a_tasks_source_defaults_to_the_due_date_and_is_checked() {
+        let base = Settings::default();
+        let source = |extra: serde_json::Value| {
+            let mut source = json!({"id": "tasks_1", "name": "Tasks", "type": "tasks"});
+            source.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            json!({ "calendarSources": [source] })
+        };
+        let read = base.patched(&source(json!({}))).unwrap();
+        assert_eq!(
+            read.calendar_sources[0].kind,
+            SourceKind::Tasks {
+                directory: String::new(),
+                date_field: TaskDateField::Due,
+            }
+        );
+        let scheduled = base
+            .patched(&source(json!({"dateField": "scheduled", "directory": "Projects"})))
+            .unwrap();
+        let written = serde_json::to_value(&scheduled.calendar_sources[0]).unwrap();
+        assert_eq!(written["dateField"], "scheduled");
+        assert_eq!(written["directory"], "Projects");
+        let refused = base
+            .patched(&source(json!({"dateField": "created"})))
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("due, scheduled, start") || refused.contains("`due`"), "{refused}");
+        let outside = base
+            .patched(&source(json!({"directory": "../elsewhere"})))
+            .unwrap_err()
+            .to_string();
+        assert!(outside.contains("calendarSources[0].directory"), "{outside}");
     }
 
     #[test]

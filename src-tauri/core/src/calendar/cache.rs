@@ -277,6 +277,18 @@ impl Cache {
         })
     }
 
+    /// What could not be read from the notes of source `id`, by note path.
+    pub fn skipped_in(&self, id: &str) -> Vec<&SkippedNote> {
+        let mut notes: Vec<(&String, &Vec<SkippedNote>)> = self
+            .invalid
+            .iter()
+            .filter(|((source, _), _)| source == id)
+            .map(|((_, path), skipped)| (path, skipped))
+            .collect();
+        notes.sort_by_key(|(path, _)| *path);
+        notes.into_iter().flat_map(|(_, skipped)| skipped).collect()
+    }
+
     /// Paths of source `index` at or under `prefix`.
     pub fn paths_under(&self, index: usize, prefix: &str) -> Vec<String> {
         let Some(source) = self.sources.get(index) else {
