@@ -135,19 +135,20 @@ pub enum SourceKind {
     /// Obsidian Tasks lines (`- [ ] Pay rent 📅 2026-11-30`) in every note
     /// of `directory` (empty: the whole vault), read from the Markdown.
     Tasks {
+        /// The notes' folder, relative to the vault (or absolute inside
+        /// it); empty: the whole vault.
         #[serde(default)]
         directory: String,
-        /// The date that places a task on the calendar; a task without it
-        /// falls back to its other dates (see [`TaskDateField::order`]).
+        /// The date that places a task: `due` (📅, the default),
+        /// `scheduled` (⏳) or `start` (🛫). A task without it is placed by
+        /// its other dates, in the order due, scheduled, start.
         #[serde(default, rename = "dateField")]
         date_field: TaskDateField,
     },
 }
 
 /// Which of an Obsidian Tasks line's dates places it on the calendar.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TaskDateField {
     /// 📅
@@ -737,7 +738,10 @@ mod tests {
         let base = Settings::default();
         let source = |extra: serde_json::Value| {
             let mut source = json!({"id": "tasks_1", "name": "Tasks", "type": "tasks"});
-            source.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            source
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
             json!({ "calendarSources": [source] })
         };
         let read = base.patched(&source(json!({}))).unwrap();
@@ -749,7 +753,9 @@ mod tests {
             }
         );
         let scheduled = base
-            .patched(&source(json!({"dateField": "scheduled", "directory": "Projects"})))
+            .patched(&source(
+                json!({"dateField": "scheduled", "directory": "Projects"}),
+            ))
             .unwrap();
         let written = serde_json::to_value(&scheduled.calendar_sources[0]).unwrap();
         assert_eq!(written["dateField"], "scheduled");
@@ -758,12 +764,18 @@ mod tests {
             .patched(&source(json!({"dateField": "created"})))
             .unwrap_err()
             .to_string();
-        assert!(refused.contains("due, scheduled, start") || refused.contains("`due`"), "{refused}");
+        assert!(
+            refused.contains("due, scheduled, start") || refused.contains("`due`"),
+            "{refused}"
+        );
         let outside = base
             .patched(&source(json!({"directory": "../elsewhere"})))
             .unwrap_err()
             .to_string();
-        assert!(outside.contains("calendarSources[0].directory"), "{outside}");
+        assert!(
+            outside.contains("calendarSources[0].directory"),
+            "{outside}"
+        );
     }
 
     #[test]

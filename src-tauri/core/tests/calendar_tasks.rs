@@ -57,7 +57,10 @@ impl App {
     async fn start() -> App {
         let TestInstance { dir, core } = InstanceBuilder::new()
             .note(NOTE, &home_note())
-            .note("Elsewhere/Other.md", "- [ ] Outside the folder 📅 2026-01-01\n")
+            .note(
+                "Elsewhere/Other.md",
+                "- [ ] Outside the folder 📅 2026-01-01\n",
+            )
             .settings(|settings| {
                 settings.calendar_sources.push(CalendarSource {
                     id: CALENDAR.into(),
@@ -190,10 +193,16 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
     assert_eq!(rent["completed"], false);
     assert_eq!(rent["filePath"], NOTE);
     let call = app.task("Call Ann").await;
-    assert_eq!((call["startTime"].as_str(), call["endTime"].as_str()), (Some("09:00"), Some("10:00")));
+    assert_eq!(
+        (call["startTime"].as_str(), call["endTime"].as_str()),
+        (Some("09:00"), Some("10:00"))
+    );
     let post = app.task("Post office").await;
     assert_eq!(post["startTime"], "14:00");
-    assert_eq!(app.task("Nested done").await["completed"], day(2).to_string());
+    assert_eq!(
+        app.task("Nested done").await["completed"],
+        day(2).to_string()
+    );
     let (_, calendars) = app.call(Method::GET, "/calendars", None).await;
     let listed = calendars["calendars"]
         .as_array()
@@ -202,7 +211,10 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
         .find(|c| c["id"] == CALENDAR)
         .unwrap()
         .clone();
-    assert_eq!((listed["type"].as_str(), listed["editable"].as_bool()), (Some("tasks"), Some(true)));
+    assert_eq!(
+        (listed["type"].as_str(), listed["editable"].as_bool()),
+        (Some("tasks"), Some(true))
+    );
 
     // Over CalDAV: the calendar's events as VEVENTs.
     let body = app
@@ -218,7 +230,10 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
         .await
         .unwrap();
     for summary in ["Pay rent #home", "Call Ann", "Nested done", "Post office"] {
-        assert!(body.contains(&format!("SUMMARY:{summary}&#13;")), "{summary}: {body}");
+        assert!(
+            body.contains(&format!("SUMMARY:{summary}&#13;")),
+            "{summary}: {body}"
+        );
     }
     assert!(body.contains("BEGIN:VEVENT"));
 
@@ -227,14 +242,21 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
     let rent_id = rent["id"].as_str().unwrap().to_string();
     let path = format!("/events/{}", encoded(&rent_id));
     let (status, reply) = app
-        .call(Method::PUT, &path, Some(json!({"event": {"completed": true}})))
+        .call(
+            Method::PUT,
+            &path,
+            Some(json!({"event": {"completed": true}})),
+        )
         .await;
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["event"]["id"], rent_id.as_str());
     assert_eq!(reply["event"]["completed"], day(0).to_string());
     assert_eq!(
         changed_lines(&before, &app.note()),
-        [(4, format!("- [x] Pay rent #home 📅 {} ✅ {}", day(3), day(0)))]
+        [(
+            4,
+            format!("- [x] Pay rent #home 📅 {} ✅ {}", day(3), day(0))
+        )]
     );
     // The CRLF line ended as it was: every other byte is the same.
     assert!(app.note().contains(&format!("⏳ {}\r\n", day(1))));
@@ -243,13 +265,20 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
     // the task's text, so the answer names its new id.
     let before = app.note();
     let (status, reply) = app
-        .call(Method::PUT, &path, Some(json!({"event": {"date": day(5).to_string()}})))
+        .call(
+            Method::PUT,
+            &path,
+            Some(json!({"event": {"date": day(5).to_string()}})),
+        )
         .await;
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["event"]["date"], day(5).to_string());
     assert_eq!(
         changed_lines(&before, &app.note()),
-        [(4, format!("- [x] Pay rent #home 📅 {} ✅ {}", day(5), day(0)))]
+        [(
+            4,
+            format!("- [x] Pay rent #home 📅 {} ✅ {}", day(5), day(0))
+        )]
     );
     let rent_id = reply["event"]["id"].as_str().unwrap().to_string();
     let path = format!("/events/{}", encoded(&rent_id));
@@ -257,7 +286,11 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
     // What a task line cannot hold is refused, and nothing is written.
     let before = app.note();
     let (status, reply) = app
-        .call(Method::PUT, &path, Some(json!({"event": {"title": "Rent"}})))
+        .call(
+            Method::PUT,
+            &path,
+            Some(json!({"event": {"title": "Rent"}})),
+        )
         .await;
     assert_eq!(status, 400, "{reply}");
     let (status, reply) = app
@@ -268,7 +301,13 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
         )
         .await;
     assert_eq!(status, 400, "{reply}");
-    assert!(reply["message"].as_str().unwrap().contains("add the task in a note"), "{reply}");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .contains("add the task in a note"),
+        "{reply}"
+    );
     let (status, _) = app.call(Method::DELETE, &path, None).await;
     assert_eq!(status, 400);
     assert_eq!(app.note(), before);
@@ -344,7 +383,11 @@ async fn a_task_reminds_like_any_event() {
             ("Pay rent #home".to_string(), at(2, "23:45")),
         ]
     );
-    let call = reminders.reminders.iter().find(|r| r.title == "Call Ann").unwrap();
+    let call = reminders
+        .reminders
+        .iter()
+        .find(|r| r.title == "Call Ann")
+        .unwrap();
     assert_eq!(call.path, NOTE);
     assert!(call.event_id.starts_with(&format!("task:{NOTE}::")));
 }

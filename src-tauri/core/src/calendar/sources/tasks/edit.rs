@@ -158,7 +158,10 @@ pub fn edit_line(
         }
         Some(None) => {
             edits.push((task.status_at.clone(), " ".to_string()));
-            for finished in [&task.fields.done, &task.fields.cancelled].into_iter().flatten() {
+            for finished in [&task.fields.done, &task.fields.cancelled]
+                .into_iter()
+                .flatten()
+            {
                 edits.push((finished.field.clone(), String::new()));
             }
         }

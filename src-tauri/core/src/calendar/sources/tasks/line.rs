@@ -355,9 +355,9 @@ fn trailing_recurrence(text: &str) -> Option<(usize, String)> {
 /// A trailing `#tag` (after whitespace or at the start; none of the
 /// characters the plugin ends a tag at).
 fn trailing_tag(text: &str) -> Option<usize> {
-    let at = text
-        .rfind(char::is_whitespace)
-        .map_or(0, |i| i + text[i..].chars().next().map_or(1, char::len_utf8));
+    let at = text.rfind(char::is_whitespace).map_or(0, |i| {
+        i + text[i..].chars().next().map_or(1, char::len_utf8)
+    });
     let tag = text[at..].strip_prefix('#')?;
     let stops = " !@#$%^&*(),.?\":{}|<>";
     (!tag.is_empty() && !tag.contains(|c| stops.contains(c))).then_some(at)
@@ -379,8 +379,9 @@ fn trailing_ids(text: &str, emoji: &str, list: bool) -> Option<(usize, Vec<Strin
     } else {
         vec![value.to_string()]
     };
-    (ids.iter().all(|id| !id.is_empty() && id.chars().all(id_char)))
-        .then(|| (trim_end(text, at), ids))
+    (ids.iter()
+        .all(|id| !id.is_empty() && id.chars().all(id_char)))
+    .then(|| (trim_end(text, at), ids))
 }
 
 /// The first time form of `description` (the Full Calendar plugin's order:
@@ -448,7 +449,11 @@ fn paren_form(text: &str, ranged: bool) -> Option<TimeForm> {
 /// length. A time that names no time of day (`25:00`, `13:00 PM`) is none.
 fn clock(text: &str) -> Option<((NaiveTime, bool), usize)> {
     let bytes = text.as_bytes();
-    let hour_len = bytes.iter().take(2).take_while(|b| b.is_ascii_digit()).count();
+    let hour_len = bytes
+        .iter()
+        .take(2)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
     let minutes = bytes.get(hour_len + 1..hour_len + 3)?;
     if hour_len == 0 || bytes[hour_len] != b':' || !minutes.iter().all(u8::is_ascii_digit) {
         return None;

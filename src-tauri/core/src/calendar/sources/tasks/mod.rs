@@ -73,7 +73,10 @@ pub fn ids(path: &str, tasks: &[TaskLine]) -> Vec<String> {
                 Some(id) => (format!("id-{id}"), '.'),
                 None => {
                     let digest = Sha256::digest(task.identity.as_bytes());
-                    (digest[..4].iter().map(|b| format!("{b:02x}")).collect(), '-')
+                    (
+                        digest[..4].iter().map(|b| format!("{b:02x}")).collect(),
+                        '-',
+                    )
                 }
             };
             let count = match seen.iter_mut().find(|(k, _)| *k == key) {
@@ -142,7 +145,12 @@ pub fn task_event(task: &TaskLine, field: TaskDateField) -> Result<Option<TaskEv
     let mut unread_rule = None;
     // A finished recurring task is the plugin's record of one occurrence
     // (it wrote the next one as a new line): it shows once.
-    if let Some(text) = task.fields.recurrence.as_ref().filter(|_| !task.is_finished()) {
+    if let Some(text) = task
+        .fields
+        .recurrence
+        .as_ref()
+        .filter(|_| !task.is_finished())
+    {
         match recurrence::rule(text) {
             Ok(rule) => {
                 spec.kind = EventType::Rrule;

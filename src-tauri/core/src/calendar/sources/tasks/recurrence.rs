@@ -79,9 +79,12 @@ pub fn rule(text: &str) -> Result<String, String> {
             parts.push("FREQ=WEEKLY".to_string());
             match tail.split_first() {
                 Some((&"on", days)) => {
-                    parts.push(format!("BYDAY={}", weekdays(days).ok_or_else(|| {
-                        format!("🔁 `{text}` is not read: `on` names no weekdays")
-                    })?));
+                    parts.push(format!(
+                        "BYDAY={}",
+                        weekdays(days).ok_or_else(|| {
+                            format!("🔁 `{text}` is not read: `on` names no weekdays")
+                        })?
+                    ));
                     &[][..]
                 }
                 _ => tail,
@@ -115,7 +118,9 @@ pub fn rule(text: &str) -> Result<String, String> {
                         let days = month_days(on)
                             .filter(|d| d.starts_with("BYMONTHDAY"))
                             .ok_or_else(|| {
-                                format!("🔁 `{text}` is not read: the day of the month is not clear")
+                                format!(
+                                    "🔁 `{text}` is not read: the day of the month is not clear"
+                                )
                             })?;
                         parts.push(days);
                         &[][..]
@@ -203,20 +208,32 @@ mod tests {
             ("every 3 weeks", "FREQ=WEEKLY;INTERVAL=3"),
             ("every other week", "FREQ=WEEKLY;INTERVAL=2"),
             ("every week on Monday, Friday", "FREQ=WEEKLY;BYDAY=MO,FR"),
-            ("every week on Tuesday and Thursday", "FREQ=WEEKLY;BYDAY=TU,TH"),
+            (
+                "every week on Tuesday and Thursday",
+                "FREQ=WEEKLY;BYDAY=TU,TH",
+            ),
             ("every weekday", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"),
             ("every Monday", "FREQ=WEEKLY;BYDAY=MO"),
             ("every Saturday, Sunday", "FREQ=WEEKLY;BYDAY=SA,SU"),
             ("every month", "FREQ=MONTHLY"),
             ("every month on the 1st", "FREQ=MONTHLY;BYMONTHDAY=1"),
-            ("every 2 months on the 15th", "FREQ=MONTHLY;BYMONTHDAY=15;INTERVAL=2"),
-            ("every month on the 1st, 15th", "FREQ=MONTHLY;BYMONTHDAY=1,15"),
+            (
+                "every 2 months on the 15th",
+                "FREQ=MONTHLY;BYMONTHDAY=15;INTERVAL=2",
+            ),
+            (
+                "every month on the 1st, 15th",
+                "FREQ=MONTHLY;BYMONTHDAY=1,15",
+            ),
             ("every month on the last", "FREQ=MONTHLY;BYMONTHDAY=-1"),
             ("every month on the last day", "FREQ=MONTHLY;BYMONTHDAY=-1"),
             ("every month on the 2nd Tuesday", "FREQ=MONTHLY;BYDAY=2TU"),
             ("every month on the last Friday", "FREQ=MONTHLY;BYDAY=-1FR"),
             ("every year", "FREQ=YEARLY"),
-            ("every January on the 15th", "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=15"),
+            (
+                "every January on the 15th",
+                "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=15",
+            ),
             ("every March", "FREQ=YEARLY;BYMONTH=3"),
         ] {
             assert_eq!(rule(text).as_deref(), Ok(expected), "{text}");

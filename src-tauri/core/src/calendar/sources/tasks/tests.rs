@@ -49,15 +49,30 @@ fn every_field_of_the_emoji_format_is_read_and_kept_out_of_the_title() {
 
     let done = task("- [x] Filed taxes ✅ 2026-04-01 ❌ 2026-04-02 📆 2026-03-31 ⏬");
     assert_eq!(done.title, "Filed taxes");
-    assert_eq!(done.fields.done.as_ref().unwrap().date, Some(day("2026-04-01")));
-    assert_eq!(done.fields.cancelled.as_ref().unwrap().date, Some(day("2026-04-02")));
-    assert_eq!(done.fields.due.as_ref().unwrap().date, Some(day("2026-03-31")));
+    assert_eq!(
+        done.fields.done.as_ref().unwrap().date,
+        Some(day("2026-04-01"))
+    );
+    assert_eq!(
+        done.fields.cancelled.as_ref().unwrap().date,
+        Some(day("2026-04-02"))
+    );
+    assert_eq!(
+        done.fields.due.as_ref().unwrap().date,
+        Some(day("2026-03-31"))
+    );
     assert_eq!(done.fields.priority, Some('⏬'));
     // The other spellings the plugin accepts, and emoji variation selectors.
     let alt = task("- [ ] Water ⌛ 2026-05-02 🗓\u{FE0F} 2026-05-03 ⏫\u{FE0F}");
     assert_eq!(alt.title, "Water");
-    assert_eq!(alt.fields.scheduled.as_ref().unwrap().date, Some(day("2026-05-02")));
-    assert_eq!(alt.fields.due.as_ref().unwrap().date, Some(day("2026-05-03")));
+    assert_eq!(
+        alt.fields.scheduled.as_ref().unwrap().date,
+        Some(day("2026-05-02"))
+    );
+    assert_eq!(
+        alt.fields.due.as_ref().unwrap().date,
+        Some(day("2026-05-03"))
+    );
     assert_eq!(alt.fields.priority, Some('⏫'));
     // A field in the middle of the description is part of the title, as in the plugin.
     assert_eq!(task("- [ ] a 📅 2026-01-01 b").title, "a 📅 2026-01-01 b");
@@ -120,14 +135,62 @@ fn lines_that_are_not_tasks_are_none() {
 #[test]
 fn both_time_forms_of_the_full_calendar_plugin() {
     let cases = [
-        ("- [ ] 09:00 - 10:30 Review ⏳ 2026-11-30", "Review", "09:00", Some("10:30"), TimeStyle::Planner),
-        ("- [ ] 9:00-10:00 Tight ⏳ 2026-11-30", "Tight", "09:00", Some("10:00"), TimeStyle::Planner),
-        ("- [ ] 07:15 Run 📅 2026-11-30", "Run", "07:15", None, TimeStyle::Planner),
-        ("- [ ] Meeting (9:00 AM-10:00 AM) 📅 2026-11-30", "Meeting", "09:00", Some("10:00"), TimeStyle::Parens),
-        ("- [ ] Standup (9:00AM-5:30pm) 📅 2026-11-30", "Standup", "09:00", Some("17:30"), TimeStyle::Parens),
-        ("- [ ] Call (18:00-20:00) client 📅 2026-11-30", "Call client", "18:00", Some("20:00"), TimeStyle::Parens),
-        ("- [ ] Lunch (12:00 PM) 📅 2026-11-30", "Lunch", "12:00", None, TimeStyle::Parens),
-        ("- [ ] Night (12:30 am) 📅 2026-11-30", "Night", "00:30", None, TimeStyle::Parens),
+        (
+            "- [ ] 09:00 - 10:30 Review ⏳ 2026-11-30",
+            "Review",
+            "09:00",
+            Some("10:30"),
+            TimeStyle::Planner,
+        ),
+        (
+            "- [ ] 9:00-10:00 Tight ⏳ 2026-11-30",
+            "Tight",
+            "09:00",
+            Some("10:00"),
+            TimeStyle::Planner,
+        ),
+        (
+            "- [ ] 07:15 Run 📅 2026-11-30",
+            "Run",
+            "07:15",
+            None,
+            TimeStyle::Planner,
+        ),
+        (
+            "- [ ] Meeting (9:00 AM-10:00 AM) 📅 2026-11-30",
+            "Meeting",
+            "09:00",
+            Some("10:00"),
+            TimeStyle::Parens,
+        ),
+        (
+            "- [ ] Standup (9:00AM-5:30pm) 📅 2026-11-30",
+            "Standup",
+            "09:00",
+            Some("17:30"),
+            TimeStyle::Parens,
+        ),
+        (
+            "- [ ] Call (18:00-20:00) client 📅 2026-11-30",
+            "Call client",
+            "18:00",
+            Some("20:00"),
+            TimeStyle::Parens,
+        ),
+        (
+            "- [ ] Lunch (12:00 PM) 📅 2026-11-30",
+            "Lunch",
+            "12:00",
+            None,
+            TimeStyle::Parens,
+        ),
+        (
+            "- [ ] Night (12:30 am) 📅 2026-11-30",
+            "Night",
+            "00:30",
+            None,
+            TimeStyle::Parens,
+        ),
     ];
     for (line, title, start, end, style) in cases {
         let t = task(line);
@@ -160,17 +223,38 @@ fn both_time_forms_of_the_full_calendar_plugin() {
 fn the_date_field_picks_the_day_and_the_others_stand_in() {
     let all = "- [ ] a 🛫 2026-01-01 ⏳ 2026-01-02 📅 2026-01-03";
     assert_eq!(spec(all, TaskDateField::Due).date, Some(day("2026-01-03")));
-    assert_eq!(spec(all, TaskDateField::Scheduled).date, Some(day("2026-01-02")));
-    assert_eq!(spec(all, TaskDateField::Start).date, Some(day("2026-01-01")));
+    assert_eq!(
+        spec(all, TaskDateField::Scheduled).date,
+        Some(day("2026-01-02"))
+    );
+    assert_eq!(
+        spec(all, TaskDateField::Start).date,
+        Some(day("2026-01-01"))
+    );
     // Only one date: every setting shows the task (plugin issue #239).
-    for only in ["- [ ] b ⏳ 2026-02-02", "- [ ] b 🛫 2026-02-02", "- [ ] b 📅 2026-02-02"] {
-        for field in [TaskDateField::Due, TaskDateField::Scheduled, TaskDateField::Start] {
-            assert_eq!(spec(only, field).date, Some(day("2026-02-02")), "{only} {field:?}");
+    for only in [
+        "- [ ] b ⏳ 2026-02-02",
+        "- [ ] b 🛫 2026-02-02",
+        "- [ ] b 📅 2026-02-02",
+    ] {
+        for field in [
+            TaskDateField::Due,
+            TaskDateField::Scheduled,
+            TaskDateField::Start,
+        ] {
+            assert_eq!(
+                spec(only, field).date,
+                Some(day("2026-02-02")),
+                "{only} {field:?}"
+            );
         }
     }
     // Due first, then scheduled, when start is asked for and missing.
     let two = "- [ ] c ⏳ 2026-03-02 📅 2026-03-03";
-    assert_eq!(spec(two, TaskDateField::Start).date, Some(day("2026-03-03")));
+    assert_eq!(
+        spec(two, TaskDateField::Start).date,
+        Some(day("2026-03-03"))
+    );
     // Created and done dates never place a task.
     let none = task("- [x] d ➕ 2026-01-01 ✅ 2026-01-02");
     assert!(task_event(&none, TaskDateField::Due).unwrap().is_none());
@@ -178,18 +262,27 @@ fn the_date_field_picks_the_day_and_the_others_stand_in() {
 
 #[test]
 fn a_readable_rule_makes_a_series_and_an_unreadable_one_shows_once() {
-    let series = spec("- [ ] Rent 🔁 every month on the 1st 📅 2026-11-01", TaskDateField::Due);
+    let series = spec(
+        "- [ ] Rent 🔁 every month on the 1st 📅 2026-11-01",
+        TaskDateField::Due,
+    );
     assert_eq!(series.kind, EventType::Rrule);
     assert_eq!(series.rrule.as_deref(), Some("FREQ=MONTHLY;BYMONTHDAY=1"));
     assert_eq!(series.start_date, Some(day("2026-11-01")));
-    let kept = task_event(&task("- [ ] Mow 🔁 every week when done 📅 2026-11-01"), TaskDateField::Due)
-        .unwrap()
-        .unwrap();
+    let kept = task_event(
+        &task("- [ ] Mow 🔁 every week when done 📅 2026-11-01"),
+        TaskDateField::Due,
+    )
+    .unwrap()
+    .unwrap();
     assert_eq!(kept.spec.kind, EventType::Single);
     assert_eq!(kept.spec.date, Some(day("2026-11-01")));
     assert!(kept.unread_rule.unwrap().contains("when done"));
     // A ticked recurring task is the record of one occurrence.
-    let done = spec("- [x] Rent 🔁 every month 📅 2026-10-01 ✅ 2026-10-01", TaskDateField::Due);
+    let done = spec(
+        "- [x] Rent 🔁 every month 📅 2026-10-01 ✅ 2026-10-01",
+        TaskDateField::Due,
+    );
     assert_eq!(done.kind, EventType::Single);
 }
 
@@ -205,10 +298,19 @@ fn a_note_is_read_with_fences_and_frontmatter_skipped_and_problems_named() {
                 - [ ] Mow 🔁 every week when done 📅 2026-11-02\n\
                 \t- [x] Nested (9:00 AM) ⏳ 2026-11-03\n";
     let parsed = parse(TaskDateField::Due, "Home.md", text, chrono_tz::UTC);
-    let titles: Vec<&str> = parsed.entries.iter().map(|e| e.spec.title.as_str()).collect();
+    let titles: Vec<&str> = parsed
+        .entries
+        .iter()
+        .map(|e| e.spec.title.as_str())
+        .collect();
     assert_eq!(titles, ["Pay rent", "Mow", "Nested"]);
     assert_eq!(parsed.entries[0].line_number, 6);
-    assert!(parsed.entries.iter().all(|e| e.id.starts_with("task:Home.md::")));
+    assert!(
+        parsed
+            .entries
+            .iter()
+            .all(|e| e.id.starts_with("task:Home.md::"))
+    );
     let skipped: Vec<(&str, &str)> = parsed
         .skipped
         .iter()
@@ -216,7 +318,10 @@ fn a_note_is_read_with_fences_and_frontmatter_skipped_and_problems_named() {
         .collect();
     assert_eq!(skipped.len(), 3, "{skipped:?}");
     assert_eq!(skipped[0].0, "Home.md:15");
-    assert!(skipped[0].1.contains("due date is not a day"), "{skipped:?}");
+    assert!(
+        skipped[0].1.contains("due date is not a day"),
+        "{skipped:?}"
+    );
     assert_eq!(skipped[1].0, "Home.md:16");
     assert!(skipped[1].1.contains("title"), "{skipped:?}");
     assert_eq!(skipped[2].0, "Home.md:17");
@@ -252,16 +357,43 @@ fn ticking_writes_the_status_and_done_date_and_nothing_else() {
     let line = "  - [ ] Pay rent #home 📅 2026-11-30 ^rent";
     let t = task(line);
     let today = day("2026-11-28");
-    let tick = change_of(&spec(line, TaskDateField::Due), &fields(serde_json::json!({"completed": true})), today).unwrap();
-    assert_eq!(tick, Change { completed: Some(Some(today)), ..Change::default() });
+    let tick = change_of(
+        &spec(line, TaskDateField::Due),
+        &fields(serde_json::json!({"completed": true})),
+        today,
+    )
+    .unwrap();
+    assert_eq!(
+        tick,
+        Change {
+            completed: Some(Some(today)),
+            ..Change::default()
+        }
+    );
     let ticked = edit_line(line, &t, TaskDateField::Due, &tick).unwrap();
-    assert_eq!(ticked, "  - [x] Pay rent #home 📅 2026-11-30 ✅ 2026-11-28 ^rent");
+    assert_eq!(
+        ticked,
+        "  - [x] Pay rent #home 📅 2026-11-30 ✅ 2026-11-28 ^rent"
+    );
     // And back.
     let t2 = task(&ticked);
-    let untick = change_of(&spec(&ticked, TaskDateField::Due), &fields(serde_json::json!({"completed": false})), today).unwrap();
-    assert_eq!(edit_line(&ticked, &t2, TaskDateField::Due, &untick).unwrap(), line);
+    let untick = change_of(
+        &spec(&ticked, TaskDateField::Due),
+        &fields(serde_json::json!({"completed": false})),
+        today,
+    )
+    .unwrap();
+    assert_eq!(
+        edit_line(&ticked, &t2, TaskDateField::Due, &untick).unwrap(),
+        line
+    );
     // A date sent as `completed` is the done date.
-    let dated = change_of(&spec(line, TaskDateField::Due), &fields(serde_json::json!({"completed": "2026-12-01T10:00:00Z"})), today).unwrap();
+    let dated = change_of(
+        &spec(line, TaskDateField::Due),
+        &fields(serde_json::json!({"completed": "2026-12-01T10:00:00Z"})),
+        today,
+    )
+    .unwrap();
     assert_eq!(dated.completed, Some(Some(day("2026-12-01"))));
 }
 
@@ -277,16 +409,25 @@ fn moving_rewrites_the_placing_date_and_the_time_in_its_form() {
     )
     .unwrap();
     let out = edit_line(line, &task(line), TaskDateField::Scheduled, &moved).unwrap();
-    assert_eq!(out, "- [ ] Review (2:00 PM-3:30 PM) 🛫 2026-11-01 ⏳ 2026-12-02 #work");
+    assert_eq!(
+        out,
+        "- [ ] Review (2:00 PM-3:30 PM) 🛫 2026-11-01 ⏳ 2026-12-02 #work"
+    );
     let planner = "1. [ ] 09:00 - 10:00 Standup 📅 2026-11-30";
-    let change = Change { time: Some((time("08:30"), None)), ..Change::default() };
+    let change = Change {
+        time: Some((time("08:30"), None)),
+        ..Change::default()
+    };
     assert_eq!(
         edit_line(planner, &task(planner), TaskDateField::Due, &change).unwrap(),
         "1. [ ] 08:30 Standup 📅 2026-11-30"
     );
     // The fallback date is the one moved when the chosen one is missing.
     let only_start = "- [ ] x 🛫 2026-11-01";
-    let change = Change { date: Some(day("2026-11-05")), ..Change::default() };
+    let change = Change {
+        date: Some(day("2026-11-05")),
+        ..Change::default()
+    };
     assert_eq!(
         edit_line(only_start, &task(only_start), TaskDateField::Due, &change).unwrap(),
         "- [ ] x 🛫 2026-11-05"
@@ -310,9 +451,20 @@ fn what_a_task_line_cannot_hold_is_refused() {
     }
     // The whole event sent back unchanged changes nothing.
     let same = serde_json::to_value(current.to_event("x".into(), "c", "C")).unwrap();
-    assert_eq!(change_of(&current, &fields(same), today).unwrap(), Change::default());
-    let series = spec("- [ ] Rent 🔁 every month 📅 2026-11-01", TaskDateField::Due);
-    let refused = change_of(&series, &fields(serde_json::json!({"completed": true})), today).unwrap_err();
+    assert_eq!(
+        change_of(&current, &fields(same), today).unwrap(),
+        Change::default()
+    );
+    let series = spec(
+        "- [ ] Rent 🔁 every month 📅 2026-11-01",
+        TaskDateField::Due,
+    );
+    let refused = change_of(
+        &series,
+        &fields(serde_json::json!({"completed": true})),
+        today,
+    )
+    .unwrap_err();
     assert!(refused.to_string().contains("recurring"), "{refused}");
 }
 
