@@ -27,7 +27,10 @@ use crate::view::CalendarView;
 pub mod bounds;
 pub mod class;
 pub mod redact;
+mod task_date;
 pub mod vault_path;
+
+pub use task_date::TaskDateField;
 
 /// Ports below this need privileges; the REST server never asks for them.
 pub const MIN_PORT: u16 = 1024;
@@ -145,33 +148,6 @@ pub enum SourceKind {
         #[serde(default, rename = "dateField")]
         date_field: TaskDateField,
     },
-}
-
-/// Which of an Obsidian Tasks line's dates places it on the calendar.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum TaskDateField {
-    /// 📅
-    #[default]
-    Due,
-    /// ⏳
-    Scheduled,
-    /// 🛫
-    Start,
-}
-
-impl TaskDateField {
-    /// The dates tried in turn: this one first, then the others in the
-    /// order due, scheduled, start. A task is never lost for lacking the
-    /// chosen date (the Full Calendar plugin's #239).
-    pub fn order(self) -> [TaskDateField; 3] {
-        use TaskDateField::{Due, Scheduled, Start};
-        match self {
-            Due => [Due, Scheduled, Start],
-            Scheduled => [Scheduled, Due, Start],
-            Start => [Start, Due, Scheduled],
-        }
-    }
 }
 
 /// Reminder daemon options.

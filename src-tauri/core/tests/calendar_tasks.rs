@@ -61,6 +61,11 @@ impl App {
                 "Elsewhere/Other.md",
                 "- [ ] Outside the folder 📅 2026-01-01\n",
             )
+            // A rule an RRULE cannot say: shown once, and named.
+            .note(
+                "Projects/Garden.md",
+                &format!("- [ ] Mow 🔁 every week when done 📅 {}\n", day(4)),
+            )
             .settings(|settings| {
                 settings.calendar_sources.push(CalendarSource {
                     id: CALENDAR.into(),
@@ -185,7 +190,13 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
     titles.sort();
     assert_eq!(
         titles,
-        ["Call Ann", "Nested done", "Pay rent #home", "Post office"]
+        [
+            "Call Ann",
+            "Mow",
+            "Nested done",
+            "Pay rent #home",
+            "Post office"
+        ]
     );
     let rent = app.task("Pay rent #home").await;
     assert_eq!(rent["date"], day(3).to_string());
@@ -214,6 +225,11 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
     assert_eq!(
         (listed["type"].as_str(), listed["editable"].as_bool()),
         (Some("tasks"), Some(true))
+    );
+    let problem = listed["lastError"].as_str().unwrap();
+    assert!(
+        problem.starts_with("Projects/Garden.md:1: kept once") && problem.contains("when done"),
+        "{problem}"
     );
 
     // Over CalDAV: the calendar's events as VEVENTs.
@@ -381,6 +397,7 @@ async fn a_task_reminds_like_any_event() {
             ("Call Ann".to_string(), at(1, "08:45")),
             ("Post office".to_string(), at(2, "13:45")),
             ("Pay rent #home".to_string(), at(2, "23:45")),
+            ("Mow".to_string(), at(3, "23:45")),
         ]
     );
     let call = reminders

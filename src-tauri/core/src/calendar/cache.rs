@@ -172,7 +172,7 @@ pub struct Cache {
     pub sources: Vec<SourceCache>,
     pub display_tz: Tz,
     /// Currently invalid notes: `(source id, path)` → what was skipped.
-    invalid: HashMap<(String, String), Vec<SkippedNote>>,
+    pub(super) invalid: HashMap<(String, String), Vec<SkippedNote>>,
     recent_skips: VecDeque<SkippedNote>,
     pub last_scan: Duration,
     /// Expanded series years, shared by every query.
@@ -275,18 +275,6 @@ impl Cache {
                     .invalid
                     .contains_key(&(source.config.id.clone(), path.to_string()))
         })
-    }
-
-    /// What could not be read from the notes of source `id`, by note path.
-    pub fn skipped_in(&self, id: &str) -> Vec<&SkippedNote> {
-        let mut notes: Vec<(&String, &Vec<SkippedNote>)> = self
-            .invalid
-            .iter()
-            .filter(|((source, _), _)| source == id)
-            .map(|((_, path), skipped)| (path, skipped))
-            .collect();
-        notes.sort_by_key(|(path, _)| *path);
-        notes.into_iter().flat_map(|(_, skipped)| skipped).collect()
     }
 
     /// Paths of source `index` at or under `prefix`.

@@ -333,7 +333,7 @@ impl Calendar {
                         .last_error
                         .clone()
                         .or_else(|| config.problem().map(str::to_string))
-                        .or_else(|| config.notes_problem(&state.cache.skipped_in(&config.id))),
+                        .or_else(|| config.notes_problem(&state.cache.invalid)),
                     series_left_out: source
                         .notes
                         .values()

@@ -169,11 +169,19 @@ impl SourceConfig {
     }
 
     /// What the source's status says about the lines of its notes it could
-    /// not read as written (`skipped`): only a tasks source, whose notes
-    /// are everyone's notes, reports them there.
-    pub fn notes_problem(&self, skipped: &[&SkippedNote]) -> Option<String> {
+    /// not read as written (`invalid`: every source's, by `(source id,
+    /// path)`): only a tasks source, whose notes are everyone's notes,
+    /// reports them there.
+    pub fn notes_problem(&self, invalid: &Skipped) -> Option<String> {
         match &self.kind {
-            SourceType::Tasks { .. } => tasks::status(skipped),
+            SourceType::Tasks { .. } => {
+                let mut notes: Vec<_> = invalid
+                    .iter()
+                    .filter(|((id, _), _)| *id == self.id)
+                    .collect();
+                notes.sort_by_key(|((_, path), _)| path);
+                tasks::status(&notes.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
+            }
             SourceType::FullNote { .. }
             | SourceType::DailyNote { .. }
             | SourceType::Ical { .. }
@@ -222,6 +230,9 @@ impl SourceConfig {
         }
     }
 }
+
+/// What could not be read, by `(source id, note path)`.
+pub type Skipped = std::collections::HashMap<(String, String), Vec<SkippedNote>>;
 
 /// What reading one note (or feed) produced.
 #[derive(Default)]

@@ -237,6 +237,8 @@ mod tests {
             ("every March", "FREQ=YEARLY;BYMONTH=3"),
         ] {
             assert_eq!(rule(text).as_deref(), Ok(expected), "{text}");
+            // And the calendar's one rule parser reads it.
+            crate::calendar::rule_parse::parse_rrule(expected).unwrap();
         }
     }
 
