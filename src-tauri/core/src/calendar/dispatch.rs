@@ -60,7 +60,8 @@ impl Calendar {
                 "calendarId",
                 format!(
                     "`{}` shows the Obsidian Tasks of its notes: add the task in a note \
-                     (`- [ ] Title 📅 YYYY-MM-DD`)",
+                     (`- [ ] Title 📅 YYYY-MM-DD`); a recurring task is ticked in Obsidian, \
+                     which writes its next occurrence",
                     source.id
                 ),
             )),
