@@ -27,7 +27,10 @@ use crate::view::CalendarView;
 pub mod bounds;
 pub mod class;
 pub mod redact;
+mod task_date;
 pub mod vault_path;
+
+pub use task_date::TaskDateField;
 
 /// Ports below this need privileges; the REST server never asks for them.
 pub const MIN_PORT: u16 = 1024;
@@ -96,8 +99,8 @@ pub struct CalendarSource {
 }
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
-/// "dailynote" | "ical" | "caldav"`, like Obsidian Full Calendar's own settings: the wire
-/// name of a Full Note source is `local`, an external contract.
+/// "dailynote" | "ical" | "caldav" | "tasks"`, like Obsidian Full Calendar's own settings: the
+/// wire name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum SourceKind {
@@ -131,6 +134,19 @@ pub enum SourceKind {
         /// user); empty until discovered.
         #[serde(default, rename = "calendarUrl")]
         calendar_url: String,
+    },
+    /// Obsidian Tasks lines (`- [ ] Pay rent 📅 2026-11-30`) in every note
+    /// of `directory` (empty: the whole vault), read from the Markdown.
+    Tasks {
+        /// The notes' folder, relative to the vault (or absolute inside
+        /// it); empty: the whole vault.
+        #[serde(default)]
+        directory: String,
+        /// The date that places a task: `due` (📅, the default),
+        /// `scheduled` (⏳) or `start` (🛫). A task without it is placed by
+        /// its other dates, in the order due, scheduled, start.
+        #[serde(default, rename = "dateField")]
+        date_field: TaskDateField,
     },
 }
 
@@ -354,7 +370,9 @@ impl Settings {
                         format!("`{url}` is not an http(s) address"),
                     ));
                 }
-                SourceKind::FullNote { directory } | SourceKind::DailyNote { directory, .. }
+                SourceKind::FullNote { directory }
+                | SourceKind::DailyNote { directory, .. }
+                | SourceKind::Tasks { directory, .. }
                     if Path::new(directory.trim())
                         .components()
                         .any(|part| part == std::path::Component::ParentDir) =>
@@ -689,6 +707,51 @@ mod tests {
             );
             assert_eq!(store.get(), before);
         }
+    }
+
+    #[test]
+    fn a_tasks_source_defaults_to_the_due_date_and_is_checked() {
+        let base = Settings::default();
+        let source = |extra: serde_json::Value| {
+            let mut source = json!({"id": "tasks_1", "name": "Tasks", "type": "tasks"});
+            source
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            json!({ "calendarSources": [source] })
+        };
+        let read = base.patched(&source(json!({}))).unwrap();
+        assert_eq!(
+            read.calendar_sources[0].kind,
+            SourceKind::Tasks {
+                directory: String::new(),
+                date_field: TaskDateField::Due,
+            }
+        );
+        let scheduled = base
+            .patched(&source(
+                json!({"dateField": "scheduled", "directory": "Projects"}),
+            ))
+            .unwrap();
+        let written = serde_json::to_value(&scheduled.calendar_sources[0]).unwrap();
+        assert_eq!(written["dateField"], "scheduled");
+        assert_eq!(written["directory"], "Projects");
+        let refused = base
+            .patched(&source(json!({"dateField": "created"})))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("due, scheduled, start") || refused.contains("`due`"),
+            "{refused}"
+        );
+        let outside = base
+            .patched(&source(json!({"directory": "../elsewhere"})))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            outside.contains("calendarSources[0].directory"),
+            "{outside}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 // Settings › Calendars: the configured calendar sources, each renamed,
 // recoloured or removed in place (removing never touches the notes), a CalDAV
 // calendar's password changed, and a form to add a notes folder, the daily
-// notes, an ICS feed or a CalDAV calendar. Every change is one settings patch
+// notes, an ICS feed, a CalDAV calendar or the Obsidian Tasks of a folder. Every change is one settings patch
 // of `calendarSources`, except a CalDAV calendar's set-up, which the core does
 // (`caldav_add`: discovery, the keyring, then the settings); either way the
 // core names the refused field, shown next to it.
@@ -13,7 +13,7 @@ import { $, clearFieldError, saveSettings, showFieldError } from './settings_sha
 const list = $('calendar-list');
 const addForm = $('add-calendar');
 const removeDialog = $('remove-dialog');
-const ADD_FIELDS = ['name', 'color', 'directory', 'heading', 'url', 'username', 'password', 'calendarUrl'];
+const ADD_FIELDS = ['name', 'color', 'directory', 'heading', 'dateField', 'url', 'username', 'password', 'calendarUrl'];
 
 let sources = []; // settings.calendarSources
 let info = new Map(); // id → the engine's SourceInfo (event count, last error)
@@ -31,6 +31,7 @@ const KIND_TEXT = {
   dailynote: 'Daily notes',
   ical: 'ICS feed',
   caldav: 'CalDAV calendar',
+  tasks: 'Obsidian Tasks',
 };
 
 /** Where a source reads from, in words. */
@@ -39,6 +40,9 @@ export function whereText(source) {
   if (source.type === 'dailynote') {
     const folder = source.directory ? ` in ${source.directory}` : '';
     return `${KIND_TEXT.dailynote}${folder}, under “${source.heading}”`;
+  }
+  if (source.type === 'tasks') {
+    return `${KIND_TEXT.tasks} in ${source.directory || 'the whole vault'}, by ${source.dateField ?? 'due'} date`;
   }
   if (source.type === 'caldav') return `${KIND_TEXT.caldav} ${source.username} at ${source.url}`;
   return `${KIND_TEXT.ical} ${source.url}`;
@@ -253,6 +257,7 @@ function newSource() {
   if (type === 'local') source.directory = value('add-directory');
   if (type === 'dailynote') Object.assign(source, { directory: value('add-directory'), heading: value('add-heading') });
   if (type === 'ical') source.url = value('add-url');
+  if (type === 'tasks') Object.assign(source, { directory: value('add-directory'), dateField: $('add-dateField').value });
   return source;
 }
 

@@ -172,7 +172,7 @@ pub struct Cache {
     pub sources: Vec<SourceCache>,
     pub display_tz: Tz,
     /// Currently invalid notes: `(source id, path)` → what was skipped.
-    invalid: HashMap<(String, String), Vec<SkippedNote>>,
+    pub(super) invalid: HashMap<(String, String), Vec<SkippedNote>>,
     recent_skips: VecDeque<SkippedNote>,
     pub last_scan: Duration,
     /// Expanded series years, shared by every query.

@@ -11,7 +11,7 @@ use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
 use super::id::EventId;
-use super::sources::{SourceConfig, SourceType, fullnote};
+use super::sources::{SourceConfig, SourceType, fullnote, tasks};
 use super::status::VaultStatus;
 use super::vault::Vault;
 use super::write::{self, DailyTarget};
@@ -56,6 +56,15 @@ impl Calendar {
             }
             SourceType::Caldav { .. } => self.caldav_create(&source, fields),
             SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+            SourceType::Tasks { .. } => Err(CalendarError::invalid(
+                "calendarId",
+                format!(
+                    "`{}` shows the Obsidian Tasks of its notes: add the task in a note \
+                     (`- [ ] Title 📅 YYYY-MM-DD`); a recurring task is ticked in Obsidian, \
+                     which writes its next occurrence",
+                    source.id
+                ),
+            )),
         }
     }
 
@@ -104,6 +113,23 @@ impl Calendar {
                     })
                     .or_else(|| entries.iter().max_by_key(|e| e.line_number))
                     .map(|e| e.event(config, &new_path))
+                    .ok_or_else(|| CalendarError::NotFound(id.to_string()))
+            }
+            SourceType::Tasks { date_field, .. } => {
+                let today = chrono::Utc::now()
+                    .with_timezone(&self.inner.read().cache.display_tz)
+                    .date_naive();
+                let line = tasks::edit::update(&vault, &path, id, *date_field, &fields, today)?;
+                self.inner.refresh(std::slice::from_ref(&path));
+                // Only that line changed: the task is still on it.
+                let state = self.inner.read();
+                state
+                    .cache
+                    .note_entries(index, &path)
+                    .and_then(|(config, entries)| {
+                        let entry = entries.iter().find(|e| e.line_number == line)?;
+                        Some(entry.event(config, &path))
+                    })
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
             SourceType::Ical { .. } | SourceType::Caldav { .. } => {
@@ -166,6 +192,12 @@ impl Calendar {
                 return Err(CalendarError::invalid(
                     "calendarId",
                     "events cannot be moved to or from a CalDAV calendar yet",
+                ));
+            }
+            (SourceType::Tasks { .. }, _) | (_, SourceType::Tasks { .. }) => {
+                return Err(CalendarError::invalid(
+                    "calendarId",
+                    "a task stays in its note's Tasks calendar; move the line in Obsidian",
                 ));
             }
             (SourceType::FullNote { .. }, SourceType::FullNote { dir }) => {
@@ -248,6 +280,12 @@ impl Calendar {
             (SourceType::Ical { .. } | SourceType::Caldav { .. }, _) => {
                 return Err(CalendarError::ReadOnly(source.id.clone()));
             }
+            (SourceType::Tasks { .. }, _) => {
+                return Err(CalendarError::invalid(
+                    "id",
+                    "a task is deleted in its note (its line may have notes of its own below it)",
+                ));
+            }
         }
         self.inner.refresh(&[path]);
         Ok(())
@@ -257,7 +295,9 @@ impl Calendar {
     /// and cached. Returns the vault, source index, note path and source.
     fn locate(&self, id: &str) -> Result<(Vault, usize, String, SourceConfig), CalendarError> {
         let path = match id.parse()? {
-            EventId::FullNote { path } | EventId::DailyNote { path, .. } => path,
+            EventId::FullNote { path }
+            | EventId::DailyNote { path, .. }
+            | EventId::Task { path, .. } => path,
             EventId::Ical { calendar_id, .. } => return Err(CalendarError::ReadOnly(calendar_id)),
         };
         let state = self.inner.read();

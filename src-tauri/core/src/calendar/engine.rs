@@ -246,7 +246,9 @@ impl Calendar {
         let target: EventId = id.parse()?;
         let state = self.inner.read();
         let found = match &target {
-            EventId::FullNote { path } | EventId::DailyNote { path, .. } => {
+            EventId::FullNote { path }
+            | EventId::DailyNote { path, .. }
+            | EventId::Task { path, .. } => {
                 state.vault.join(path)?;
                 state
                     .cache
@@ -305,7 +307,9 @@ impl Calendar {
             .map(|source| {
                 let config = &source.config;
                 let (directory, heading, url) = match &config.kind {
-                    SourceType::FullNote { dir } => (Some(dir.clone()), None, None),
+                    SourceType::FullNote { dir } | SourceType::Tasks { dir, .. } => {
+                        (Some(dir.clone()), None, None)
+                    }
                     SourceType::DailyNote { dir, heading, .. } => {
                         (Some(dir.clone()), Some(heading.clone()), None)
                     }
@@ -328,7 +332,8 @@ impl Calendar {
                         .feed
                         .last_error
                         .clone()
-                        .or_else(|| config.problem().map(str::to_string)),
+                        .or_else(|| config.problem().map(str::to_string))
+                        .or_else(|| config.notes_problem(&state.cache.invalid)),
                     series_left_out: source
                         .notes
                         .values()

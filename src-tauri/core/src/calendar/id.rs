@@ -4,6 +4,8 @@
 //! - `fullnote:<vault-relative note path>`: a Full Note event;
 //! - `dailynote:<vault-relative note path>::<item>`: a list item of a daily
 //!   note (`item` is a title hash, see `sources::dailynote::item_ids`);
+//! - `task:<vault-relative note path>::<item>`: an Obsidian Tasks line
+//!   (`item` is its 🆔 or a hash of its text, see `sources::tasks::ids`);
 //! - `ical:<calendarId>::<UID>` or `ical:<calendarId>::<UID>::<RECURRENCE-ID>`:
 //!   an ICS event, or a modified occurrence of an ICS series.
 //!
@@ -26,6 +28,10 @@ pub enum EventId {
         path: String,
         item: String,
     },
+    Task {
+        path: String,
+        item: String,
+    },
     /// `event` is the UID, followed by `::<RECURRENCE-ID>` for a modified
     /// occurrence.
     Ical {
@@ -38,7 +44,9 @@ impl EventId {
     /// The note a note event is written in; `None` for an ICS event.
     pub fn note_path(&self) -> Option<&str> {
         match self {
-            EventId::FullNote { path } | EventId::DailyNote { path, .. } => Some(path),
+            EventId::FullNote { path }
+            | EventId::DailyNote { path, .. }
+            | EventId::Task { path, .. } => Some(path),
             EventId::Ical { .. } => None,
         }
     }
@@ -61,6 +69,7 @@ impl fmt::Display for EventId {
         match self {
             EventId::FullNote { path } => write!(f, "fullnote:{path}"),
             EventId::DailyNote { path, item } => write!(f, "dailynote:{path}::{item}"),
+            EventId::Task { path, item } => write!(f, "task:{path}::{item}"),
             EventId::Ical { calendar_id, event } => write!(f, "ical:{calendar_id}::{event}"),
         }
     }
@@ -81,6 +90,13 @@ impl FromStr for EventId {
             // The path may itself contain `::`; the item never does.
             let (path, item) = rest.rsplit_once("::").ok_or_else(not_found)?;
             return Ok(EventId::DailyNote {
+                path: path.to_string(),
+                item: item.to_string(),
+            });
+        }
+        if let Some(rest) = id.strip_prefix("task:") {
+            let (path, item) = rest.rsplit_once("::").ok_or_else(not_found)?;
+            return Ok(EventId::Task {
                 path: path.to_string(),
                 item: item.to_string(),
             });
@@ -106,6 +122,8 @@ mod tests {
             "fullnote:events/2024-05-01 Standup.md",
             "fullnote:",
             "dailynote:daily/a::b/2024-01-01.md::0a1b2c3d-2",
+            "task:Projects/Home.md::0a1b2c3d-2",
+            "task:Projects/Home.md::id-abc_1",
             "ical:work::uid::with::colons",
             "ical:work::abc@example.com::20240102T090000",
         ] {
@@ -131,7 +149,14 @@ mod tests {
 
     #[test]
     fn a_malformed_id_names_no_event() {
-        for id in ["", "fullnote", "dailynote:d/x.md", "ical:work", "other:x"] {
+        for id in [
+            "",
+            "fullnote",
+            "dailynote:d/x.md",
+            "task:d/x.md",
+            "ical:work",
+            "other:x",
+        ] {
             assert!(matches!(
                 id.parse::<EventId>(),
                 Err(CalendarError::NotFound(named)) if named == id

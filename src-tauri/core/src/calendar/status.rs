@@ -13,10 +13,11 @@ pub struct SourceInfo {
     pub id: String,
     pub name: String,
     pub color: String,
-    /// `local`, `dailynote`, `ical` or `caldav` (the settings' source `type`).
+    /// `local`, `dailynote`, `ical`, `caldav` or `tasks` (the settings'
+    /// source `type`).
     #[serde(rename = "type")]
     pub kind: &'static str,
-    /// Vault-relative folder of `local` and `dailynote` sources.
+    /// Vault-relative folder of `local`, `dailynote` and `tasks` sources.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub directory: Option<String>,
     /// The heading daily-note events live under.
@@ -36,7 +37,8 @@ pub struct SourceInfo {
     /// Why the source cannot be read, if it cannot: for `ical`, why the last
     /// fetch or parse failed (a refused private address, a feed over the
     /// size cap, an HTTP error, …); for `dailynote`, an Obsidian daily-note
-    /// date format Almanac cannot follow.
+    /// date format Almanac cannot follow; for `tasks`, the task lines shown
+    /// once (a 🔁 rule not read) or not at all (no title, a bad date).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     /// Recurring series a query left out of its answer since they were last

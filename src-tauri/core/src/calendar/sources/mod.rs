@@ -6,7 +6,9 @@
 //! - [`ical`]: a remote ICS feed (read-only, cached on disk), fetched
 //!   through [`net_guard`] (public addresses only, unless allowed), read by
 //!   `ical_event` with the zones of `ical_zone`;
-//! - [`caldav`]: a calendar on a CalDAV server, read and written both ways.
+//! - [`caldav`]: a calendar on a CalDAV server, read and written both ways;
+//! - [`tasks`]: Obsidian Tasks lines (`- [ ] Pay rent 📅 2026-11-30`) in any
+//!   note of a folder.
 
 pub mod caldav;
 pub mod dailyconfig;
@@ -17,6 +19,7 @@ pub mod ical;
 mod ical_event;
 pub(crate) mod ical_zone;
 pub mod net_guard;
+pub mod tasks;
 
 use std::path::{Component, Path};
 
@@ -25,7 +28,7 @@ use chrono_tz::Tz;
 use super::cache::Indexed;
 use super::error::CalendarError;
 use super::status::SkippedNote;
-use crate::settings::{CalendarSource, SourceKind};
+use crate::settings::{CalendarSource, SourceKind, TaskDateField};
 use dateformat::DateFormat;
 
 /// A configured source with its folder made vault-relative.
@@ -59,6 +62,12 @@ pub enum SourceType {
         server: String,
         username: String,
         calendar: String,
+    },
+    /// `dir` as for [`SourceType::FullNote`]; `date_field` the date that
+    /// places a task first.
+    Tasks {
+        dir: String,
+        date_field: TaskDateField,
     },
 }
 
@@ -100,6 +109,13 @@ impl SourceConfig {
                 username: username.clone(),
                 calendar: calendar_url.clone(),
             },
+            SourceKind::Tasks {
+                directory,
+                date_field,
+            } => SourceType::Tasks {
+                dir: relative_dir(directory, vault)?,
+                date_field: *date_field,
+            },
         };
         Ok(Self {
             id: source.id.clone(),
@@ -112,7 +128,9 @@ impl SourceConfig {
     /// The note folder of a note source.
     pub fn dir(&self) -> Option<&str> {
         match &self.kind {
-            SourceType::FullNote { dir } | SourceType::DailyNote { dir, .. } => Some(dir),
+            SourceType::FullNote { dir }
+            | SourceType::DailyNote { dir, .. }
+            | SourceType::Tasks { dir, .. } => Some(dir),
             SourceType::Ical { .. } | SourceType::Caldav { .. } => None,
         }
     }
@@ -150,6 +168,27 @@ impl SourceConfig {
         }
     }
 
+    /// What the source's status says about the lines of its notes it could
+    /// not read as written (`invalid`: every source's, by `(source id,
+    /// path)`): only a tasks source, whose notes are everyone's notes,
+    /// reports them there.
+    pub fn notes_problem(&self, invalid: &Skipped) -> Option<String> {
+        match &self.kind {
+            SourceType::Tasks { .. } => {
+                let mut notes: Vec<_> = invalid
+                    .iter()
+                    .filter(|((id, _), _)| *id == self.id)
+                    .collect();
+                notes.sort_by_key(|((_, path), _)| path);
+                tasks::status(&notes.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
+            }
+            SourceType::FullNote { .. }
+            | SourceType::DailyNote { .. }
+            | SourceType::Ical { .. }
+            | SourceType::Caldav { .. } => None,
+        }
+    }
+
     /// Reads one note of this source into cache entries, collecting what
     /// could not be read.
     pub fn parse_note(&self, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
@@ -173,6 +212,9 @@ impl SourceConfig {
                 ..
             } => dailynote::parse(heading, format, path, text, display_tz),
             SourceType::DailyNote { format: Err(_), .. } => ParsedNote::default(),
+            SourceType::Tasks { date_field, .. } => {
+                tasks::parse(*date_field, path, text, display_tz)
+            }
             SourceType::Ical { .. } | SourceType::Caldav { .. } => ParsedNote::default(),
         }
     }
@@ -184,9 +226,13 @@ impl SourceConfig {
             SourceType::DailyNote { .. } => "dailynote",
             SourceType::Ical { .. } => "ical",
             SourceType::Caldav { .. } => "caldav",
+            SourceType::Tasks { .. } => "tasks",
         }
     }
 }
+
+/// What could not be read, by `(source id, note path)`.
+pub type Skipped = std::collections::HashMap<(String, String), Vec<SkippedNote>>;
 
 /// What reading one note (or feed) produced.
 #[derive(Default)]
