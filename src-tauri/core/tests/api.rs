@@ -377,6 +377,7 @@ async fn writes_announce_unless_silent_and_delete_can_suppress_one_occurrence() 
     let one_day = EventOptions {
         silent: true,
         instance_date: chrono::NaiveDate::from_ymd_opt(2024, 5, 2),
+        ..EventOptions::default()
     };
     api.delete_event(&series.id, one_day).unwrap();
     assert_eq!((day(2), day(3)), (0, 1));

@@ -17,7 +17,7 @@ use super::plugin::CalendarPlugin;
 use super::request::{EventFilter, EventOptions};
 use super::state::InternalState;
 use crate::calendar::{
-    Event, EventDetails, EventFields, EventQuery, QueryAnswer, SourceInfo, VaultStatus,
+    Event, EventDetails, EventFields, EventQuery, QueryAnswer, SourceInfo, TakenName, VaultStatus,
 };
 use crate::settings::Settings;
 use crate::settings::class::Actor;
@@ -78,7 +78,15 @@ impl AuthorizedApi {
     ) -> Result<Event, ApiError> {
         self.require(Scope::EventsWrite)?;
         refuse_instance_date(&options)?;
-        let event = self.plugin.calendar.create(calendar_id, fields)?;
+        let taken = if options.number_taken_name {
+            TakenName::Number
+        } else {
+            TakenName::Refuse
+        };
+        let event = self
+            .plugin
+            .calendar
+            .create_named(calendar_id, fields, taken)?;
         self.announce(&options, || format!("“{}” was created", event.title));
         Ok(event)
     }

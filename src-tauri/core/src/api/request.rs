@@ -57,6 +57,11 @@ pub struct EventOptions {
     /// deleting the series. Update: change only this occurrence of a CalDAV
     /// series (a modified occurrence in its resource).
     pub instance_date: Option<NaiveDate>,
+    /// Create: a note whose `YYYY-MM-DD Title.md` is taken gets a number
+    /// (`… 2.md`) instead of a refusal. For CalDAV clients, which cannot
+    /// choose a note's name; never from a request body.
+    #[serde(skip)]
+    pub number_taken_name: bool,
 }
 
 #[cfg(test)]

@@ -136,7 +136,11 @@ pub fn put(
             }
             let mut fields = client.fields;
             fields.uid = Some(Some(client.uid.clone()));
-            api.create_event(id, fields, EventOptions::default())?;
+            let options = EventOptions {
+                number_taken_name: true,
+                ..EventOptions::default()
+            };
+            api.create_event(id, fields, options)?;
             StatusCode::CREATED
         }
     };

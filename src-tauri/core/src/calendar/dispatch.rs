@@ -32,13 +32,24 @@ impl Calendar {
     /// one is never replaced: [`CalendarError::Conflict`]); daily-note
     /// calendars get a new item under the heading of that day's note.
     pub fn create(&self, calendar_id: &str, fields: EventFields) -> Result<Event, CalendarError> {
+        self.create_named(calendar_id, fields, write::TakenName::Refuse)
+    }
+
+    /// [`Calendar::create`], with a Full Note calendar's note numbered when
+    /// its name is taken (as for a CalDAV client, which cannot choose it).
+    pub fn create_named(
+        &self,
+        calendar_id: &str,
+        fields: EventFields,
+        taken: write::TakenName,
+    ) -> Result<Event, CalendarError> {
         let _write = lock(&self.inner.write_lock);
         self.require_vault()?;
         let source = self.source_config(calendar_id)?;
         let vault = self.inner.read().vault.clone();
         match &source.kind {
             SourceType::FullNote { dir } => {
-                let path = write::create_fullnote(&vault, dir, &fields)?;
+                let path = write::create_fullnote(&vault, dir, &fields, taken)?;
                 self.inner.refresh(std::slice::from_ref(&path));
                 self.cached(&path, &fullnote::event_id(&path))
             }

@@ -78,3 +78,4 @@ pub use journal::NoteKey;
 pub use note_occurrences::{NoteEvents, NoteOccurrence, NoteOccurrences, Notes};
 pub use query::{EventQuery, QueryAnswer, RangeSide, parse_range_bound};
 pub use status::{CacheStats, SeriesLeftOut, SkippedNote, SourceInfo, VaultStatus};
+pub use write::TakenName;

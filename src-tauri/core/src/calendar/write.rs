@@ -57,16 +57,48 @@ fn join(dir: &str, name: &str) -> String {
 
 // ---- Full Note ----
 
+/// How a new note is named when `YYYY-MM-DD Title.md` is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TakenName {
+    /// Refused (`Conflict`): a person or script chose that title and date.
+    #[default]
+    Refuse,
+    /// `YYYY-MM-DD Title 2.md`, `… 3.md`: a CalDAV client cannot choose a
+    /// note's name, and two events may share a title and a day.
+    Number,
+}
+
+/// Most numbered names tried before a create is refused after all.
+const MAX_NUMBERED: usize = 100;
+
 /// Creates the note of a new event in folder `dir`; returns its path.
 pub fn create_fullnote(
     vault: &Vault,
     dir: &str,
     fields: &EventFields,
+    taken: TakenName,
 ) -> Result<String, CalendarError> {
     let spec = EventSpec::default().patched(fields)?;
-    let rel = join(dir, &fullnote::file_name(&spec));
-    create_new(vault, &rel, &fullnote::render_new(&spec)?)?;
-    Ok(rel)
+    let text = fullnote::render_new(&spec)?;
+    let name = fullnote::file_name(&spec);
+    let tries = if taken == TakenName::Number {
+        MAX_NUMBERED
+    } else {
+        1
+    };
+    let mut outcome = Err(CalendarError::Conflict(String::new()));
+    for n in 1..=tries {
+        let numbered = match n {
+            1 => name.clone(),
+            n => format!("{} {n}.md", name.trim_end_matches(".md")),
+        };
+        let rel = join(dir, &numbered);
+        outcome = create_new(vault, &rel, &text).map(|()| rel);
+        if !matches!(outcome, Err(CalendarError::Conflict(_))) {
+            break;
+        }
+    }
+    outcome
 }
 
 /// Updates the note at `rel`; returns its (possibly new) path. The note is

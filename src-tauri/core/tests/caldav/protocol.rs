@@ -402,3 +402,41 @@ async fn an_edit_changes_only_what_the_client_changed() {
     assert_eq!(again.status(), StatusCode::OK);
     assert!(again.text().await.unwrap().contains("SUMMARY:Gym class"));
 }
+
+/// Two events a client creates with the same title on the same day, under
+/// different UIDs (a duplicate, or two "Lunch"es), are two notes: a client
+/// cannot choose a note's name, so the second is numbered rather than
+/// refused. Each reads back under its own UID.
+#[tokio::test(flavor = "multi_thread")]
+async fn same_title_same_day_from_a_client_is_a_second_note() {
+    let app = Instance::start().await;
+    let token = app.read_write_token().await;
+    let client = app.as_client(Some(&token));
+    let event = |uid: &str| {
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:{uid}\r\n\
+             DTSTAMP:20260101T000000Z\r\nDTSTART:20260120T120000Z\r\nDTEND:20260120T130000Z\r\n\
+             SUMMARY:Lunch\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        )
+    };
+    for uid in ["lunch-a", "lunch-b"] {
+        let put = client
+            .put(
+                &format!("/calendars/local/{uid}.ics"),
+                Some(("If-None-Match", "*")),
+                event(uid),
+            )
+            .await;
+        assert_eq!(put.status(), StatusCode::CREATED, "{uid}");
+    }
+    let folder = app.vault().join("events");
+    assert!(folder.join("2026-01-20 Lunch.md").exists());
+    assert!(folder.join("2026-01-20 Lunch 2.md").exists());
+    for uid in ["lunch-a", "lunch-b"] {
+        let got = client
+            .send("GET", &format!("/calendars/local/{uid}.ics"))
+            .await;
+        assert_eq!(got.status(), StatusCode::OK, "{uid}");
+        assert!(got.text().await.unwrap().contains(&format!("UID:{uid}")));
+    }
+}
