@@ -32,7 +32,9 @@ async fn ticking_a_task_in_the_window_rewrites_its_line_only() {
         .wait_for(&format!("document.querySelector(\"{rent}\")"))
         .await;
     session
-        .wait_for("document.querySelector(\".fc-event[data-title='Call the bank'] input.almanac-task\")")
+        .wait_for(
+            "document.querySelector(\".fc-event[data-title='Call the bank'] input.almanac-task\")",
+        )
         .await;
     assert!(
         !session
@@ -47,7 +49,9 @@ async fn ticking_a_task_in_the_window_rewrites_its_line_only() {
 
     session.click(rent).await;
     let after = support::eventually("the tick written", || async {
-        std::fs::read_to_string(&inbox).ok().filter(|t| *t != before)
+        std::fs::read_to_string(&inbox)
+            .ok()
+            .filter(|t| *t != before)
     })
     .await;
     assert_eq!(
