@@ -202,8 +202,9 @@ fn query(
 }
 
 /// Whether a resource's text passes every `prop-filter` (RFC 4791 §9.7.2):
-/// `is-not-defined`, or a case-insensitive `text-match` (possibly negated)
-/// on the property's value; a filter without either asks for the property.
+/// `is-not-defined`, or a `text-match` (possibly negated) on the property's
+/// value, case-insensitive unless its collation is `i;octet` (RFC 4790);
+/// a filter without either asks for the property.
 fn props_match(ics: &str, filters: &[&Element]) -> bool {
     let unfolded = ics.replace("\r\n ", "");
     filters.iter().all(|filter| {
@@ -218,7 +219,7 @@ fn props_match(ics: &str, filters: &[&Element]) -> bool {
                 let property = head.split(';').next()?;
                 property
                     .eq_ignore_ascii_case(&name)
-                    .then(|| value.to_lowercase())
+                    .then(|| value.to_string())
             })
             .collect();
         if filter.child(CALDAV, "is-not-defined").is_some() {
@@ -226,9 +227,17 @@ fn props_match(ics: &str, filters: &[&Element]) -> bool {
         }
         match filter.child(CALDAV, "text-match") {
             Some(text) => {
-                let needle = text.text.trim().to_lowercase();
+                let exact = text.attribute("collation") == Some("i;octet");
+                let fold = |v: &str| {
+                    if exact {
+                        v.to_string()
+                    } else {
+                        v.to_lowercase()
+                    }
+                };
+                let needle = fold(text.text.trim());
                 let negate = text.attribute("negate-condition") == Some("yes");
-                values.iter().any(|v| v.contains(&needle) != negate)
+                values.iter().any(|v| fold(v).contains(&needle) != negate)
             }
             None => !values.is_empty(),
         }
@@ -253,6 +262,14 @@ mod tests {
             r#"<c:prop-filter xmlns:c="urn:ietf:params:xml:ns:caldav" name="LOCATION"><c:is-not-defined/></c:prop-filter>"#,
         );
         assert!(props_match(ics, &[&uid, &no_location]));
+        // `i;octet` compares as written; the default folds case.
+        let octet = |needle: &str| {
+            filter(&format!(
+                r#"<c:prop-filter xmlns:c="urn:ietf:params:xml:ns:caldav" name="SUMMARY"><c:text-match collation="i;octet">{needle}</c:text-match></c:prop-filter>"#
+            ))
+        };
+        assert!(props_match(ics, &[&octet("Team")]));
+        assert!(!props_match(ics, &[&octet("team")]));
         assert!(!props_match(ics, &[&summary]));
         assert!(!props_match(
             ics,
