@@ -34,6 +34,7 @@ mod collection;
 mod error;
 mod feed;
 pub mod feeds;
+mod free_busy;
 mod href;
 mod limits;
 mod manage;
@@ -234,12 +235,7 @@ fn dispatch(
             let body = propfind::answer(calendar, &state.listings, target, depth_one, body)?;
             Ok(multistatus(body))
         }
-        ("REPORT", _) => Ok(multistatus(report::answer(
-            calendar,
-            &state.listings,
-            target,
-            body,
-        )?)),
+        ("REPORT", _) => report::respond(calendar, &state.listings, target, body),
         ("MKCALENDAR", None) | ("PROPPATCH" | "DELETE", None) => {
             manage_collection(state, api, method, target, body)
         }

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use axum::response::Response;
 use chrono::NaiveDateTime;
 
 use super::collection::{Listings, Resource, resource_name, served_uid};
@@ -16,13 +17,14 @@ use super::props::Subject;
 use super::xml::{CALDAV, DAV, Element, Name, parse_request};
 use crate::calendar::{Calendar, EventQuery};
 
-/// The `207` body of a REPORT on `target`.
-pub fn answer(
+/// The answer to a REPORT on `target`: a `207`, or the `VFREEBUSY` of a
+/// `free-busy-query`.
+pub fn respond(
     calendar: &Calendar,
     listings: &Listings,
     target: &Target,
     body: &str,
-) -> Result<String, DavError> {
+) -> Result<Response, DavError> {
     let root =
         parse_request(body).map_err(|e| DavError::bad_request(format!("REPORT body: {e}")))?;
     let Target::Collection(id) = target else {
@@ -30,10 +32,26 @@ pub fn answer(
             "reports are answered on calendar collections",
         ));
     };
+    if root.name.is(CALDAV, "free-busy-query") {
+        if listings.resources(calendar, id).is_none() {
+            return Err(DavError::not_found(id));
+        }
+        return super::free_busy::answer(calendar, id, &root);
+    }
+    Ok(super::multistatus(answer(calendar, listings, id, &root)?))
+}
+
+/// The `207` body of a REPORT on calendar `id`.
+fn answer(
+    calendar: &Calendar,
+    listings: &Listings,
+    id: &str,
+    root: &Element,
+) -> Result<String, DavError> {
     let all = listings
         .resources(calendar, id)
         .ok_or_else(|| DavError::not_found(id))?;
-    let mut wanted = Wanted::of(&root)?;
+    let mut wanted = Wanted::of(root)?;
     if matches!(wanted, Wanted::All) {
         wanted = Wanted::Props(vec![Name::new(DAV, "getetag")]);
     }
@@ -56,7 +74,7 @@ pub fn answer(
                 filters.len()
             )));
         }
-        let chosen = query(calendar, id, &root, &all)?;
+        let chosen = query(calendar, id, root, &all)?;
         for resource in all
             .iter()
             .filter(|r| chosen.contains(&r.name))
@@ -67,9 +85,9 @@ pub fn answer(
         Ok(answer.finish(None))
     } else if root.name.is(CALDAV, "calendar-multiget") {
         let by_name: HashMap<&str, &Resource> = all.iter().map(|r| (r.name.as_str(), r)).collect();
-        for asked in multiget_hrefs(&root)? {
+        for asked in multiget_hrefs(root)? {
             let found = match href::parse(asked) {
-                Some(Target::Resource { calendar: c, name }) if c == *id => {
+                Some(Target::Resource { calendar: c, name }) if c == id => {
                     by_name.get(name.as_str()).copied()
                 }
                 _ => None,

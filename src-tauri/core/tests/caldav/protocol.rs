@@ -440,3 +440,70 @@ async fn same_title_same_day_from_a_client_is_a_second_note() {
         assert!(got.text().await.unwrap().contains(&format!("UID:{uid}")));
     }
 }
+
+/// `free-busy-query`: the calendar's busy times in a range as one
+/// `VFREEBUSY`, overlapping events merged, a read token enough.
+#[tokio::test(flavor = "multi_thread")]
+async fn free_busy_query_answers_the_busy_periods() {
+    let app = Instance::start().await;
+    let writer = app.read_write_token().await;
+    let event = |uid: &str, from: &str, to: &str| {
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:{uid}\r\n\
+             DTSTAMP:20260101T000000Z\r\nDTSTART:20260210T{from}00Z\r\nDTEND:20260210T{to}00Z\r\n\
+             SUMMARY:{uid}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        )
+    };
+    for (uid, from, to) in [
+        ("a", "0900", "1000"),
+        ("b", "0930", "1030"),
+        ("c", "1400", "1500"),
+    ] {
+        let put = app
+            .as_client(Some(&writer))
+            .put(
+                &format!("/calendars/local/{uid}.ics"),
+                None,
+                event(uid, from, to),
+            )
+            .await;
+        assert_eq!(put.status(), StatusCode::CREATED);
+    }
+    let reader = app.token(&[Scope::EventsRead]).await;
+    let query = r#"<?xml version="1.0"?><C:free-busy-query xmlns:C="urn:ietf:params:xml:ns:caldav"><C:time-range start="20260210T000000Z" end="20260211T000000Z"/></C:free-busy-query>"#;
+    let answer = app
+        .as_client(Some(&reader))
+        .query("REPORT", "/calendars/local/", query)
+        .await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert!(
+        answer.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/calendar")
+    );
+    let text = answer.text().await.unwrap();
+    let periods: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("FREEBUSY:"))
+        .collect();
+    assert_eq!(
+        periods,
+        [
+            "20260210T090000Z/20260210T103000Z",
+            "20260210T140000Z/20260210T150000Z"
+        ],
+        "{text}"
+    );
+    assert!(text.contains("DTSTART:20260210T000000Z\r\nDTEND:20260211T000000Z\r\n"));
+    // No range: refused, naming it.
+    let bad = app
+        .as_client(Some(&reader))
+        .query(
+            "REPORT",
+            "/calendars/local/",
+            r#"<C:free-busy-query xmlns:C="urn:ietf:params:xml:ns:caldav"/>"#,
+        )
+        .await;
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+}

@@ -1,0 +1,89 @@
+//! `REPORT free-busy-query` (RFC 4791 §7.10): when a calendar is busy in a
+//! range, as one `VFREEBUSY` whose `FREEBUSY` periods (UTC) are its events'
+//! times, series expanded, overlapping ones merged. All-day events mark a
+//! day rather than block its hours (calendar apps show them as free), so
+//! they are left out.
+
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+
+use super::error::DavError;
+use super::xml::{CALDAV, Element};
+use crate::calendar::{Calendar, EventQuery};
+
+/// The `200 text/calendar` answer for calendar `id`.
+pub fn answer(calendar: &Calendar, id: &str, root: &Element) -> Result<Response, DavError> {
+    let range = root
+        .child(CALDAV, "time-range")
+        .ok_or_else(|| DavError::bad_request("a free-busy-query needs a time-range"))?;
+    let bound = |name: &str| -> Result<i64, DavError> {
+        let value = range.attribute(name).ok_or_else(|| {
+            DavError::bad_request(format!("the free-busy-query's time-range has no {name}"))
+        })?;
+        parse_utc(value).ok_or_else(|| {
+            DavError::bad_request(format!(
+                "time-range {name} `{value}` is not a UTC date-time"
+            ))
+        })
+    };
+    let (start, end) = (bound("start")?, bound("end")?);
+    if end <= start {
+        return Err(DavError::bad_request(
+            "the time-range ends before it starts",
+        ));
+    }
+    let events = calendar
+        .query_checked(&EventQuery {
+            calendars: Some(vec![id.to_string()]),
+            start_millis: Some(start),
+            end_millis: Some(end - 1),
+            ..EventQuery::default()
+        })
+        .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+    let mut busy: Vec<(i64, i64)> = events
+        .iter()
+        .filter_map(|e| Some((e.start_millis?, e.end_millis?)))
+        .map(|(from, to)| (from.max(start), to.min(end)))
+        .filter(|(from, to)| from < to)
+        .collect();
+    busy.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for (from, to) in busy {
+        match merged.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    let mut text = String::from(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Almanac//CalDAV server//EN\r\nBEGIN:VFREEBUSY\r\n",
+    );
+    text.push_str(&format!(
+        "DTSTAMP:{}\r\n",
+        utc(Utc::now().timestamp_millis())
+    ));
+    text.push_str(&format!("DTSTART:{}\r\nDTEND:{}\r\n", utc(start), utc(end)));
+    for (from, to) in merged {
+        text.push_str(&format!("FREEBUSY:{}/{}\r\n", utc(from), utc(to)));
+    }
+    text.push_str("END:VFREEBUSY\r\nEND:VCALENDAR\r\n");
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/calendar; charset=utf-8")],
+        text,
+    )
+        .into_response())
+}
+
+fn parse_utc(value: &str) -> Option<i64> {
+    chrono::NaiveDateTime::parse_from_str(value.trim(), "%Y%m%dT%H%M%SZ")
+        .ok()
+        .map(|t| t.and_utc().timestamp_millis())
+}
+
+fn utc(millis: i64) -> String {
+    DateTime::from_timestamp_millis(millis)
+        .unwrap_or_default()
+        .format("%Y%m%dT%H%M%SZ")
+        .to_string()
+}
