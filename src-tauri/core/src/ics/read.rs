@@ -32,6 +32,7 @@ pub struct ClientEvent {
 pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
     let limits = &super::bounds::Limits::RESOURCE;
     let unfolded = super::bounds::unfold_bounded(text, limits).map_err(|e| e.to_string())?;
+    let unfolded = utc_without_tzid(&unfolded);
     let parsed = super::bounds::parse_bounded(&unfolded, limits).map_err(|e| e.to_string())?;
     let calendar: icalendar::Calendar = parsed.into();
     let events: Vec<&icalendar::Event> = calendar
@@ -65,6 +66,47 @@ pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
         uid,
         fields: fields_of(event, display_tz)?,
     })
+}
+
+/// Unfolded text with the `TZID` left out of date-times that are in UTC
+/// (`DTSTART;TZID=Etc/UTC:20240101T100000Z`): RFC 5545 forbids the pair, but
+/// Python's `icalendar` writes it for UTC zones, and the reader would drop
+/// the value. The `Z` is what the time means, so the time is read as UTC.
+fn utc_without_tzid(unfolded: &str) -> std::borrow::Cow<'_, str> {
+    let fix = |line: &str| -> Option<String> {
+        let mut quoted = false;
+        let colon = line.char_indices().find_map(|(at, c)| {
+            quoted ^= c == '"';
+            (c == ':' && !quoted).then_some(at)
+        })?;
+        let (head, value) = (&line[..colon], &line[colon + 1..]);
+        let utc = !value.is_empty() && value.split(',').all(|v| v.trim().ends_with(['Z', 'z']));
+        let at = head.to_ascii_uppercase().find(";TZID=")?;
+        if !utc {
+            return None;
+        }
+        let rest = &head[at + 1..];
+        let end = rest.find(';').map_or(head.len(), |i| at + 1 + i);
+        Some(format!("{}{}:{value}", &head[..at], &head[end..]))
+    };
+    if !unfolded.lines().any(|line| fix(line).is_some()) {
+        return std::borrow::Cow::Borrowed(unfolded);
+    }
+    let mut out = String::with_capacity(unfolded.len());
+    for line in unfolded.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix("\r\n") {
+            Some(body) => (body, "\r\n"),
+            None => line
+                .strip_suffix('\n')
+                .map_or((line, ""), |body| (body, "\n")),
+        };
+        match fix(body) {
+            Some(fixed) => out.push_str(&fixed),
+            None => out.push_str(body),
+        }
+        out.push_str(end);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, String> {
@@ -463,6 +505,37 @@ mod tests {
         assert_eq!(
             fields.skip_dates,
             Some(Some(vec!["2024-03-12".to_string()]))
+        );
+    }
+
+    /// What Almanac serves reads back: a `VTIMEZONE` first, and the times
+    /// in it (a client copying a served event, as a duplicate, sends this).
+    #[test]
+    fn a_served_event_reads_back() {
+        let served = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Almanac//Almanac calendar//EN\r\n\
+            CALSCALE:GREGORIAN\r\nBEGIN:VTIMEZONE\r\nTZID:Etc/UTC\r\nBEGIN:STANDARD\r\n\
+            DTSTART:20230101T000000\r\nTZOFFSETFROM:+0000\r\nTZOFFSETTO:+0000\r\nTZNAME:UTC\r\n\
+            END:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT\r\nUID:copy\r\nDTSTAMP:20240101T100000Z\r\n\
+            DTSTART;TZID=Etc/UTC:20240101T100000\r\nDTEND;TZID=Etc/UTC:20240101T110000\r\n\
+            SUMMARY:Simple\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        let fields = read(served, BERLIN).unwrap().fields;
+        assert_eq!(fields.start_time, Some(Some("10:00".into())));
+        assert_eq!(fields.timezone, Some(Some("Etc/UTC".into())));
+        // As Python's icalendar writes it back: a TZID on a UTC time.
+        let python = served
+            .replace("20240101T100000\r\nDTEND", "20240101T100000Z\r\nDTEND")
+            .replace("T110000\r\n", "T110000Z\r\n");
+        assert!(python.contains("DTSTART;TZID=Etc/UTC:20240101T100000Z\r\n"));
+        let fields = read(&python, BERLIN).unwrap().fields;
+        assert_eq!(
+            fields.start_time,
+            Some(Some("11:00".into())),
+            "10:00 UTC in Berlin"
+        );
+        assert_eq!(fields.end_time, Some(Some("12:00".into())));
+        assert_eq!(
+            utc_without_tzid("X;A=1;TZID=\"a:b\";B=2:20240101T100000Z\r\n"),
+            "X;A=1;B=2:20240101T100000Z\r\n"
         );
     }
 
