@@ -20,6 +20,9 @@ use icalendar::{CalendarComponent, CalendarDateTime, Component, DatePerhapsTime}
 use crate::calendar::sources::ical_zone::named_zone;
 use crate::calendar::{Alarm, AlarmAction, EventFields, EventType};
 
+/// The title of an event sent without a `SUMMARY`.
+const UNTITLED: &str = "Untitled";
+
 /// The event a client sent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClientEvent {
@@ -188,7 +191,15 @@ fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, St
         })
         .collect::<Result<_, String>>()?;
     Ok(EventFields {
-        title: Some(event.get_summary().unwrap_or_default().to_string()),
+        // SUMMARY is optional (RFC 5545 §3.6.1); a note needs a title.
+        title: Some(
+            event
+                .get_summary()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .unwrap_or(UNTITLED)
+                .to_string(),
+        ),
         date: Some(Some(day(date))),
         end_date: Some(end_date.map(day)),
         start_time: Some((!all_day).then(|| clock(begin.time()))),
@@ -536,6 +547,17 @@ mod tests {
         assert_eq!(
             utc_without_tzid("X;A=1;TZID=\"a:b\";B=2:20240101T100000Z\r\n"),
             "X;A=1;B=2:20240101T100000Z\r\n"
+        );
+    }
+
+    #[test]
+    fn an_event_without_summary_is_untitled() {
+        let text = wrap(
+            "BEGIN:VEVENT\r\nUID:n\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240305T080000Z\r\nEND:VEVENT\r\n",
+        );
+        assert_eq!(
+            read(&text, BERLIN).unwrap().fields.title,
+            Some("Untitled".into())
         );
     }
 
