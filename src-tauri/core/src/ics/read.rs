@@ -217,9 +217,15 @@ fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, St
         description: text("DESCRIPTION"),
         location: text("LOCATION"),
         url: text("URL"),
+        // A note has one category: the first named. (`CATEGORIES` may
+        // repeat, so the parser keeps it among the multi-properties.)
         category: Some(
             event
                 .property_value("CATEGORIES")
+                .or_else(|| {
+                    let listed = event.multi_properties().get("CATEGORIES")?;
+                    listed.first().map(|p| p.value())
+                })
                 .and_then(|c| c.split(',').next())
                 .map(|c| c.trim().to_string())
                 .filter(|c| !c.is_empty()),
@@ -547,6 +553,18 @@ mod tests {
         assert_eq!(
             utc_without_tzid("X;A=1;TZID=\"a:b\";B=2:20240101T100000Z\r\n"),
             "X;A=1;B=2:20240101T100000Z\r\n"
+        );
+    }
+
+    #[test]
+    fn the_first_category_is_kept() {
+        let text = wrap(
+            "BEGIN:VEVENT\r\nUID:c\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240305T080000Z\r\n\
+             SUMMARY:x\r\nCATEGORIES:hands,feet,head\r\nEND:VEVENT\r\n",
+        );
+        assert_eq!(
+            read(&text, BERLIN).unwrap().fields.category,
+            Some(Some("hands".into()))
         );
     }
 
