@@ -13,7 +13,8 @@
 //! `reminders` keys, and the vault's name. [`ImportPlan::settings_patch`]
 //! decides what of the plan may be applied to the current settings;
 //! [`unattended`] applies it at start (`--vault`), without the CalDAV
-//! accounts, which only a confirmed import takes.
+//! accounts, which only a confirmed import takes. [`obsidian_vaults`] finds
+//! the vaults Obsidian knows, for a first start.
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -27,8 +28,10 @@ use crate::settings::{CalendarSource, MAX_DEFAULT_MINUTES, Settings, SourceKind}
 use crate::tokens::SecretStoreError;
 use plugin_types::Entry;
 
+pub mod obsidian_vaults;
 pub mod plugin_types;
 pub mod unattended;
+pub use obsidian_vaults::{ObsidianVault, find_obsidian_vaults};
 pub use unattended::import_unattended;
 
 /// Full Calendar Remastered's settings, relative to the vault.
