@@ -1,5 +1,6 @@
 //! "Start Almanac when I log in", end to end: the first run asks once in the
-//! Settings window with the switch on; answering writes the XDG autostart
+//! Settings window, the switch showing the truth (off: no entry yet);
+//! answering writes the XDG autostart
 //! entry naming this executable, the switch removes it again, and the
 //! reminder daemon's `/doctor` reports each state.
 
@@ -46,7 +47,8 @@ async fn the_first_run_asks_once_and_the_switch_writes_and_removes_the_entry() {
         .wait_for("document.getElementById('startup').dataset.ready === 'true'")
         .await;
 
-    // Asked, with the switch on by default; nothing written before an answer.
+    // Asked, the switch off as the entry is absent: nothing is written
+    // before an answer.
     let shown = session
         .execute(
             "return [document.getElementById('autostart-question').hidden,
@@ -54,7 +56,7 @@ async fn the_first_run_asks_once_and_the_switch_writes_and_removes_the_entry() {
             serde_json::json!([]),
         )
         .await;
-    assert_eq!(shown, serde_json::json!([false, true]));
+    assert_eq!(shown, serde_json::json!([false, false]));
     assert!(!entry(&instance).exists() && !asked.exists());
     assert!(!autostart_registered(&instance).await);
 

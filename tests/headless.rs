@@ -156,66 +156,188 @@ fn open_needs_a_known_window() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown window"));
 }
 
-/// `--vault` onboarding: the Full Calendar plugin's sources in the vault
-/// replace the default source, except its CalDAV account: nobody is there to
-/// confirm sending a password to a server, so it is left to Settings (its
-/// password stays in the plugin's file, never in the keyring, settings or
-/// the log). The log gives counts, never an address, and nothing under
-/// `.obsidian` changes.
+/// Every file and folder under `dir` with its bytes and modification time.
+fn tree(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>, std::time::SystemTime)> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        if path.is_dir() {
+            files.push((path.clone(), Vec::new(), modified));
+            files.extend(tree(&path));
+        } else {
+            files.push((path.clone(), std::fs::read(&path).unwrap(), modified));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Writes `data` at `file` in the instance's vault.
+fn vault_file(instance: &Instance, file: &str, data: &str) {
+    let path = instance.vault().join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, data).unwrap();
+}
+
+/// Waits for `count` calendar sources in the settings file, and returns it.
+async fn imported(instance: &Instance, count: usize) -> serde_json::Value {
+    let settings_file = instance.config_home().join("almanac/settings.json");
+    eventually("the imported sources in settings.json", || async {
+        let text = std::fs::read_to_string(&settings_file).ok()?;
+        let settings: serde_json::Value = serde_json::from_str(&text).ok()?;
+        (settings["calendarSources"].as_array()?.len() == count).then_some(settings)
+    })
+    .await
+}
+
+/// `--vault` onboarding from Full Calendar Remastered, as Obsidian keeps it
+/// (`.obsidian/plugins/full-calendar-remastered/data.json`, shaped as the
+/// plugin's `DEFAULT_SETTINGS`): its note calendars replace the default
+/// source and its reminder defaults are taken, except its CalDAV account:
+/// nobody is there to confirm sending a password to a server, so it is left
+/// to Settings (its password stays in the plugin's file, never in the
+/// keyring, settings or the log). The log names the file read and gives
+/// counts, never an address, and nothing under `.obsidian` changes.
 #[tokio::test]
 async fn vault_onboarding_imports_the_plugin_sources() {
     support::require_desktop_session();
     let instance = Instance::new();
-    let plugin_dir = instance.vault().join(".obsidian/plugins/full-calendar");
-    std::fs::create_dir_all(&plugin_dir).unwrap();
     let data = json!({"calendarSources": [
         {"type": "local", "id": "local_1", "name": "Work", "directory": "work", "color": "#ff5733"},
-        {"type": "dailynote", "id": "dailynote_1", "name": "Daily", "heading": "Events", "color": "#2ecc71"},
+        {"type": "dailynote", "id": "dailynote_1", "name": "Daily", "heading": "Events", "format": "default", "color": "#2ecc71"},
+        {"type": "journals", "id": "journals_1", "name": "Journals: Diary", "heading": "Log", "journalId": "Diary", "color": "#aa00aa"},
         // Loopback, a closed port: no request leaves this machine.
         {"type": "caldav", "id": "caldav_1", "name": "iCloud", "url": "http://127.0.0.1:9",
          "homeUrl": "http://127.0.0.1:9/1/", "username": "me", "password": "pw", "color": "#e67e22"},
-        {"type": "google", "id": "google_1", "name": "Team", "calendarId": "team@example.com"}
-    ], "defaultReminderMinutes": 15})
+        {"type": "google", "id": "google_1", "name": "Team", "calendarId": "team@example.com", "color": "#3498db"},
+        {"type": "tasks", "id": "tasks_1", "name": "Tasks", "color": "#111111"}
+    ],
+    "defaultCalendar": 0, "firstDay": 0, "initialView": {"desktop": "timeGridWeek", "mobile": "timeGrid3Days"},
+    "timeFormat24h": false, "clickToCreateEventFromMonthView": true, "displayTimezone": null,
+    "googleAccounts": [], "microsoftAccounts": [], "enableBackgroundEvents": true,
+    "enableReminders": true, "enableDefaultReminder": true, "defaultReminderMinutes": 15,
+    "fcrReminderCompanion": {"enabled": false, "apiUrl": "http://127.0.0.1:45677"},
+    "tasksIntegration": {"backlogDateTarget": "scheduledDate", "calendarDisplayDateTarget": "scheduledDate"},
+    "currentVersion": "0.13.1"})
     .to_string();
-    std::fs::write(plugin_dir.join("data.json"), &data).unwrap();
+    vault_file(
+        &instance,
+        ".obsidian/plugins/full-calendar-remastered/data.json",
+        &data,
+    );
+    vault_file(
+        &instance,
+        ".obsidian/plugins/journals/data.json",
+        r#"{"journals": {"Diary": {"name": "Diary", "write": {"type": "day"}, "folder": "Journal"}}}"#,
+    );
+    let obsidian = tree(&instance.vault().join(".obsidian"));
 
     let vault = instance.vault();
     let mut app = instance.spawn(&["--headless", "--vault", vault.to_str().unwrap()]);
-    let settings_file = instance.config_home().join("almanac/settings.json");
-    let sources = eventually("the imported sources in settings.json", || async {
-        let text = std::fs::read_to_string(&settings_file).ok()?;
-        let settings: serde_json::Value = serde_json::from_str(&text).ok()?;
-        let sources = settings["calendarSources"].as_array()?.clone();
-        (sources.len() == 2).then_some(sources)
-    })
-    .await;
+    let settings = imported(&instance, 3).await;
+    let sources = &settings["calendarSources"];
     assert_eq!(sources[0]["id"], "local_1");
     assert_eq!(sources[0]["directory"], "work");
     assert_eq!(sources[0]["color"], "#ff5733");
     assert_eq!(sources[1]["type"], "dailynote");
     assert_eq!(sources[1]["heading"], "Events");
+    assert_eq!(sources[2]["type"], "dailynote");
+    assert_eq!(sources[2]["directory"], "Journal");
+    let reminders = &settings["reminders"];
+    assert_eq!(
+        (
+            &reminders["vaultReminders"],
+            &reminders["defaultReminders"],
+            &reminders["defaultMinutes"]
+        ),
+        (&json!(true), &json!(true), &json!(15))
+    );
     let keyring = almanac_core::calendar::sources::caldav::password::Passwords::default();
     assert_eq!(keyring.get("caldav_1").unwrap(), None, "no password moved");
     let log = instance.log();
     assert!(
         log.contains("CalDAV accounts are not imported without asking")
-            && log.contains("1 skipped"),
+            && log.contains("(.obsidian/plugins/full-calendar-remastered/data.json)")
+            && log.contains("2 skipped"),
         "{log}"
     );
     assert!(!log.contains("127.0.0.1:9"), "no address is logged");
     assert!(!log.contains("\"pw\""), "no CalDAV password is logged");
-    let settings = std::fs::read_to_string(&settings_file).unwrap();
-    assert!(!settings.contains("\"pw\""), "nor put in the settings");
+    let settings_text =
+        std::fs::read_to_string(instance.config_home().join("almanac/settings.json")).unwrap();
+    assert!(!settings_text.contains("\"pw\""), "nor put in the settings");
     assert_eq!(
-        std::fs::read_to_string(plugin_dir.join("data.json")).unwrap(),
-        data
+        tree(&instance.vault().join(".obsidian")),
+        obsidian,
+        "nothing under .obsidian is written"
+    );
+
+    app.terminate();
+    assert_eq!(app.exited().await.code(), Some(0), "{}", instance.log());
+}
+
+/// The same from the original Full Calendar plugin
+/// (`.obsidian/plugins/obsidian-full-calendar/data.json`, its
+/// `DEFAULT_SETTINGS`): its sources have neither ids nor names, and it has
+/// no reminder settings, so Almanac's stay.
+#[tokio::test]
+async fn vault_onboarding_imports_the_original_plugins_sources() {
+    support::require_desktop_session();
+    let instance = Instance::new();
+    let data = json!({"calendarSources": [
+        {"type": "local", "directory": "work", "color": "#ff5733"},
+        {"type": "dailynote", "heading": "Events", "color": "#2ecc71"},
+        // Loopback: refused by the feed guard, so no request leaves.
+        {"type": "ical", "url": "http://127.0.0.1:9/private-5f3e9a7c/basic.ics", "color": "#9b59b6"}
+    ],
+    "defaultCalendar": 0, "firstDay": 0, "initialView": {"desktop": "timeGridWeek", "mobile": "timeGrid3Days"},
+    "timeFormat24h": false, "clickToCreateEventFromMonthView": true})
+    .to_string();
+    vault_file(
+        &instance,
+        ".obsidian/plugins/obsidian-full-calendar/data.json",
+        &data,
+    );
+    let obsidian = tree(&instance.vault().join(".obsidian"));
+
+    let vault = instance.vault();
+    let mut app = instance.spawn(&["--headless", "--vault", vault.to_str().unwrap()]);
+    let settings = imported(&instance, 3).await;
+    let named: Vec<_> = settings["calendarSources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["id"].as_str().unwrap(), s["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("local_1", "work"),
+            ("dailynote_1", "Daily Note"),
+            ("ical_1", "127.0.0.1")
+        ]
     );
     assert_eq!(
-        std::fs::read_dir(instance.vault().join(".obsidian/plugins/full-calendar"))
-            .unwrap()
-            .count(),
-        1
+        settings["reminders"]["defaultReminders"], false,
+        "Almanac's default"
     );
+    assert_eq!(settings["vaultName"], "vault");
+    let log = instance.log();
+    assert!(
+        log.contains("(.obsidian/plugins/obsidian-full-calendar/data.json)"),
+        "{log}"
+    );
+    // Onboarding's own lines (the feed's fetch logs on its own behalf).
+    let onboarding: String = log
+        .lines()
+        .filter(|line| line.contains("onboarding"))
+        .collect();
+    assert!(
+        !onboarding.contains("private-5f3e9a7c"),
+        "no address is logged"
+    );
+    assert_eq!(tree(&instance.vault().join(".obsidian")), obsidian);
 
     app.terminate();
     assert_eq!(app.exited().await.code(), Some(0), "{}", instance.log());

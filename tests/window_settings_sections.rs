@@ -286,12 +286,13 @@ async fn calendars_are_added_renamed_recoloured_and_removed() {
     session.end().await;
 }
 
-/// A vault shaped like one the Full Calendar plugin configured: a notes
-/// folder, daily notes, a feed, a CalDAV calendar with its password, a
-/// Google calendar (not supported yet), and reminder defaults.
+/// A vault shaped like one Full Calendar Remastered configured, its settings
+/// where Obsidian keeps them: a notes folder, daily notes, a feed, a CalDAV
+/// calendar with its password, a Google calendar (not imported), and
+/// reminder defaults.
 fn plugin_vault(root: &Path) -> PathBuf {
     let vault = root.join("Team vault");
-    let plugin = vault.join(".obsidian/plugins/full-calendar");
+    let plugin = vault.join(".obsidian/plugins/full-calendar-remastered");
     std::fs::create_dir_all(&plugin).unwrap();
     std::fs::create_dir_all(vault.join("Calendar")).unwrap();
     std::fs::write(
@@ -390,6 +391,7 @@ async fn choosing_a_vault_offers_the_plugin_import() {
     let offer = session.text("#import-offer").await;
     for expected in [
         "Team vault",
+        "in .obsidian/plugins/full-calendar-remastered/data.json",
         "Import its 4 calendars?",
         "Team",
         "Notes folder Calendar",
@@ -398,7 +400,7 @@ async fn choosing_a_vault_offers_the_plugin_import() {
         "Work server",
         "CalDAV calendar ada at http://127.0.0.1:9/",
         "The password of Work server moves into the system keyring",
-        "Team Google (google): not supported yet",
+        "Team Google (google): Google Calendar is read through Google's sign-in",
         "Remind from the vault: on",
         "Default reminder for every event: on",
         "Default reminder, minutes before: 15",

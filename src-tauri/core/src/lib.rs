@@ -14,8 +14,10 @@
 //!   reminders changed — that every component subscribes to once.
 //! - [`calendar`]: the calendar engine — notes and ICS feeds cached in memory,
 //!   queries, writes, and the file watcher.
-//! - [`onboarding`]: the import plan from the Full Calendar plugin's settings
-//!   in a vault (`almanac --vault`); reads `.obsidian`, never writes it.
+//! - [`onboarding`]: the import plan from a Full Calendar plugin's settings
+//!   in a vault (`almanac --vault`, Settings › Vault), and the vaults in
+//!   Obsidian's own list for a first start; reads `.obsidian` and Obsidian's
+//!   configuration, never writes them.
 //! - [`vault_reminders`]: the reminders derived from the vault's notes
 //!   (`notify`, default minutes), kept fresh incrementally.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.

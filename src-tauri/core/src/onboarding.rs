@@ -1,16 +1,23 @@
-//! Onboarding from a vault: what Almanac can take over from the Full Calendar
+//! Onboarding from a vault: what Almanac can take over from a Full Calendar
 //! plugin's own settings, so the user need not type them again.
 //!
-//! [`plan_import`] reads `<vault>/.obsidian/plugins/full-calendar/data.json`
-//! (read only: nothing under `.obsidian` is ever written) and returns an
-//! [`ImportPlan`]: the calendar sources Almanac can read, the ones it cannot
-//! yet (listed, never silently dropped), the plugin's reminder defaults
-//! mapped to Almanac's `reminders` keys, and the vault's name.
-//! [`ImportPlan::settings_patch`] decides what of the plan may be applied to
-//! the current settings; [`unattended`] applies it at start (`--vault`),
-//! without the CalDAV accounts, which only a confirmed import takes.
+//! Obsidian keeps each plugin's settings in
+//! `.obsidian/plugins/<plugin id>/data.json`. [`plan_import`] reads the
+//! settings of Full Calendar Remastered (`full-calendar-remastered`, the
+//! maintained plugin) or, when the vault has none, of the original Full
+//! Calendar (`obsidian-full-calendar`) — only ever read: nothing under
+//! `.obsidian` is written — and returns an [`ImportPlan`]: the file it read,
+//! the calendar sources Almanac can read, the ones it cannot (listed with
+//! why, never silently dropped; [`plugin_types`] maps each of the plugins'
+//! source types), the plugin's reminder defaults mapped to Almanac's
+//! `reminders` keys, and the vault's name. [`ImportPlan::settings_patch`]
+//! decides what of the plan may be applied to the current settings;
+//! [`unattended`] applies it at start (`--vault`), without the CalDAV
+//! accounts, which only a confirmed import takes. [`obsidian_vaults`] finds
+//! the vaults Obsidian knows, for a first start.
 
 use std::collections::HashSet;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -19,12 +26,27 @@ use serde_json::{Map, Value};
 use crate::calendar::sources::caldav::password::Passwords;
 use crate::settings::{CalendarSource, MAX_DEFAULT_MINUTES, Settings, SourceKind};
 use crate::tokens::SecretStoreError;
+use plugin_types::Entry;
 
+pub mod obsidian_vaults;
+pub mod plugin_types;
 pub mod unattended;
+pub use obsidian_vaults::{ObsidianVault, find_obsidian_vaults};
 pub use unattended::import_unattended;
 
-/// Where the plugin keeps its settings, relative to the vault.
-pub const PLUGIN_SETTINGS: &str = ".obsidian/plugins/full-calendar/data.json";
+/// Full Calendar Remastered's settings, relative to the vault.
+pub const REMASTERED_SETTINGS: &str = ".obsidian/plugins/full-calendar-remastered/data.json";
+
+/// The original Full Calendar plugin's settings, relative to the vault.
+pub const ORIGINAL_SETTINGS: &str = ".obsidian/plugins/obsidian-full-calendar/data.json";
+
+/// The plugins' settings files in the order they are offered: the
+/// maintained plugin's first.
+pub const PLUGIN_SETTINGS: [&str; 2] = [REMASTERED_SETTINGS, ORIGINAL_SETTINGS];
+
+/// Bytes of a settings file read at most: a plugin's settings are a few
+/// kilobytes; a bigger file is not read whole into memory.
+pub const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The plugin's reminder settings Almanac has no setting for: the plan
 /// reports them as found, not applied. (Which host syncs reminders is the
@@ -35,6 +57,12 @@ const NOT_APPLIED_KEYS: [&str; 1] = ["fcrReminderCompanion"];
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportPlan {
+    /// The plugin settings file the plan was read from, relative to the
+    /// vault (one of [`PLUGIN_SETTINGS`]).
+    pub settings_file: String,
+    /// The other plugin's settings file, when the vault holds both: not
+    /// read, since the maintained plugin's is offered first.
+    pub also_found: Vec<String>,
     /// The vault folder's name, as Obsidian names the vault in
     /// `obsidian://open?vault=<name>` links.
     pub vault_name: String,
@@ -52,7 +80,12 @@ pub struct ImportPlan {
     /// The names of the CalDAV calendars whose password the plugin kept in
     /// its settings file: importing moves each into the OS keyring.
     pub passwords_to_keyring: Vec<String>,
-    /// Those passwords, by source id: never shown, never put in settings.
+    /// The names of the CalDAV calendars whose password is not in the
+    /// plugin's file (Remastered keeps it in Obsidian's own secret storage,
+    /// which Almanac cannot read): the user enters it in Settings ›
+    /// Calendars after the import.
+    pub passwords_to_enter: Vec<String>,
+    /// The passwords found, by source id: never shown, never put in settings.
     #[serde(skip)]
     pub passwords: PluginPasswords,
 }
@@ -105,7 +138,12 @@ pub struct FoundSetting {
 /// Why there is nothing to import.
 #[derive(Debug, thiserror::Error)]
 pub enum OnboardingError {
-    #[error("nothing to import: no Full Calendar settings at {0}")]
+    /// Neither plugin's settings file is in the vault (named here).
+    #[error(
+        "nothing to import: no Full Calendar settings in {0} (neither \
+         .obsidian/plugins/full-calendar-remastered/data.json nor \
+         .obsidian/plugins/obsidian-full-calendar/data.json)"
+    )]
     NoPluginSettings(PathBuf),
     #[error("could not read {path}: {source}")]
     Unreadable {
@@ -116,16 +154,21 @@ pub enum OnboardingError {
     Malformed { path: PathBuf, reason: String },
 }
 
-/// Reads the plugin's settings in `vault` and returns what Almanac can import.
+/// Reads a Full Calendar plugin's settings in `vault` (the maintained
+/// plugin's when it has both) and returns what Almanac can import.
 pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
-    let path = vault.join(PLUGIN_SETTINGS);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(OnboardingError::NoPluginSettings(path));
-        }
-        Err(source) => return Err(OnboardingError::Unreadable { path, source }),
+    let found: Vec<&str> = PLUGIN_SETTINGS
+        .into_iter()
+        .filter(|file| vault.join(file).is_file())
+        .collect();
+    let Some((file, others)) = found.split_first() else {
+        return Err(OnboardingError::NoPluginSettings(vault.to_path_buf()));
     };
+    let path = vault.join(file);
+    let text = read_bounded(&path).map_err(|source| OnboardingError::Unreadable {
+        path: path.clone(),
+        source,
+    })?;
     let malformed = |reason: String| OnboardingError::Malformed {
         path: path.clone(),
         reason,
@@ -139,51 +182,20 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
     };
 
     let mut plan = ImportPlan {
+        settings_file: file.to_string(),
+        also_found: others.iter().map(|other| other.to_string()).collect(),
         vault_name: vault_name(vault),
         sources: Vec::new(),
         skipped: Vec::new(),
         reminders: None,
         found_not_applied: Vec::new(),
         passwords_to_keyring: Vec::new(),
+        passwords_to_enter: Vec::new(),
         passwords: PluginPasswords::default(),
     };
     let mut ids = HashSet::new();
     for (index, entry) in entries.iter().enumerate() {
-        let text = |key: &str| entry.get(key).and_then(Value::as_str);
-        let kind = text("type").unwrap_or("(none)").to_string();
-        let name = text("name").unwrap_or("(unnamed)").to_string();
-        match source_kind(entry, &kind) {
-            Ok(source_kind) => {
-                // The plugin's ids (`local_1`) serve as Almanac's; one that is
-                // missing or taken gets the plugin's own `<type>_<n>` form.
-                let id = text("id")
-                    .filter(|id| !id.trim().is_empty() && !ids.contains(*id))
-                    .map(str::to_string)
-                    .unwrap_or_else(|| free_id(&kind, &ids));
-                ids.insert(id.clone());
-                if let Some(format) = entry.get("format").filter(|_| kind == "dailynote") {
-                    plan.found_not_applied.push(FoundSetting {
-                        key: format!("calendarSources[{index}].format"),
-                        value: format.clone(),
-                    });
-                }
-                if let Some(password) = text("password").filter(|p| !p.is_empty())
-                    && kind == "caldav"
-                {
-                    plan.passwords_to_keyring.push(name.clone());
-                    plan.passwords.0.push((id.clone(), password.to_string()));
-                }
-                plan.sources.push(CalendarSource {
-                    id,
-                    name,
-                    color: text("color")
-                        .map(str::to_string)
-                        .unwrap_or_else(crate::settings::default_color),
-                    kind: source_kind,
-                });
-            }
-            Err(reason) => plan.skipped.push(SkippedSource { name, kind, reason }),
-        }
+        plan.add_source(index, Entry(entry), vault, &mut ids);
     }
     plan.reminders = imported_reminders(&settings, &mut plan.found_not_applied);
     plan.found_not_applied
@@ -194,6 +206,81 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
             })
         }));
     Ok(plan)
+}
+
+impl ImportPlan {
+    /// Adds the plugin's source `entry` (at `index` in `calendarSources`)
+    /// to the sources, or to the skipped ones with why.
+    fn add_source(&mut self, index: usize, entry: Entry, vault: &Path, ids: &mut HashSet<String>) {
+        let kind = entry.text("type").unwrap_or_default().to_string();
+        let name = entry
+            .text("name")
+            .map(str::to_string)
+            .unwrap_or_else(|| plugin_types::default_name(entry, &kind));
+        let mapped = match kind.as_str() {
+            "" => Err("`type` is missing".to_string()),
+            kind => plugin_types::map_source(entry, kind, vault),
+        };
+        let source_kind = match mapped {
+            Ok(source_kind) => source_kind,
+            Err(reason) => {
+                self.skipped.push(SkippedSource { name, kind, reason });
+                return;
+            }
+        };
+        // The plugin's ids (`local_1`) serve as Almanac's; one that is
+        // missing or taken gets the plugin's own `<type>_<n>` form.
+        let id = entry
+            .text("id")
+            .filter(|id| !ids.contains(*id))
+            .map(str::to_string)
+            .unwrap_or_else(|| free_id(&kind, ids));
+        ids.insert(id.clone());
+        if let Some(format) = entry
+            .field("format")
+            .filter(|_| matches!(kind.as_str(), "dailynote" | "journals"))
+        {
+            self.found_not_applied.push(FoundSetting {
+                key: format!("calendarSources[{index}].format"),
+                value: format.clone(),
+            });
+        }
+        if let SourceKind::Caldav { .. } = source_kind {
+            // Taken as written: spaces may be part of a password.
+            let password = entry.field("password").and_then(Value::as_str);
+            match password.filter(|password| !password.is_empty()) {
+                Some(password) => {
+                    self.passwords_to_keyring.push(name.clone());
+                    self.passwords.0.push((id.clone(), password.to_string()));
+                }
+                None => self.passwords_to_enter.push(name.clone()),
+            }
+        }
+        self.sources.push(CalendarSource {
+            id,
+            name,
+            color: entry
+                .text("color")
+                .map(str::to_string)
+                .unwrap_or_else(crate::settings::default_color),
+            kind: source_kind,
+        });
+    }
+}
+
+/// Reads the text file at `path`, refusing one over [`MAX_SETTINGS_BYTES`].
+pub(crate) fn read_bounded(path: &Path) -> std::io::Result<String> {
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_SETTINGS_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_SETTINGS_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {MAX_SETTINGS_BYTES} bytes"),
+        ));
+    }
+    Ok(text)
 }
 
 impl ImportPlan {
@@ -293,72 +380,6 @@ fn imported_reminders(
         default_minutes,
     };
     (reminders != ImportedReminders::default()).then_some(reminders)
-}
-
-/// The plugin entry as an Almanac source kind, or why it cannot be one.
-fn source_kind(entry: &Value, kind: &str) -> Result<SourceKind, String> {
-    let field = |key: &str| {
-        entry
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| format!("`{key}` is missing"))
-    };
-    match kind {
-        "local" => Ok(SourceKind::FullNote {
-            directory: field("directory")?,
-        }),
-        // The plugin's daily-note source has no folder of its own: the notes'
-        // folder comes from Obsidian's Daily notes settings, as in Almanac.
-        "dailynote" => Ok(SourceKind::DailyNote {
-            directory: String::new(),
-            heading: field("heading")?,
-        }),
-        "ical" => {
-            let url = field("url")?;
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("ICS url `{url}` is not http(s)"));
-            }
-            Ok(SourceKind::Ical {
-                url,
-                allow_private_network: false,
-            })
-        }
-        "caldav" => caldav_kind(entry),
-        _ => Err("not supported yet".to_string()),
-    }
-}
-
-/// The plugin's CalDAV entry: where discovery starts, and the user name.
-/// Plugin versions differ on what `url` and `homeUrl` hold (the server, the
-/// calendar home or the calendar itself), but the deeper of the two is the
-/// closest to the calendar, and discovery takes an address that is a
-/// calendar as it is. The password, if any, goes to the keyring.
-fn caldav_kind(entry: &Value) -> Result<SourceKind, String> {
-    let address = |key: &str| {
-        entry
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
-    };
-    let url = address("url").ok_or("CalDAV `url` is missing or not http(s)")?;
-    let username = entry
-        .get("username")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|name| !name.is_empty())
-        .ok_or("`username` is missing")?;
-    let depth = |url: &str| url.trim_end_matches('/').matches('/').count();
-    let deepest = match address("homeUrl") {
-        Some(home) if depth(home) > depth(url) => home,
-        _ => url,
-    };
-    Ok(SourceKind::Caldav {
-        url: deepest.to_string(),
-        username: username.to_string(),
-        calendar_url: String::new(),
-    })
 }
 
 /// `<type>_<n>` with the smallest `n` not in `ids`.

@@ -1,12 +1,13 @@
-//! Onboarding from a vault: the import plan from the Full Calendar plugin's
-//! settings file, shaped like the plugin's real `data.json`.
+//! Onboarding from a vault: the import plan from a Full Calendar plugin's
+//! settings file, shaped like the plugin's real `data.json` and written
+//! where Obsidian keeps it (`.obsidian/plugins/<plugin id>/data.json`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use almanac_core::onboarding::{
-    FoundSetting, ImportPlan, ImportedReminders, OnboardingError, PLUGIN_SETTINGS, SkippedSource,
-    import_unattended, plan_import,
+    FoundSetting, ImportPlan, ImportedReminders, OnboardingError, REMASTERED_SETTINGS,
+    SkippedSource, import_unattended, plan_import,
 };
 use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 use serde_json::json;
@@ -37,11 +38,12 @@ fn plugin_settings() -> serde_json::Value {
     })
 }
 
-/// A vault named `My Vault` holding `data` as the plugin's settings file.
+/// A vault named `My Vault` holding `data` as Full Calendar Remastered's
+/// settings file.
 fn vault_with(data: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("My Vault");
-    let file = vault.join(PLUGIN_SETTINGS);
+    let file = vault.join(REMASTERED_SETTINGS);
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, data).unwrap();
     std::fs::write(
@@ -84,6 +86,8 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
     let plan = plan_import(&vault).unwrap();
 
     let expected = ImportPlan {
+        settings_file: ".obsidian/plugins/full-calendar-remastered/data.json".into(),
+        also_found: vec![],
         vault_name: "My Vault".into(),
         sources: vec![
             source(
@@ -127,7 +131,7 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
         skipped: vec![SkippedSource {
             name: "Team".into(),
             kind: "google".into(),
-            reason: "not supported yet".into(),
+            reason: plan.skipped[0].reason.clone(),
         }],
         reminders: Some(ImportedReminders {
             vault_reminders: Some(true),
@@ -145,10 +149,19 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
             },
         ],
         passwords_to_keyring: vec!["iCloud".into()],
+        passwords_to_enter: vec![],
         // Checked below, through what it shows.
         passwords: plan.passwords.clone(),
     };
     assert_eq!(plan, expected);
+    // Google's calendars are not imported; the reason says what to do instead.
+    assert!(
+        plan.skipped[0]
+            .reason
+            .contains("secret address in iCal format"),
+        "{}",
+        plan.skipped[0].reason
+    );
     // The plan shows no CalDAV password anywhere, its debug form included.
     assert!(!serde_json::to_string(&plan).unwrap().contains("hunter2"));
     assert!(!format!("{plan:?}").contains("hunter2"));
@@ -184,7 +197,7 @@ fn the_plan_applies_only_over_the_default_sources() {
 fn unusable_entries_are_listed_with_their_reason() {
     let data = json!({"calendarSources": [
         {"type": "local", "id": "local_1", "name": "No folder", "color": "#000000"},
-        {"type": "ical", "id": "ical_1", "name": "Webcal", "url": "webcal://example.com/a.ics", "color": "#111111"},
+        {"type": "ical", "id": "ical_1", "name": "FTP", "url": "ftp://example.com/a.ics", "color": "#111111"},
         {"type": "local", "id": "local_1", "name": "Same id", "directory": "b"},
         {"type": "local", "name": "No id", "directory": "c", "color": "#222222"}
     ]});
@@ -199,9 +212,9 @@ fn unusable_entries_are_listed_with_their_reason() {
                 reason: "`directory` is missing".into(),
             },
             SkippedSource {
-                name: "Webcal".into(),
+                name: "FTP".into(),
                 kind: "ical".into(),
-                reason: "ICS url `webcal://example.com/a.ics` is not http(s)".into(),
+                reason: "ICS url `ftp://example.com/a.ics` is not http(s) or webcal".into(),
             },
         ]
     );
@@ -230,14 +243,31 @@ fn a_malformed_settings_file_is_a_clear_error() {
 #[test]
 fn a_vault_without_the_plugin_has_nothing_to_import() {
     let dir = tempfile::tempdir().unwrap();
+    // The path the plugins never wrote, which Almanac once read.
+    let old = dir.path().join(".obsidian/plugins/full-calendar");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(old.join("data.json"), plugin_settings().to_string()).unwrap();
     let err = plan_import(dir.path()).unwrap_err();
     assert!(matches!(err, OnboardingError::NoPluginSettings(_)), "{err}");
     assert!(
         err.to_string()
-            .starts_with("nothing to import: no Full Calendar settings at "),
+            .starts_with("nothing to import: no Full Calendar settings in "),
         "{err}"
     );
-    assert!(!dir.path().join(".obsidian").exists(), "nothing is created");
+    assert!(
+        err.to_string().contains(
+            "neither .obsidian/plugins/full-calendar-remastered/data.json nor \
+             .obsidian/plugins/obsidian-full-calendar/data.json"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path().join(".obsidian/plugins"))
+            .unwrap()
+            .count(),
+        1,
+        "nothing is created"
+    );
 }
 
 /// The plugin's `DEFAULT_SETTINGS` (`src/types/settings.ts`) as it saves

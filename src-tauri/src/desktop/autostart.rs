@@ -3,9 +3,11 @@
 //! `~/.config/autostart/Almanac.desktop`, naming this executable).
 //!
 //! A tray app that holds reminders has to be running to fire them, so the
-//! first desktop start asks once — the Settings window opens on the question,
-//! with the switch on — and remembers the answer (`autostart-asked` in the
-//! data folder). Until it is answered, every start asks again.
+//! first desktop start asks once — the Settings window opens on the question
+//! (the switch showing whether the entry exists: off until the user says
+//! yes), below the vaults Obsidian knows to choose from — and remembers the
+//! answer (`autostart-asked` in the data folder). Until it is answered,
+//! every start asks again.
 
 use std::path::PathBuf;
 

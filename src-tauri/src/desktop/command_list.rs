@@ -31,6 +31,7 @@ pub const COMMANDS: &[&str] = &[
     "time_zones",
     "vault_import_offer",
     "vault_import_apply",
+    "obsidian_vaults",
     "caldav_add",
     "caldav_change_password",
     "feeds_list",

@@ -83,6 +83,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             settings_commands::time_zones,
             settings_commands::vault_import_offer,
             settings_commands::vault_import_apply,
+            settings_commands::obsidian_vaults,
             caldav_commands::caldav_add,
             caldav_commands::caldav_change_password,
             caldav_commands::feeds_list,

@@ -1,14 +1,17 @@
 //! The Tauri commands behind the settings window's sections besides API &
-//! Security: the time zones it offers, and the Full Calendar import it
-//! offers for a vault. The core builds the import plan and decides whether
-//! it applies; these only carry it to the window and back.
+//! Security: the time zones it offers, the Full Calendar import it offers
+//! for a vault, and the vaults Obsidian knows, which a first start offers.
+//! The core builds the import plan, decides whether it applies and finds
+//! the vaults; these only carry them to the window and back.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use almanac_core::api::ApiError;
 use almanac_core::calendar::sources::caldav::password::Passwords;
-use almanac_core::onboarding::{ImportPlan, OnboardingError, plan_import};
+use almanac_core::onboarding::{
+    ImportPlan, ObsidianVault, OnboardingError, find_obsidian_vaults, plan_import,
+};
 use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, time_zone_names};
 use serde::Serialize;
@@ -113,6 +116,13 @@ pub async fn vault_import_apply(
     .await
     .map_err(SettingsRefusal::unnamed)??;
     Ok((*updated).clone())
+}
+
+/// The vaults in Obsidian's vault list on this computer, most recently
+/// opened first, each marked when it holds Full Calendar settings.
+#[tauri::command]
+pub async fn obsidian_vaults() -> Result<Vec<ObsidianVault>, String> {
+    blocking(find_obsidian_vaults).await
 }
 
 /// Runs file I/O (reading the vault, rescanning it) off the async threads.

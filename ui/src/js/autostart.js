@@ -1,6 +1,9 @@
 // Settings, section "Start-up": the "Start Almanac when I log in" switch, and
-// on the first run the one-time question above it (the switch starts on; the
-// shell remembers the answer). The shell writes or removes the autostart entry.
+// on the first run the one-time question above it (the shell remembers the
+// answer). The switch always shows whether the autostart entry exists: off
+// until the user says yes, since nothing is written before an answer. The
+// shell writes or removes the entry. (first_start.js brings the first run's
+// questions into view.)
 
 import { errorText } from './format.js';
 import { invoke } from './ipc.js';
@@ -28,14 +31,7 @@ async function set(enabled) {
   }
 }
 
-const state = await invoke('autostart_state');
-show(state);
-if (!state.asked) {
-  // Asked once: on by default, until the user says otherwise. The section
-  // is the page's last; bring it into view.
-  toggle.checked = true;
-  section.scrollIntoView();
-}
+show(await invoke('autostart_state'));
 toggle.addEventListener('change', () => set(toggle.checked));
 $('autostart-yes').addEventListener('click', () => set(true));
 $('autostart-no').addEventListener('click', () => set(false));

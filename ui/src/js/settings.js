@@ -9,6 +9,7 @@
 
 import '../css/settings.css';
 import './autostart.js';
+import './first_start.js';
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
 import * as calendars from './settings_calendars.js';

@@ -1,13 +1,15 @@
-// Settings › Vault: the vault folder (typed, or chosen with the system's
-// folder picker), the Full Calendar import offered when the chosen folder
-// holds the plugin's settings (the core builds the plan; the user confirms),
-// and the vault's name for `obsidian://` links. Nothing in `.obsidian` is
-// ever written: the plan is only read from there.
+// Settings › Vault: the vault folder (typed, chosen with the system's folder
+// picker, or among Obsidian's vaults on a first start: first_start.js), the
+// Full Calendar import offered when the chosen folder holds a Full Calendar
+// plugin's settings (the core builds the plan and names the file it read;
+// the user confirms), and the vault's name for `obsidian://` links. Nothing
+// in `.obsidian` is ever written: the plan is only read from there.
 
 import { el, errorText } from './format.js';
 import { invoke } from './ipc.js';
 import { whereText } from './settings_calendars.js';
 import { $, clearFieldError, editing, flashSaved, saveSettings, showFieldError } from './settings_shared.js';
+import { showSection } from './settings_tabs.js';
 
 const pathInput = $('vault-path');
 const nameInput = $('vault-name');
@@ -48,6 +50,14 @@ $('vault-browse').addEventListener('click', async () => {
     showFieldError('vault-path', `The folder picker failed: ${errorText(error)}. Type the folder instead.`);
   }
 });
+
+/** Uses the folder at `path` as the vault, as if typed here and submitted. */
+export function useVault(path) {
+  showSection('vault');
+  pathInput.value = path;
+  pathDirty = true;
+  $('vault-form').requestSubmit();
+}
 
 $('vault-form').addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -129,8 +139,9 @@ async function offerImport(path) {
   const applies = new Set(offer.applies);
   const count = offer.sources.length;
   const calendars = count === 1 ? 'its calendar' : `its ${count} calendars`;
+  const also = offer.alsoFound.length ? ` (it also has ${offer.alsoFound.join(', ')}, not read)` : '';
   $('import-intro').textContent =
-    `The vault “${offer.vaultName}” has Full Calendar settings. ` +
+    `The vault “${offer.vaultName}” has Full Calendar settings in ${offer.settingsFile}${also}. ` +
     (!count ? 'None of its calendars can be read by Almanac.'
     : applies.has('calendarSources') ? `Import ${calendars}?`
     : `Almanac already has calendars of its own, so ${calendars} would not be imported; remove them in Calendars first to import them.`);
@@ -138,6 +149,10 @@ async function offerImport(path) {
   const moved = offer.passwordsToKeyring.length
     ? [el('li', { class: 'muted passwords-moved' }, `The password of ${offer.passwordsToKeyring.join(', ')} moves into the system keyring (never into Almanac’s settings).`)]
     : [];
+  // Remastered keeps them in Obsidian's own secret storage, out of reach.
+  if (offer.passwordsToEnter.length) {
+    moved.push(el('li', { class: 'muted passwords-to-enter' }, `The password of ${offer.passwordsToEnter.join(', ')} is not in the plugin’s settings: after the import, enter it in Calendars (Change password).`));
+  }
   $('import-sources').replaceChildren(
     ...offer.sources.map((source) =>
       el('li', { dataset: { sourceId: source.id } }, swatch(source.color), el('strong', {}, source.name), ' ', el('span', { class: 'muted' }, whereText(source))),

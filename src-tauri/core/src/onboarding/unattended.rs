@@ -31,8 +31,9 @@ pub fn import_unattended(core: &Core, vault: &Path) -> Result<(), ApiError> {
     tracing::info!(
         found = %Summary(&plan),
         applied = patch.is_some(),
-        "onboarding: Full Calendar settings found in vault `{}`",
-        plan.vault_name
+        "onboarding: Full Calendar settings found in vault `{}` ({})",
+        plan.vault_name,
+        plan.settings_file
     );
     if accounts > 0 {
         tracing::info!(
@@ -57,6 +58,7 @@ impl ImportPlan {
             .retain(|source| !matches!(source.kind, SourceKind::Caldav { .. }));
         self.passwords = Default::default();
         self.passwords_to_keyring.clear();
+        self.passwords_to_enter.clear();
         let accounts = before - self.sources.len();
         (self, accounts)
     }

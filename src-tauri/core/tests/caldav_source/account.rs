@@ -242,19 +242,26 @@ fn a_calendar_url_discovered_at_sync_time_is_written_into_settings() {
     );
 }
 
+/// The original plugin (`obsidian-full-calendar`) keeps CalDAV passwords in
+/// its settings file, for event calendars (`caldav`) and, in Remastered's
+/// shape, task lists (`caldavtasks`) alike.
 #[test]
 fn a_password_the_plugin_kept_moves_into_the_keyring_on_import() {
     let id = format!("caldav-import-{}", std::process::id());
+    let tasks_id = format!("caldavtasks-import-{}", std::process::id());
     let dir = tempfile::tempdir().unwrap();
-    let plugin = dir.path().join(almanac_core::onboarding::PLUGIN_SETTINGS);
+    let plugin = dir.path().join(almanac_core::onboarding::ORIGINAL_SETTINGS);
     std::fs::create_dir_all(plugin.parent().unwrap()).unwrap();
     let data = serde_json::json!({"calendarSources": [
         {"type": "caldav", "id": id, "name": "Radicale", "url": "http://dav.example.org/",
-         "username": "alice", "password": "plugin secret"}
+         "username": "alice", "password": "plugin secret"},
+        {"type": "caldavtasks", "id": tasks_id, "name": "Chores", "url": "http://dav.example.org/",
+         "homeUrl": "http://dav.example.org/alice/chores/", "username": "alice",
+         "password": " task secret "}
     ]});
     std::fs::write(&plugin, data.to_string()).unwrap();
     let plan = almanac_core::onboarding::plan_import(dir.path()).unwrap();
-    assert_eq!(plan.passwords_to_keyring, ["Radicale"]);
+    assert_eq!(plan.passwords_to_keyring, ["Radicale", "Chores"]);
     let passwords = Passwords::default();
 
     // Sources not applied (the user has their own): no password is stored.
@@ -264,13 +271,19 @@ fn a_password_the_plugin_kept_moves_into_the_keyring_on_import() {
 
     let patch = plan.settings_patch(&Settings::default()).unwrap();
     assert!(
-        !patch.to_string().contains("plugin secret"),
+        !patch.to_string().contains("plugin secret") && !patch.to_string().contains("task secret"),
         "never in settings"
     );
-    assert_eq!(plan.store_passwords(&patch, &passwords).unwrap(), 1);
+    assert_eq!(plan.store_passwords(&patch, &passwords).unwrap(), 2);
     assert_eq!(
         passwords.get(&id).unwrap().as_deref(),
         Some("plugin secret")
     );
+    // Taken as written, spaces and all.
+    assert_eq!(
+        passwords.get(&tasks_id).unwrap().as_deref(),
+        Some(" task secret ")
+    );
     passwords.delete(&id).unwrap();
+    passwords.delete(&tasks_id).unwrap();
 }
