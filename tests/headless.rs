@@ -235,7 +235,7 @@ async fn vault_onboarding_imports_the_plugin_sources() {
 
     let vault = instance.vault();
     let mut app = instance.spawn(&["--headless", "--vault", vault.to_str().unwrap()]);
-    let settings = imported(&instance, 3).await;
+    let settings = imported(&instance, 4).await;
     let sources = &settings["calendarSources"];
     assert_eq!(sources[0]["id"], "local_1");
     assert_eq!(sources[0]["directory"], "work");
@@ -244,6 +244,10 @@ async fn vault_onboarding_imports_the_plugin_sources() {
     assert_eq!(sources[1]["heading"], "Events");
     assert_eq!(sources[2]["type"], "dailynote");
     assert_eq!(sources[2]["directory"], "Journal");
+    // The Tasks source: the whole vault, placed by the date the plugin's
+    // `calendarDisplayDateTarget` names.
+    assert_eq!(sources[3]["type"], "tasks");
+    assert_eq!(sources[3]["dateField"], "scheduled");
     let reminders = &settings["reminders"];
     assert_eq!(
         (
@@ -259,7 +263,7 @@ async fn vault_onboarding_imports_the_plugin_sources() {
     assert!(
         log.contains("CalDAV accounts are not imported without asking")
             && log.contains("(.obsidian/plugins/full-calendar-remastered/data.json)")
-            && log.contains("2 skipped"),
+            && log.contains("1 skipped"),
         "{log}"
     );
     assert!(!log.contains("127.0.0.1:9"), "no address is logged");
@@ -303,7 +307,7 @@ async fn vault_onboarding_imports_the_original_plugins_sources() {
 
     let vault = instance.vault();
     let mut app = instance.spawn(&["--headless", "--vault", vault.to_str().unwrap()]);
-    let settings = imported(&instance, 3).await;
+    let settings = imported(&instance, 4).await;
     let named: Vec<_> = settings["calendarSources"]
         .as_array()
         .unwrap()

@@ -197,6 +197,12 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
     for (index, entry) in entries.iter().enumerate() {
         plan.add_source(index, Entry(entry), vault, &mut ids);
     }
+    let tasks_date = plugin_types::tasks_date_field(&settings);
+    for source in &mut plan.sources {
+        if let SourceKind::Tasks { date_field, .. } = &mut source.kind {
+            *date_field = tasks_date;
+        }
+    }
     plan.reminders = imported_reminders(&settings, &mut plan.found_not_applied);
     plan.found_not_applied
         .extend(NOT_APPLIED_KEYS.iter().filter_map(|key| {

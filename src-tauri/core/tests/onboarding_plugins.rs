@@ -13,7 +13,7 @@ use almanac_core::onboarding::{
     ImportedReminders, MAX_SETTINGS_BYTES, ORIGINAL_SETTINGS, OnboardingError, REMASTERED_SETTINGS,
     plan_import,
 };
-use almanac_core::settings::{Settings, SourceKind};
+use almanac_core::settings::{Settings, SourceKind, TaskDateField};
 use serde_json::{Value, json};
 
 /// Remastered's `DEFAULT_SETTINGS` (`src/types/settings.ts`, with the keys
@@ -233,6 +233,14 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
                 "caldavtasks_1",
                 caldav("https://cloud.example.com/remote.php/dav/calendars/ada/chores/")
             ),
+            // Remastered's `calendarDisplayDateTarget` places the tasks.
+            (
+                "tasks_1",
+                SourceKind::Tasks {
+                    directory: String::new(),
+                    date_field: TaskDateField::Scheduled,
+                }
+            ),
             ("ical_4", ical("https://example.com/nested.ics")),
             ("dailynote_2", journal),
         ]
@@ -250,7 +258,6 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
         skipped["ical"],
         ("Exported", "a vault .ics file calendar is not read yet")
     );
-    assert!(reason("tasks").contains("Obsidian Tasks"), "{skipped:?}");
     assert!(reason("holidays").contains("holiday"), "{skipped:?}");
     for (kind, instead) in [
         ("google", "secret address in iCal format"),
@@ -267,7 +274,7 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
         skipped["weather"],
         ("Weather", "unknown calendar type weather")
     );
-    assert_eq!(plan.skipped.len(), 9, "{:?}", plan.skipped);
+    assert_eq!(plan.skipped.len(), 8, "{:?}", plan.skipped);
 
     // Remastered keeps CalDAV passwords in Obsidian's own secret storage:
     // the user enters them after the import.

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::read_bounded;
 use crate::calendar::sources::dailyconfig;
-use crate::settings::SourceKind;
+use crate::settings::{SourceKind, TaskDateField};
 
 /// Where the Journals plugin (id `journals`) keeps its settings, relative to
 /// the vault: remastered's `journals` sources name one of its journals.
@@ -71,7 +71,12 @@ pub(super) fn map_source(entry: Entry, kind: &str, vault: &Path) -> Result<Sourc
         // A CalDAV task list is a calendar collection too; discovery finds
         // it from the same addresses.
         "caldav" | "caldavtasks" => caldav(entry),
-        "tasks" => Err("not imported yet: Almanac does not read Obsidian Tasks lines yet".into()),
+        // The plugin's Tasks source has no folder: the whole vault. Its
+        // date field is a plugin-wide setting ([`tasks_date_field`]).
+        "tasks" => Ok(SourceKind::Tasks {
+            directory: String::new(),
+            date_field: TaskDateField::default(),
+        }),
         "holidays" => Err(
             "not imported yet: Almanac has no holiday calendars yet; a holiday \
              calendar's ICS address can be added as an ICS feed in Settings › Calendars"
@@ -112,6 +117,21 @@ pub(super) fn map_source(entry: Entry, kind: &str, vault: &Path) -> Result<Sourc
     }
 }
 
+/// The date that places a task, from Full Calendar Remastered's
+/// `tasksIntegration.calendarDisplayDateTarget`, whose default is the
+/// scheduled date (the original plugin has no Tasks sources).
+pub(super) fn tasks_date_field(settings: &serde_json::Map<String, Value>) -> TaskDateField {
+    match settings
+        .get("tasksIntegration")
+        .and_then(|tasks| tasks.get("calendarDisplayDateTarget"))
+        .and_then(Value::as_str)
+    {
+        Some("dueDate") => TaskDateField::Due,
+        Some("startDate") => TaskDateField::Start,
+        _ => TaskDateField::Scheduled,
+    }
+}
+
 /// The name the plugin gives a source that has none (its settings
 /// migration does the same), except that a feed is named by its host, not
 /// its address: an ICS address often carries a secret.
@@ -119,6 +139,7 @@ pub(super) fn default_name(entry: Entry, kind: &str) -> String {
     let named = match kind {
         "local" => entry.text("directory").map(str::to_string),
         "dailynote" => Some("Daily Note".to_string()),
+        "tasks" => Some("Tasks".to_string()),
         "journals" => entry.text("journalId").map(|id| format!("Journals: {id}")),
         "ical" => entry
             .text("url")
