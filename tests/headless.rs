@@ -307,7 +307,7 @@ async fn vault_onboarding_imports_the_original_plugins_sources() {
 
     let vault = instance.vault();
     let mut app = instance.spawn(&["--headless", "--vault", vault.to_str().unwrap()]);
-    let settings = imported(&instance, 4).await;
+    let settings = imported(&instance, 3).await;
     let named: Vec<_> = settings["calendarSources"]
         .as_array()
         .unwrap()
