@@ -711,7 +711,10 @@ async fn sections_light_and_dark() {
             .await;
         // Calendars of the user's own: those are listed, not imported.
         let offer = session.text("#import-offer").await;
-        assert!(offer.contains("Not imported: Team Google (google)"), "{offer}");
+        assert!(
+            offer.contains("Not imported: Team Google (google)"),
+            "{offer}"
+        );
         assert!(offer.contains("already has calendars"), "{offer}");
         painted(&session).await;
         session.screenshot(&screenshot_path("vault", theme)).await;
