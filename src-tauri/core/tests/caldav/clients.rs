@@ -1,8 +1,10 @@
 //! Real clients: the Python `caldav` library's scripted session, and a
-//! two-way vdirsyncer sync with a folder.
+//! two-way vdirsyncer sync with a folder, and khal reading what vdirsyncer
+//! synced.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use almanac_core::calendar::EventFields;
 use serde_json::json;
@@ -61,37 +63,64 @@ fn find<'a>(files: &'a BTreeMap<String, String>, needle: &str) -> Option<(&'a St
     files.iter().find(|(_, text)| text.contains(needle))
 }
 
+/// vdirsyncer paired with a scratch folder (`local`) for the calendar
+/// `local` of `app`, discovered and ready to sync.
+struct Vdirsyncer {
+    venv: PathBuf,
+    config: PathBuf,
+    local: PathBuf,
+}
+
+impl Vdirsyncer {
+    async fn discover(app: &Instance) -> Self {
+        let token = app.read_write_token().await;
+        let work = app.dir.path().join("vdirsyncer");
+        let local = work.join("local");
+        std::fs::create_dir_all(&local).unwrap();
+        let config = work.join("config");
+        std::fs::write(
+            &config,
+            format!(
+                "[general]\nstatus_path = \"{status}\"\n\n\
+                 [pair almanac]\na = \"remote\"\nb = \"folder\"\ncollections = null\n\n\
+                 [storage remote]\ntype = \"caldav\"\nurl = \"{base}/calendars/local/\"\n\
+                 username = \"vdirsyncer\"\npassword = \"{token}\"\n\n\
+                 [storage folder]\ntype = \"filesystem\"\npath = \"{local}\"\nfileext = \".ics\"\n",
+                status = work.join("status").display(),
+                base = app.base,
+                local = local.display(),
+            ),
+        )
+        .unwrap();
+        let pair = Self {
+            venv: venv(),
+            config,
+            local,
+        };
+        pair.run("discover").await;
+        pair
+    }
+
+    async fn run(&self, command: &str) {
+        run(
+            &self.venv,
+            "vdirsyncer",
+            vec![
+                "-c".into(),
+                self.config.display().to_string(),
+                command.into(),
+            ],
+        )
+        .await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn vdirsyncer_syncs_both_ways_with_a_folder() {
-    let venv = venv();
     let app = Instance::start().await;
-    let token = app.read_write_token().await;
-    let work = app.dir.path().join("vdirsyncer");
-    let local = work.join("local");
-    std::fs::create_dir_all(&local).unwrap();
-    let config = work.join("config");
-    std::fs::write(
-        &config,
-        format!(
-            "[general]\nstatus_path = \"{status}\"\n\n\
-             [pair almanac]\na = \"remote\"\nb = \"folder\"\ncollections = null\n\n\
-             [storage remote]\ntype = \"caldav\"\nurl = \"{base}/calendars/local/\"\n\
-             username = \"vdirsyncer\"\npassword = \"{token}\"\n\n\
-             [storage folder]\ntype = \"filesystem\"\npath = \"{local}\"\nfileext = \".ics\"\n",
-            status = work.join("status").display(),
-            base = app.base,
-            local = local.display(),
-        ),
-    )
-    .unwrap();
-    let vdirsyncer = |command: &str| {
-        run(
-            &venv,
-            "vdirsyncer",
-            vec!["-c".into(), config.display().to_string(), command.into()],
-        )
-    };
-    vdirsyncer("discover").await;
+    let pair = Vdirsyncer::discover(&app).await;
+    let local = pair.local.clone();
+    let vdirsyncer = |command: &'static str| pair.run(command);
 
     // Pull: every event of the calendar becomes a file.
     vdirsyncer("sync").await;
@@ -152,4 +181,65 @@ async fn vdirsyncer_syncs_both_ways_with_a_folder() {
     vdirsyncer("sync").await;
     assert_eq!(files(&local), synced);
     assert_eq!(files(&app.vault().join("events")), notes_before);
+}
+
+/// khal (Debian's, as a user runs it) lists what vdirsyncer pulled, at the
+/// right times: the vault is in Europe/Berlin, khal shows New York time.
+#[tokio::test(flavor = "multi_thread")]
+async fn khal_lists_the_events_vdirsyncer_synced() {
+    let app = Instance::start().await;
+    let pair = Vdirsyncer::discover(&app).await;
+    pair.run("sync").await;
+    let config = app.dir.path().join("khal.conf");
+    std::fs::write(
+        &config,
+        format!(
+            "[calendars]\n[[almanac]]\npath = {local}\ntype = calendar\n\n\
+             [locale]\ntimeformat = %H:%M\ndateformat = %Y-%m-%d\n\
+             longdateformat = %Y-%m-%d\ndatetimeformat = %Y-%m-%d %H:%M\n\
+             longdatetimeformat = %Y-%m-%d %H:%M\n\
+             local_timezone = America/New_York\ndefault_timezone = America/New_York\n\n\
+             [sqlite]\npath = {db}\n",
+            local = pair.local.display(),
+            db = app.dir.path().join("khal.db").display(),
+        ),
+    )
+    .unwrap();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new("khal")
+            .arg("-c")
+            .arg(&config)
+            .args(["list", "--day-format", ""])
+            .args(["--format", "{start} | {end} | {title}"])
+            .args(["2026-01-05", "2026-01-21"])
+            .output()
+    })
+    .await
+    .unwrap()
+    .expect("khal runs (scripts/setup.sh installs Debian's khal)");
+    let listed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{listed}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rows: Vec<&str> = listed.lines().filter(|l| !l.trim().is_empty()).collect();
+    // 09:00 in Berlin is 03:00 in New York; the Gym series (Mondays and
+    // Thursdays at 07:00 Berlin) skips 8 January; the Offsite is all day
+    // on the 20th and 21st.
+    for expected in [
+        "2026-01-05 03:00 | 2026-01-05 03:15 | Standup",
+        "2026-01-05 01:00 | 2026-01-05 02:00 | Gym",
+        "2026-01-12 01:00 | 2026-01-12 02:00 | Gym",
+        "2026-01-15 01:00 | 2026-01-15 02:00 | Gym",
+        "2026-01-20 | 2026-01-21 | Offsite",
+    ] {
+        assert!(rows.contains(&expected), "{expected:?} not in {rows:#?}");
+    }
+    assert!(
+        !rows
+            .iter()
+            .any(|r| r.starts_with("2026-01-08") && r.ends_with("| Gym")),
+        "the skipped date is skipped: {rows:#?}"
+    );
 }
