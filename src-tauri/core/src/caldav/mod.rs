@@ -39,6 +39,7 @@ mod href;
 mod limits;
 mod manage;
 mod multistatus;
+mod principal_search;
 mod propfind;
 mod props;
 mod report;

@@ -27,6 +27,9 @@ pub fn respond(
 ) -> Result<Response, DavError> {
     let root =
         parse_request(body).map_err(|e| DavError::bad_request(format!("REPORT body: {e}")))?;
+    if root.name.is(DAV, "principal-property-search") {
+        return Ok(super::multistatus(super::principal_search::answer(&root)?));
+    }
     let Target::Collection(id) = target else {
         return Err(DavError::forbidden(
             "reports are answered on calendar collections",
