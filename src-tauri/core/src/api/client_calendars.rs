@@ -136,17 +136,19 @@ fn checked_name(name: &str) -> Result<String, ApiError> {
     Ok(name.to_string())
 }
 
-/// `#rrggbb`, from that or the `#rrggbbaa` Apple clients send.
+/// `#rrggbb`, from any CSS colour: the `#rrggbbaa` Apple clients send, a
+/// name ("blue"), `rgb(…)`, `hsl(…)`. The alpha is dropped: a calendar's
+/// colour is opaque.
 fn checked_color(color: &str) -> Result<String, ApiError> {
     let color = color.trim();
-    let hex = color.strip_prefix('#').unwrap_or_default();
-    if !matches!(hex.len(), 6 | 8) || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(ApiError::bad_request(
+    let parsed = csscolorparser::parse(color).map_err(|_| {
+        ApiError::bad_request(
             "calendar-color",
-            format!("`{color}` is not a #rrggbb colour"),
-        ));
-    }
-    Ok(format!("#{}", hex[..6].to_ascii_lowercase()))
+            format!("`{color}` is not a colour (#rrggbb, or a CSS colour name)"),
+        )
+    })?;
+    let [r, g, b, _] = parsed.to_rgba8();
+    Ok(format!("#{r:02x}{g:02x}{b:02x}"))
 }
 
 /// A new folder for calendar `name` at the top of the vault: the name with

@@ -149,16 +149,26 @@ async fn proppatch_renames_and_recolours_all_or_nothing() {
         "{text}"
     );
     assert!(home(&app, &manager).await.contains("Work &amp; more"));
+    // A colour by its CSS name is kept as its #rrggbb.
+    let named = client
+        .query(
+            "PROPPATCH",
+            "/calendars/local/",
+            proppatch("<I:calendar-color>blue</I:calendar-color>"),
+        )
+        .await;
+    assert_eq!(named.status(), StatusCode::MULTI_STATUS);
+    assert!(home(&app, &manager).await.contains("#0000ff"));
     // A colour that is none: 400, nothing changed.
     let bad = client
         .query(
             "PROPPATCH",
             "/calendars/local/",
-            proppatch("<I:calendar-color>red</I:calendar-color>"),
+            proppatch("<I:calendar-color>reddish</I:calendar-color>"),
         )
         .await;
     assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
-    assert!(home(&app, &manager).await.contains("#112233"));
+    assert!(home(&app, &manager).await.contains("#0000ff"));
     // A calendar that does not exist.
     let missing = client
         .query(
