@@ -9,6 +9,7 @@
 mod support;
 
 mod clients;
+mod conformance;
 mod connections;
 mod feeds;
 mod fuzz_crashes;
