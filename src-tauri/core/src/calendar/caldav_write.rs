@@ -32,10 +32,10 @@ const CONFLICT: &str = "the event was changed on the CalDAV server since Almanac
                         nothing was overwritten: reload the calendar and edit it again";
 
 /// The event being replaced: where it is, which version, its text.
-struct Current {
+pub(super) struct Current {
     href: Url,
     etag: String,
-    ics: String,
+    pub(super) ics: String,
 }
 
 /// One occurrence of a series: the series' UID, the occurrence's key in
@@ -150,7 +150,7 @@ impl Calendar {
         Ok(())
     }
 
-    fn display_tz(&self) -> chrono_tz::Tz {
+    pub(super) fn display_tz(&self) -> chrono_tz::Tz {
         self.inner.read().cache.display_tz
     }
 
@@ -288,7 +288,11 @@ impl Calendar {
     }
 
     /// The resource holding `uid`, as last read from the server.
-    fn caldav_current(&self, source: &SourceConfig, uid: &str) -> Result<Current, CalendarError> {
+    pub(super) fn caldav_current(
+        &self,
+        source: &SourceConfig,
+        uid: &str,
+    ) -> Result<Current, CalendarError> {
         let mut mirrors = self.inner.mirrors.live();
         let mirror = &mirrors.of(&source.id).mirror;
         let missing = || CalendarError::NotFound(EventId::ical(&source.id, uid, None).to_string());

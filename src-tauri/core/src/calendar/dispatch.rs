@@ -175,9 +175,11 @@ impl Calendar {
     /// Moves the event `id` to calendar `calendar_id` with `fields` applied
     /// (a plain [`update`](Self::update) when it is already there), and
     /// returns it. Full Note events move with their note (its own keys and
-    /// body kept); daily-note items move as items. What the target cannot
-    /// hold is refused, naming `calendarId`: a read-only calendar, CalDAV
-    /// (not yet), or a note's text an item could not keep.
+    /// body kept); daily-note items move as items; to or from a CalDAV
+    /// calendar, the event is made there and removed here
+    /// ([`move_across`](Self::move_across)). What the target cannot hold is
+    /// refused, naming `calendarId`: a read-only calendar, or what the
+    /// target could not keep (a note's text in an item or a CalDAV event).
     pub fn move_to(
         &self,
         id: &str,
@@ -192,23 +194,44 @@ impl Calendar {
         if current.id == target.id {
             return self.update(id, fields);
         }
+        match (&current.kind, &target.kind) {
+            (_, SourceType::Ical { .. }) => Err(CalendarError::ReadOnly(target.id)),
+            (SourceType::Ical { .. }, _) => Err(CalendarError::ReadOnly(current.id)),
+            (SourceType::Tasks { .. }, _) | (_, SourceType::Tasks { .. }) => {
+                Err(CalendarError::invalid(
+                    "calendarId",
+                    "a task stays in its note's Tasks calendar; move the line in Obsidian",
+                ))
+            }
+            (SourceType::Caldav { .. }, _) | (_, SourceType::Caldav { .. }) => {
+                self.move_across(id, &target, fields)
+            }
+            (
+                SourceType::FullNote { .. } | SourceType::DailyNote { .. },
+                SourceType::FullNote { .. } | SourceType::DailyNote { .. },
+            ) => self.move_between_notes(id, &target, fields),
+        }
+    }
+
+    /// [`move_to`](Self::move_to) from one note calendar to another.
+    fn move_between_notes(
+        &self,
+        id: &str,
+        target: &SourceConfig,
+        fields: EventFields,
+    ) -> Result<Event, CalendarError> {
         let _write = lock(&self.inner.write_lock);
         self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
         let existing = |date| self.daily_note(&target.id, date);
         let new_path = match (&source.kind, &target.kind) {
-            (_, SourceType::Ical { .. }) => return Err(CalendarError::ReadOnly(target.id)),
-            (SourceType::Ical { .. }, _) => return Err(CalendarError::ReadOnly(source.id)),
-            (SourceType::Caldav { .. }, _) | (_, SourceType::Caldav { .. }) => {
+            // Sorted out by `move_to`: only note calendars get here.
+            (SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Tasks { .. }, _)
+            | (_, SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Tasks { .. }) =>
+            {
                 return Err(CalendarError::invalid(
                     "calendarId",
-                    "events cannot be moved to or from a CalDAV calendar yet",
-                ));
-            }
-            (SourceType::Tasks { .. }, _) | (_, SourceType::Tasks { .. }) => {
-                return Err(CalendarError::invalid(
-                    "calendarId",
-                    "a task stays in its note's Tasks calendar; move the line in Obsidian",
+                    "moved between note calendars only",
                 ));
             }
             (SourceType::FullNote { .. }, SourceType::FullNote { dir }) => {
@@ -254,7 +277,7 @@ impl Calendar {
             }
         };
         self.inner.refresh(&[path, new_path.clone()]);
-        match target.kind {
+        match &target.kind {
             SourceType::DailyNote { .. } => self.last_item(&target.id, &new_path),
             _ => self.cached(&new_path, &fullnote::event_id(&new_path)),
         }
@@ -304,7 +327,10 @@ impl Calendar {
 
     /// Resolves a client's id for a write: checks it is confined to the vault
     /// and cached. Returns the vault, source index, note path and source.
-    fn locate(&self, id: &str) -> Result<(Vault, usize, String, SourceConfig), CalendarError> {
+    pub(super) fn locate(
+        &self,
+        id: &str,
+    ) -> Result<(Vault, usize, String, SourceConfig), CalendarError> {
         let path = match id.parse()? {
             EventId::FullNote { path }
             | EventId::DailyNote { path, .. }

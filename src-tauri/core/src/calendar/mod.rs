@@ -33,6 +33,7 @@
 mod adopt;
 mod budget;
 mod cache;
+mod caldav_move;
 mod caldav_source;
 mod caldav_write;
 mod dispatch;

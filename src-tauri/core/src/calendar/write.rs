@@ -22,7 +22,7 @@ use super::spec::{EventSpec, format_date};
 use super::vault::Vault;
 use crate::fsutil::{atomic_write, sync_dir};
 
-fn read(vault: &Vault, rel: &str) -> Result<String, CalendarError> {
+pub(super) fn read(vault: &Vault, rel: &str) -> Result<String, CalendarError> {
     let path = vault.existing(rel)?;
     let bytes = fs::read(&path).map_err(|e| CalendarError::io(&path, e))?;
     String::from_utf8(bytes)

@@ -4,6 +4,7 @@ mod account;
 #[path = "../common/mod.rs"]
 mod common;
 mod discovery;
+mod moves;
 mod occurrences;
 mod origin;
 mod radicale;

@@ -1,0 +1,94 @@
+//! Moving an event to or from a CalDAV calendar: the event is made in the
+//! target calendar (with the fields sent applied), then removed from where it
+//! was. If either later step fails, the copy is removed again, so the event
+//! is never lost and never left in both calendars.
+//!
+//! What moves is what the event model holds (title, times, repetition,
+//! skipped dates, task state, description, location, UID, …). What it does
+//! not hold is refused rather than dropped: a note with text or keys of its
+//! own, a CalDAV series with modified occurrences, or one occurrence alone.
+
+use super::engine::Calendar;
+use super::error::CalendarError;
+use super::event::Event;
+use super::fields::EventFields;
+use super::sources::{SourceConfig, SourceType, fullnote, ical};
+use super::write;
+
+impl Calendar {
+    /// Moves event `id` into `target`, where one of the two calendars is a
+    /// CalDAV calendar; see the module docs.
+    pub(super) fn move_across(
+        &self,
+        id: &str,
+        target: &SourceConfig,
+        fields: EventFields,
+    ) -> Result<Event, CalendarError> {
+        self.movable(id)?;
+        let event = self.details(id)?.event;
+        let copy = self.create(&target.id, fields_of(&event)?)?;
+        let finished = if fields == EventFields::default() {
+            Ok(copy.clone())
+        } else {
+            self.update(&copy.id, fields)
+        };
+        let finished = finished.and_then(|moved| {
+            self.delete(id, None)?;
+            Ok(moved)
+        });
+        finished.inspect_err(|_| {
+            // The event stays where it was: take the copy back out.
+            if let Err(error) = self.delete(&copy.id, None) {
+                tracing::error!(%error, "a half-moved event's copy could not be removed");
+            }
+        })
+    }
+
+    /// Refuses what a move would lose.
+    fn movable(&self, id: &str) -> Result<(), CalendarError> {
+        let refused = |reason: &str| Err(CalendarError::invalid("calendarId", reason));
+        if let Some((source, event)) = self.caldav_event(id) {
+            if event.contains("::") {
+                return refused("one occurrence moves with its series: move the series");
+            }
+            let current = self.caldav_current(&source, &event)?;
+            let keys = ical::override_keys(&current.ics, self.display_tz())
+                .map_err(|e| CalendarError::invalid("event", e))?;
+            if keys.iter().any(Option::is_some) {
+                return refused(
+                    "the series has occurrences edited on their own, which a note cannot hold; \
+                     keep it in its CalDAV calendar",
+                );
+            }
+            return Ok(());
+        }
+        let (vault, _, path, source) = self.locate(id)?;
+        match source.kind {
+            SourceType::FullNote { .. } => {
+                let text = write::read(&vault, &path)?;
+                if fullnote::holds_more_than_event(&text) {
+                    return refused(
+                        "the note has text or keys of its own that a CalDAV event cannot keep; \
+                         move it to a note calendar instead",
+                    );
+                }
+                Ok(())
+            }
+            SourceType::DailyNote { .. } => Ok(()),
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
+                Err(CalendarError::ReadOnly(source.id))
+            }
+            SourceType::Tasks { .. } => {
+                refused("a task stays in its note's Tasks calendar; move the line in Obsidian")
+            }
+        }
+    }
+}
+
+/// The fields that make `event` again elsewhere: an event read back is
+/// accepted as fields (its read-only parts ignored), the API's own contract.
+fn fields_of(event: &Event) -> Result<EventFields, CalendarError> {
+    serde_json::to_value(event)
+        .and_then(serde_json::from_value)
+        .map_err(|e| CalendarError::invalid("event", e.to_string()))
+}
