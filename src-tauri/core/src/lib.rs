@@ -60,6 +60,7 @@ pub mod api;
 pub mod app;
 pub mod caldav;
 pub mod calendar;
+pub mod changes;
 pub mod clock;
 pub mod data_lock;
 pub mod events;

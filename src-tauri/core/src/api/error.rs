@@ -43,6 +43,14 @@ pub enum ApiError {
     /// The vault cannot be used right now; `GET /calendars` says why. → 503
     #[error("{0}")]
     VaultUnavailable(String),
+    /// A change-feed cursor older than the kept history, or from before a
+    /// restart (ids start again with each run). → 410
+    #[error(
+        "the change feed no longer holds what followed that id (it keeps the last {} \
+         entries, and starts again at each start of Almanac): read from {current}",
+        crate::changes::HISTORY
+    )]
+    ChangesGone { current: u64 },
     /// An unexpected failure (disk, keyring). → 500
     #[error("internal error: {0}")]
     Internal(String),

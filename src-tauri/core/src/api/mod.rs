@@ -15,6 +15,7 @@
 //! - [`error`]: [`ApiError`], with its REST status and code.
 
 pub mod authorized;
+pub mod changes;
 pub mod client_calendars;
 pub mod consent;
 pub mod consent_gate;

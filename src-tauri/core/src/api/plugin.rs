@@ -13,6 +13,7 @@ use super::consent_gate::{ConsentGate, MAX_REQUESTS_PER_MINUTE};
 use super::error::ApiError;
 use super::ui::UiController;
 use crate::calendar::Calendar;
+use crate::changes::{self, ChangeFeed};
 use crate::settings::class::Actor;
 use crate::settings::vault_path::check_vault_path;
 use crate::settings::{Settings, SettingsStore};
@@ -36,6 +37,8 @@ pub struct CalendarPlugin {
     /// Serializes settings updates: the class checks look at the settings
     /// the patch is applied to, so check-patch-replace must not interleave.
     settings_update: Mutex<()>,
+    /// What changed in the calendar, following it ([`crate::changes`]).
+    pub(super) changes: ChangeFeed,
 }
 
 impl CalendarPlugin {
@@ -46,6 +49,7 @@ impl CalendarPlugin {
         ui: Arc<dyn UiController>,
         consent: Arc<dyn ConsentPrompt>,
     ) -> Self {
+        let changes = changes::follow(&calendar);
         Self {
             settings,
             calendar,
@@ -54,6 +58,7 @@ impl CalendarPlugin {
             consent,
             consent_gate: ConsentGate::default(),
             settings_update: Mutex::new(()),
+            changes,
         }
     }
 

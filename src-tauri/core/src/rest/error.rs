@@ -55,6 +55,10 @@ pub enum RestError {
     /// calendar window in headless mode).
     #[error("{0}")]
     Unavailable(String),
+    /// A change-feed cursor the feed can no longer answer; `current` is
+    /// where to follow on from.
+    #[error("{message}")]
+    Gone { message: String, current: u64 },
     /// A bug. The details go to the log, not to the client.
     #[error("unexpected error while handling the request")]
     Internal,
@@ -69,6 +73,10 @@ pub struct ErrorBody {
     /// Human-readable explanation.
     #[schema(example = "no event with id `fullnote:events/x.md`")]
     pub message: String,
+    /// `410` from `GET /changes` only: the newest change's id, to follow on
+    /// from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<u64>,
 }
 
 impl RestError {
@@ -91,6 +99,7 @@ impl RestError {
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::MisdirectedRequest(_) => StatusCode::MISDIRECTED_REQUEST,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Gone { .. } => StatusCode::GONE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -104,6 +113,10 @@ impl RestError {
                 .unwrap_or("Error")
                 .to_string(),
             message: self.to_string(),
+            current: match self {
+                Self::Gone { current, .. } => Some(*current),
+                _ => None,
+            },
         }
     }
 }
@@ -122,6 +135,10 @@ impl From<ApiError> for RestError {
             ApiError::UiUnavailable(_) | ApiError::VaultUnavailable(_) => {
                 Self::Unavailable(error.to_string())
             }
+            ApiError::ChangesGone { current } => Self::Gone {
+                message: error.to_string(),
+                current,
+            },
             ApiError::Internal(detail) => {
                 tracing::error!(%detail, "API call failed");
                 Self::Internal

@@ -23,6 +23,7 @@
 mod answers;
 mod auth;
 mod calendars;
+mod changes;
 mod cors;
 mod error;
 mod events;
@@ -115,6 +116,7 @@ pub fn router(state: RestState, port: u16) -> Router {
     Router::new()
         .merge(events::routes())
         .merge(calendars::routes())
+        .merge(changes::routes())
         .merge(ui::routes())
         .merge(settings::routes())
         .fallback(fallback::not_found)
