@@ -17,7 +17,7 @@ use super::vtimezone::vtimezone;
 use crate::calendar::Event;
 use crate::calendar::rule_text::with_until_utc;
 
-/// One `VEVENT` to write.
+/// One `VEVENT` (a `VTODO` for a task, see [`super::todo`]) to write.
 pub struct Component<'a> {
     /// The `UID` (a CalDAV resource's components share one).
     pub uid: &'a str,
@@ -146,13 +146,12 @@ fn vevent(
             .2
             .max(first.year() + i32::try_from(days / 365).unwrap_or(0));
     }
-    out.push_str("BEGIN:VEVENT\r\n");
+    let kind = if event.is_task() { "VTODO" } else { "VEVENT" };
+    out.push_str(&format!("BEGIN:{kind}\r\n"));
     text_line(out, "UID", component.uid);
     raw_line(out, "DTSTAMP", &stamp.format("%Y%m%dT%H%M%SZ").to_string());
     let start_time = time(event.start_time.as_deref()).unwrap_or(NaiveTime::MIN);
     let start = first.and_time(start_time);
-    let (name, value) = zone.property("DTSTART", start);
-    raw_line(out, &name, &value);
     let end = match zone {
         Zone::AllDay => Some(start + Duration::days(days + 1)),
         _ => time(event.end_time.as_deref()).map(|end_time| {
@@ -163,9 +162,29 @@ fn vevent(
             end
         }),
     };
-    if let Some(end) = end {
-        let (name, value) = zone.property("DTEND", end);
-        raw_line(out, &name, &value);
+    match &event.completed {
+        None => {
+            let (name, value) = zone.property("DTSTART", start);
+            raw_line(out, &name, &value);
+            if let Some(end) = end {
+                let (name, value) = zone.property("DTEND", end);
+                raw_line(out, &name, &value);
+            }
+        }
+        Some(completion) => {
+            // See `ics::todo`: DUE is the last day, the end, else the start.
+            let due = match zone {
+                Zone::AllDay => start + Duration::days(days),
+                _ => end.unwrap_or(start),
+            };
+            if due != start || rule.is_some() {
+                let (name, value) = zone.property("DTSTART", start);
+                raw_line(out, &name, &value);
+            }
+            let (name, value) = zone.property("DUE", due);
+            raw_line(out, &name, &value);
+            super::todo::status_lines(out, completion, display_tz);
+        }
     }
     if let Some(recurrence) = component.recurrence_id {
         let at = NaiveDateTime::parse_from_str(recurrence, "%Y%m%dT%H%M%S").unwrap_or(start);
@@ -204,7 +223,7 @@ fn vevent(
         text_line(out, "DESCRIPTION", &event.title);
         out.push_str("END:VALARM\r\n");
     }
-    out.push_str("END:VEVENT\r\n");
+    out.push_str(&format!("END:{kind}\r\n"));
 }
 
 #[cfg(test)]
