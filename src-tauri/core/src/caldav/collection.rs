@@ -20,7 +20,7 @@ use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
 use crate::calendar::{Calendar, Event, EventId};
-use crate::ics::write::{Component, calendar as ics_calendar};
+use crate::ics::write::{Component, calendar_with_todos};
 
 /// One `.ics` resource.
 #[derive(Debug, Clone)]
@@ -38,9 +38,8 @@ impl Resource {
     /// The resource's iCalendar text.
     pub fn ics(&self, display_tz: Tz) -> String {
         let recurrences = self.recurrence_ids();
-        ics_calendar(
+        calendar_with_todos(
             &self.components(&recurrences),
-            None,
             display_tz,
             stamp(&self.events[0]),
         )

@@ -123,9 +123,12 @@ pub fn put(
             if patch != EventFields::default() {
                 // A renamed note gets a new id; pinning the UID in its
                 // frontmatter keeps the resource where the client knows it.
+                // Only a new title or day renames it: any other edit (a
+                // task completed) leaves the rest of the note as it was.
                 // (A daily-note item moved by an edit shows up as a new
                 // resource instead: its inline fields cannot hold an id.)
-                if event.uid.is_none() && event.id.starts_with("fullnote:") {
+                let renames = patch.title.is_some() || patch.date.is_some();
+                if renames && event.uid.is_none() && event.id.starts_with("fullnote:") {
                     patch.uid = Some(Some(resource.uid.clone()));
                 }
                 api.update_event(&event.id, patch, EventOptions::default())?;

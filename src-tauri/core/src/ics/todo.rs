@@ -210,7 +210,7 @@ mod tests {
     use super::*;
     use crate::calendar::Event;
     use crate::ics::read::{changes, read};
-    use crate::ics::write::{Component as Written, calendar};
+    use crate::ics::write::{Component as Written, calendar, calendar_with_todos};
 
     fn served(event: &Event) -> String {
         let component = Written {
@@ -219,7 +219,7 @@ mod tests {
             recurrence_id: None,
         };
         let stamp = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
-        calendar(&[component], None, chrono_tz::Europe::Berlin, stamp).replace("\r\n ", "")
+        calendar_with_todos(&[component], chrono_tz::Europe::Berlin, stamp).replace("\r\n ", "")
     }
 
     fn wrap(vtodo: &str) -> String {
@@ -244,6 +244,18 @@ mod tests {
         }
         let fields = read(&text, chrono_tz::Europe::Berlin).unwrap().fields;
         assert_eq!(fields.date, Some(Some("2026-11-30".into())));
+        // Feeds and remote calendars get the task as an event.
+        let stamp = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let component = Written {
+            uid: "t1",
+            event: &task,
+            recurrence_id: None,
+        };
+        let feed = calendar(&[component], None, chrono_tz::UTC, stamp);
+        assert!(
+            feed.contains("BEGIN:VEVENT") && !feed.contains("VTODO"),
+            "{feed}"
+        );
         assert_eq!(fields.all_day, Some(true));
         assert_eq!(fields.end_date, Some(None));
         assert_eq!(fields.completed, Some(Completion::Open));

@@ -17,3 +17,4 @@ mod injection;
 mod limits;
 mod manage;
 mod protocol;
+mod tasks;
