@@ -99,8 +99,8 @@ async fn the_caldav_library_lists_searches_completes_and_creates_tasks() {
     // Created in the client: task notes, open, keeping the client's UID.
     let milk = app.note("events/2026-02-06 Buy milk.md");
     assert!(milk.contains("uid: caldav-todo-1"), "{milk}");
-    assert!(milk.contains("completed: "), "{milk}");
-    assert!(!milk.contains("completed: 20"), "open, not done: {milk}");
+    assert!(milk.contains("\ncompleted: false\n"), "open: {milk}");
+    assert!(milk.contains("\ndate: 2026-02-06\n"), "{milk}");
     // Undated: placed on the day it arrived, in the display zone.
     let berlin_today = Utc::now()
         .with_timezone(&chrono_tz::Europe::Berlin)
