@@ -101,6 +101,9 @@ async fn the_caldav_library_lists_searches_completes_and_creates_tasks() {
     assert!(milk.contains("uid: caldav-todo-1"), "{milk}");
     assert!(milk.contains("\ncompleted: false\n"), "open: {milk}");
     assert!(milk.contains("\ndate: 2026-02-06\n"), "{milk}");
+    // In a daily-note calendar: an open item in that day's note.
+    let call = app.note("journal/2026-02-05.md");
+    assert!(call.contains("- [ ] Call mum"), "{call}");
     // Undated: placed on the day it arrived, in the display zone.
     let berlin_today = Utc::now()
         .with_timezone(&chrono_tz::Europe::Berlin)

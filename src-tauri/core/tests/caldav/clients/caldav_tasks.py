@@ -74,6 +74,8 @@ events.save_todo(summary="Buy milk", due=datetime.date(2026, 2, 6), uid="caldav-
 milk = events.todo_by_uid("caldav-todo-1").icalendar_component
 assert milk["due"].dt == datetime.date(2026, 2, 6), milk["due"].dt
 assert str(milk["status"]) == "NEEDS-ACTION"
+journal.save_todo(summary="Call mum", due=datetime.date(2026, 2, 5), uid="caldav-todo-3")
+assert summaries(journal.todos()) == ["Call mum"], summaries(journal.todos())
 events.save_todo(summary="Someday", uid="caldav-todo-2")
 someday = events.todo_by_uid("caldav-todo-2").icalendar_component
 # Placed on the day it arrived (the Rust test checks which).
