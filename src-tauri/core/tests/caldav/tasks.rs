@@ -141,3 +141,43 @@ async fn a_journal_is_refused_as_an_unsupported_component_and_nothing_is_written
         .collect();
     assert_eq!(before, after);
 }
+
+/// Busy time is the events' (RFC 4791 §7.10): a timed task blocks nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn free_busy_counts_events_not_tasks() {
+    let app = start().await;
+    let token = app.read_write_token().await;
+    let object = |kind: &str, uid: &str, start: &str, end_name: &str, end: &str| {
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:{kind}\r\nUID:{uid}\r\n\
+             DTSTAMP:20260101T000000Z\r\nDTSTART:20260210T{start}00Z\r\n{end_name}:20260210T{end}00Z\r\n\
+             SUMMARY:{uid}\r\nEND:{kind}\r\nEND:VCALENDAR\r\n"
+        )
+    };
+    for (uid, body) in [
+        ("task-1", object("VTODO", "task-1", "1200", "DUE", "1300")),
+        (
+            "event-1",
+            object("VEVENT", "event-1", "1400", "DTEND", "1500"),
+        ),
+    ] {
+        let put = app
+            .as_client(Some(&token))
+            .put(&format!("/calendars/local/{uid}.ics"), None, body)
+            .await;
+        assert_eq!(put.status(), reqwest::StatusCode::CREATED, "{uid}");
+    }
+    let query = r#"<C:free-busy-query xmlns:C="urn:ietf:params:xml:ns:caldav"><C:time-range start="20260210T000000Z" end="20260211T000000Z"/></C:free-busy-query>"#;
+    let text = app
+        .as_client(Some(&token))
+        .query("REPORT", "/calendars/local/", query)
+        .await
+        .text()
+        .await
+        .unwrap();
+    let periods: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("FREEBUSY:"))
+        .collect();
+    assert_eq!(periods, ["20260210T140000Z/20260210T150000Z"], "{text}");
+}
