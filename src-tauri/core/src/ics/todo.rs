@@ -146,13 +146,23 @@ fn convert(todo: &mut Component<'_>, display_tz: Tz) -> Result<TodoReading, Stri
     let has = |name: &str| value(name).is_some();
     let undated = !has("DTSTART") && !has("DUE");
     let has_start = has("DTSTART");
+    // Apple Reminders sends DUE equal to DTSTART: a moment, not a span.
+    let timing = |name: &str| {
+        todo.properties
+            .iter()
+            .find(|p| p.name.as_str().eq_ignore_ascii_case(name))
+            .map(|p| (p.val.as_str().trim(), &p.params))
+    };
+    let due_is_start = has_start && timing("DUE") == timing("DTSTART");
     todo.name = "VEVENT".to_string().into();
     let mut properties = std::mem::take(&mut todo.properties);
     properties.retain(|p| {
         let name = p.name.as_str().to_ascii_uppercase();
         // An event reader would take a DTEND or DURATION beside a DUE-only
         // start as the task's length; RFC 5545 allows neither there.
-        !(matches!(name.as_str(), "DTEND") || (!has_start && name == "DURATION"))
+        !(matches!(name.as_str(), "DTEND")
+            || (!has_start && name == "DURATION")
+            || (due_is_start && name == "DUE"))
     });
     for property in &mut properties {
         if !property.name.as_str().eq_ignore_ascii_case("DUE") {
@@ -320,6 +330,13 @@ mod tests {
         assert_eq!(fields.date, Some(Some("2026-03-01".into())));
         assert_eq!(fields.end_date, Some(Some("2026-03-03".into())));
         assert_eq!(fields.all_day, Some(true));
+        // DUE equal to DTSTART (Apple Reminders): a moment, no end.
+        let moment = wrap(
+            "BEGIN:VTODO\r\nUID:m\r\nDTSTART:20260310T170000Z\r\nDUE:20260310T170000Z\r\nEND:VTODO\r\n",
+        );
+        let fields = read(&moment, tz).unwrap().fields;
+        assert_eq!(fields.start_time, Some(Some("17:00".into())));
+        assert_eq!(fields.end_time, Some(None));
         // Completed by a client: only `completed` differs.
         let done = due_only.replace(
             "END:VTODO",
