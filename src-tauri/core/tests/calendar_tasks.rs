@@ -232,7 +232,7 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
         "{problem}"
     );
 
-    // Over CalDAV: the calendar's events as VEVENTs.
+    // Over CalDAV: the calendar's tasks as VTODOs.
     let body = app
         .client
         .request(Method::from_bytes(b"PROPFIND").unwrap(), format!("{}/calendars/{CALENDAR}/", app.caldav))
@@ -251,7 +251,7 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
             "{summary}: {body}"
         );
     }
-    assert!(body.contains("BEGIN:VEVENT"));
+    assert!(body.contains("BEGIN:VTODO") && !body.contains("BEGIN:VEVENT"));
 
     // Ticking over REST rewrites that line only: the box and a done date.
     let before = app.note();

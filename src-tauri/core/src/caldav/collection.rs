@@ -8,9 +8,10 @@
 //! `<UID>.ics`, as the `caldav` library, vdirsyncer and Thunderbird do,
 //! finds it there), else after its SHA-256.
 //!
-//! ETags and tokens are digests of what is served: the events' JSON and the
-//! display zone (which places zone-less times), so they change exactly when
-//! the served data does, and survive restarts.
+//! ETags and tokens are digests of what is served: the events' JSON, the
+//! display zone (which places zone-less times) and the form they are served
+//! in, so they change exactly when the served data does, and survive
+//! restarts.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -20,7 +21,7 @@ use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
 use crate::calendar::{Calendar, Event, EventId};
-use crate::ics::write::{Component, calendar as ics_calendar};
+use crate::ics::write::{Component, calendar_with_todos};
 
 /// One `.ics` resource.
 #[derive(Debug, Clone)]
@@ -38,9 +39,8 @@ impl Resource {
     /// The resource's iCalendar text.
     pub fn ics(&self, display_tz: Tz) -> String {
         let recurrences = self.recurrence_ids();
-        ics_calendar(
+        calendar_with_todos(
             &self.components(&recurrences),
-            None,
             display_tz,
             stamp(&self.events[0]),
         )
@@ -167,9 +167,15 @@ fn list(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
     Some(resources)
 }
 
+/// Changed whenever the same events are served as different text (2: tasks
+/// as `VTODO`s), so every ETag changes with it and syncing clients fetch
+/// the new form instead of keeping the old one under an unchanged tag.
+const SERVED_FORM: &str = "2";
+
 /// The ETag of a resource holding `events`.
 pub fn etag(events: &[Event], display_tz: Tz) -> String {
     let mut hasher = Sha256::new();
+    hasher.update(SERVED_FORM);
     hasher.update(display_tz.name());
     for event in events {
         hasher.update(serde_json::to_vec(event).unwrap_or_default());

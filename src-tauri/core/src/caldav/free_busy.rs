@@ -2,7 +2,8 @@
 //! range, as one `VFREEBUSY` whose `FREEBUSY` periods (UTC) are its events'
 //! times, series expanded, overlapping ones merged. All-day events mark a
 //! day rather than block its hours (calendar apps show them as free), so
-//! they are left out.
+//! they are left out, as are tasks (served as `VTODO`s, which RFC 4791
+//! §7.10 does not count).
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -38,6 +39,8 @@ pub fn answer(calendar: &Calendar, id: &str, root: &Element) -> Result<Response,
             calendars: Some(vec![id.to_string()]),
             start_millis: Some(start),
             end_millis: Some(end - 1),
+            // Busy time is the events' (RFC 4791 §7.10): tasks are VTODOs.
+            is_task: Some(false),
             ..EventQuery::default()
         })
         .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use super::error::DavError;
 use super::href;
 use super::multistatus::{Multistatus, Reply};
-use super::xml::{self, APPLE_ICAL, DAV, Element, Name};
+use super::xml::{self, APPLE_ICAL, CALDAV, DAV, Element, Name};
 use crate::api::AuthorizedApi;
 use crate::api::client_calendars::CalendarStyle;
 
@@ -18,8 +18,9 @@ use crate::api::client_calendars::CalendarStyle;
 const MAX_ID_CHARS: usize = 100;
 
 /// `MKCALENDAR /calendars/<id>/`: a new notes calendar named by the body's
-/// `displayname` (else `id`), coloured by its `calendar-color`. Other
-/// properties (description, time zone, component set) are not kept.
+/// `displayname` (else `id`), coloured by its `calendar-color`. It holds
+/// events and tasks: a component set naming anything else (journals) is
+/// refused. Other properties (description, time zone) are not kept.
 pub fn mkcalendar(
     api: &AuthorizedApi,
     id: &str,
@@ -44,6 +45,7 @@ pub fn mkcalendar(
         let mut style = CalendarStyle::default();
         for set in root.children.iter().filter(|c| c.name.is(DAV, "set")) {
             for prop in set.children.iter().filter(|c| c.name.is(DAV, "prop")) {
+                check_components(prop)?;
                 read_style(prop, &mut style);
             }
         }
@@ -55,6 +57,31 @@ pub fn mkcalendar(
         [(header::LOCATION, href::collection(id))],
     )
         .into_response())
+}
+
+/// A notes calendar holds events (`VEVENT`) and tasks (`VTODO`): a
+/// `supported-calendar-component-set` asking for another kind is refused
+/// (RFC 4791 §5.3.1) rather than a calendar made that cannot take it.
+fn check_components(prop: &Element) -> Result<(), DavError> {
+    let sets = prop
+        .children
+        .iter()
+        .filter(|c| c.name.is(CALDAV, "supported-calendar-component-set"));
+    for set in sets {
+        for comp in set.children.iter().filter(|c| c.name.is(CALDAV, "comp")) {
+            let name = comp.attribute("name").unwrap_or_default().trim();
+            if !name.eq_ignore_ascii_case("VEVENT") && !name.eq_ignore_ascii_case("VTODO") {
+                return Err(DavError::Precondition(
+                    StatusCode::FORBIDDEN,
+                    "C:supported-calendar-component-set",
+                    format!(
+                        "a calendar here holds events (VEVENT) and tasks (VTODO), not `{name}`"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn read_style(prop: &Element, style: &mut CalendarStyle) {

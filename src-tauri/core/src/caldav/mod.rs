@@ -31,6 +31,7 @@
 
 mod auth;
 mod collection;
+mod components;
 mod error;
 mod feed;
 pub mod feeds;

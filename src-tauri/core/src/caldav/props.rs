@@ -120,7 +120,7 @@ impl Subject<'_> {
                         Some(escape(*token).into_owned())
                     }
                     (CALDAV, "supported-calendar-component-set") => {
-                        Some(r#"<C:comp name="VEVENT"/>"#.into())
+                        Some(super::components::supported_set(source))
                     }
                     (APPLE_ICAL, "calendar-color") => {
                         Some(escape(source.color.as_str()).into_owned())
@@ -137,7 +137,7 @@ impl Subject<'_> {
                 ..
             } => match (name.ns.as_str(), name.local.as_str()) {
                 (DAV, "getetag") => Some(escape(resource.etag.as_str()).into_owned()),
-                (DAV, "getcontenttype") => Some(CONTENT_TYPE.into()),
+                (DAV, "getcontenttype") => Some(super::components::content_type(resource)),
                 (CALDAV, "calendar-data") => Some(escape(resource.ics(*display_tz)).into_owned()),
                 _ => None,
             },
@@ -145,9 +145,6 @@ impl Subject<'_> {
         }
     }
 }
-
-/// The content type of an event resource.
-pub const CONTENT_TYPE: &str = "text/calendar; charset=utf-8; component=vevent";
 
 /// Read everywhere; write where the calendar takes writes (note calendars,
 /// not feeds), so clients show feeds as read-only.

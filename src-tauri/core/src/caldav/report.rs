@@ -8,6 +8,7 @@ use axum::response::Response;
 use chrono::NaiveDateTime;
 
 use super::collection::{Listings, Resource, resource_name, served_uid};
+use super::components::Asked;
 use super::error::DavError;
 use super::href::{self, Target};
 use super::limits::{MAX_ANSWER_BYTES, MAX_HREFS, MAX_PROP_FILTERS};
@@ -179,19 +180,20 @@ fn query(
 ) -> Result<HashSet<String>, DavError> {
     let mut filters = Vec::new();
     root.descendants(CALDAV, "comp-filter", &mut filters);
-    let names: Vec<&str> = filters.iter().filter_map(|f| f.attribute("name")).collect();
-    let other_component = names
-        .iter()
-        .any(|n| !n.eq_ignore_ascii_case("VCALENDAR") && !n.eq_ignore_ascii_case("VEVENT"));
-    if other_component {
-        // Tasks, journals, …: this server holds events only.
-        return Ok(HashSet::new());
-    }
+    // Events are VEVENTs, tasks VTODOs; journals and the rest: none.
+    let asked = Asked::of(&filters);
     let mut ranges = Vec::new();
     root.descendants(CALDAV, "time-range", &mut ranges);
     let Some(range) = ranges.first() else {
-        return Ok(all.iter().map(|r| r.name.clone()).collect());
+        return Ok(all
+            .iter()
+            .filter(|r| asked.admits(r))
+            .map(|r| r.name.clone())
+            .collect());
     };
+    if asked == Asked::Nothing {
+        return Ok(HashSet::new());
+    }
     let bound = |name: &str| -> Result<Option<i64>, DavError> {
         range
             .attribute(name)
@@ -211,6 +213,8 @@ fn query(
         start_millis: bound("start")?,
         // CalDAV ranges are half-open; the engine's are closed.
         end_millis: bound("end")?.map(|end| end - 1),
+        // A task's range is its start to its due time (RFC 4791 §9.9).
+        is_task: asked.is_task(),
         ..EventQuery::default()
     };
     let events = calendar

@@ -16,7 +16,6 @@ use axum::response::{IntoResponse, Response};
 use super::collection::{Listings, Resource};
 use super::error::DavError;
 use super::href;
-use super::props::CONTENT_TYPE;
 use crate::api::{AuthorizedApi, EventOptions};
 use crate::calendar::{Calendar, EventFields};
 use crate::ics::read::{changes, read};
@@ -71,7 +70,10 @@ pub fn get(place: &Place<'_>, head: bool) -> Result<Response, DavError> {
     Ok((
         StatusCode::OK,
         [
-            (header::CONTENT_TYPE, CONTENT_TYPE.to_string()),
+            (
+                header::CONTENT_TYPE,
+                super::components::content_type(resource),
+            ),
             (header::ETAG, resource.etag.clone()),
         ],
         body,
@@ -94,6 +96,13 @@ pub fn put(
         name,
     } = *place;
     let display_tz = calendar.display_timezone();
+    if let Some(kind) = crate::ics::todo::unsupported_component(body) {
+        return Err(DavError::Precondition(
+            StatusCode::FORBIDDEN,
+            "C:supported-calendar-component",
+            format!("this calendar holds events (VEVENT) and tasks (VTODO), not {kind}"),
+        ));
+    }
     let client = read(body, display_tz).map_err(|reason| {
         DavError::Precondition(StatusCode::FORBIDDEN, "C:valid-calendar-data", reason)
     })?;
@@ -114,9 +123,12 @@ pub fn put(
             if patch != EventFields::default() {
                 // A renamed note gets a new id; pinning the UID in its
                 // frontmatter keeps the resource where the client knows it.
+                // Only a new title or day renames it: any other edit (a
+                // task completed) leaves the rest of the note as it was.
                 // (A daily-note item moved by an edit shows up as a new
                 // resource instead: its inline fields cannot hold an id.)
-                if event.uid.is_none() && event.id.starts_with("fullnote:") {
+                let renames = patch.title.is_some() || patch.date.is_some();
+                if renames && event.uid.is_none() && event.id.starts_with("fullnote:") {
                     patch.uid = Some(Some(resource.uid.clone()));
                 }
                 api.update_event(&event.id, patch, EventOptions::default())?;
@@ -136,6 +148,12 @@ pub fn put(
             }
             let mut fields = client.fields;
             fields.uid = Some(Some(client.uid.clone()));
+            if fields.date.is_none() {
+                // A task without DTSTART or DUE (see `ics::todo`).
+                let today = chrono::Utc::now().with_timezone(&display_tz).date_naive();
+                fields.date = Some(Some(today.format("%Y-%m-%d").to_string()));
+                fields.all_day = Some(true);
+            }
             let options = EventOptions {
                 number_taken_name: true,
                 ..EventOptions::default()

@@ -398,7 +398,9 @@ pub fn update_daily(
     let extra = dailynote::extra_fields(&item);
     let new_date = new.date.unwrap_or(date);
     if new_date == date {
-        let line = dailynote::render_line(&new, Style::of(&item), &extra);
+        let written = text.lines().nth(item.line).unwrap_or_default();
+        let line = ticked(written, &item, &old, &new)
+            .unwrap_or_else(|| dailynote::render_line(&new, Style::of(&item), &extra));
         replace(vault, rel, &set_line(&text, item.line, Some(&line)))?;
         return Ok(rel.to_string());
     }
@@ -418,6 +420,27 @@ pub fn update_daily(
     )?;
     replace(vault, rel, &set_line(&text, item.line, None))?;
     Ok(other)
+}
+
+/// `line` with only its checkbox changed, when (un)ticking it is all an
+/// edit does: the rest of the line stays as the user wrote it, rather than
+/// as [`dailynote::render_line`] would spell it.
+fn ticked(line: &str, item: &dailynote::Item, old: &EventSpec, new: &EventSpec) -> Option<String> {
+    let only_ticked = EventSpec {
+        completed: new.completed.clone(),
+        ..old.clone()
+    };
+    if only_ticked != *new || item.checkbox.is_none() {
+        return None;
+    }
+    let done = new.completed.as_ref()?.is_done();
+    let at = item.indent.len() + item.marker.len_utf8() + 1;
+    let checkbox = line.get(at..at + 3)?;
+    if !checkbox.starts_with('[') || !checkbox.ends_with(']') {
+        return None;
+    }
+    let mark = if done { 'x' } else { ' ' };
+    Some(format!("{}[{mark}]{}", &line[..at], &line[at + 3..]))
 }
 
 /// Removes a daily-note item.

@@ -8,6 +8,7 @@
 //! - [`bounds`]: the checks every iCalendar text from outside passes
 //!   before the (recursive) parser sees it;
 //! - [`read`]: a client's `VCALENDAR` → the fields of one event;
+//! - [`todo`]: tasks as `VTODO`s, served and read back;
 //! - `rule`: a series' `RRULE` and its first occurrence;
 //! - `vtimezone`: `VTIMEZONE` definitions from the IANA database;
 //! - `text`: content lines (escaping, folding).
@@ -22,5 +23,6 @@ pub mod bounds;
 pub mod read;
 mod rule;
 pub(crate) mod text;
+pub mod todo;
 mod vtimezone;
 pub mod write;

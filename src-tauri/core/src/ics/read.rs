@@ -36,7 +36,9 @@ pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
     let limits = &super::bounds::Limits::RESOURCE;
     let unfolded = super::bounds::unfold_bounded(text, limits).map_err(|e| e.to_string())?;
     let unfolded = utc_without_tzid(&unfolded);
-    let parsed = super::bounds::parse_bounded(&unfolded, limits).map_err(|e| e.to_string())?;
+    let mut parsed = super::bounds::parse_bounded(&unfolded, limits).map_err(|e| e.to_string())?;
+    // A task is read as the event it is placed as (see `ics::todo`).
+    let task = super::todo::as_event(&mut parsed.components, display_tz)?;
     let calendar: icalendar::Calendar = parsed.into();
     let events: Vec<&icalendar::Event> = calendar
         .components
@@ -47,7 +49,7 @@ pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
         })
         .collect();
     let event = match events.as_slice() {
-        [] => return Err("the calendar object holds no VEVENT".into()),
+        [] => return Err("the calendar object holds no VEVENT or VTODO".into()),
         [one] => *one,
         _ => {
             return Err(
@@ -65,10 +67,11 @@ pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
         .map(str::to_string)
         .filter(|u| !u.trim().is_empty())
         .ok_or("the VEVENT has no UID")?;
-    Ok(ClientEvent {
-        uid,
-        fields: fields_of(event, display_tz)?,
-    })
+    let mut fields = fields_of(event, display_tz)?;
+    if let Some(task) = task {
+        task.apply(&mut fields);
+    }
+    Ok(ClientEvent { uid, fields })
 }
 
 /// Unfolded text with the `TZID` left out of date-times that are in UTC
@@ -263,7 +266,8 @@ pub fn changes(new: &EventFields, old: &EventFields) -> EventFields {
         location,
         url,
         category,
-        alarms
+        alarms,
+        completed
     );
     if patch.kind.is_some() || patch.rrule.is_some() {
         patch.kind = new.kind;

@@ -14,10 +14,10 @@ use chrono_tz::Tz;
 use super::rule::{anchor, first_occurrence, series_rule};
 use super::text::{param, raw_line, text_line};
 use super::vtimezone::vtimezone;
-use crate::calendar::Event;
 use crate::calendar::rule_text::with_until_utc;
+use crate::calendar::{Completion, Event};
 
-/// One `VEVENT` to write.
+/// One `VEVENT` (or `VTODO`, see [`calendar_with_todos`]) to write.
 pub struct Component<'a> {
     /// The `UID` (a CalDAV resource's components share one).
     pub uid: &'a str,
@@ -31,19 +31,42 @@ pub struct Component<'a> {
 /// series running on are right for the next decade.
 const ZONE_YEARS_AHEAD: i32 = 10;
 
-/// A whole `VCALENDAR` of `components`; `name` becomes `X-WR-CALNAME` (feeds).
-/// `stamp` is the `DTSTAMP` of every component.
+/// A whole `VCALENDAR` of `components`, all `VEVENT`s (tasks included: a
+/// subscribed feed or a remote calendar may take nothing else); `name`
+/// becomes `X-WR-CALNAME` (feeds). `stamp` is the `DTSTAMP` of every
+/// component.
 pub fn calendar(
     components: &[Component<'_>],
     name: Option<&str>,
     display_tz: Tz,
     stamp: DateTime<Utc>,
 ) -> String {
+    render(components, name, display_tz, stamp, false)
+}
+
+/// [`calendar`], with tasks as `VTODO`s ([`super::todo`]): what the CalDAV
+/// server's collections serve.
+pub fn calendar_with_todos(
+    components: &[Component<'_>],
+    display_tz: Tz,
+    stamp: DateTime<Utc>,
+) -> String {
+    render(components, None, display_tz, stamp, true)
+}
+
+fn render(
+    components: &[Component<'_>],
+    name: Option<&str>,
+    display_tz: Tz,
+    stamp: DateTime<Utc>,
+    todos: bool,
+) -> String {
     let mut body = String::new();
     // Zone → (first year, last year) used.
     let mut zones: BTreeMap<&'static str, (Tz, i32, i32)> = BTreeMap::new();
     for component in components {
-        vevent(&mut body, component, display_tz, stamp, &mut zones);
+        let task = component.event.completed.as_ref().filter(|_| todos);
+        vevent(&mut body, component, task, display_tz, stamp, &mut zones);
     }
     let mut out = String::with_capacity(body.len() + 512);
     out.push_str("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n");
@@ -110,9 +133,11 @@ fn time(text: Option<&str>) -> Option<NaiveTime> {
     NaiveTime::parse_from_str(text?, "%H:%M").ok()
 }
 
+/// One component: a `VEVENT`, or a `VTODO` when `task` is given.
 fn vevent(
     out: &mut String,
     component: &Component<'_>,
+    task: Option<&Completion>,
     display_tz: Tz,
     stamp: DateTime<Utc>,
     zones: &mut BTreeMap<&'static str, (Tz, i32, i32)>,
@@ -146,13 +171,12 @@ fn vevent(
             .2
             .max(first.year() + i32::try_from(days / 365).unwrap_or(0));
     }
-    out.push_str("BEGIN:VEVENT\r\n");
+    let kind = if task.is_some() { "VTODO" } else { "VEVENT" };
+    out.push_str(&format!("BEGIN:{kind}\r\n"));
     text_line(out, "UID", component.uid);
     raw_line(out, "DTSTAMP", &stamp.format("%Y%m%dT%H%M%SZ").to_string());
     let start_time = time(event.start_time.as_deref()).unwrap_or(NaiveTime::MIN);
     let start = first.and_time(start_time);
-    let (name, value) = zone.property("DTSTART", start);
-    raw_line(out, &name, &value);
     let end = match zone {
         Zone::AllDay => Some(start + Duration::days(days + 1)),
         _ => time(event.end_time.as_deref()).map(|end_time| {
@@ -163,9 +187,29 @@ fn vevent(
             end
         }),
     };
-    if let Some(end) = end {
-        let (name, value) = zone.property("DTEND", end);
-        raw_line(out, &name, &value);
+    match task {
+        None => {
+            let (name, value) = zone.property("DTSTART", start);
+            raw_line(out, &name, &value);
+            if let Some(end) = end {
+                let (name, value) = zone.property("DTEND", end);
+                raw_line(out, &name, &value);
+            }
+        }
+        Some(completion) => {
+            // See `ics::todo`: DUE is the last day, the end, else the start.
+            let due = match zone {
+                Zone::AllDay => start + Duration::days(days),
+                _ => end.unwrap_or(start),
+            };
+            if due != start || rule.is_some() {
+                let (name, value) = zone.property("DTSTART", start);
+                raw_line(out, &name, &value);
+            }
+            let (name, value) = zone.property("DUE", due);
+            raw_line(out, &name, &value);
+            super::todo::status_lines(out, completion, display_tz);
+        }
     }
     if let Some(recurrence) = component.recurrence_id {
         let at = NaiveDateTime::parse_from_str(recurrence, "%Y%m%dT%H%M%S").unwrap_or(start);
@@ -204,7 +248,7 @@ fn vevent(
         text_line(out, "DESCRIPTION", &event.title);
         out.push_str("END:VALARM\r\n");
     }
-    out.push_str("END:VEVENT\r\n");
+    out.push_str(&format!("END:{kind}\r\n"));
 }
 
 #[cfg(test)]

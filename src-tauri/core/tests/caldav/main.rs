@@ -18,3 +18,4 @@ mod injection;
 mod limits;
 mod manage;
 mod protocol;
+mod tasks;

@@ -42,6 +42,53 @@ fn event(uid: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn mkcalendar_for_journals_is_refused_and_for_tasks_accepted() {
+    let app = Instance::start().await;
+    let manager = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
+        .await;
+    let client = app.as_client(Some(&manager));
+    let asking = |comps: &str| MKCALENDAR.replace(r#"<C:comp name="VEVENT"/>"#, comps);
+    let refused = client
+        .request("MKCALENDAR", "/calendars/diary/")
+        .body(asking(r#"<C:comp name="VJOURNAL"/>"#))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let reason = refused.text().await.unwrap();
+    assert!(
+        reason.contains("<C:supported-calendar-component-set/>") && reason.contains("VJOURNAL"),
+        "{reason}"
+    );
+    assert!(!app.vault().join("Side  project").exists());
+    assert!(!home(&app, &manager).await.contains("/calendars/diary/"));
+    let made = client
+        .request("MKCALENDAR", "/calendars/todo/")
+        .body(asking(r#"<C:comp name="VEVENT"/><C:comp name="VTODO"/>"#))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), StatusCode::CREATED);
+    let listed = app
+        .as_client(Some(&manager))
+        .query_at_depth(
+            "PROPFIND",
+            "/calendars/todo/",
+            "0",
+            r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:supported-calendar-component-set/></d:prop></d:propfind>"#,
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        listed.contains(r#"<C:comp name="VEVENT"/><C:comp name="VTODO"/>"#),
+        "{listed}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn mkcalendar_makes_a_notes_calendar_that_takes_events() {
     let app = Instance::start().await;
     let manager = app

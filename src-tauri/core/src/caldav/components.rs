@@ -1,0 +1,157 @@
+//! Which iCalendar components a collection holds and a query asks for:
+//! events are `VEVENT`s, tasks (events with `completed`) `VTODO`s.
+//!
+//! Note calendars (Full Note folders, daily notes) hold both; an Obsidian
+//! Tasks calendar holds tasks only; a feed holds what it was read from,
+//! which Almanac keeps as events.
+
+use super::collection::Resource;
+use super::xml::Element;
+use crate::calendar::SourceInfo;
+
+/// The components a calendar collection of `source` holds
+/// (`supported-calendar-component-set`, RFC 4791 §5.2.3).
+pub fn held(source: &SourceInfo) -> &'static [&'static str] {
+    match source.kind {
+        "local" | "dailynote" => &["VEVENT", "VTODO"],
+        "tasks" => &["VTODO"],
+        _ => &["VEVENT"],
+    }
+}
+
+/// The `supported-calendar-component-set` property of `source`'s collection.
+pub fn supported_set(source: &SourceInfo) -> String {
+    held(source)
+        .iter()
+        .map(|c| format!(r#"<C:comp name="{c}"/>"#))
+        .collect()
+}
+
+/// The component a resource is served as.
+pub fn of_resource(resource: &Resource) -> &'static str {
+    if resource.events.first().is_some_and(|e| e.is_task()) {
+        "VTODO"
+    } else {
+        "VEVENT"
+    }
+}
+
+/// The `Content-Type` of a resource.
+pub fn content_type(resource: &Resource) -> String {
+    format!(
+        "text/calendar; charset=utf-8; component={}",
+        of_resource(resource).to_ascii_lowercase()
+    )
+}
+
+/// The kind of resource a `calendar-query`'s `comp-filter`s select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// No component named below `VCALENDAR`: every resource.
+    Any,
+    /// `VEVENT` or `VTODO`.
+    Only(&'static str),
+    /// A component this server holds none of (`VJOURNAL`, `VALARM`, …).
+    Nothing,
+}
+
+impl Asked {
+    /// What the `comp-filter` elements of a query ask for.
+    pub fn of(filters: &[&Element]) -> Asked {
+        let mut asked = Asked::Any;
+        for name in filters.iter().filter_map(|f| f.attribute("name")) {
+            let name = name.trim().to_ascii_uppercase();
+            let this = match name.as_str() {
+                "VCALENDAR" => continue,
+                "VEVENT" => Asked::Only("VEVENT"),
+                "VTODO" => Asked::Only("VTODO"),
+                _ => return Asked::Nothing,
+            };
+            if asked != Asked::Any && asked != this {
+                // Nested VEVENT and VTODO filters: no resource is both.
+                return Asked::Nothing;
+            }
+            asked = this;
+        }
+        asked
+    }
+
+    /// Whether `resource` is of the kind asked.
+    pub fn admits(self, resource: &Resource) -> bool {
+        match self {
+            Asked::Any => true,
+            Asked::Only(kind) => of_resource(resource) == kind,
+            Asked::Nothing => false,
+        }
+    }
+
+    /// The engine's task filter for the kind asked.
+    pub fn is_task(self) -> Option<bool> {
+        match self {
+            Asked::Only("VTODO") => Some(true),
+            Asked::Only(_) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::caldav::xml::{CALDAV, parse_request};
+    use crate::calendar::{Completion, Event};
+
+    fn asked(xml: &str) -> Asked {
+        let root = parse_request(xml).unwrap();
+        let mut filters = Vec::new();
+        root.descendants(CALDAV, "comp-filter", &mut filters);
+        Asked::of(&filters)
+    }
+
+    fn filter(inner: &str) -> String {
+        format!(
+            r#"<c:filter xmlns:c="urn:ietf:params:xml:ns:caldav"><c:comp-filter name="VCALENDAR">{inner}</c:comp-filter></c:filter>"#
+        )
+    }
+
+    fn resource(completed: Option<Completion>) -> Resource {
+        Resource {
+            name: "a.ics".into(),
+            etag: "\"1\"".into(),
+            uid: "a".into(),
+            events: vec![Event {
+                completed,
+                ..Event::default()
+            }],
+        }
+    }
+
+    #[test]
+    fn queries_select_events_tasks_or_nothing() {
+        assert_eq!(asked(&filter("")), Asked::Any);
+        assert_eq!(
+            asked(&filter(r#"<c:comp-filter name="VTODO"/>"#)),
+            Asked::Only("VTODO")
+        );
+        assert_eq!(
+            asked(&filter(r#"<c:comp-filter name="vevent"/>"#)),
+            Asked::Only("VEVENT")
+        );
+        assert_eq!(
+            asked(&filter(r#"<c:comp-filter name="VJOURNAL"/>"#)),
+            Asked::Nothing
+        );
+        let task = resource(Some(Completion::Open));
+        let event = resource(None);
+        assert!(Asked::Only("VTODO").admits(&task));
+        assert!(!Asked::Only("VTODO").admits(&event));
+        assert!(Asked::Only("VEVENT").admits(&event));
+        assert!(Asked::Any.admits(&task));
+        assert_eq!(Asked::Only("VTODO").is_task(), Some(true));
+        assert_eq!(Asked::Only("VEVENT").is_task(), Some(false));
+        assert_eq!(
+            content_type(&task),
+            "text/calendar; charset=utf-8; component=vtodo"
+        );
+    }
+}
