@@ -10,6 +10,7 @@
 //! are the title. docs/quick-add.md lists the phrases with the events they
 //! make; the tests read that table.
 
+mod choose;
 mod dates;
 mod repeat;
 mod resolve;
@@ -22,10 +23,14 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::calendar::{DayOfWeek, EventFields, EventType, SourceInfo};
+pub use choose::{QuickEvent, read};
 use dates::DayFound;
 use repeat::Repeat;
 use times::TimeFound;
 use words::Word;
+
+/// The longest line read, in characters: a title is at most 500 bytes.
+pub const MAX_TEXT_CHARS: usize = 1000;
 
 /// What a user can type; shown in the sidebar's field and in errors.
 pub const EXAMPLE: &str = "Lunch tomorrow 12:30";
@@ -167,6 +172,11 @@ struct Found {
 
 /// Reads `text` as a new event (see the module docs and docs/quick-add.md).
 pub fn parse(text: &str, context: &Context) -> Result<QuickAdd, QuickAddError> {
+    if text.chars().count() > MAX_TEXT_CHARS {
+        return Err(QuickAddError::new(format!(
+            "The line is longer than {MAX_TEXT_CHARS} characters."
+        )));
+    }
     let words = words::split(text);
     if words.is_empty() {
         return Err(QuickAddError::new(format!(
