@@ -93,3 +93,63 @@ fn empty_and_blank_lines_ask_for_what_and_when() {
         assert!(error.to_string().contains("Type what and when"), "{error}");
     }
 }
+
+#[test]
+fn every_short_line_of_grammar_words_is_read_or_refused_without_a_panic() {
+    // Every line of up to three of these words: phrases cut short, doubled,
+    // out of order and out of range. Each either reads (with a title) or
+    // is refused with a reason; none panics.
+    const WORDS: [&str; 24] = [
+        "x",
+        "at",
+        "in",
+        "every",
+        "until",
+        "next",
+        "tomorrow",
+        "friday",
+        "3",
+        "25",
+        "-",
+        ",",
+        "pm",
+        "3pm",
+        "12:30",
+        "dec",
+        "31",
+        "2026-02-30",
+        "9999",
+        "days",
+        "weeks",
+        "hours",
+        "all",
+        "day",
+    ];
+    let calendars = [CalendarName {
+        id: "work".into(),
+        name: "Work Day".into(),
+    }];
+    let context = Context {
+        now: DateTime::parse_from_rfc3339("2026-10-25T00:30:00Z")
+            .unwrap()
+            .with_timezone(&Utc),
+        zone: chrono_tz::Tz::Europe__Berlin,
+        calendars: &calendars,
+    };
+    let mut read = 0;
+    let n = WORDS.len();
+    for length in 1..=3u32 {
+        for index in 0..n.pow(length) {
+            let line: Vec<&str> = (0..length).map(|k| WORDS[index / n.pow(k) % n]).collect();
+            let line = line.join(" ");
+            match parse(&line, &context) {
+                Ok(parsed) => {
+                    read += 1;
+                    assert!(!parsed.fields.title.trim().is_empty(), "{line}: {parsed:?}");
+                }
+                Err(error) => assert!(!error.to_string().is_empty(), "{line}"),
+            }
+        }
+    }
+    assert!(read > 100, "only {read} lines read");
+}

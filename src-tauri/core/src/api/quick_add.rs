@@ -10,13 +10,12 @@ use crate::calendar::Event;
 use crate::quick_add::{self, QuickEvent};
 use crate::tokens::Scope;
 
-/// What quick-add did with a line.
+/// What quick-add did with a line: what it read, and the event as now
+/// stored unless it was a dry run.
 #[derive(Debug, Clone)]
-pub enum QuickAdded {
-    /// A dry run: the event the line describes, not written.
-    Read(QuickEvent),
-    /// The event as now stored.
-    Created(Event),
+pub struct QuickAdded {
+    pub read: QuickEvent,
+    pub created: Option<Event>,
 }
 
 impl AuthorizedApi {
@@ -35,11 +34,14 @@ impl AuthorizedApi {
         self.require(Scope::EventsWrite)?;
         let now = now.unwrap_or_else(Utc::now);
         let read = quick_add::read(&self.plugin.calendar, text, calendar_id, now)?;
-        if dry_run {
-            return Ok(QuickAdded::Read(read));
-        }
-        let fields = read.fields.to_event_fields();
-        self.create_event(&read.calendar_id, fields, EventOptions::default())
-            .map(QuickAdded::Created)
+        let created = match dry_run {
+            true => None,
+            false => Some(self.create_event(
+                &read.calendar_id,
+                read.fields.to_event_fields(),
+                EventOptions::default(),
+            )?),
+        };
+        Ok(QuickAdded { read, created })
     }
 }

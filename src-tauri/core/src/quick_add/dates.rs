@@ -13,6 +13,9 @@ pub struct DayFound {
     pub used: usize,
     pub first: NaiveDate,
     pub last: Option<NaiveDate>,
+    /// A weekday name ("friday", "this friday") that fell on today: with a
+    /// time already past, it means the same day next week.
+    pub today_by_weekday: bool,
 }
 
 fn at(words: &[Word], i: usize) -> &str {
@@ -30,6 +33,7 @@ pub fn day_at(
             used,
             first,
             last: None,
+            today_by_weekday: false,
         }))
     };
     let word = at(words, i);
@@ -84,6 +88,7 @@ pub fn day_at(
             used: 1,
             first: d,
             last: None,
+            today_by_weekday: false,
         })
     })
 }
@@ -115,6 +120,7 @@ fn weekday_phrase(words: &[Word], i: usize, today: NaiveDate) -> Option<DayFound
         used: skip + 1,
         first: date,
         last: None,
+        today_by_weekday: date == today,
     })
 }
 
@@ -200,6 +206,7 @@ fn day_then_month(
         used: 2 + of + year_used,
         first,
         last: None,
+        today_by_weekday: false,
     }))
 }
 
@@ -236,6 +243,7 @@ fn month_then_day(
         used: used + year_used,
         first,
         last,
+        today_by_weekday: false,
     }))
 }
 

@@ -273,6 +273,7 @@ fn with_range_end(
             used: day.used + 1 + end.used,
             first: day.first,
             last: Some(end.first),
+            today_by_weekday: false,
         };
         return Ok((range.used, Piece::Day(range)));
     }

@@ -145,7 +145,14 @@ pub(super) fn resolve(
         }
     }
     let day = moment.map(|m| m.date()).or(parts.day.map(|d| d.1.first));
+    let by_weekday = parts
+        .day
+        .is_some_and(|d| d.1.today_by_weekday && d.1.last.is_none());
     let first = match (day, start_time) {
+        // "friday 9am" on a Friday afternoon is next week's.
+        (Some(day), Some(time)) if by_weekday && parts.repeat.is_none() && time <= now.time() => {
+            day + Days::new(7)
+        }
         (Some(day), _) => day,
         // A time alone is the next such time: today, or tomorrow once past.
         (None, Some(time)) if parts.repeat.is_none() && time <= now.time() => {

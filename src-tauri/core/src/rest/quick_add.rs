@@ -17,7 +17,6 @@ use super::events::EventWritten;
 use super::extract::JsonBody;
 use super::fallback::method_not_allowed;
 use super::{RestState, blocking};
-use crate::api::QuickAdded;
 use crate::quick_add::QuickFields;
 
 pub fn routes() -> Router<RestState> {
@@ -95,15 +94,13 @@ pub async fn quick_add(
     let added =
         blocking(move || api.quick_add(&body.text, body.calendar_id.as_deref(), now, body.dry_run))
             .await?;
-    Ok(match added {
-        QuickAdded::Read(read) => Json(QuickAddRead {
+    Ok(match added.created {
+        None => Json(QuickAddRead {
             success: true,
-            calendar_id: read.calendar_id,
-            event: read.fields,
+            calendar_id: added.read.calendar_id,
+            event: added.read.fields,
         })
         .into_response(),
-        QuickAdded::Created(event) => {
-            (StatusCode::CREATED, Json(EventWritten::new(event))).into_response()
-        }
+        Some(event) => (StatusCode::CREATED, Json(EventWritten::new(event))).into_response(),
     })
 }
