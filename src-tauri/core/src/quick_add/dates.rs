@@ -74,6 +74,15 @@ pub fn day_at(
     {
         return one(3, day);
     }
+    // "3 days from now", "2 weeks later".
+    if let Some(n) = words::count(word)
+        && word != "a"
+        && let Some(unit) = words::unit(at(words, i + 1))
+        && let Some(after) = words::later(words, i + 2)
+        && let Some(day) = days_later(today, n, unit)
+    {
+        return one(2 + after, day);
+    }
     if let Some(day) = iso(word)? {
         return one(1, day);
     }

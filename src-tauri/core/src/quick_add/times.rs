@@ -197,15 +197,20 @@ fn out_of_range(words: &[Word], i: usize) -> QuickAddError {
 }
 
 /// "in 2 hours", "in 30 minutes": how long from now.
+/// Also "2 hours from now" and "30 minutes later".
 pub fn from_now_at(words: &[Word], i: usize) -> Option<(usize, TimeDelta)> {
-    if at(words, i) != "in" {
-        return None;
-    }
-    let n = words::count(at(words, i + 1))?;
-    let delta = match words::unit(at(words, i + 2))? {
+    let (first, used) = match at(words, i) {
+        "in" => (i + 1, 3),
+        _ => match words::later(words, i + 2) {
+            Some(after) => (i, 2 + after),
+            None => return None,
+        },
+    };
+    let n = words::count(at(words, first))?;
+    let delta = match words::unit(at(words, first + 1))? {
         Unit::Hour => TimeDelta::hours(n.into()),
         Unit::Minute => TimeDelta::minutes(n.into()),
         _ => return None,
     };
-    Some((3, delta))
+    Some((used, delta))
 }

@@ -25,9 +25,15 @@ fn iso_date_at(chars: &[char], i: usize) -> bool {
             'd' => chars[i + k].is_ascii_digit(),
             _ => chars[i + k] == '-',
         })
-        && chars
+        && (chars
             .get(i + shape.len())
             .is_none_or(|c| !c.is_alphanumeric())
+            || date_time_at(chars, i + shape.len()))
+}
+
+/// `T10:00` right after an ISO date (`2026-12-01T10:00`).
+fn date_time_at(chars: &[char], i: usize) -> bool {
+    matches!(chars.get(i), Some('T' | 't')) && chars.get(i + 1).is_some_and(char::is_ascii_digit)
 }
 
 /// The words of `line`.
@@ -51,6 +57,12 @@ pub fn split(line: &str) -> Vec<Word> {
             current.extend(&chars[i..i + 10]);
             spaced = false;
             i += 10;
+            if date_time_at(&chars, i) {
+                // The time is a word of its own, glued to the date.
+                end_word(&mut words, &mut current, current_spaced);
+                current_spaced = false;
+                i += 1;
+            }
             continue;
         } else if is_mark(c) {
             end_word(&mut words, &mut current, current_spaced);
@@ -196,4 +208,14 @@ pub fn unit(word: &str) -> Option<Unit> {
         "year" | "yr" => Unit::Year,
         _ => return None,
     })
+}
+
+/// "from now" or "later" at word `i`: the words it used.
+pub fn later(words: &[Word], i: usize) -> Option<usize> {
+    let at = |k: usize| words.get(k).map_or("", |w| w.lower.as_str());
+    match (at(i), at(i + 1)) {
+        ("from", "now") => Some(2),
+        ("later", _) => Some(1),
+        _ => None,
+    }
 }
