@@ -47,6 +47,11 @@ pub fn repeat_at(words: &[Word], i: usize) -> Option<(usize, Repeat)> {
     if let Some(repeat) = adverb {
         return Some(with_days(words, i + 1, repeat));
     }
+    // "Mondays", "Tuesdays and Thursdays": every such day.
+    if words::weekday(word).is_none() && words::weekday_plural(word).is_some() {
+        let (used, days) = weekday_list(words, i)?;
+        return Some((used, Repeat::Weekly { interval: 1, days }));
+    }
     if !matches!(word, "every" | "each") {
         return None;
     }
