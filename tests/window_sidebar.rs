@@ -4,7 +4,9 @@
 
 mod support;
 
+use almanac_core::quick_add::{CalendarName, Context, parse};
 use almanac_core::tokens::Scope;
+use almanac_testkit::quick_add_table::{shown as shown_in_table, table};
 use chrono::{Days, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
@@ -206,6 +208,109 @@ async fn quick_add_creates_the_event_in_the_display_zone_and_shows_errors_inline
         "{error}"
     );
     assert_eq!(notes(&instance), vec![name]);
+    session.end().await;
+}
+
+/// Rows of docs/quick-add.md's phrase table typed into the sidebar: each
+/// previews under the field, then creates the event the core's grammar
+/// reads from the line now, in the calendar it names, in the display zone.
+#[tokio::test]
+async fn quick_add_rows_of_the_phrase_table_create_their_events() {
+    let table = table();
+    let mut sources = vec![json!({ "type": "local", "id": "local", "name": "Events",
+                                   "directory": "events", "color": "#3b6fd4" })];
+    for (id, name) in &table.calendars {
+        sources.push(json!({ "type": "local", "id": id, "name": name,
+                             "directory": id, "color": "#00aa00" }));
+    }
+    let instance = Instance::with_settings(json!({
+        "displayTimezone": table.zone,
+        "restServerEnabled": true,
+        "calendarSources": sources,
+    }));
+    let reader = instance.mint_token(&[Scope::EventsRead]);
+    let zone: Tz = table.zone.parse().unwrap();
+    let session = start_in_berlin(&instance).await;
+    session
+        .wait_for("document.getElementById('quick-add-calendar').value === 'local'")
+        .await;
+    let calendars: Vec<CalendarName> = table
+        .calendars
+        .iter()
+        .map(|(id, name)| CalendarName {
+            id: id.clone(),
+            name: name.clone(),
+        })
+        .collect();
+    for phrase in [
+        "Workshop 3-4pm tomorrow",
+        "Review in Work tomorrow at 10",
+        "Standup every Monday at 9:30",
+        "Conference Dec 3-5",
+    ] {
+        assert!(
+            table.rows.iter().any(|row| row.phrase == phrase),
+            "{phrase} is a row of docs/quick-add.md"
+        );
+        let title = phrase.split(' ').next().unwrap();
+        session
+            .execute(
+                "document.getElementById('quick-add-text').value = ''",
+                json!([]),
+            )
+            .await;
+        session.type_into("#quick-add-text", phrase).await;
+        // The preview is the core's reading, before anything is written.
+        session
+            .wait_for(&format!(
+                "document.getElementById('quick-add-preview').textContent.startsWith('{title}:')"
+            ))
+            .await;
+        session.click("#quick-add-submit").await;
+        let id = session
+            .wait_for(&format!(
+                "document.getElementById('quick-add').dataset.created === '{title}'
+                 && document.getElementById('quick-add').dataset.createdId"
+            ))
+            .await;
+        let id = id.as_str().unwrap().to_string();
+        let expected = parse(
+            phrase,
+            &Context {
+                now: Utc::now(),
+                zone,
+                calendars: &calendars,
+            },
+        )
+        .unwrap();
+        let details: Value = reqwest::Client::new()
+            .get(format!(
+                "{}/events/{}",
+                instance.api(),
+                id.replace('%', "%25")
+                    .replace('/', "%2F")
+                    .replace(' ', "%20")
+            ))
+            .bearer_auth(&reader)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let event = &details["details"]["event"];
+        let calendar = expected.calendar_id.as_deref();
+        assert_eq!(
+            event["calendarId"],
+            calendar.unwrap_or("local"),
+            "{phrase}: {details}"
+        );
+        assert_eq!(
+            shown_in_table(event, calendar),
+            shown_in_table(&serde_json::to_value(&expected.fields).unwrap(), calendar),
+            "{phrase}: {details}"
+        );
+    }
     session.end().await;
 }
 

@@ -32,6 +32,8 @@
 //!   `AuthorizedApi`: bearer auth, CORS, the `Host` check, JSON errors, the
 //!   listener that follows `restServerEnabled` / `localServerPort`, and the
 //!   OpenAPI document (`docs/openapi.json`).
+//! - [`quick_add`]: one line such as "Lunch tomorrow 12:30" read as a new
+//!   event's fields, in the display zone (REST, the sidebar, the CLI, MCP).
 //! - [`caldav`]: the CalDAV server for calendar apps, and subscription
 //!   feeds; both off until the user turns `caldavServer` on.
 //! - [`app`]: [`app::Core`], the wired instance. Start here:
@@ -71,6 +73,7 @@ pub mod ics;
 pub mod onboarding;
 pub mod os_registration;
 pub mod paths;
+pub mod quick_add;
 pub mod rest;
 pub mod settings;
 pub mod tokens;

@@ -28,6 +28,7 @@ pub const COMMANDS: &[&str] = &[
     "event_replaced_series",
     "event_delete",
     "event_open_note",
+    "event_quick_add",
     "time_zones",
     "vault_import_offer",
     "vault_import_apply",

@@ -47,7 +47,22 @@ impl From<ApiError> for EditError {
     }
 }
 
-type EditResult<T> = Result<T, EditError>;
+impl EditError {
+    /// A refusal of a line the user typed, said as the reason alone
+    /// ("No date or time in …"), not "invalid `text`: …".
+    pub(super) fn said_plainly(error: ApiError) -> Self {
+        match error {
+            ApiError::BadRequest { field, reason } => {
+                let mut said = EditError::from(ApiError::bad_request(field, ""));
+                said.message = reason;
+                said
+            }
+            other => other.into(),
+        }
+    }
+}
+
+pub(super) type EditResult<T> = Result<T, EditError>;
 
 /// The fields as the API reads them (unknown keys refused, by name).
 fn fields_of(fields: Value) -> EditResult<EventFields> {

@@ -27,6 +27,7 @@ mod commands;
 mod consent;
 mod editing;
 mod notifier;
+mod quick_add;
 mod settings_commands;
 mod tray;
 mod ui;
@@ -80,6 +81,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             editing::event_replaced_series,
             editing::event_delete,
             editing::event_open_note,
+            quick_add::event_quick_add,
             settings_commands::time_zones,
             settings_commands::vault_import_offer,
             settings_commands::vault_import_apply,

@@ -12,12 +12,14 @@
 //! - [`leaks`]: where a secret could leak to: captured logs and files.
 //! - [`net`]: loopback ports; [`radicale`]: a real CalDAV server on one.
 //! - [`wait`]: awaiting a state instead of sleeping.
+//! - [`quick_add_table`]: the phrase tables of docs/quick-add.md as test data.
 
 pub mod fakes;
 pub mod instance;
 pub mod keyring;
 pub mod leaks;
 pub mod net;
+pub mod quick_add_table;
 pub mod radicale;
 pub mod venv;
 pub mod wait;

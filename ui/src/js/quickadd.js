@@ -1,81 +1,58 @@
-// Quick-add: one line such as "Lunch tomorrow 12:30" read as a new event's
-// fields, in the user's display zone. chrono-node (English) finds the date
-// and time; what is left of the line is the title.
-//
-// - a time ("tomorrow 12:30", "friday 9am") makes a timed event of one hour;
-// - a time range ("14:00-15:30 tomorrow") sets the end;
-// - a date alone ("next monday", "Dec 3") makes an all-day event, and a date
-//   range ("Dec 3 - Dec 5") a multi-day one.
-// Dates never fall in the past: "friday" is the coming Friday.
+// Quick-add: one line such as "Lunch tomorrow 12:30" read as a new event by
+// the core's grammar (docs/quick-add.md), the same one REST, the command line
+// and MCP use, in the settings' display zone. The page only sends the line
+// and shows what the core answered.
 
-import * as chrono from 'chrono-node/en';
 import { DateTime } from 'luxon';
 
-/** What a user can type; shown in the field's placeholder and in errors. */
+import { invoke } from './ipc.js';
+
+/** What a user can type; shown in the field's placeholder. */
 export const EXAMPLE = 'Lunch tomorrow 12:30';
 
-/** Words that joined the title to the date ("Lunch at 12:30") and end no title. */
-const CONNECTORS = /\s+(at|on|from|by|for)$/i;
-
-/** A line quick-add cannot read; `message` is shown next to the field. */
-export class QuickAddError extends Error {}
-
 /**
- * The event `text` describes, as `{ fields, start, end }`: `fields` for the
- * engine (`title`, `date`, `allDay`, `startTime`, `endTime`, `endDate`, as
- * wall times in `zone`), `start`/`end` as luxon DateTimes for a preview.
- * Throws [`QuickAddError`] when the line has no date or no title.
+ * The event `text` describes, not written: `{ calendarId, event }`, `event`
+ * in `POST /events`'s field shape. Rejects with the core's reason when the
+ * line cannot be read.
  */
-export function parseQuickAdd(text, zone, now = DateTime.now()) {
-  const line = text.trim().replace(/\s+/g, ' ');
-  if (!line) throw new QuickAddError(`Type what and when, e.g. “${EXAMPLE}”.`);
-  const today = now.setZone(zone);
-  // chrono reads the reference's local fields: hand it the display zone's
-  // wall clock, so "tomorrow" is tomorrow there, whatever the machine's zone.
-  const reference = new Date(today.year, today.month - 1, today.day, today.hour, today.minute);
-  const [found] = chrono.parse(line, reference, { forwardDate: true });
-  if (!found) throw new QuickAddError(`No date or time in “${line}”; try e.g. “${EXAMPLE}”.`);
-
-  const title = (line.slice(0, found.index) + line.slice(found.index + found.text.length))
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(CONNECTORS, '')
-    .replace(/^(at|on)\s+/i, '');
-  if (!title) throw new QuickAddError(`Add a title before or after “${found.text}”.`);
-
-  const timed = found.start.isCertain('hour');
-  const start = wallTime(found.start, zone, timed);
-  let end = found.end ? wallTime(found.end, zone, timed) : null;
-  if (end && end <= start && timed) {
-    throw new QuickAddError(`“${found.text}” ends before it starts.`);
-  }
-  if (timed) {
-    end = end ?? start.plus({ hours: 1 });
-    const fields = { title, allDay: false, date: start.toISODate(), startTime: start.toFormat('HH:mm'), endTime: end.toFormat('HH:mm') };
-    if (end.toISODate() !== start.toISODate()) fields.endDate = end.toISODate();
-    return { fields, start, end };
-  }
-  const fields = { title, allDay: true, date: start.toISODate() };
-  if (end && end.toISODate() > start.toISODate()) fields.endDate = end.toISODate();
-  return { fields, start, end };
+export function readQuickAdd(text, calendarId) {
+  return invoke('event_quick_add', { text, calendarId: calendarId || null, dryRun: true });
 }
 
-/** chrono's parsed fields as a wall time in `zone` (midnight when untimed). */
-function wallTime(components, zone, timed) {
-  const wanted = {
-    year: components.get('year'),
-    month: components.get('month'),
-    day: components.get('day'),
-    hour: timed ? components.get('hour') : 0,
-    minute: timed ? components.get('minute') : 0,
-  };
-  const time = DateTime.fromObject(wanted, { zone });
-  // Luxon moves a time in a DST gap forward; the user asked for one that
-  // does not exist there.
-  if (!time.isValid || time.hour !== wanted.hour || time.minute !== wanted.minute) {
-    throw new QuickAddError(
-      `${String(wanted.hour).padStart(2, '0')}:${String(wanted.minute).padStart(2, '0')} does not exist in ${zone} on ${time.toISODate() ?? 'that day'} (the clocks change).`,
-    );
+/** Creates the event `text` describes: `{ calendarId, event, created }`. */
+export function quickAdd(text, calendarId) {
+  return invoke('event_quick_add', { text, calendarId: calendarId || null, dryRun: false });
+}
+
+const DAY = { weekday: 'short', month: 'short', day: 'numeric' };
+const LETTERS = { U: 'Sun', M: 'Mon', T: 'Tue', W: 'Wed', R: 'Thu', F: 'Fri', S: 'Sat' };
+
+const day = (iso) => DateTime.fromISO(iso).toLocaleString(DAY);
+
+/** How a series repeats, in words: "every Mon, Wed", "every 2 weeks on Fri". */
+function repeats(event) {
+  if (event.rrule) {
+    const days = /INTERVAL=(\d+)/.exec(event.rrule)?.[1];
+    return days ? `every ${days} days` : 'repeating';
   }
-  return time;
+  const every = (unit, plain) => (event.repeatInterval > 1 ? `every ${event.repeatInterval} ${unit}s` : plain);
+  const days = event.daysOfWeek ?? [];
+  if (days.length === 7 && !(event.repeatInterval > 1)) return 'every day';
+  if (days.length) return `${every('week', 'every')} ${event.repeatInterval > 1 ? 'on ' : ''}${days.map((d) => LETTERS[d]).join(', ')}`;
+  if (event.month) return every('year', 'every year');
+  return every('month', 'every month');
+}
+
+/** "Lunch: Tue, Nov 24, 12:30 – 13:30" under the field while typing. */
+export function describe({ event }) {
+  const hours = event.allDay ? 'all day' : `${event.startTime} – ${event.endTime}`;
+  if (event.type === 'single') {
+    const last = event.endDate ? ` – ${day(event.endDate)}` : '';
+    if (event.allDay) return `${event.title}: ${day(event.date)}${last}, all day`;
+    if (event.endDate) return `${event.title}: ${day(event.date)}, ${event.startTime}${last}, ${event.endTime}`;
+    return `${event.title}: ${day(event.date)}, ${hours}`;
+  }
+  const first = event.startRecur ?? event.startDate;
+  const until = event.endRecur ? ` until ${day(event.endRecur)}` : '';
+  return `${event.title}: ${repeats(event)} from ${day(first)}${until}, ${hours}`;
 }

@@ -8,7 +8,7 @@ import listPlugin from '@fullcalendar/list';
 import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { displayZone, el, errorText, followDisplayZone, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
-import { EXAMPLE, QuickAddError, parseQuickAdd } from './quickadd.js';
+import { EXAMPLE, describe, quickAdd, readQuickAdd } from './quickadd.js';
 import { reminderOrigin } from './reminder_origin.js';
 import zonePlugin from './zone.js';
 
@@ -70,46 +70,48 @@ async function fillCalendars() {
   calendarChoice.disabled = sources.length === 0;
 }
 
-/** "Tue, Nov 24, 12:30 – 13:30" under the field while typing. */
-function describe({ fields, start, end }) {
-  if (fields.allDay) {
-    const last = end && fields.endDate ? ` – ${end.toLocaleString({ weekday: 'short', month: 'short', day: 'numeric' })}` : '';
-    return `${fields.title}: ${start.toLocaleString({ weekday: 'short', month: 'short', day: 'numeric' })}${last}, all day`;
-  }
-  return `${fields.title}: ${start.toLocaleString({ weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })} – ${end.toFormat('HH:mm')}`;
+/** The name of calendar `id` in the list, to say where a line names another. */
+function calendarName(id) {
+  return [...calendarChoice.options].find((option) => option.value === id)?.textContent ?? id;
 }
 
-input.addEventListener('input', () => {
+/** The preview: what the line makes, and where, when it names a calendar. */
+function previewText(answer) {
+  const elsewhere = answer.calendarId !== calendarChoice.value ? ` · in ${calendarName(answer.calendarId)}` : '';
+  return `${describe(answer)}${elsewhere}`;
+}
+
+// Each keystroke asks the core; only the answer to the latest line shows.
+let typed = 0;
+input.addEventListener('input', async () => {
   showQuickError(null);
-  try {
-    preview.textContent = input.value.trim() ? describe(parseQuickAdd(input.value, displayZone())) : '';
-  } catch (error) {
+  const line = ++typed;
+  if (!input.value.trim()) {
     preview.textContent = '';
+    return;
+  }
+  try {
+    const answer = await readQuickAdd(input.value, calendarChoice.value);
+    if (line === typed) preview.textContent = previewText(answer);
+  } catch {
+    if (line === typed) preview.textContent = '';
   }
 });
 
 form.addEventListener('submit', async (submitted) => {
   submitted.preventDefault();
-  let parsed;
-  try {
-    parsed = parseQuickAdd(input.value, displayZone());
-  } catch (error) {
-    showQuickError(error instanceof QuickAddError ? error.message : errorText(error));
-    return;
-  }
-  if (!calendarChoice.value) {
-    showQuickError('There is no calendar to add to: add a notes folder or daily notes calendar in Settings.');
-    return;
-  }
+  typed += 1;
   form.setAttribute('aria-busy', 'true');
   try {
-    await invoke('event_create', { calendarId: calendarChoice.value, fields: parsed.fields });
+    // The core reads the line and creates the event, or says why not (no
+    // date, a note of that name exists, no calendar to add to).
+    const { created } = await quickAdd(input.value, calendarChoice.value);
     showQuickError(null);
-    form.dataset.created = parsed.fields.title;
+    form.dataset.created = created.title;
+    form.dataset.createdId = created.id;
     input.value = '';
-    preview.textContent = `Added “${parsed.fields.title}”.`;
+    preview.textContent = `Added “${created.title}”.`;
   } catch (error) {
-    // The engine's refusal (a note of that name exists, a bad field) as sent.
     showQuickError(errorText(error));
   } finally {
     form.removeAttribute('aria-busy');

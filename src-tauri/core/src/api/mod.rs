@@ -6,6 +6,7 @@
 //! - [`plugin`]: [`CalendarPlugin`] — `with_token`, `request_access`, and the
 //!   token check the REST server shares.
 //! - [`authorized`]: [`AuthorizedApi`] — every operation, each behind its scope.
+//! - [`quick_add`]: [`AuthorizedApi::quick_add`], a line read as an event.
 //! - [`request`]: the `getEvents` filter and the event-write `options`.
 //! - [`ui`] / [`consent`]: what the API needs from the desktop shell (windows,
 //!   a consent dialog), with headless implementations; [`consent_gate`]
@@ -21,6 +22,7 @@ pub mod consent;
 pub mod consent_gate;
 pub mod error;
 pub mod plugin;
+pub mod quick_add;
 pub mod registry;
 pub mod request;
 pub mod shown_text;
@@ -32,6 +34,7 @@ pub use consent::{AccessRequest, Consent, ConsentPrompt, DeclineAll, ShownReques
 pub use consent_gate::MAX_REQUESTS_PER_MINUTE;
 pub use error::ApiError;
 pub use plugin::{CalendarPlugin, MAX_REASON_CHARS, PLUGIN_ID};
+pub use quick_add::QuickAdded;
 pub use registry::Registry;
 pub use request::{DateRange, EventFilter, EventOptions};
 pub use state::InternalState;

@@ -142,7 +142,7 @@ pub struct EventWritten {
 }
 
 impl EventWritten {
-    fn new(event: Event) -> Self {
+    pub(super) fn new(event: Event) -> Self {
         Self {
             success: true,
             result: true,

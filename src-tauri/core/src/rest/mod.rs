@@ -10,7 +10,7 @@
 //! 5. `auth`: `401` without a Bearer header, `403` for an unknown, expired or
 //!    revoked token;
 //! 6. `limit`: `413` over 1 MiB;
-//! 7. routing: the feature routers (`events`, `calendars`, `ui`,
+//! 7. routing: the feature routers (`events`, `quick_add`, `calendars`, `ui`,
 //!    `settings`), `404` for unknown paths, `405` + `Allow` for wrong methods.
 //!    Each handler's first extractor, `auth::Authorized`, answers `403` for
 //!    a missing scope before the query or body is looked at.
@@ -34,6 +34,7 @@ mod limit;
 pub mod openapi;
 mod params;
 mod query_slots;
+mod quick_add;
 mod server;
 mod settings;
 mod ui;
@@ -115,6 +116,7 @@ impl FromRef<RestState> for Calendar {
 pub fn router(state: RestState, port: u16) -> Router {
     Router::new()
         .merge(events::routes())
+        .merge(quick_add::routes())
         .merge(calendars::routes())
         .merge(changes::routes())
         .merge(ui::routes())

@@ -69,6 +69,7 @@ pub const SCOPES: [ScopeInfo; 10] = [
         settings: None,
         routes: &[
             "POST /api/v1/events",
+            "POST /api/v1/events/quick",
             "PUT /api/v1/events/{id}",
             "DELETE /api/v1/events/{id}",
         ],

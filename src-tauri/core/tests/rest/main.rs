@@ -13,6 +13,7 @@ mod hostile;
 mod ids;
 mod lifecycle;
 mod openapi;
+mod quick_add;
 mod routes;
 mod runaway;
 mod scopes;

@@ -38,6 +38,12 @@ fn routes() -> Vec<Route> {
                 Some(json!({"calendarId": "local", "event": event})),
             )
         }),
+        route(Method::POST, EventsWrite, StatusCode::CREATED, |n| {
+            (
+                "/api/v1/events/quick".into(),
+                Some(json!({"text": format!("Quick {n} on 2026-02-02 at 10:00")})),
+            )
+        }),
         route(Method::GET, EventsRead, StatusCode::OK, |_| {
             (STANDUP_PATH.into(), None)
         }),

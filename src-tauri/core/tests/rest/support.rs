@@ -54,6 +54,11 @@ impl Instance {
     /// An instance whose vault holds the Standup note, with a local and a
     /// read-only ICS calendar, serving REST on an ephemeral port.
     pub async fn start_with_ui(ui: Arc<dyn UiController>) -> Self {
+        Self::start_with(ui, |_| {}).await
+    }
+
+    /// [`Self::start_with_ui`] with the settings edited further by `edit`.
+    pub async fn start_with(ui: Arc<dyn UiController>, edit: impl FnOnce(&mut Settings)) -> Self {
         let TestInstance { dir, core } = InstanceBuilder::new()
             .note("events/2026-01-05 Standup.md", STANDUP_NOTE)
             .settings(|settings| {
@@ -68,7 +73,8 @@ impl Instance {
                         url: "http://127.0.0.1:9/holidays.ics".into(),
                         allow_private_network: false,
                     },
-                })
+                });
+                edit(settings);
             })
             .ui(ui)
             .open()

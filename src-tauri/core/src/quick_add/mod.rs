@@ -1,0 +1,349 @@
+//! Quick-add: one line such as "Lunch with Ada tomorrow 12:30" read as a new
+//! event's fields, in the display time zone. One grammar for every way in —
+//! the REST route `POST /api/v1/events/quick`, the window's sidebar, the
+//! command line and MCP — so a phrase means the same everywhere.
+//!
+//! [`parse`] is the whole grammar: a plain function of the text, "now", the
+//! display zone and the calendars' names. The line is cut into [`words`];
+//! at each word the phrases are tried in turn (a calendar, "all day", a
+//! repeat, "until", "in 2 hours", a day, a time); the words no phrase took
+//! are the title. docs/quick-add.md lists the phrases with the events they
+//! make; the tests read that table.
+
+mod choose;
+mod dates;
+mod repeat;
+mod resolve;
+mod times;
+mod words;
+
+use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::calendar::{DayOfWeek, EventFields, EventType, SourceInfo};
+pub use choose::{QuickEvent, read};
+use dates::DayFound;
+use repeat::Repeat;
+use times::TimeFound;
+use words::Word;
+
+/// The longest line read, in characters: a title is at most 500 bytes.
+pub const MAX_TEXT_CHARS: usize = 1000;
+
+/// What a user can type; shown in the sidebar's field and in errors.
+pub const EXAMPLE: &str = "Lunch tomorrow 12:30";
+
+/// A line quick-add cannot read, and why, said to the person who typed it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct QuickAddError(String);
+
+impl QuickAddError {
+    fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+/// A calendar "in <name>" can pick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CalendarName {
+    pub id: String,
+    pub name: String,
+}
+
+impl From<&SourceInfo> for CalendarName {
+    fn from(source: &SourceInfo) -> Self {
+        Self {
+            id: source.id.clone(),
+            name: source.name.clone(),
+        }
+    }
+}
+
+/// What a line is read against.
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    /// The moment relative phrases ("tomorrow", "in 2 hours") count from.
+    pub now: DateTime<Utc>,
+    /// The display time zone: "tomorrow" is tomorrow there, and the times
+    /// typed are wall times there.
+    pub zone: Tz,
+    pub calendars: &'a [CalendarName],
+}
+
+/// The event a line describes: the fields `POST /events` takes (wall times
+/// in the display zone, no `timezone`), and the calendar the line named.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuickFields {
+    pub title: String,
+    #[serde(rename = "type")]
+    #[schema(value_type = String, example = "single")]
+    pub kind: EventType,
+    pub all_day: bool,
+    /// A single event's day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// A single event's last day, when it ends on another day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<String>,
+    /// A weekly series' days: `U M T W R F S`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub days_of_week: Option<Vec<DayOfWeek>>,
+    /// A monthly or yearly series' day of the month.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub day_of_month: Option<i64>,
+    /// A yearly series' month (1-12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub month: Option<i64>,
+    /// Every n-th week, month or year (absent: every one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_interval: Option<i64>,
+    /// A `recurring` series' first and last days.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_recur: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_recur: Option<String>,
+    /// An `rrule` series' rule and first day ("every 3 days").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rrule: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_date: Option<String>,
+}
+
+impl QuickFields {
+    /// The fields as the engine's create takes them.
+    pub fn to_event_fields(&self) -> EventFields {
+        let some = |value: &Option<String>| value.clone().map(Some);
+        EventFields {
+            title: Some(self.title.clone()),
+            kind: Some(self.kind),
+            all_day: Some(self.all_day),
+            date: some(&self.date),
+            end_date: some(&self.end_date),
+            start_time: some(&self.start_time),
+            end_time: some(&self.end_time),
+            days_of_week: self.days_of_week.clone().map(Some),
+            day_of_month: self.day_of_month.map(Some),
+            month: self.month.map(Some),
+            repeat_interval: self.repeat_interval.map(Some),
+            start_recur: some(&self.start_recur),
+            end_recur: some(&self.end_recur),
+            rrule: some(&self.rrule),
+            start_date: some(&self.start_date),
+            ..EventFields::default()
+        }
+    }
+}
+
+/// A line read: its event's fields and the calendar it named, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuickAdd {
+    pub fields: QuickFields,
+    pub calendar_id: Option<String>,
+}
+
+/// A phrase of the line, as found.
+#[derive(Debug, Clone, PartialEq)]
+enum Piece {
+    Day(DayFound),
+    Time(TimeFound),
+    FromNow(TimeDelta),
+    Repeat(Repeat),
+    Until(NaiveDate),
+    Calendar(String),
+    AllDay,
+}
+
+/// A phrase and the words it took.
+#[derive(Debug, Clone)]
+struct Found {
+    piece: Piece,
+    /// The words as typed, for messages.
+    text: String,
+}
+
+/// Reads `text` as a new event (see the module docs and docs/quick-add.md).
+pub fn parse(text: &str, context: &Context) -> Result<QuickAdd, QuickAddError> {
+    if text.chars().count() > MAX_TEXT_CHARS {
+        return Err(QuickAddError::new(format!(
+            "The line is longer than {MAX_TEXT_CHARS} characters."
+        )));
+    }
+    let words = words::split(text);
+    if words.is_empty() {
+        return Err(QuickAddError::new(format!(
+            "Type what and when, e.g. “{EXAMPLE}”."
+        )));
+    }
+    let today = context.now.with_timezone(&context.zone).date_naive();
+    let mut taken = vec![false; words.len()];
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        match piece_at(&words, i, today, context.calendars)? {
+            Some((used, piece)) => {
+                let used = used.max(1).min(words.len() - i);
+                taken[i..i + used].fill(true);
+                found.push(Found {
+                    piece,
+                    text: joined(&words[i..i + used]),
+                });
+                i += used;
+            }
+            None => i += 1,
+        }
+    }
+    let title = title(&words, &taken);
+    let fields = resolve::resolve(title, &found, context, text.trim())?;
+    let calendar_id = found.iter().find_map(|f| match &f.piece {
+        Piece::Calendar(id) => Some(id.clone()),
+        _ => None,
+    });
+    Ok(QuickAdd {
+        fields,
+        calendar_id,
+    })
+}
+
+/// The phrase starting at word `i`, in the order the phrases are tried.
+fn piece_at(
+    words: &[Word],
+    i: usize,
+    today: NaiveDate,
+    calendars: &[CalendarName],
+) -> Result<Option<(usize, Piece)>, QuickAddError> {
+    let word = words[i].lower.as_str();
+    let next = words.get(i + 1).map_or("", |w| w.lower.as_str());
+    if let Some((used, id)) = calendar_at(words, i, calendars) {
+        return Ok(Some((used, Piece::Calendar(id))));
+    }
+    if word == "all" && next == "day" {
+        return Ok(Some((2, Piece::AllDay)));
+    }
+    if word == "all" && next == "-" && words.get(i + 2).is_some_and(|w| w.lower == "day") {
+        return Ok(Some((3, Piece::AllDay)));
+    }
+    if let Some((used, repeat)) = repeat::repeat_at(words, i) {
+        return Ok(Some((used, Piece::Repeat(repeat))));
+    }
+    if matches!(word, "until" | "till" | "through" | "thru")
+        && let Some(day) = dates::day_at(words, i + 1, today)?
+    {
+        return Ok(Some((1 + day.used, Piece::Until(day.first))));
+    }
+    if let Some((used, delta)) = times::from_now_at(words, i) {
+        return Ok(Some((used, Piece::FromNow(delta))));
+    }
+    // "on Friday", "from Dec 3 to Dec 5": the connector goes with the day.
+    let lead = usize::from(matches!(word, "on" | "from" | "by" | "the"));
+    if let Some(day) = dates::day_at(words, i + lead, today)? {
+        let (used, piece) = with_range_end(words, i + lead, day)?;
+        return Ok(Some((lead + used, piece)));
+    }
+    Ok(times::time_at(words, i)?.map(|time| {
+        let used = match time {
+            TimeFound::Span { used, .. } | TimeFound::Length { used, .. } => used,
+        };
+        (used, Piece::Time(time))
+    }))
+}
+
+/// A day, or with "- Dec 5" / "to Friday" after it a range of days.
+fn with_range_end(
+    words: &[Word],
+    i: usize,
+    day: DayFound,
+) -> Result<(usize, Piece), QuickAddError> {
+    let after = i + day.used;
+    if day.last.is_none()
+        && words
+            .get(after)
+            .is_some_and(|w| words::is_range_joiner(&w.lower))
+        && let Some(end) = dates::day_at(words, after + 1, day.first)?
+    {
+        let range = DayFound {
+            used: day.used + 1 + end.used,
+            first: day.first,
+            last: Some(end.first),
+            today_by_weekday: false,
+        };
+        return Ok((range.used, Piece::Day(range)));
+    }
+    Ok((day.used, Piece::Day(day)))
+}
+
+/// "in Work": a calendar by its name, case-insensitive, the longest name
+/// that fits.
+fn calendar_at(words: &[Word], i: usize, calendars: &[CalendarName]) -> Option<(usize, String)> {
+    if words[i].lower != "in" {
+        return None;
+    }
+    calendars
+        .iter()
+        .filter_map(|calendar| {
+            let name = words::split(&calendar.name);
+            let fits = !name.is_empty()
+                && words.len() > i + name.len()
+                && name
+                    .iter()
+                    .zip(&words[i + 1..])
+                    .all(|(n, w)| n.lower == w.lower);
+            fits.then(|| (1 + name.len(), calendar.id.clone()))
+        })
+        .max_by_key(|(used, _)| *used)
+}
+
+/// The words no phrase took, as typed. A connector ("at", "on") right
+/// before a phrase, and a dash or comma next to one, go with the phrase.
+fn title(words: &[Word], taken: &[bool]) -> String {
+    let is_taken = |k: Option<usize>| k.is_some_and(|k| taken.get(k).copied().unwrap_or(false));
+    let mut kept: Vec<&Word> = Vec::new();
+    for (k, word) in words.iter().enumerate() {
+        if taken[k] {
+            continue;
+        }
+        let before_phrase = is_taken(Some(k + 1));
+        let after_phrase = is_taken(k.checked_sub(1));
+        if words::is_connector(&word.lower) && before_phrase {
+            continue;
+        }
+        if words::is_mark_word(&word.lower) && (before_phrase || after_phrase) {
+            continue;
+        }
+        kept.push(word);
+    }
+    // A dash or comma left dangling at either end.
+    while kept.first().is_some_and(|w| words::is_mark_word(&w.lower)) {
+        kept.remove(0);
+    }
+    while kept.last().is_some_and(|w| words::is_mark_word(&w.lower)) {
+        kept.pop();
+    }
+    let mut title = String::new();
+    for word in kept {
+        if word.spaced && !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(&word.text);
+    }
+    title
+}
+
+fn joined(words: &[Word]) -> String {
+    let mut text = String::new();
+    for word in words {
+        if word.spaced && !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&word.text);
+    }
+    text
+}
