@@ -20,6 +20,8 @@
 //!   configuration, never writes them.
 //! - [`vault_reminders`]: the reminders derived from the vault's notes
 //!   (`notify`, default minutes), kept fresh incrementally.
+//! - [`changes`]: the change feed (`GET /api/v1/changes`): what changed in
+//!   the calendar, numbered, whatever changed it.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`ics`]: events written as iCalendar, and a client's event read back.

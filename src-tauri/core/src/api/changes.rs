@@ -4,9 +4,6 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
-use utoipa::ToSchema;
-
 use super::authorized::AuthorizedApi;
 use super::error::ApiError;
 use crate::changes::{Change, ChangeKind};
@@ -16,8 +13,7 @@ use crate::tokens::{Scope, ScopeSet};
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
 
 /// What changed after a cursor.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChangePage {
     /// The entries this token may see, oldest first. Their ids rise by one
     /// where none was hidden from the token.

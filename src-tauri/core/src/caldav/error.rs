@@ -120,7 +120,6 @@ fn json(status: StatusCode, message: String) -> Response {
     let body = ErrorBody {
         error: status.canonical_reason().unwrap_or("Error").to_string(),
         message,
-        current: None,
     };
     (status, axum::Json(body)).into_response()
 }

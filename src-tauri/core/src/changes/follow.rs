@@ -153,7 +153,10 @@ fn hash(bytes: &[u8]) -> u64 {
 mod tests {
     use super::*;
 
-    fn snapshot(calendars: &[(&str, u64, &[(&str, u64)])]) -> Snapshot {
+    /// A calendar's id, status hash, and its events' ids and hashes.
+    type Calendar<'a> = (&'a str, u64, &'a [(&'a str, u64)]);
+
+    fn snapshot(calendars: &[Calendar<'_>]) -> Snapshot {
         Snapshot {
             calendars: calendars
                 .iter()

@@ -16,8 +16,8 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_util::stream::{self, Stream};
-use serde::Deserialize;
-use utoipa::IntoParams;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 
 use super::RestState;
 use super::auth::{Authorized, EventsRead};
@@ -25,6 +25,7 @@ use super::error::RestError;
 use super::fallback::method_not_allowed;
 use crate::api::AuthorizedApi;
 use crate::api::changes::{ChangePage, MAX_WAIT};
+use crate::changes::Change;
 
 /// The change-feed route.
 pub fn routes() -> Router<RestState> {
@@ -54,6 +55,26 @@ impl<S: Send + Sync> FromRequestParts<S> for ChangesParams {
     }
 }
 
+/// `GET /changes`' answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChangesAnswer {
+    success: bool,
+    /// The entries after `since` this token may see, oldest first.
+    changes: Vec<Change>,
+    /// The newest entry's id: `since` for the next request.
+    last: u64,
+}
+
+impl From<ChangePage> for ChangesAnswer {
+    fn from(page: ChangePage) -> Self {
+        Self {
+            success: true,
+            changes: page.changes,
+            last: page.last,
+        }
+    }
+}
+
 /// Follows the change feed.
 ///
 /// Entries: `event.created`, `event.updated`, `event.deleted` (with the
@@ -66,10 +87,11 @@ impl<S: Send + Sync> FromRequestParts<S> for ChangesParams {
     get, path = "/api/v1/changes", operation_id = "listChanges", tag = "events",
     params(ChangesParams),
     responses(
-        (status = 200, description = "The entries after `since`", body = ChangePage),
+        (status = 200, description = "The entries after `since`", body = ChangesAnswer),
         (status = 400, description = "`since` or `timeout` is malformed", body = super::ErrorBody),
         (status = 410, description = "`since` is older than the kept history, or from before \
-            Almanac restarted; `current` is where to follow on from", body = super::ErrorBody),
+            Almanac restarted; the `Almanac-Changes-Current` header (and the message) give the \
+            id to follow on from", body = super::ErrorBody),
     ),
 )]
 pub async fn changes(
@@ -109,12 +131,12 @@ pub async fn changes(
         let page = api.changes_since(since)?;
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         if !page.changes.is_empty() || left.is_zero() {
-            return Ok(Json(page).into_response());
+            return Ok(Json(ChangesAnswer::from(page)).into_response());
         }
         // Entries this token may not see also wake it: look again.
         api.wait_for_changes(page.last.max(since), left).await?;
         if tokio::time::Instant::now() >= deadline {
-            return Ok(Json(api.changes_since(since)?).into_response());
+            return Ok(Json(ChangesAnswer::from(api.changes_since(since)?)).into_response());
         }
     }
 }

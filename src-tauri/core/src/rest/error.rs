@@ -73,10 +73,6 @@ pub struct ErrorBody {
     /// Human-readable explanation.
     #[schema(example = "no event with id `fullnote:events/x.md`")]
     pub message: String,
-    /// `410` from `GET /changes` only: the newest change's id, to follow on
-    /// from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current: Option<u64>,
 }
 
 impl RestError {
@@ -113,10 +109,6 @@ impl RestError {
                 .unwrap_or("Error")
                 .to_string(),
             message: self.to_string(),
-            current: match self {
-                Self::Gone { current, .. } => Some(*current),
-                _ => None,
-            },
         }
     }
 }
@@ -154,9 +146,19 @@ impl From<CalendarError> for RestError {
     }
 }
 
+/// The header of a `410` from `GET /changes`: the newest change's id, to
+/// follow on from (also in the message).
+pub const CHANGES_CURRENT_HEADER: &str = "almanac-changes-current";
+
 impl IntoResponse for RestError {
     fn into_response(self) -> Response {
-        (self.status(), Json(self.body())).into_response()
+        let mut response = (self.status(), Json(self.body())).into_response();
+        if let Self::Gone { current, .. } = self {
+            response
+                .headers_mut()
+                .insert(CHANGES_CURRENT_HEADER, current.into());
+        }
+        response
     }
 }
 

@@ -13,7 +13,7 @@ use utoipa::openapi::{ComponentsBuilder, Ref, RefOr, Response};
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
-use super::{calendars, events, quick_add, settings, ui};
+use super::{calendars, changes, events, quick_add, settings, ui};
 use crate::calendar::{Completion, DayOfWeek};
 use crate::tokens::Scope;
 
@@ -31,7 +31,7 @@ API & Security and carry scopes. Every response carries \
     servers((url = "http://127.0.0.1:8540", description = "The default port (`localServerPort`)")),
     paths(
         events::list, events::create, quick_add::quick_add, events::details, events::update,
-        events::delete,
+        events::delete, changes::changes,
         calendars::list, calendars::revalidate,
         ui::open_calendar, ui::open_sidebar, ui::change_view,
         settings::read, settings::update,

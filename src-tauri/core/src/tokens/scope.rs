@@ -60,7 +60,11 @@ pub const SCOPES: [ScopeInfo; 10] = [
         name: "events:read",
         description: "Read cached events, event details and source note locations.",
         settings: None,
-        routes: &["GET /api/v1/events", "GET /api/v1/events/{id}"],
+        routes: &[
+            "GET /api/v1/events",
+            "GET /api/v1/events/{id}",
+            "GET /api/v1/changes",
+        ],
     },
     ScopeInfo {
         scope: Scope::EventsWrite,

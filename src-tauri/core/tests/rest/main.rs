@@ -6,6 +6,7 @@ mod support;
 
 mod auth;
 mod bounds;
+mod changes;
 mod connections;
 mod feeds;
 mod fuzz_crashes;

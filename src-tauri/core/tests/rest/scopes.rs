@@ -47,6 +47,9 @@ fn routes() -> Vec<Route> {
         route(Method::GET, EventsRead, StatusCode::OK, |_| {
             (STANDUP_PATH.into(), None)
         }),
+        route(Method::GET, EventsRead, StatusCode::OK, |_| {
+            ("/api/v1/changes".into(), None)
+        }),
         route(Method::PUT, EventsWrite, StatusCode::OK, |_| {
             (
                 STANDUP_PATH.into(),
