@@ -19,3 +19,4 @@ mod limits;
 mod manage;
 mod protocol;
 mod tasks;
+mod thunderbird;
