@@ -18,7 +18,7 @@ use super::write::{self, DailyTarget};
 
 impl Calendar {
     /// Refuses a write while the vault is unavailable.
-    fn require_vault(&self) -> Result<(), CalendarError> {
+    pub(super) fn require_vault(&self) -> Result<(), CalendarError> {
         match &self.inner.read().vault_status {
             VaultStatus::Available => Ok(()),
             VaultStatus::Unavailable { reason, .. } => {
@@ -304,7 +304,10 @@ impl Calendar {
 
     /// Resolves a client's id for a write: checks it is confined to the vault
     /// and cached. Returns the vault, source index, note path and source.
-    fn locate(&self, id: &str) -> Result<(Vault, usize, String, SourceConfig), CalendarError> {
+    pub(super) fn locate(
+        &self,
+        id: &str,
+    ) -> Result<(Vault, usize, String, SourceConfig), CalendarError> {
         let path = match id.parse()? {
             EventId::FullNote { path }
             | EventId::DailyNote { path, .. }
@@ -329,7 +332,7 @@ impl Calendar {
     }
 
     /// The cached event `id` of note `path`.
-    fn cached(&self, path: &str, id: &str) -> Result<Event, CalendarError> {
+    pub(super) fn cached(&self, path: &str, id: &str) -> Result<Event, CalendarError> {
         let state = self.inner.read();
         state
             .cache
