@@ -11,7 +11,7 @@
 
 use chrono::{Duration, NaiveDate};
 
-use super::engine::{Calendar, lock};
+use super::engine::Calendar;
 use super::error::CalendarError;
 use super::event::{Event, EventType};
 use super::fields::EventFields;
@@ -36,15 +36,15 @@ impl Calendar {
     /// `id` only: the note detached for that occurrence is updated, or a
     /// new one is created (titled, timed and described as the series unless
     /// `fields` say otherwise) and the series skips `date`. Returns the
-    /// detached event. A date the series does not have is refused.
-    pub fn detach_occurrence(
+    /// detached event. A date the series does not have is refused. The
+    /// caller holds the write lock ([`Calendar::update_occurrence`]).
+    pub(super) fn detach_occurrence(
         &self,
         id: &str,
         date: NaiveDate,
         fields: EventFields,
     ) -> Result<Event, CalendarError> {
-        let _write = lock(&self.inner.write_lock);
-        let series = self.series_for_occurrence(id, date)?;
+        let series = self.series_for_occurrence(id, date, true)?;
         let mut fields = fields;
         // What stays the detached note's own: one event, standing for `date`.
         fields.kind = Some(EventType::Single);
@@ -68,7 +68,7 @@ impl Calendar {
         let fields = occurrence_defaults(&series.event, date, fields);
         let created =
             write::create_fullnote(&series.vault, &series.dir, &fields, TakenName::Number)?;
-        if let Err(error) = self.skip_in_series(&series, date) {
+        if let Err(error) = self.skip_in_series(&series, date, true) {
             // No copy next to an occurrence still shown.
             let _ = write::delete_fullnote(&series.vault, &created);
             return Err(error);
@@ -79,15 +79,15 @@ impl Calendar {
 
     /// Cancels the occurrence on `date` of the Full Note series `id`: the
     /// series skips it, and the note detached for it, if any, is deleted.
-    pub fn cancel_occurrence(&self, id: &str, date: NaiveDate) -> Result<(), CalendarError> {
-        let _write = lock(&self.inner.write_lock);
-        let series = self.series_for_occurrence(id, date)?;
+    /// The caller holds the write lock ([`Calendar::delete`]).
+    pub(super) fn cancel_occurrence(&self, id: &str, date: NaiveDate) -> Result<(), CalendarError> {
+        let series = self.series_for_occurrence(id, date, false)?;
         let mut touched = vec![series.path.clone()];
         if let Some(detached) = self.detached_path(&series, date) {
             write::delete_fullnote(&series.vault, &detached)?;
             touched.push(detached);
         }
-        self.skip_in_series(&series, date)?;
+        self.skip_in_series(&series, date, false)?;
         self.inner.refresh(&touched);
         Ok(())
     }
@@ -102,9 +102,15 @@ impl Calendar {
             .collect()
     }
 
-    /// Locates series `id` and checks `date` is one of its occurrences
-    /// (shown, or already skipped).
-    fn series_for_occurrence(&self, id: &str, date: NaiveDate) -> Result<Series, CalendarError> {
+    /// Locates series `id` and, with `check`, that `date` is one of its
+    /// occurrences (shown, or already skipped). Skipping a date the series
+    /// does not have is harmless, and was always accepted.
+    fn series_for_occurrence(
+        &self,
+        id: &str,
+        date: NaiveDate,
+        check: bool,
+    ) -> Result<Series, CalendarError> {
         self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
         let SourceConfig {
@@ -125,7 +131,7 @@ impl Calendar {
             ));
         }
         let day = format_date(date);
-        if !event.skip_dates.contains(&day) && !self.occurs_on(&source.id, id, date)? {
+        if check && !event.skip_dates.contains(&day) && !self.occurs_on(&source.id, id, date)? {
             return Err(CalendarError::invalid(
                 "instanceDate",
                 format!("the series has no occurrence on {day}"),
@@ -178,26 +184,17 @@ impl Calendar {
             .and_then(|e| e.file_path)
     }
 
-    /// Adds `date` to the series' `skipDates`, and pins its UID in its
-    /// frontmatter when it had none, so the link survives a rename of the
-    /// series' note.
-    fn skip_in_series(&self, series: &Series, date: NaiveDate) -> Result<(), CalendarError> {
-        let day = format_date(date);
-        let mut skips = series.event.skip_dates.clone();
-        if !skips.contains(&day) {
-            skips.push(day);
-        }
-        let fields = EventFields {
-            skip_dates: Some(Some(skips)),
-            uid: series.event.uid.is_none().then(|| Some(series.uid.clone())),
-            ..EventFields::default()
-        };
-        if fields.skip_dates.as_ref().and_then(Option::as_ref) == Some(&series.event.skip_dates)
-            && fields.uid.is_none()
-        {
-            return Ok(());
-        }
-        write::update_fullnote(&series.vault, &series.path, &fields).map(|_| ())
+    /// Adds `date` to the series' `skipDates`; with `pin`, and its UID to
+    /// its frontmatter when it had none, so the link from a detached note
+    /// survives a rename of the series' note.
+    fn skip_in_series(
+        &self,
+        series: &Series,
+        date: NaiveDate,
+        pin: bool,
+    ) -> Result<(), CalendarError> {
+        let uid = pin.then_some(series.uid.as_str());
+        write::skip_fullnote_occurrence(&series.vault, &series.path, date, uid)
     }
 }
 
