@@ -3,7 +3,10 @@
 //!
 //! A resource is one `UID`: the event's own `uid` (what a client sent when
 //! it created it), else its Almanac id — for a feed, the feed's `UID`, with
-//! its modified occurrences in the same resource. The resource is named
+//! its modified occurrences in the same resource; for a Full Note series,
+//! the notes detached from it (`recurrenceId`, see `calendar::detach`),
+//! each as a modified occurrence, and the series without their dates among
+//! its `EXDATE`s. The resource is named
 //! after the `UID` when that is a safe file name (so a client that PUTs
 //! `<UID>.ics`, as the `caldav` library, vdirsyncer and Thunderbird do,
 //! finds it there), else after its SHA-256.
@@ -15,11 +18,11 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
-use crate::calendar::{Calendar, Event, EventId};
+use crate::calendar::{Calendar, Event, EventId, EventType};
 use crate::ics::write::{Component, calendar as ics_calendar};
 
 /// One `.ics` resource.
@@ -48,7 +51,14 @@ impl Resource {
 
     /// Each event's `RECURRENCE-ID`, for [`Resource::components`].
     pub fn recurrence_ids(&self) -> Vec<Option<String>> {
-        self.events.iter().map(recurrence_id).collect()
+        let series = &self.events[0];
+        self.events
+            .iter()
+            .enumerate()
+            .map(|(i, event)| {
+                recurrence_id(event).or_else(|| (i > 0).then(|| detached_at(series, event))?)
+            })
+            .collect()
     }
 
     /// The `VEVENT`s to write, given [`Resource::recurrence_ids`].
@@ -106,6 +116,44 @@ fn recurrence_id(event: &Event) -> Option<String> {
     ical_parts(event).and_then(|(_, rid)| rid)
 }
 
+/// The `RECURRENCE-ID` of a note detached from note `series`: the date of
+/// the occurrence it replaces, at the series' start time.
+fn detached_at(series: &Event, detached: &Event) -> Option<String> {
+    if series.kind == EventType::Single {
+        return None;
+    }
+    let date = NaiveDate::parse_from_str(detached.recurrence_id.as_deref()?, "%Y-%m-%d").ok()?;
+    let time = series
+        .start_time
+        .as_deref()
+        .filter(|_| !series.all_day)
+        .and_then(|t| NaiveTime::parse_from_str(t, "%H:%M").ok())
+        .unwrap_or(NaiveTime::MIN);
+    Some(date.and_time(time).format("%Y%m%dT%H%M%S").to_string())
+}
+
+/// A note series and the notes detached from it, as one resource: the
+/// series first, without the detached dates among its skipped ones (the
+/// modified occurrences stand there instead of `EXDATE`s).
+fn with_detached(mut events: Vec<Event>) -> Vec<Event> {
+    let is_series = |e: &Event| {
+        e.kind != EventType::Single && e.recurrence_id.is_none() && ical_parts(e).is_none()
+    };
+    let Some(at) = events.iter().position(is_series) else {
+        return events;
+    };
+    let series = events.remove(at);
+    let detached: Vec<String> = events
+        .iter()
+        .filter_map(|e| e.recurrence_id.clone())
+        .collect();
+    let mut series = series;
+    series.skip_dates.retain(|d| !detached.contains(d));
+    events.sort_by_key(|e| e.recurrence_id.is_none());
+    events.insert(0, series);
+    events
+}
+
 /// `YYYYMMDDTHHMMSS`, the form feed ids give a `RECURRENCE-ID`.
 fn is_local_stamp(text: &str) -> bool {
     text.len() == 15
@@ -155,6 +203,7 @@ fn list(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
         .map(|(uid, mut events)| {
             // The master first: the event without a RECURRENCE-ID.
             events.sort_by_key(|e| recurrence_id(e).is_some());
+            let events = with_detached(events);
             Resource {
                 name: resource_name(&uid),
                 etag: etag(&events, display_tz),

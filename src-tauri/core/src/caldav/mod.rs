@@ -39,6 +39,7 @@ mod href;
 mod limits;
 mod manage;
 mod multistatus;
+mod overrides;
 mod propfind;
 mod props;
 mod report;

@@ -8,6 +8,8 @@
 //! - [`bounds`]: the checks every iCalendar text from outside passes
 //!   before the (recursive) parser sees it;
 //! - [`read`]: a client's `VCALENDAR` → the fields of one event;
+//! - [`series`]: the same for a series with modified or cancelled
+//!   occurrences (`RECURRENCE-ID`);
 //! - `rule`: a series' `RRULE` and its first occurrence;
 //! - `vtimezone`: `VTIMEZONE` definitions from the IANA database;
 //! - `text`: content lines (escaping, folding).
@@ -21,6 +23,7 @@
 pub mod bounds;
 pub mod read;
 mod rule;
+pub mod series;
 pub(crate) mod text;
 mod vtimezone;
 pub mod write;

@@ -10,8 +10,9 @@
 //! `recurring` series, a zone equal to the display zone) survives an edit
 //! that did not touch it.
 //!
-//! Modified occurrences (`RECURRENCE-ID`) have no place in a note and are
-//! refused rather than silently dropped.
+//! Modified occurrences (`RECURRENCE-ID`) are refused here; a series with
+//! them is read by [`super::series`], which a note series maps onto detached
+//! notes.
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use chrono_tz::Tz;
@@ -75,7 +76,7 @@ pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
 /// (`DTSTART;TZID=Etc/UTC:20240101T100000Z`): RFC 5545 forbids the pair, but
 /// Python's `icalendar` writes it for UTC zones, and the reader would drop
 /// the value. The `Z` is what the time means, so the time is read as UTC.
-fn utc_without_tzid(unfolded: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn utc_without_tzid(unfolded: &str) -> std::borrow::Cow<'_, str> {
     let fix = |line: &str| -> Option<String> {
         let mut quoted = false;
         let colon = line.char_indices().find_map(|(at, c)| {
@@ -112,7 +113,7 @@ fn utc_without_tzid(unfolded: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, String> {
+pub(super) fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, String> {
     let start = event.get_start().ok_or("the VEVENT has no DTSTART")?;
     let all_day = matches!(start, DatePerhapsTime::Date(_));
     let zone = match &start {
@@ -281,7 +282,7 @@ pub fn changes(new: &EventFields, old: &EventFields) -> EventFields {
 }
 
 /// A date-time as a wall-clock time in `zone`.
-fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
+pub(super) fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
     match value {
         DatePerhapsTime::Date(d) => d.and_time(NaiveTime::MIN),
         DatePerhapsTime::DateTime(CalendarDateTime::Utc(t)) => t.with_timezone(&zone).naive_local(),
