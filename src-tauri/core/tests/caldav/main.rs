@@ -16,4 +16,5 @@ mod ics_bounds;
 mod injection;
 mod limits;
 mod manage;
+mod occurrences;
 mod protocol;

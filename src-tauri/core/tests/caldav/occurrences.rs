@@ -1,0 +1,83 @@
+//! One occurrence of a note series edited or cancelled from a CalDAV
+//! client (`RECURRENCE-ID` overrides): a detached note plus a skipped date
+//! in the series, read back as one resource with the override.
+
+use crate::support::{Instance, client_script, run, venv};
+
+/// The hand-written Gym series of [`Instance::start`].
+const GYM: &str = "events/2026-01-05 Gym.md";
+
+/// Every `.md` file of the vault's `events` folder, by name.
+fn notes(app: &Instance) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(app.vault().join("events"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_caldav_library_moves_edits_and_cancels_one_occurrence() {
+    let venv = venv();
+    let app = Instance::start().await;
+    let token = app.read_write_token().await;
+    let gym_before = app.note(GYM);
+    let out = run(
+        &venv,
+        "python",
+        vec![
+            client_script("occurrence_edits.py"),
+            app.base.clone(),
+            token,
+        ],
+    )
+    .await;
+    assert!(out.contains("occurrence edits ok"), "{out}");
+
+    // The series skips the moved and the cancelled dates; the moved one is
+    // a note of its own naming the series and the occurrence, renamed by
+    // the second edit, not copied.
+    let series = app.note("events/2026-02-03 Sync.md");
+    assert!(
+        series.ends_with("uid: sync-1\nskipDates:\n- 2026-02-10\n- 2026-02-17\n---\n"),
+        "{series}"
+    );
+    let detached = app.note("events/2026-02-11 Sync (moved again).md");
+    assert!(detached.contains("\nuid: sync-1\n"), "{detached}");
+    assert!(
+        detached.contains("\nrecurrenceId: 2026-02-10\n"),
+        "{detached}"
+    );
+    assert!(detached.contains("\nstartTime: \"14:00\"\n"), "{detached}");
+    assert!(detached.contains("\nlocation: Room 4\n"), "{detached}");
+    assert!(!detached.contains("rrule"), "{detached}");
+    let listed = notes(&app);
+    assert!(
+        !listed.iter().any(|n| n.contains("Sync (moved).md")),
+        "{listed:?}"
+    );
+    assert_eq!(
+        listed.iter().filter(|n| n.contains("Sync")).count(),
+        2,
+        "{listed:?}"
+    );
+
+    // The hand-written series keeps every byte but its skipped dates and
+    // the UID that links the detached note to it.
+    let gym = app.note(GYM);
+    let expected = gym_before.replace(
+        "skipDates: [2026-01-08]\n",
+        "skipDates:\n- 2026-01-08\n- 2026-01-12\nuid: fullnote:events/2026-01-05 Gym.md\n",
+    );
+    assert_eq!(gym, expected);
+    let gym_moved = app.note("events/2026-01-12 Gym.md");
+    assert!(
+        gym_moved.contains("\nrecurrenceId: 2026-01-12\n"),
+        "{gym_moved}"
+    );
+    assert!(
+        gym_moved.contains("\nstartTime: \"18:00\"\n"),
+        "{gym_moved}"
+    );
+}
