@@ -142,12 +142,11 @@ fn with_detached(mut events: Vec<Event>) -> Vec<Event> {
     let Some(at) = events.iter().position(is_series) else {
         return events;
     };
-    let series = events.remove(at);
+    let mut series = events.remove(at);
     let detached: Vec<String> = events
         .iter()
         .filter_map(|e| e.recurrence_id.clone())
         .collect();
-    let mut series = series;
     series.skip_dates.retain(|d| !detached.contains(d));
     events.sort_by_key(|e| e.recurrence_id.is_none());
     events.insert(0, series);
@@ -323,6 +322,38 @@ mod tests {
         let odd = resource_name("fullnote:events/2024-01-01 Meeting.md");
         assert_eq!(odd.len(), 36);
         assert!(odd.ends_with(".ics"));
+    }
+
+    #[test]
+    fn detached_notes_are_their_series_overrides_not_its_exdates() {
+        let series = Event {
+            id: "fullnote:events/Gym.md".into(),
+            kind: EventType::Recurring,
+            start_time: Some("07:00".into()),
+            skip_dates: vec!["2026-01-08".into(), "2026-01-12".into()],
+            ..Event::default()
+        };
+        let moved = Event {
+            id: "fullnote:events/2026-01-12 Gym.md".into(),
+            start_time: Some("18:00".into()),
+            recurrence_id: Some("2026-01-12".into()),
+            ..Event::default()
+        };
+        let events = with_detached(vec![moved.clone(), series]);
+        assert_eq!(events[0].skip_dates, ["2026-01-08"]);
+        assert_eq!(events[1], moved);
+        let resource = Resource {
+            name: "gym.ics".into(),
+            etag: String::new(),
+            uid: "gym".into(),
+            events,
+        };
+        assert_eq!(
+            resource.recurrence_ids(),
+            [None, Some("20260112T070000".to_string())]
+        );
+        // Without its series, a detached note is an event like any other.
+        assert_eq!(with_detached(vec![moved.clone()]), [moved]);
     }
 
     #[test]
