@@ -35,6 +35,9 @@ pub struct Resource {
     pub uid: String,
     /// The master (or only) event first, then modified occurrences.
     pub events: Vec<Event>,
+    /// The events' `RECURRENCE-ID`s when they are occurrences of an
+    /// expanded series (`caldav::expand`), else worked out from the events.
+    pub expanded: Option<Vec<Option<String>>>,
 }
 
 impl Resource {
@@ -51,6 +54,9 @@ impl Resource {
 
     /// Each event's `RECURRENCE-ID`, for [`Resource::components`].
     pub fn recurrence_ids(&self) -> Vec<Option<String>> {
+        if let Some(expanded) = &self.expanded {
+            return expanded.clone();
+        }
         let series = &self.events[0];
         self.events
             .iter()
@@ -112,13 +118,13 @@ fn ical_parts(event: &Event) -> Option<(String, Option<String>)> {
     }
 }
 
-fn recurrence_id(event: &Event) -> Option<String> {
+pub(super) fn recurrence_id(event: &Event) -> Option<String> {
     ical_parts(event).and_then(|(_, rid)| rid)
 }
 
 /// The `RECURRENCE-ID` of a note detached from note `series`: the date of
 /// the occurrence it replaces, at the series' start time.
-fn detached_at(series: &Event, detached: &Event) -> Option<String> {
+pub(super) fn detached_at(series: &Event, detached: &Event) -> Option<String> {
     if series.kind == EventType::Single {
         return None;
     }
@@ -132,14 +138,16 @@ fn detached_at(series: &Event, detached: &Event) -> Option<String> {
     Some(date.and_time(time).format("%Y%m%dT%H%M%S").to_string())
 }
 
+/// Whether `event` is a note series (which notes may be detached from).
+pub(super) fn is_note_series(event: &Event) -> bool {
+    event.kind != EventType::Single && event.recurrence_id.is_none() && ical_parts(event).is_none()
+}
+
 /// A note series and the notes detached from it, as one resource: the
 /// series first, without the detached dates among its skipped ones (the
 /// modified occurrences stand there instead of `EXDATE`s).
 fn with_detached(mut events: Vec<Event>) -> Vec<Event> {
-    let is_series = |e: &Event| {
-        e.kind != EventType::Single && e.recurrence_id.is_none() && ical_parts(e).is_none()
-    };
-    let Some(at) = events.iter().position(is_series) else {
+    let Some(at) = events.iter().position(is_note_series) else {
         return events;
     };
     let mut series = events.remove(at);
@@ -208,6 +216,7 @@ fn list(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
                 etag: etag(&events, display_tz),
                 uid,
                 events,
+                expanded: None,
             }
         })
         .collect();
@@ -347,6 +356,7 @@ mod tests {
             etag: String::new(),
             uid: "gym".into(),
             events,
+            expanded: None,
         };
         assert_eq!(
             resource.recurrence_ids(),

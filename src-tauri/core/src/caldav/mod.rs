@@ -32,6 +32,7 @@
 mod auth;
 mod collection;
 mod error;
+mod expand;
 mod feed;
 pub mod feeds;
 mod free_busy;

@@ -18,3 +18,4 @@ mod limits;
 mod manage;
 mod occurrences;
 mod protocol;
+mod searches;
