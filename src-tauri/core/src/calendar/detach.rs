@@ -94,7 +94,7 @@ impl Calendar {
 
     /// The notes detached from the series with UID `uid` in calendar
     /// `calendar_id` (see the module docs).
-    pub fn detached_occurrences(&self, calendar_id: &str, uid: &str) -> Vec<Event> {
+    fn detached_occurrences(&self, calendar_id: &str, uid: &str) -> Vec<Event> {
         self.source_events(calendar_id)
             .unwrap_or_default()
             .into_iter()
