@@ -80,4 +80,23 @@ async fn the_caldav_library_moves_edits_and_cancels_one_occurrence() {
         gym_moved.contains("\nstartTime: \"18:00\"\n"),
         "{gym_moved}"
     );
+
+    // A detached occurrence dropped for an EXDATE: its note is gone, the
+    // date skipped.
+    let listed = notes(&app);
+    let retro: Vec<_> = listed.iter().filter(|n| n.contains("Retro")).collect();
+    assert_eq!(retro, ["2026-02-05 Retro.md"], "{listed:?}");
+    let series = app.note("events/2026-02-05 Retro.md");
+    assert!(series.contains("skipDates:\n- 2026-02-12\n"), "{series}");
+
+    // Deleting the series' resource deletes the series and its detached
+    // note.
+    let token = app.read_write_token().await;
+    let gone = app
+        .as_client(Some(&token))
+        .send("DELETE", "/calendars/local/sync-1.ics")
+        .await;
+    assert_eq!(gone.status(), reqwest::StatusCode::NO_CONTENT);
+    let listed = notes(&app);
+    assert!(!listed.iter().any(|n| n.contains("Sync")), "{listed:?}");
 }

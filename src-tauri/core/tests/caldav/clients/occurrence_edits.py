@@ -127,4 +127,29 @@ gym_master, gym_moved = vevents(gym_back[0])
 assert gym_moved["dtstart"].dt == datetime.datetime(2026, 1, 12, 18, 0, tzinfo=berlin), gym_back[0].data
 assert exdates(gym_master) == [datetime.date(2026, 1, 8)], gym_back[0].data
 
+# Moved, then given up: the override dropped and its date made an EXDATE.
+events.save_event(
+    dtstart=at(5, 16),
+    dtend=at(5, 17),
+    summary="Retro",
+    uid="retro-1",
+    rrule={"FREQ": "WEEKLY", "COUNT": 4},
+)
+retro = events.event_by_uid("retro-1")
+retro.icalendar_instance.add_component(
+    override("retro-1", at(12, 16), dtstart=at(13, 16), dtend=at(13, 17), summary="Retro")
+)
+retro.save()
+retro = events.event_by_uid("retro-1")
+assert len(vevents(retro)) == 2, retro.data
+calendar = retro.icalendar_instance
+calendar.subcomponents = [
+    c for c in calendar.subcomponents if c.name != "VEVENT" or "recurrence-id" not in c
+]
+vevents(retro)[0].add("exdate", at(12, 16))
+retro.save()
+retro = events.event_by_uid("retro-1")
+assert len(vevents(retro)) == 1, retro.data
+assert exdates(vevents(retro)[0]) == [datetime.date(2026, 2, 12)], retro.data
+
 print("occurrence edits ok")
