@@ -10,7 +10,7 @@
 
 use super::collection::Resource;
 use crate::api::{AuthorizedApi, EventOptions};
-use crate::calendar::EventFields;
+use crate::calendar::{Calendar, EventFields};
 use crate::ics::read::changes;
 use crate::ics::series::ClientSeries;
 
@@ -31,6 +31,37 @@ pub fn keep_detached(patch: &mut EventFields, resource: &Resource) {
             skips.push(date.clone());
         }
     }
+}
+
+/// Checks, before anything is written, that each new override of series
+/// `series_id` names one of its occurrences. Only when the series keeps its
+/// timing (`patch`): a new schedule is checked as each override is written.
+pub fn check(
+    calendar: &Calendar,
+    series_id: &str,
+    patch: &EventFields,
+    client: &ClientSeries,
+    served: Option<&ClientSeries>,
+) -> Result<(), DavError> {
+    let retimed = patch.date.is_some()
+        || patch.kind.is_some()
+        || patch.rrule.is_some()
+        || patch.start_date.is_some()
+        || patch.start_time.is_some();
+    if retimed {
+        return Ok(());
+    }
+    let new = client
+        .overrides
+        .iter()
+        .filter(|o| !o.cancelled)
+        .filter(|o| served.is_none_or(|s| !s.overrides.iter().any(|s| s.date == o.date)));
+    for wanted in new {
+        calendar
+            .check_occurrence(series_id, wanted.date)
+            .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+    }
+    Ok(())
 }
 
 /// Writes `client`'s overrides of series `series_id`, given what was

@@ -114,6 +114,7 @@ pub fn put(
             })?;
             let mut patch = changes(&client.master.fields, &served.master.fields);
             super::overrides::keep_detached(&mut patch, resource);
+            super::overrides::check(calendar, &event.id, &patch, &client, Some(&served))?;
             let mut series_id = event.id.clone();
             if patch != EventFields::default() {
                 // A renamed note gets a new id; pinning the UID in its
@@ -148,7 +149,14 @@ pub fn put(
                 ..EventOptions::default()
             };
             let series = api.create_event(id, fields, options)?;
-            super::overrides::apply(api, &series.id, &client, None)?;
+            let unchanged = EventFields::default();
+            let written = super::overrides::check(calendar, &series.id, &unchanged, &client, None)
+                .and_then(|()| super::overrides::apply(api, &series.id, &client, None));
+            if let Err(error) = written {
+                // All or nothing: no series left without what was asked of it.
+                let _ = api.delete_event(&series.id, EventOptions::default());
+                return Err(error);
+            }
             StatusCode::CREATED
         }
     };

@@ -92,6 +92,13 @@ impl Calendar {
         Ok(())
     }
 
+    /// Whether the Full Note series `id` has an occurrence on `date` that
+    /// [`Calendar::update_occurrence`] may detach: checked before a write of
+    /// several parts, so a bad date changes nothing.
+    pub fn check_occurrence(&self, id: &str, date: NaiveDate) -> Result<(), CalendarError> {
+        self.series_for_occurrence(id, date, true).map(|_| ())
+    }
+
     /// The notes detached from the series with UID `uid` in calendar
     /// `calendar_id` (see the module docs).
     fn detached_occurrences(&self, calendar_id: &str, uid: &str) -> Vec<Event> {

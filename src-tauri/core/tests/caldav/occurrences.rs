@@ -100,3 +100,67 @@ async fn the_caldav_library_moves_edits_and_cancels_one_occurrence() {
     let listed = notes(&app);
     assert!(!listed.iter().any(|n| n.contains("Sync")), "{listed:?}");
 }
+
+/// A weekly series on Mondays at 09:00 Berlin time, with `extra` VEVENTs.
+fn weekly(extra: &str) -> String {
+    format!(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:plan-1\r\n\
+         DTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Berlin:20260302T090000\r\n\
+         DTEND;TZID=Europe/Berlin:20260302T100000\r\nRRULE:FREQ=WEEKLY;COUNT=4\r\n\
+         SUMMARY:Plan\r\nEND:VEVENT\r\n{extra}END:VCALENDAR\r\n"
+    )
+}
+
+/// An override of `recurrence_id` (Berlin time) moved an hour later.
+fn moved(recurrence_id: &str) -> String {
+    let day = &recurrence_id[..8];
+    format!(
+        "BEGIN:VEVENT\r\nUID:plan-1\r\nDTSTAMP:20260101T000000Z\r\n\
+         RECURRENCE-ID;TZID=Europe/Berlin:{recurrence_id}\r\n\
+         DTSTART;TZID=Europe/Berlin:{day}T100000\r\nDTEND;TZID=Europe/Berlin:{day}T110000\r\n\
+         SUMMARY:Plan\r\nEND:VEVENT\r\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_override_of_a_date_the_series_lacks_is_refused_and_changes_nothing() {
+    let app = Instance::start().await;
+    let token = app.read_write_token().await;
+    let client = app.as_client(Some(&token));
+    let before = notes(&app);
+    // A Tuesday: the series meets on Mondays.
+    let bad = weekly(&moved("20260303T090000"));
+    let refused = client.put("/calendars/local/plan-1.ics", None, bad).await;
+    assert_eq!(refused.status(), reqwest::StatusCode::BAD_REQUEST);
+    assert!(refused.text().await.unwrap().contains("2026-03-03"));
+    assert_eq!(notes(&app), before, "a new series refused leaves no note");
+
+    let created = client
+        .put("/calendars/local/plan-1.ics", None, weekly(""))
+        .await;
+    assert_eq!(created.status(), reqwest::StatusCode::CREATED);
+    let series = app.note("events/2026-03-02 Plan.md");
+    let listed = notes(&app);
+    let refused = client
+        .put(
+            "/calendars/local/plan-1.ics",
+            None,
+            weekly(&moved("20260303T090000")),
+        )
+        .await;
+    assert_eq!(refused.status(), reqwest::StatusCode::BAD_REQUEST);
+    assert_eq!(app.note("events/2026-03-02 Plan.md"), series);
+    assert_eq!(notes(&app), listed);
+
+    // The same on a Monday is an override like any other.
+    let accepted = client
+        .put(
+            "/calendars/local/plan-1.ics",
+            None,
+            weekly(&moved("20260309T090000")),
+        )
+        .await;
+    assert_eq!(accepted.status(), reqwest::StatusCode::NO_CONTENT);
+    let detached = app.note("events/2026-03-09 Plan.md");
+    assert!(detached.contains("\nstartTime: \"10:00\"\n"), "{detached}");
+}
