@@ -149,3 +149,110 @@ async fn expand_answers_each_occurrence_detached_ones_included() {
         )]
     );
 }
+
+/// An event of 1990 with a location and a category, and one of 2027 with a
+/// description.
+const REUNION: (&str, &str) = (
+    "events/1990-06-01 Reunion.md",
+    "---\ntitle: Reunion\nallDay: true\ndate: 1990-06-01\nlocation: Berlin\ncategory: Family\n---\n",
+);
+const RETRO: (&str, &str) = (
+    "events/2027-03-01 Retro.md",
+    "---\ntitle: Retro\nallDay: true\ndate: 2027-03-01\ndescription: What went well\n---\n",
+);
+
+/// A calendar-query with `filter` inside the `VCALENDAR` comp-filter.
+fn filtered(filter: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+  <d:prop><c:calendar-data/></d:prop>
+  <c:filter><c:comp-filter name="VCALENDAR">{filter}</c:comp-filter></c:filter>
+</c:calendar-query>"#
+    )
+}
+
+/// The summaries of a REPORT answer, sorted.
+fn summaries(body: &str) -> Vec<String> {
+    let mut found: Vec<String> = body
+        .replace("\r\n ", "")
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("SUMMARY:"))
+        .map(|s| s.trim_end_matches("&#13;").to_string())
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn searches_without_or_with_open_ranges_and_by_text_as_clients_send_them() {
+    let app = Instance::start_with(|b| b.note(REUNION.0, REUNION.1).note(RETRO.0, RETRO.1)).await;
+    let token = app.read_write_token().await;
+    let client = app.as_client(Some(&token));
+    let ask = |filter: String| {
+        let client = &client;
+        async move {
+            let answer = client
+                .query("REPORT", "/calendars/local/", filtered(&filter))
+                .await;
+            assert_eq!(answer.status(), StatusCode::MULTI_STATUS);
+            summaries(&answer.text().await.unwrap())
+        }
+    };
+    let event = |inner: &str| format!(r#"<c:comp-filter name="VEVENT">{inner}</c:comp-filter>"#);
+    let text = |property: &str, attributes: &str, needle: &str| {
+        format!(
+            r#"<c:prop-filter name="{property}"><c:text-match{attributes}>{needle}</c:text-match></c:prop-filter>"#
+        )
+    };
+    // No time range: the whole calendar, old and next year's events too.
+    let all = ask(event("")).await;
+    assert_eq!(
+        all,
+        ["Gym", "Offsite", "Planning", "Retro", "Reunion", "Standup"]
+    );
+    // Open ranges: from a start on, up to an end.
+    let from = ask(event(r#"<c:time-range start="20270101T000000Z"/>"#)).await;
+    assert_eq!(from, ["Retro"]);
+    let until = ask(event(r#"<c:time-range end="19910101T000000Z"/>"#)).await;
+    assert_eq!(until, ["Reunion"]);
+    // Text: case-insensitive unless the collation is i;octet.
+    assert_eq!(
+        ask(event(&text("SUMMARY", "", "standup"))).await,
+        ["Standup"]
+    );
+    let exact = text("SUMMARY", r#" collation="i;octet""#, "standup");
+    assert!(ask(event(&exact)).await.is_empty());
+    assert_eq!(
+        ask(event(&text("LOCATION", "", "berlin"))).await,
+        ["Reunion"]
+    );
+    assert_eq!(
+        ask(event(&text("CATEGORIES", "", "family"))).await,
+        ["Reunion"]
+    );
+    assert_eq!(
+        ask(event(&text("DESCRIPTION", "", "WELL"))).await,
+        ["Retro"]
+    );
+    // Filters combine with AND.
+    let both = format!(
+        "{}{}",
+        text("SUMMARY", "", "reunion"),
+        text("LOCATION", "", "hamburg")
+    );
+    assert!(ask(event(&both)).await.is_empty());
+    // A property that must be absent.
+    let uncategorized = ask(event(
+        r#"<c:prop-filter name="CATEGORIES"><c:is-not-defined/></c:prop-filter>"#,
+    ))
+    .await;
+    assert!(
+        !uncategorized.contains(&"Reunion".to_string()),
+        "{uncategorized:?}"
+    );
+    assert_eq!(uncategorized.len(), 5, "{uncategorized:?}");
+    // No component type named: the filter applies to the events.
+    assert_eq!(ask(text("SUMMARY", "", "retro")).await, ["Retro"]);
+}
