@@ -9,7 +9,7 @@
 mod common;
 
 use almanac_core::calendar::sources::{SourceConfig, SourceType};
-use almanac_core::ics::read::read;
+use almanac_core::ics::series::read_series;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -39,5 +39,5 @@ fuzz_target!(|data: &[u8]| {
         },
     };
     let _ = almanac_core::fuzzing::read_feed(&source, &text, chrono_tz::Tz::Europe__Berlin);
-    let _ = read(&text, chrono_tz::Tz::Europe__Berlin);
+    let _ = read_series(&text, chrono_tz::Tz::Europe__Berlin);
 });

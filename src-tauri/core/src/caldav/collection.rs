@@ -3,7 +3,10 @@
 //!
 //! A resource is one `UID`: the event's own `uid` (what a client sent when
 //! it created it), else its Almanac id — for a feed, the feed's `UID`, with
-//! its modified occurrences in the same resource. The resource is named
+//! its modified occurrences in the same resource; for a Full Note series,
+//! the notes detached from it (`recurrenceId`, see `calendar::detach`),
+//! each as a modified occurrence, and the series without their dates among
+//! its `EXDATE`s. The resource is named
 //! after the `UID` when that is a safe file name (so a client that PUTs
 //! `<UID>.ics`, as the `caldav` library, vdirsyncer and Thunderbird do,
 //! finds it there), else after its SHA-256.
@@ -16,11 +19,11 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
-use crate::calendar::{Calendar, Event, EventId};
+use crate::calendar::{Calendar, Event, EventId, EventType};
 use crate::ics::write::{Component, calendar_with_todos};
 
 /// One `.ics` resource.
@@ -33,6 +36,9 @@ pub struct Resource {
     pub uid: String,
     /// The master (or only) event first, then modified occurrences.
     pub events: Vec<Event>,
+    /// The events' `RECURRENCE-ID`s when they are occurrences of an
+    /// expanded series (`caldav::expand`), else worked out from the events.
+    pub expanded: Option<Vec<Option<String>>>,
 }
 
 impl Resource {
@@ -48,7 +54,17 @@ impl Resource {
 
     /// Each event's `RECURRENCE-ID`, for [`Resource::components`].
     pub fn recurrence_ids(&self) -> Vec<Option<String>> {
-        self.events.iter().map(recurrence_id).collect()
+        if let Some(expanded) = &self.expanded {
+            return expanded.clone();
+        }
+        let series = &self.events[0];
+        self.events
+            .iter()
+            .enumerate()
+            .map(|(i, event)| {
+                recurrence_id(event).or_else(|| (i > 0).then(|| detached_at(series, event))?)
+            })
+            .collect()
     }
 
     /// The `VEVENT`s to write, given [`Resource::recurrence_ids`].
@@ -102,8 +118,47 @@ fn ical_parts(event: &Event) -> Option<(String, Option<String>)> {
     }
 }
 
-fn recurrence_id(event: &Event) -> Option<String> {
+pub(super) fn recurrence_id(event: &Event) -> Option<String> {
     ical_parts(event).and_then(|(_, rid)| rid)
+}
+
+/// The `RECURRENCE-ID` of a note detached from note `series`: the date of
+/// the occurrence it replaces, at the series' start time.
+pub(super) fn detached_at(series: &Event, detached: &Event) -> Option<String> {
+    if series.kind == EventType::Single {
+        return None;
+    }
+    let date = NaiveDate::parse_from_str(detached.recurrence_id.as_deref()?, "%Y-%m-%d").ok()?;
+    let time = series
+        .start_time
+        .as_deref()
+        .filter(|_| !series.all_day)
+        .and_then(|t| NaiveTime::parse_from_str(t, "%H:%M").ok())
+        .unwrap_or(NaiveTime::MIN);
+    Some(date.and_time(time).format("%Y%m%dT%H%M%S").to_string())
+}
+
+/// Whether `event` is a note series (which notes may be detached from).
+pub(super) fn is_note_series(event: &Event) -> bool {
+    event.kind != EventType::Single && event.recurrence_id.is_none() && ical_parts(event).is_none()
+}
+
+/// A note series and the notes detached from it, as one resource: the
+/// series first, without the detached dates among its skipped ones (the
+/// modified occurrences stand there instead of `EXDATE`s).
+fn with_detached(mut events: Vec<Event>) -> Vec<Event> {
+    let Some(at) = events.iter().position(is_note_series) else {
+        return events;
+    };
+    let mut series = events.remove(at);
+    let detached: Vec<String> = events
+        .iter()
+        .filter_map(|e| e.recurrence_id.clone())
+        .collect();
+    series.skip_dates.retain(|d| !detached.contains(d));
+    events.sort_by_key(|e| e.recurrence_id.is_none());
+    events.insert(0, series);
+    events
 }
 
 /// `YYYYMMDDTHHMMSS`, the form feed ids give a `RECURRENCE-ID`.
@@ -155,11 +210,13 @@ fn list(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
         .map(|(uid, mut events)| {
             // The master first: the event without a RECURRENCE-ID.
             events.sort_by_key(|e| recurrence_id(e).is_some());
+            let events = with_detached(events);
             Resource {
                 name: resource_name(&uid),
                 etag: etag(&events, display_tz),
                 uid,
                 events,
+                expanded: None,
             }
         })
         .collect();
@@ -280,6 +337,39 @@ mod tests {
         let odd = resource_name("fullnote:events/2024-01-01 Meeting.md");
         assert_eq!(odd.len(), 36);
         assert!(odd.ends_with(".ics"));
+    }
+
+    #[test]
+    fn detached_notes_are_their_series_overrides_not_its_exdates() {
+        let series = Event {
+            id: "fullnote:events/Gym.md".into(),
+            kind: EventType::Recurring,
+            start_time: Some("07:00".into()),
+            skip_dates: vec!["2026-01-08".into(), "2026-01-12".into()],
+            ..Event::default()
+        };
+        let moved = Event {
+            id: "fullnote:events/2026-01-12 Gym.md".into(),
+            start_time: Some("18:00".into()),
+            recurrence_id: Some("2026-01-12".into()),
+            ..Event::default()
+        };
+        let events = with_detached(vec![moved.clone(), series]);
+        assert_eq!(events[0].skip_dates, ["2026-01-08"]);
+        assert_eq!(events[1], moved);
+        let resource = Resource {
+            name: "gym.ics".into(),
+            etag: String::new(),
+            uid: "gym".into(),
+            events,
+            expanded: None,
+        };
+        assert_eq!(
+            resource.recurrence_ids(),
+            [None, Some("20260112T070000".to_string())]
+        );
+        // Without its series, a detached note is an event like any other.
+        assert_eq!(with_detached(vec![moved.clone()]), [moved]);
     }
 
     #[test]

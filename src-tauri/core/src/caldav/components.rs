@@ -51,7 +51,7 @@ pub enum Asked {
     Any,
     /// `VEVENT` or `VTODO`.
     Only(&'static str),
-    /// A component this server holds none of (`VJOURNAL`, `VALARM`, …).
+    /// A component this server holds none of (`VJOURNAL`, …).
     Nothing,
 }
 
@@ -62,7 +62,8 @@ impl Asked {
         for name in filters.iter().filter_map(|f| f.attribute("name")) {
             let name = name.trim().to_ascii_uppercase();
             let this = match name.as_str() {
-                "VCALENDAR" => continue,
+                // Alarms are inside events and tasks: they narrow nothing.
+                "VCALENDAR" | "VALARM" => continue,
                 "VEVENT" => Asked::Only("VEVENT"),
                 "VTODO" => Asked::Only("VTODO"),
                 _ => return Asked::Nothing,
@@ -123,6 +124,7 @@ mod tests {
                 completed,
                 ..Event::default()
             }],
+            expanded: None,
         }
     }
 

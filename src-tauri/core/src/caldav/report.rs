@@ -1,6 +1,7 @@
 //! `REPORT` on a calendar collection: `calendar-query` (RFC 4791 §7.8,
 //! with a `time-range` answered by the engine's range query, series
-//! included), `calendar-multiget` (§7.9) and `sync-collection` (RFC 6578).
+//! included; a `VALARM` time-range by the alarms' trigger times; `expand`
+//! by `expand`), `calendar-multiget` (§7.9) and `sync-collection` (RFC 6578).
 
 use std::collections::{HashMap, HashSet};
 
@@ -79,12 +80,21 @@ fn answer(
             )));
         }
         let chosen = query(calendar, id, root, &all)?;
+        let expand = super::expand::range(root)?;
         for resource in all
             .iter()
             .filter(|r| chosen.contains(&r.name))
             .filter(|r| filters.is_empty() || props_match(&r.ics(display_tz), &filters))
         {
-            answer.push(reply(resource))?;
+            match expand {
+                Some(range) => {
+                    let occurrences = super::expand::expanded(calendar, id, resource, range)?;
+                    if !occurrences.events.is_empty() {
+                        answer.push(reply(&occurrences))?;
+                    }
+                }
+                None => answer.push(reply(resource))?,
+            }
         }
         Ok(answer.finish(None))
     } else if root.name.is(CALDAV, "calendar-multiget") {
@@ -182,8 +192,21 @@ fn query(
     root.descendants(CALDAV, "comp-filter", &mut filters);
     // Events are VEVENTs, tasks VTODOs; journals and the rest: none.
     let asked = Asked::of(&filters);
+    // A time-range inside a `VALARM` comp-filter is about the alarms'
+    // trigger times (RFC 4791 §9.9), any other about the events'.
+    let alarm_range = filters
+        .iter()
+        .filter(|f| {
+            f.attribute("name")
+                .is_some_and(|n| n.eq_ignore_ascii_case("VALARM"))
+        })
+        .find_map(|f| f.child(CALDAV, "time-range"));
     let mut ranges = Vec::new();
     root.descendants(CALDAV, "time-range", &mut ranges);
+    ranges.retain(|r| alarm_range.is_none_or(|alarm| !std::ptr::eq(*r, alarm)));
+    if let Some(alarm) = alarm_range {
+        return alarm_query(calendar, id, alarm);
+    }
     let Some(range) = ranges.first() else {
         return Ok(all
             .iter()
@@ -194,25 +217,12 @@ fn query(
     if asked == Asked::Nothing {
         return Ok(HashSet::new());
     }
-    let bound = |name: &str| -> Result<Option<i64>, DavError> {
-        range
-            .attribute(name)
-            .map(|v| {
-                NaiveDateTime::parse_from_str(v.trim(), "%Y%m%dT%H%M%SZ")
-                    .map(|t| t.and_utc().timestamp_millis())
-                    .map_err(|_| {
-                        DavError::bad_request(format!(
-                            "time-range {name} `{v}` is not a UTC date-time"
-                        ))
-                    })
-            })
-            .transpose()
-    };
+    let (start, end) = (bound(range, "start")?, bound(range, "end")?);
     let query = EventQuery {
         calendars: Some(vec![id.to_string()]),
-        start_millis: bound("start")?,
+        start_millis: start,
         // CalDAV ranges are half-open; the engine's are closed.
-        end_millis: bound("end")?.map(|end| end - 1),
+        end_millis: end.map(|end| end - 1),
         // A task's range is its start to its due time (RFC 4791 §9.9).
         is_task: asked.is_task(),
         ..EventQuery::default()
@@ -224,6 +234,58 @@ fn query(
         .iter()
         .map(|e| resource_name(&served_uid(e)))
         .collect())
+}
+
+/// The longest an alarm may ring before its event (a week, as the engine
+/// accepts): how far past an alarm range an event may start.
+const ALARM_LEAD_MILLIS: i64 = 10_080 * 60_000;
+
+/// The resources with an alarm ringing in `range` (half-open): the
+/// occurrences starting up to a week after it, by their alarms' lead.
+fn alarm_query(
+    calendar: &Calendar,
+    id: &str,
+    range: &Element,
+) -> Result<HashSet<String>, DavError> {
+    let start = bound(range, "start")?;
+    let end = bound(range, "end")?;
+    let query = EventQuery {
+        calendars: Some(vec![id.to_string()]),
+        start_millis: start,
+        end_millis: end.map(|end| end.saturating_add(ALARM_LEAD_MILLIS)),
+        ..EventQuery::default()
+    };
+    let events = calendar
+        .query_checked(&query)
+        .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+    let rings = |at: i64| start.is_none_or(|s| at >= s) && end.is_none_or(|e| at < e);
+    Ok(events
+        .iter()
+        .filter(|e| {
+            let Some(begins) = e.start_millis else {
+                return false;
+            };
+            e.alarms
+                .iter()
+                .flatten()
+                .any(|a| rings(begins - a.minutes_before * 60_000))
+        })
+        .map(|e| resource_name(&served_uid(e)))
+        .collect())
+}
+
+/// A `time-range` bound (`start` or `end`) in epoch milliseconds.
+pub(super) fn bound(range: &Element, name: &str) -> Result<Option<i64>, DavError> {
+    range
+        .attribute(name)
+        .map(|v| {
+            NaiveDateTime::parse_from_str(v.trim(), "%Y%m%dT%H%M%SZ")
+                .map(|t| t.and_utc().timestamp_millis())
+                .map_err(|_| {
+                    DavError::bad_request(format!("time-range {name} `{v}` is not a UTC date-time"))
+                })
+        })
+        .transpose()
 }
 
 /// Whether a resource's text passes every `prop-filter` (RFC 4791 §9.7.2):

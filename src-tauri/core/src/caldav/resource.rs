@@ -6,7 +6,8 @@
 //! frontmatter keys and the fields iCalendar cannot express. A `PUT` to a
 //! new name creates the event with the client's `UID`. `If-Match` and
 //! `If-None-Match` are honoured (`412` when they fail), so a client never
-//! overwrites a change it has not seen.
+//! overwrites a change it has not seen. A series' modified and cancelled
+//! occurrences (`RECURRENCE-ID`) follow the series (`overrides`).
 
 use std::sync::Arc;
 
@@ -18,7 +19,8 @@ use super::error::DavError;
 use super::href;
 use crate::api::{AuthorizedApi, EventOptions};
 use crate::calendar::{Calendar, EventFields};
-use crate::ics::read::{changes, read};
+use crate::ics::read::changes;
+use crate::ics::series::read_series;
 
 /// Resource `name` of calendar `id`, and where to find it.
 pub struct Place<'a> {
@@ -103,7 +105,7 @@ pub fn put(
             format!("this calendar holds events (VEVENT) and tasks (VTODO), not {kind}"),
         ));
     }
-    let client = read(body, display_tz).map_err(|reason| {
+    let client = read_series(body, display_tz).map_err(|reason| {
         DavError::Precondition(StatusCode::FORBIDDEN, "C:valid-calendar-data", reason)
     })?;
     let (all, index) = place.find()?;
@@ -112,14 +114,17 @@ pub fn put(
     let status = match existing {
         Some(resource) => {
             let event = &resource.events[0];
-            let served = read(&resource.ics(display_tz), display_tz).map_err(|e| {
+            let served = read_series(&resource.ics(display_tz), display_tz).map_err(|e| {
                 tracing::error!(error = %e, "a served event does not read back");
                 DavError::Status(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "the event cannot be compared".into(),
                 )
             })?;
-            let mut patch = changes(&client.fields, &served.fields);
+            let mut patch = changes(&client.master.fields, &served.master.fields);
+            super::overrides::keep_detached(&mut patch, resource);
+            super::overrides::check(calendar, &event.id, &patch, &client, Some(&served))?;
+            let mut series_id = event.id.clone();
             if patch != EventFields::default() {
                 // A renamed note gets a new id; pinning the UID in its
                 // frontmatter keeps the resource where the client knows it.
@@ -131,23 +136,26 @@ pub fn put(
                 if renames && event.uid.is_none() && event.id.starts_with("fullnote:") {
                     patch.uid = Some(Some(resource.uid.clone()));
                 }
-                api.update_event(&event.id, patch, EventOptions::default())?;
+                series_id = api
+                    .update_event(&event.id, patch, EventOptions::default())?
+                    .id;
             }
+            super::overrides::apply(api, &series_id, &client, Some(&served))?;
             StatusCode::NO_CONTENT
         }
         None => {
-            if all.iter().any(|r| r.uid == client.uid) {
+            if all.iter().any(|r| r.uid == client.master.uid) {
                 return Err(DavError::Precondition(
                     StatusCode::CONFLICT,
                     "C:no-uid-conflict",
                     format!(
                         "an event with UID `{}` already exists under another name",
-                        client.uid
+                        client.master.uid
                     ),
                 ));
             }
-            let mut fields = client.fields;
-            fields.uid = Some(Some(client.uid.clone()));
+            let mut fields = client.master.fields.clone();
+            fields.uid = Some(Some(client.master.uid.clone()));
             if fields.date.is_none() {
                 // A task without DTSTART or DUE (see `ics::todo`).
                 let today = chrono::Utc::now().with_timezone(&display_tz).date_naive();
@@ -158,14 +166,22 @@ pub fn put(
                 number_taken_name: true,
                 ..EventOptions::default()
             };
-            api.create_event(id, fields, options)?;
+            let series = api.create_event(id, fields, options)?;
+            let unchanged = EventFields::default();
+            let written = super::overrides::check(calendar, &series.id, &unchanged, &client, None)
+                .and_then(|()| super::overrides::apply(api, &series.id, &client, None));
+            if let Err(error) = written {
+                // All or nothing: no series left without what was asked of it.
+                let _ = api.delete_event(&series.id, EventOptions::default());
+                return Err(error);
+            }
             StatusCode::CREATED
         }
     };
     // Where the event is now, and its new ETag.
     let now = listings.resources(calendar, id).unwrap_or_default();
     let now = now.iter().find(|r| {
-        r.uid == client.uid || Some(r.name.as_str()) == existing.map(|e| e.name.as_str())
+        r.uid == client.master.uid || Some(r.name.as_str()) == existing.map(|e| e.name.as_str())
     });
     let mut response = status.into_response();
     if let Some(now) = now {
@@ -192,6 +208,13 @@ pub fn delete(
     let resource = &all[index.ok_or_else(|| DavError::not_found(place.name))?];
     preconditions(headers, Some(resource))?;
     api.delete_event(&resource.events[0].id, EventOptions::default())?;
+    // The notes detached from a series go with it: they are its resource.
+    for detached in resource.events[1..]
+        .iter()
+        .filter(|e| e.recurrence_id.is_some())
+    {
+        api.delete_event(&detached.id, EventOptions::default())?;
+    }
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -18,7 +18,7 @@ use super::write::{self, DailyTarget};
 
 impl Calendar {
     /// Refuses a write while the vault is unavailable.
-    fn require_vault(&self) -> Result<(), CalendarError> {
+    pub(super) fn require_vault(&self) -> Result<(), CalendarError> {
         match &self.inner.read().vault_status {
             VaultStatus::Available => Ok(()),
             VaultStatus::Unavailable { reason, .. } => {
@@ -151,9 +151,9 @@ impl Calendar {
 
     /// Applies `fields` to the occurrence on `date` of series `id` only, and
     /// returns that occurrence as an event of its own. A CalDAV series gets a
-    /// modified occurrence (`RECURRENCE-ID`) in its resource; a note cannot
-    /// hold one (the calendar window detaches the occurrence instead: a new
-    /// event, and the series skips that day).
+    /// modified occurrence (`RECURRENCE-ID`) in its resource; a Full Note
+    /// series, which cannot hold one, gets the occurrence detached into a
+    /// note of its own and skips that day (see `detach`).
     pub fn update_occurrence(
         &self,
         id: &str,
@@ -164,12 +164,7 @@ impl Calendar {
         if let Some((source, event)) = self.caldav_event(id) {
             return self.caldav_update_occurrence(&source, &event, date, fields);
         }
-        self.locate(id)?;
-        Err(CalendarError::invalid(
-            "instanceDate",
-            "only a CalDAV series can have one occurrence edited on its own; for a note, \
-             delete the occurrence and create an event in its place",
-        ))
+        self.detach_occurrence(id, date, fields)
     }
 
     /// Moves the event `id` to calendar `calendar_id` with `fields` applied
@@ -295,7 +290,7 @@ impl Calendar {
         match (&source.kind, instance_date) {
             (SourceType::FullNote { .. }, None) => write::delete_fullnote(&vault, &path)?,
             (SourceType::FullNote { .. }, Some(date)) => {
-                write::skip_fullnote_occurrence(&vault, &path, date)?
+                return self.cancel_occurrence(id, date);
             }
             (
                 SourceType::DailyNote {
@@ -355,7 +350,7 @@ impl Calendar {
     }
 
     /// The cached event `id` of note `path`.
-    fn cached(&self, path: &str, id: &str) -> Result<Event, CalendarError> {
+    pub(super) fn cached(&self, path: &str, id: &str) -> Result<Event, CalendarError> {
         let state = self.inner.read();
         state
             .cache

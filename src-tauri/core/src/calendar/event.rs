@@ -316,6 +316,10 @@ pub struct Event {
     /// Whether a reminder is also due at the end of the event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_reminder: Option<bool>,
+    /// A note detached from a series: the date (`YYYY-MM-DD`) of the series'
+    /// occurrence it replaces; the series is the event with the same `uid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recurrence_id: Option<String>,
     /// On an expanded occurrence of a series: the occurrence's own date
     /// (`YYYY-MM-DD`), which together with `id` addresses that occurrence.
     #[serde(skip_serializing_if = "Option::is_none")]

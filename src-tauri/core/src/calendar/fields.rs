@@ -55,6 +55,8 @@ pub struct EventFields {
     pub display: Option<Option<DisplayMode>>,
     pub alarms: Option<Option<Vec<Alarm>>>,
     pub end_reminder: Option<Option<bool>>,
+    /// See [`Event::recurrence_id`](super::Event::recurrence_id).
+    pub recurrence_id: Option<Option<String>>,
 }
 
 /// The wire form: [`EventFields`] plus the ignored read-only fields.
@@ -118,6 +120,8 @@ struct WireFields {
     alarms: Option<Option<Vec<Alarm>>>,
     #[serde(default, deserialize_with = "nullable")]
     end_reminder: Option<Option<bool>>,
+    #[serde(default, deserialize_with = "nullable")]
+    recurrence_id: Option<Option<String>>,
 
     // Read-only fields of `Event`, accepted and ignored (see module docs).
     #[serde(default, rename = "id")]
@@ -194,6 +198,7 @@ impl From<WireFields> for EventFields {
             display: wire.display,
             alarms: wire.alarms,
             end_reminder: wire.end_reminder,
+            recurrence_id: wire.recurrence_id,
         }
     }
 }

@@ -24,7 +24,8 @@
 //! - `engine`: the [`Calendar`] handle and its reads; `listing`: a whole
 //!   calendar unexpanded (CalDAV collections, feeds); `reread`: re-reading
 //!   notes into the cache; `feeds`: the ICS feed worker; `dispatch`: writes,
-//!   routed by source type; `adopt`: putting settings in place;
+//!   routed by source type; `detach`: one occurrence of a note series
+//!   edited or cancelled on its own; `adopt`: putting settings in place;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
 //! - `follow`: adopting settings changes, retrying an unavailable vault;
 //! - `vault`: confining every path to the vault; `written`: the rules for
@@ -36,6 +37,7 @@ mod cache;
 mod caldav_move;
 mod caldav_source;
 mod caldav_write;
+mod detach;
 mod dispatch;
 mod engine;
 pub mod error;

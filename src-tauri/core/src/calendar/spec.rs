@@ -50,6 +50,10 @@ pub struct EventSpec {
     pub display: Option<DisplayMode>,
     pub alarms: Option<Vec<Alarm>>,
     pub end_reminder: Option<bool>,
+    /// A note that stands for one occurrence of a series (detached from it,
+    /// e.g. by a CalDAV client's `RECURRENCE-ID` override): the date of the
+    /// occurrence it replaces. The series is the note with the same `uid`.
+    pub recurrence_id: Option<NaiveDate>,
 }
 
 /// Longest `notify` lead time Full Calendar accepts, in minutes (one day).
@@ -406,6 +410,7 @@ impl EventSpec {
         next.display = patch(&fields.display, &self.display);
         next.alarms = patch(&fields.alarms, &self.alarms);
         next.end_reminder = patch(&fields.end_reminder, &self.end_reminder);
+        next.recurrence_id = date("recurrenceId", &fields.recurrence_id, self.recurrence_id)?;
         // A series created with just a `date` starts on that date.
         if next.kind == EventType::Recurring && next.start_recur.is_none() {
             next.start_recur = next.date;
@@ -490,6 +495,7 @@ impl EventSpec {
             notify: self.notify.clone(),
             alarms: self.alarms.clone(),
             end_reminder: self.end_reminder,
+            recurrence_id: self.recurrence_id.map(format_date),
             instance_date: None,
         }
     }

@@ -179,11 +179,14 @@ pub fn delete_fullnote(vault: &Vault, rel: &str) -> Result<(), CalendarError> {
     remove(vault, rel)
 }
 
-/// Adds `date` to the `skipDates` of the series at `rel`.
+/// Adds `date` to the `skipDates` of the series at `rel`, and `uid` when
+/// given and the note has none (a detached occurrence names its series by
+/// it).
 pub fn skip_fullnote_occurrence(
     vault: &Vault,
     rel: &str,
     date: NaiveDate,
+    uid: Option<&str>,
 ) -> Result<(), CalendarError> {
     let text = read(vault, rel)?;
     let old = fullnote::spec_of(rel, &text)?;
@@ -193,10 +196,15 @@ pub fn skip_fullnote_occurrence(
             "the event is not recurring; delete it instead",
         ));
     }
+    let pin = uid.filter(|_| old.uid.is_none());
+    if old.skip_dates.contains(&date) && pin.is_none() {
+        return Ok(());
+    }
     let mut skips: Vec<String> = old.skip_dates.iter().copied().map(format_date).collect();
     skips.push(format_date(date));
     let fields = EventFields {
         skip_dates: Some(Some(skips)),
+        uid: pin.map(|uid| Some(uid.to_string())),
         ..EventFields::default()
     };
     let new = old.patched(&fields)?;

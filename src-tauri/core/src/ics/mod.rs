@@ -9,6 +9,8 @@
 //!   before the (recursive) parser sees it;
 //! - [`read`]: a client's `VCALENDAR` → the fields of one event;
 //! - [`todo`]: tasks as `VTODO`s, served and read back;
+//! - [`series`]: the same for a series with modified or cancelled
+//!   occurrences (`RECURRENCE-ID`);
 //! - `rule`: a series' `RRULE` and its first occurrence;
 //! - `vtimezone`: `VTIMEZONE` definitions from the IANA database;
 //! - `text`: content lines (escaping, folding).
@@ -22,6 +24,7 @@
 pub mod bounds;
 pub mod read;
 mod rule;
+pub mod series;
 pub(crate) mod text;
 pub mod todo;
 mod vtimezone;

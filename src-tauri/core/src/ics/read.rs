@@ -10,12 +10,13 @@
 //! `recurring` series, a zone equal to the display zone) survives an edit
 //! that did not touch it.
 //!
-//! Modified occurrences (`RECURRENCE-ID`) have no place in a note and are
-//! refused rather than silently dropped.
+//! Modified occurrences (`RECURRENCE-ID`) are refused here; a series with
+//! them is read by [`super::series`], which a note series maps onto detached
+//! notes.
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use chrono_tz::Tz;
-use icalendar::{CalendarComponent, CalendarDateTime, Component, DatePerhapsTime};
+use icalendar::{CalendarDateTime, Component, DatePerhapsTime};
 
 use crate::calendar::sources::ical_zone::named_zone;
 use crate::calendar::{Alarm, AlarmAction, EventFields, EventType};
@@ -30,55 +31,11 @@ pub struct ClientEvent {
     pub fields: EventFields,
 }
 
-/// Reads the single event of a CalDAV resource. The error says what is wrong,
-/// in words a client can show.
-pub fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
-    let limits = &super::bounds::Limits::RESOURCE;
-    let unfolded = super::bounds::unfold_bounded(text, limits).map_err(|e| e.to_string())?;
-    let unfolded = utc_without_tzid(&unfolded);
-    let mut parsed = super::bounds::parse_bounded(&unfolded, limits).map_err(|e| e.to_string())?;
-    // A task is read as the event it is placed as (see `ics::todo`).
-    let task = super::todo::as_event(&mut parsed.components, display_tz)?;
-    let calendar: icalendar::Calendar = parsed.into();
-    let events: Vec<&icalendar::Event> = calendar
-        .components
-        .iter()
-        .filter_map(|c| match c {
-            CalendarComponent::Event(e) => Some(e),
-            _ => None,
-        })
-        .collect();
-    let event = match events.as_slice() {
-        [] => return Err("the calendar object holds no VEVENT or VTODO".into()),
-        [one] => *one,
-        _ => {
-            return Err(
-                "modified occurrences (several VEVENTs with one UID) cannot be stored in a note; \
-                 edit the whole series or delete the occurrence"
-                    .into(),
-            );
-        }
-    };
-    if event.get_recurrence_id().is_some() {
-        return Err("a modified occurrence (RECURRENCE-ID) cannot be stored in a note".into());
-    }
-    let uid = event
-        .get_uid()
-        .map(str::to_string)
-        .filter(|u| !u.trim().is_empty())
-        .ok_or("the VEVENT has no UID")?;
-    let mut fields = fields_of(event, display_tz)?;
-    if let Some(task) = task {
-        task.apply(&mut fields);
-    }
-    Ok(ClientEvent { uid, fields })
-}
-
 /// Unfolded text with the `TZID` left out of date-times that are in UTC
 /// (`DTSTART;TZID=Etc/UTC:20240101T100000Z`): RFC 5545 forbids the pair, but
 /// Python's `icalendar` writes it for UTC zones, and the reader would drop
 /// the value. The `Z` is what the time means, so the time is read as UTC.
-fn utc_without_tzid(unfolded: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn utc_without_tzid(unfolded: &str) -> std::borrow::Cow<'_, str> {
     let fix = |line: &str| -> Option<String> {
         let mut quoted = false;
         let colon = line.char_indices().find_map(|(at, c)| {
@@ -115,7 +72,7 @@ fn utc_without_tzid(unfolded: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, String> {
+pub(super) fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<EventFields, String> {
     let start = event.get_start().ok_or("the VEVENT has no DTSTART")?;
     let all_day = matches!(start, DatePerhapsTime::Date(_));
     let zone = match &start {
@@ -285,7 +242,7 @@ pub fn changes(new: &EventFields, old: &EventFields) -> EventFields {
 }
 
 /// A date-time as a wall-clock time in `zone`.
-fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
+pub(super) fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
     match value {
         DatePerhapsTime::Date(d) => d.and_time(NaiveTime::MIN),
         DatePerhapsTime::DateTime(CalendarDateTime::Utc(t)) => t.with_timezone(&zone).naive_local(),
@@ -410,6 +367,11 @@ fn too_long(property: &str, value: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A client's lone event, as the server reads a `PUT`.
+    fn read(text: &str, display_tz: Tz) -> Result<ClientEvent, String> {
+        crate::ics::series::read_series(text, display_tz).map(|series| series.master)
+    }
+
     const BERLIN: Tz = chrono_tz::Europe::Berlin;
 
     fn wrap(vevent: &str) -> String {
@@ -498,16 +460,8 @@ mod tests {
     }
 
     #[test]
-    fn overrides_and_unknown_zones_are_refused_windows_names_mapped() {
-        let two = wrap(
-            "BEGIN:VEVENT\r\nUID:d\r\nDTSTART:20240305T080000Z\r\nRRULE:FREQ=DAILY\r\nEND:VEVENT\r\n\
-             BEGIN:VEVENT\r\nUID:d\r\nRECURRENCE-ID:20240306T080000Z\r\nDTSTART:20240306T090000Z\r\nEND:VEVENT\r\n",
-        );
-        assert!(
-            read(&two, BERLIN)
-                .unwrap_err()
-                .contains("modified occurrences")
-        );
+    fn unknown_zones_are_refused_windows_names_mapped() {
+        // (Modified occurrences are read with their series: `ics::series`.)
         let mars = wrap(
             "BEGIN:VEVENT\r\nUID:e\r\nDTSTART;TZID=Mars Standard Time:20240305T080000\r\nEND:VEVENT\r\n",
         );

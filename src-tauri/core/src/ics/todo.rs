@@ -219,7 +219,13 @@ fn completed_text(value: &str) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::calendar::Event;
-    use crate::ics::read::{changes, read};
+    use crate::ics::read::{ClientEvent, changes};
+    use crate::ics::series::read_series;
+
+    /// A client's lone task or event, as the server reads a `PUT`.
+    fn read(text: &str, tz: chrono_tz::Tz) -> Result<ClientEvent, String> {
+        read_series(text, tz).map(|series| series.master)
+    }
     use crate::ics::write::{Component as Written, calendar, calendar_with_todos};
 
     fn served(event: &Event) -> String {

@@ -17,6 +17,8 @@ mod ics_bounds;
 mod injection;
 mod limits;
 mod manage;
+mod occurrences;
 mod protocol;
+mod searches;
 mod tasks;
 mod thunderbird;

@@ -5,7 +5,8 @@
 //! `dayOfMonth`, `month`, `repeatOn`, `repeatInterval` (recurring only),
 //! `startRecur`, `endRecur`, `rrule`, `startDate`, `skipDates`, `completed`,
 //! `timezone`, `category`, `subCategory`, `description`, `url`, `location`,
-//! `uid`, `display`, `notify`, `alarms`, `endReminder`. Any other key is
+//! `uid`, `display`, `notify`, `alarms`, `endReminder`, and Almanac's
+//! `recurrenceId` (a note detached from a series). Any other key is
 //! the user's and is kept as written. Reading is lenient where Full Calendar
 //! is (a missing `title` comes from the file name, a missing `allDay` or
 //! `type` is inferred); anything else malformed makes the note invalid.
@@ -25,7 +26,7 @@ use crate::calendar::spec::{self, EventSpec, format_date, format_time};
 
 /// The frontmatter keys that belong to the event, in the order new notes
 /// get them.
-pub const EVENT_KEYS: [&str; 29] = [
+pub const EVENT_KEYS: [&str; 30] = [
     "title",
     "allDay",
     "date",
@@ -55,6 +56,7 @@ pub const EVENT_KEYS: [&str; 29] = [
     "notify",
     "alarms",
     "endReminder",
+    "recurrenceId",
 ];
 
 /// The id of the Full Note event stored at vault-relative `path`.
@@ -274,6 +276,7 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
         display,
         alarms,
         end_reminder,
+        recurrence_id: date("recurrenceId")?,
     };
     spec.validate()?;
     Ok(spec)
@@ -371,6 +374,10 @@ fn key_values(spec: &EventSpec) -> Vec<(&'static str, Option<Value>)> {
         ("notify", spec.notify.as_ref().and_then(to_yaml)),
         ("alarms", spec.alarms.as_ref().and_then(to_yaml)),
         ("endReminder", spec.end_reminder.map(Value::Bool)),
+        (
+            "recurrenceId",
+            spec.recurrence_id.map(|d| Value::String(format_date(d))),
+        ),
     ]
 }
 
