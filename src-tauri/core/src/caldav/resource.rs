@@ -113,6 +113,19 @@ pub fn put(
     preconditions(headers, existing)?;
     let status = match existing {
         Some(resource) => {
+            if client.master.uid != resource.uid {
+                // A resource is named by its event: another UID here would
+                // be another event under this one's name.
+                return Err(DavError::Precondition(
+                    StatusCode::CONFLICT,
+                    "C:no-uid-conflict",
+                    format!(
+                        "this resource holds the event with UID `{}`; a PUT cannot change it \
+                         (PUT the other event under a name of its own)",
+                        resource.uid
+                    ),
+                ));
+            }
             let event = &resource.events[0];
             let served = read_series(&resource.ics(display_tz), display_tz).map_err(|e| {
                 tracing::error!(error = %e, "a served event does not read back");

