@@ -10,6 +10,7 @@ mod diagnostics;
 pub mod feeds;
 pub mod headless;
 mod reminder_daemon;
+mod reminder_fired;
 pub mod token_cli;
 mod vault_feed;
 pub mod wiring;

@@ -86,7 +86,10 @@ impl Services {
             core.paths.clone(),
             core.settings.subscribe(),
             core.vault_reminders(),
-            hooks.notifier,
+            Arc::new(crate::reminder_fired::Reporting {
+                inner: hooks.notifier,
+                core: core.clone(),
+            }),
             core.events.clone(),
             diagnostics::provider(&core, secrets.backend),
         )

@@ -20,6 +20,8 @@
 //!   configuration, never writes them.
 //! - [`vault_reminders`]: the reminders derived from the vault's notes
 //!   (`notify`, default minutes), kept fresh incrementally.
+//! - [`reminder_fired`]: what a reminder firing does besides its notification
+//!   (a change-feed entry, the user's reminder hook).
 //! - [`changes`]: the change feed (`GET /api/v1/changes`): what changed in
 //!   the calendar, numbered, whatever changed it.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
@@ -76,6 +78,7 @@ pub mod onboarding;
 pub mod os_registration;
 pub mod paths;
 pub mod quick_add;
+pub mod reminder_fired;
 pub mod rest;
 pub mod settings;
 pub mod tokens;

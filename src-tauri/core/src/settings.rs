@@ -31,7 +31,8 @@ mod task_date;
 pub mod vault_path;
 
 pub use reminders::{
-    DEFAULT_REMINDER_MINUTES, HORIZON_DAYS, MAX_DEFAULT_MINUTES, ReminderSettings,
+    DEFAULT_REMINDER_MINUTES, HORIZON_DAYS, MAX_DEFAULT_MINUTES, MAX_HOOK_COMMAND_CHARS,
+    ReminderSettings,
 };
 pub use task_date::TaskDateField;
 

@@ -36,7 +36,7 @@ impl AuthorizedApi {
                 current: gone.current,
             })?
             .into_iter()
-            .filter(|change| visible(change.kind, &grant.scopes))
+            .filter(|change| visible(change.about.kind, &grant.scopes))
             .collect::<Vec<_>>();
         let last = changes.last().map_or(last, |c| c.id.max(last));
         Ok(ChangePage { changes, last })
@@ -64,9 +64,10 @@ impl AuthorizedApi {
 /// Whether a token with `scopes` sees entries of `kind`.
 fn visible(kind: ChangeKind, scopes: &ScopeSet) -> bool {
     match kind {
-        ChangeKind::EventCreated | ChangeKind::EventUpdated | ChangeKind::EventDeleted => {
-            scopes.grants(Scope::EventsRead)
-        }
+        ChangeKind::EventCreated
+        | ChangeKind::EventUpdated
+        | ChangeKind::EventDeleted
+        | ChangeKind::ReminderFired => scopes.grants(Scope::EventsRead),
         ChangeKind::CalendarStatus => scopes.grants(Scope::ProvidersRead),
     }
 }

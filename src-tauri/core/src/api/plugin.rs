@@ -62,6 +62,11 @@ impl CalendarPlugin {
         }
     }
 
+    /// The change feed ([`crate::changes`]), for the shell to report to.
+    pub fn changes(&self) -> &ChangeFeed {
+        &self.changes
+    }
+
     /// `withToken(secret)`: the authorized API, or `None` when the token is
     /// invalid, expired or revoked (or the keyring is unavailable).
     pub fn with_token(self: &Arc<Self>, secret: &str) -> Option<AuthorizedApi> {

@@ -24,6 +24,40 @@ pub enum ChangeKind {
     /// removed).
     #[serde(rename = "calendar.status")]
     CalendarStatus,
+    /// A reminder fired (on time; not the summary of those missed while
+    /// Almanac was closed).
+    #[serde(rename = "reminder.fired")]
+    ReminderFired,
+}
+
+/// What an entry is about, before the feed numbers it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct About {
+    #[serde(rename = "type")]
+    pub kind: ChangeKind,
+    /// The calendar; absent for a reminder that belongs to no event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calendar_id: Option<String>,
+    /// The event's id (a series: the series); absent for `calendar.status`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    /// `reminder.fired`: the reminder's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reminder_id: Option<String>,
+}
+
+impl About {
+    /// An entry about event `event` of calendar `calendar`, or about the
+    /// calendar itself.
+    pub fn calendar(kind: ChangeKind, calendar: &str, event: Option<&str>) -> Self {
+        Self {
+            kind,
+            calendar_id: Some(calendar.to_string()),
+            event_id: event.map(str::to_string),
+            reminder_id: None,
+        }
+    }
 }
 
 /// One entry of the feed.
@@ -34,12 +68,8 @@ pub struct Change {
     pub id: u64,
     /// When the change was seen (RFC 3339, UTC).
     pub at: String,
-    #[serde(rename = "type")]
-    pub kind: ChangeKind,
-    pub calendar_id: String,
-    /// The event's id (a series: the series); absent for `calendar.status`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event_id: Option<String>,
+    #[serde(flatten)]
+    pub about: About,
 }
 
 /// A cursor the feed can no longer answer from.
@@ -66,19 +96,17 @@ impl Default for ChangeFeed {
 }
 
 impl ChangeFeed {
-    /// Appends one entry per `(kind, calendar, event)` and wakes followers.
-    pub fn push(&self, changes: impl IntoIterator<Item = (ChangeKind, String, Option<String>)>) {
+    /// Appends one entry per change and wakes followers.
+    pub fn push(&self, changes: impl IntoIterator<Item = About>) {
         let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let mut entries = self.lock();
         let mut last = *self.last.borrow();
-        for (kind, calendar_id, event_id) in changes {
+        for about in changes {
             last += 1;
             entries.push_back(Change {
                 id: last,
                 at: at.clone(),
-                kind,
-                calendar_id,
-                event_id,
+                about,
             });
             if entries.len() > HISTORY {
                 entries.pop_front();
@@ -121,7 +149,9 @@ mod tests {
     use super::*;
 
     fn created(feed: &ChangeFeed, n: usize) {
-        feed.push((0..n).map(|i| (ChangeKind::EventCreated, "c".into(), Some(format!("e{i}")))));
+        feed.push(
+            (0..n).map(|i| About::calendar(ChangeKind::EventCreated, "c", Some(&format!("e{i}")))),
+        );
     }
 
     #[test]

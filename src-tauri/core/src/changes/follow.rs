@@ -12,7 +12,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use tokio::sync::watch;
 
-use super::feed::{ChangeFeed, ChangeKind};
+use super::feed::{About, ChangeFeed, ChangeKind};
 use crate::calendar::{Calendar, SourceInfo, WeakCalendar};
 
 /// Follows `calendar` on a thread of its own (ending when the engine is
@@ -94,7 +94,7 @@ impl Snapshot {
 
     /// The entries that take `self` to `now`: per calendar, its status, then
     /// its events created, updated and deleted (each sorted by id).
-    fn changes_to(&self, now: &Snapshot) -> Vec<(ChangeKind, String, Option<String>)> {
+    fn changes_to(&self, now: &Snapshot) -> Vec<About> {
         let empty = Seen::default();
         let mut changes = Vec::new();
         let ids: std::collections::BTreeSet<&String> =
@@ -103,7 +103,7 @@ impl Snapshot {
             let before = self.calendars.get(id);
             let after = now.calendars.get(id);
             if before.map(|s| s.status) != after.map(|s| s.status) {
-                changes.push((ChangeKind::CalendarStatus, id.clone(), None));
+                changes.push(About::calendar(ChangeKind::CalendarStatus, id, None));
             }
             let (before, after) = (before.unwrap_or(&empty), after.unwrap_or(&empty));
             let mut events: Vec<(ChangeKind, &String)> = Vec::new();
@@ -123,7 +123,7 @@ impl Snapshot {
             changes.extend(
                 events
                     .into_iter()
-                    .map(|(kind, event)| (kind, id.clone(), Some(event.clone()))),
+                    .map(|(kind, event)| About::calendar(kind, id, Some(event))),
             );
         }
         changes
@@ -181,7 +181,10 @@ mod tests {
         let changes = before.changes_to(&after);
         let kinds: Vec<(ChangeKind, &str, Option<&str>)> = changes
             .iter()
-            .map(|(k, c, e)| (*k, c.as_str(), e.as_deref()))
+            .map(|a| {
+                let calendar = a.calendar_id.as_deref().unwrap_or_default();
+                (a.kind, calendar, a.event_id.as_deref())
+            })
             .collect();
         use ChangeKind::*;
         assert_eq!(

@@ -9,11 +9,12 @@
 //! - `follow` fills it: a thread follows the calendar engine's generation,
 //!   whatever made the change (a note edited on disk, CalDAV, the window,
 //!   REST, a feed refresh), and compares each calendar's events and status
-//!   with what it saw before.
+//!   with what it saw before. The shell reports reminders firing
+//!   ([`crate::app::Core::reminder_fired`]).
 //! - Who sees what is decided in the API ([`crate::api::AuthorizedApi::changes_since`]).
 
 mod feed;
 mod follow;
 
-pub use feed::{Change, ChangeFeed, ChangeKind, Gone, HISTORY};
+pub use feed::{About, Change, ChangeFeed, ChangeKind, Gone, HISTORY};
 pub use follow::follow;

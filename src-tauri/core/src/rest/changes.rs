@@ -170,7 +170,7 @@ fn stream_from(api: AuthorizedApi, since: u64) -> impl Stream<Item = Result<SseE
     futures_util::StreamExt::flat_map(pages, |changes| {
         stream::iter(changes.into_iter().map(|change| {
             let data = serde_json::to_string(&change).unwrap_or_default();
-            let kind = serde_json::to_value(change.kind)
+            let kind = serde_json::to_value(change.about.kind)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default();

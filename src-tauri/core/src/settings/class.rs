@@ -175,6 +175,13 @@ impl Actor {
         if self == Actor::User {
             return Ok(());
         }
+        // The reminder hook is a command Almanac runs as the user: a token
+        // setting it could run anything.
+        if current.reminders.hook_command != next.reminders.hook_command {
+            return Err(Refusal::UserOnly {
+                key: "reminders.hookCommand".to_string(),
+            });
+        }
         // The CalDAV server opens the calendars to every app holding a
         // token: no token may switch it on or move it.
         if current.caldav_server != next.caldav_server {
@@ -368,6 +375,21 @@ mod tests {
         full.may_adopt(&flagged, &flagged).unwrap();
         full.may_adopt(&flagged, &plain).unwrap();
         Actor::User.may_adopt(&plain, &moved).unwrap();
+    }
+
+    #[test]
+    fn only_the_user_sets_or_clears_the_reminder_hook() {
+        let none = Settings::default();
+        let mut hooked = Settings::default();
+        hooked.reminders.hook_command = Some("notify-send hi".into());
+        let user_only = Err(Refusal::UserOnly {
+            key: "reminders.hookCommand".to_string(),
+        });
+        let full = token(&[Scope::SystemFullAccess]);
+        assert_eq!(full.may_adopt(&none, &hooked), user_only);
+        assert_eq!(full.may_adopt(&hooked, &none), user_only);
+        assert_eq!(full.may_adopt(&hooked, &hooked), Ok(()));
+        assert_eq!(Actor::User.may_adopt(&none, &hooked), Ok(()));
     }
 
     #[test]

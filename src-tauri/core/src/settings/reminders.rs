@@ -31,7 +31,14 @@ pub struct ReminderSettings {
     /// How many days ahead vault reminders are derived (1 to 366); the set
     /// rolls forward with the clock.
     pub horizon_days: u32,
+    /// A command run (by the shell: `sh -c` on Linux and macOS, `cmd /C` on
+    /// Windows) each time a reminder fires, with the reminder as JSON on
+    /// its standard input. Only the user sets it, never a token.
+    pub hook_command: Option<String>,
 }
+
+/// The longest `reminders.hookCommand`, in characters.
+pub const MAX_HOOK_COMMAND_CHARS: usize = 4096;
 
 /// The Full Calendar plugin's own `defaultReminderMinutes` default.
 pub const DEFAULT_REMINDER_MINUTES: u32 = 10;
@@ -53,6 +60,7 @@ impl Default for ReminderSettings {
             default_reminders: false,
             default_minutes: DEFAULT_REMINDER_MINUTES,
             horizon_days: 30,
+            hook_command: None,
         }
     }
 }
@@ -88,6 +96,14 @@ impl ReminderSettings {
                     HORIZON_DAYS.start(),
                     HORIZON_DAYS.end()
                 ),
+            ));
+        }
+        if let Some(command) = &self.hook_command
+            && (command.trim().is_empty() || command.chars().count() > MAX_HOOK_COMMAND_CHARS)
+        {
+            return Err(invalid(
+                "reminders.hookCommand",
+                format!("a command of 1-{MAX_HOOK_COMMAND_CHARS} characters, or null for none"),
             ));
         }
         Ok(())
