@@ -16,11 +16,11 @@
 
 use std::time::{Duration, Instant};
 
-use almanac_core::caldav;
-use almanac_core::rest::ServerState;
-use almanac_core::settings::class::Actor;
-use almanac_core::tokens::{Expiry, NewToken, Scope};
-use almanac_testkit::{InstanceBuilder, free_port};
+use almanac_core::tokens::Scope;
+use almanac_testkit::InstanceBuilder;
+
+#[path = "support/caldav_server.rs"]
+mod caldav_server;
 
 const PROPFIND: &str =
     r#"<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:getcontenttype/></d:prop></d:propfind>"#;
@@ -42,32 +42,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .settings(|s| s.display_timezone = "Europe/Berlin".into())
         .try_open()
         .await?;
-    let tokens = core.tokens.clone();
-    let secret = tokio::task::spawn_blocking(move || {
-        tokens.create(NewToken {
-            name: "bench_caldav".into(),
-            scopes: [Scope::EventsRead].into_iter().collect(),
-            expiry: Expiry::Never,
-        })
-    })
-    .await??
-    .secret
-    .expose()
-    .to_string();
-    let server = caldav::start(&core);
-    let port = free_port();
-    let plugin = core.plugin().clone();
-    tokio::task::spawn_blocking(move || {
-        plugin.update_settings(
-            Actor::User,
-            &serde_json::json!({"caldavServer": {"enabled": true, "port": port}}),
-        )
-    })
-    .await??;
-    server
-        .subscribe()
-        .wait_for(|s| matches!(s, ServerState::Listening(_)))
-        .await?;
+    let (server, port, secret) = caldav_server::start(&core, &[Scope::EventsRead]).await?;
     let client = reqwest::Client::new();
     let url = format!("http://127.0.0.1:{port}/calendars/local/");
     let send = |method: &'static str, body: String| {

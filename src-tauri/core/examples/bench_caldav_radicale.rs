@@ -19,18 +19,14 @@
 //! `calendar-query` with `calendar-data`, an unchanged `sync-collection`,
 //! a `VTODO` query, a text search, and a `PUT` of a new event.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use almanac_core::caldav;
-use almanac_core::rest::ServerState;
-use almanac_core::settings::class::Actor;
-use almanac_core::tokens::{Expiry, Scope};
-use almanac_testkit::{InstanceBuilder, free_port, new_token, port_open};
+use almanac_core::tokens::Scope;
+use almanac_testkit::InstanceBuilder;
+use almanac_testkit::radicale::{self, Radicale};
 
-const USER: &str = "bench";
-const PASSWORD: &str = "bench-password";
+#[path = "support/caldav_server.rs"]
+mod caldav_server;
 
 const PROPFIND: &str =
     r#"<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:getcontenttype/></d:prop></d:propfind>"#;
@@ -114,54 +110,21 @@ impl Collection {
     }
 }
 
-/// Writes the calendar into a new Radicale storage under `root` and
-/// starts Radicale on it.
-fn start_radicale(root: &Path, n: usize) -> (std::process::Child, Collection) {
-    let venv = almanac_testkit::venv("radicale-venv.sh");
-    let collection = root
-        .join("collections/collection-root")
-        .join(USER)
-        .join("work");
-    std::fs::create_dir_all(&collection).unwrap();
-    std::fs::write(
-        collection.join(".Radicale.props"),
-        r#"{"tag": "VCALENDAR"}"#,
-    )
-    .unwrap();
+/// Radicale (the tests' own, on a free port) with the calendar written
+/// into its storage.
+async fn start_radicale(n: usize) -> (Radicale, Collection) {
+    let server = tokio::task::spawn_blocking(Radicale::start).await.unwrap();
+    let storage = server.dir.path().join("collections/collection-root");
+    let calendar = storage.join(radicale::USER).join("work");
     for i in 0..n {
-        std::fs::write(collection.join(format!("r{i}.ics")), resource(i)).unwrap();
-    }
-    std::fs::write(root.join("users"), format!("{USER}:{PASSWORD}\n")).unwrap();
-    let port = free_port();
-    std::fs::write(
-        root.join("config"),
-        format!(
-            "[server]\nhosts = 127.0.0.1:{port}\n[auth]\ntype = htpasswd\nhtpasswd_filename = {}\n\
-             htpasswd_encryption = plain\n[storage]\nfilesystem_folder = {}\n[rights]\ntype = owner_only\n\
-             [logging]\nlevel = warning\n",
-            root.join("users").display(),
-            root.join("collections").display()
-        ),
-    )
-    .unwrap();
-    let child = Command::new(venv.join("bin/radicale"))
-        .arg("--config")
-        .arg(root.join("config"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !port_open(port) {
-        assert!(Instant::now() < deadline, "Radicale did not start");
-        std::thread::sleep(Duration::from_millis(5));
+        std::fs::write(calendar.join(format!("r{i}.ics")), resource(i)).unwrap();
     }
     let collection = Collection {
-        url: format!("http://127.0.0.1:{port}/{USER}/work/"),
-        user: USER,
-        password: PASSWORD.into(),
+        url: server.calendar(),
+        user: radicale::USER,
+        password: radicale::PASSWORD.into(),
     };
-    (child, collection)
+    (server, collection)
 }
 
 /// The `p`th percentile of sorted `times`, in milliseconds.
@@ -177,37 +140,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
     let http = reqwest::Client::new();
 
-    let scratch = tempfile::tempdir()?;
-    let (mut radicale, reference) = start_radicale(scratch.path(), n);
+    // Kept to the end: dropping it stops Radicale.
+    let (_radicale, reference) = start_radicale(n).await;
 
     let almanac = InstanceBuilder::new()
         .settings(|s| s.display_timezone = "Europe/Berlin".into())
         .try_open()
         .await?;
-    let secret = new_token(
-        &almanac,
-        "bench_caldav_radicale",
-        &[Scope::EventsRead, Scope::EventsWrite],
-        Expiry::Never,
-    )
-    .await;
-    let server = caldav::start(&almanac);
-    let port = free_port();
-    let plugin = almanac.plugin().clone();
-    tokio::task::spawn_blocking(move || {
-        plugin.update_settings(
-            Actor::User,
-            &serde_json::json!({"caldavServer": {"enabled": true, "port": port}}),
-        )
-    })
-    .await??;
-    server
-        .subscribe()
-        .wait_for(|s| matches!(s, ServerState::Listening(_)))
-        .await?;
+    let (server, port, secret) =
+        caldav_server::start(&almanac, &[Scope::EventsRead, Scope::EventsWrite]).await?;
     let ours = Collection {
         url: format!("http://127.0.0.1:{port}/calendars/local/"),
-        user: USER,
+        user: "bench",
         password: secret,
     };
     let started = Instant::now();
@@ -324,7 +268,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     row("`PUT` of a new event", measured.pop().unwrap(), ours_put);
 
     server.shutdown().await;
-    let _ = radicale.kill();
-    let _ = radicale.wait();
     Ok(())
 }

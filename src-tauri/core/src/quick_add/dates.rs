@@ -172,20 +172,10 @@ fn dated(
 }
 
 fn month_name(month: u32) -> &'static str {
-    [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ][(month as usize).clamp(1, 12) - 1]
+    u8::try_from(month)
+        .ok()
+        .and_then(|m| chrono::Month::try_from(m).ok())
+        .map_or("?", |m| m.name())
 }
 
 /// Words `i..` as ", 2026" or "2026": an optional year and the words it used.

@@ -133,24 +133,11 @@ pub fn weekday_plural(word: &str) -> Option<Weekday> {
 /// 1 to 12.
 pub fn month(word: &str) -> Option<u32> {
     let word = word.strip_suffix('.').unwrap_or(word);
-    const NAMES: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    NAMES
-        .iter()
-        .position(|name| *name == word || (word.len() >= 3 && name.starts_with(word)))
-        .map(|index| index as u32 + 1)
+    (1u8..=12).map(u32::from).find(|&number| {
+        let name = chrono::Month::try_from(number as u8)
+            .map_or(String::new(), |m| m.name().to_ascii_lowercase());
+        name == word || (word.len() >= 3 && name.starts_with(word))
+    })
 }
 
 /// "3", "a", "an", "one" … "twelve".

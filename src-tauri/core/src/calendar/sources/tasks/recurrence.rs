@@ -18,21 +18,6 @@ const WEEKDAYS: [(&str, &str); 7] = [
     ("sunday", "SU"),
 ];
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
 /// The RRULE value (`FREQ=…`) of a 🔁 text, or why it cannot be read.
 ///
 /// Read: `every [N|other] day(s)|week(s)|month(s)|year(s)`; `every weekday`;
@@ -111,8 +96,8 @@ pub fn rule(text: &str) -> Result<String, String> {
             tail
         }
         other => {
-            if let Some(month) = MONTHS.iter().position(|m| *m == other) {
-                parts.push(format!("FREQ=YEARLY;BYMONTH={}", month + 1));
+            if let Ok(month) = other.parse::<chrono::Month>() {
+                parts.push(format!("FREQ=YEARLY;BYMONTH={}", month.number_from_month()));
                 match tail.split_first() {
                     Some((&"on", on)) => {
                         let days = month_days(on)
