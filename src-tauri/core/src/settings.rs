@@ -100,7 +100,19 @@ pub struct CalendarSource {
     pub color: String,
     #[serde(flatten)]
     pub kind: SourceKind,
+    /// Where a calendar app sorts this calendar among the others (Apple's
+    /// `calendar-order`, set by CalDAV clients); Almanac only keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<i64>,
+    /// The components a CalDAV client made this calendar for (`VEVENT`,
+    /// `VTODO`): its collection advertises and takes only these. Absent:
+    /// what the source's kind holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<Vec<String>>,
 }
+
+/// The components a calendar may be limited to.
+pub const CALENDAR_COMPONENTS: [&str; 2] = ["VEVENT", "VTODO"];
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
 /// "dailynote" | "ical" | "caldav" | "tasks"`, like Obsidian Full Calendar's own settings: the
@@ -174,6 +186,8 @@ impl Default for Settings {
                 kind: SourceKind::FullNote {
                     directory: "events".to_string(),
                 },
+                order: None,
+                components: None,
             }],
             reminders: ReminderSettings::default(),
             vault_name: None,
@@ -311,6 +325,22 @@ impl Settings {
                     ));
                 }
                 _ => {}
+            }
+            if let Some(components) = &source.components {
+                let known = components
+                    .iter()
+                    .all(|c| CALENDAR_COMPONENTS.contains(&c.as_str()));
+                let unique = components
+                    .iter()
+                    .collect::<std::collections::HashSet<_>>()
+                    .len()
+                    == components.len();
+                if components.is_empty() || !known || !unique {
+                    return Err(invalid(
+                        &field("components"),
+                        "a calendar holds VEVENT, VTODO or both, each named once".into(),
+                    ));
+                }
             }
         }
         bounds::check(self)
