@@ -713,6 +713,44 @@ mod tests {
     }
 
     #[test]
+    fn a_sources_order_and_components_are_optional_and_checked() {
+        let base = Settings::default();
+        let local = |extra: serde_json::Value| {
+            let mut source =
+                json!({"id": "local", "name": "Events", "type": "local", "directory": "events"});
+            source
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            json!({ "calendarSources": [source] })
+        };
+        // Absent: not written, as before.
+        let plain = serde_json::to_value(&base.calendar_sources[0]).unwrap();
+        assert!(plain.get("order").is_none() && plain.get("components").is_none());
+        let kept = base
+            .patched(&local(json!({"order": 12, "components": ["VTODO"]})))
+            .unwrap();
+        assert_eq!(kept.calendar_sources[0].order, Some(12));
+        let written = serde_json::to_value(&kept.calendar_sources[0]).unwrap();
+        assert_eq!(written["order"], 12);
+        assert_eq!(written["components"], json!(["VTODO"]));
+        for bad in [
+            json!({"components": []}),
+            json!({"components": ["VJOURNAL"]}),
+            json!({"components": ["VTODO", "VTODO"]}),
+            json!({"components": ["vtodo"]}),
+        ] {
+            let refused = base.patched(&local(bad.clone())).unwrap_err().to_string();
+            assert!(
+                refused.contains("calendarSources[0].components"),
+                "{bad}: {refused}"
+            );
+        }
+        assert!(base.patched(&local(json!({"order": "first"}))).is_err());
+        assert!(base.patched(&local(json!({"order": 1.5}))).is_err());
+    }
+
+    #[test]
     fn port_bounds_are_1024_to_65535() {
         let (_dir, store) = store();
         for port in [1024, 8540, 65535] {

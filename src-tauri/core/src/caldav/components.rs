@@ -163,6 +163,15 @@ mod tests {
     }
 
     #[test]
+    fn a_clients_text_names_the_kinds_it_holds() {
+        let text = "BEGIN:VCALENDAR\r\nBEGIN:VTIMEZONE\r\nEND:VTIMEZONE\r\n\
+                    begin:vtodo\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nEND:VEVENT\r\n\
+                    BEGIN:VTODO\r\nEND:VTODO\r\nEND:VCALENDAR\r\n";
+        assert_eq!(in_text(text), ["VTODO", "VEVENT"]);
+        assert!(in_text("BEGIN:VCALENDAR\r\nBEGIN:VJOURNAL\r\n").is_empty());
+    }
+
+    #[test]
     fn queries_select_events_tasks_or_nothing() {
         assert_eq!(asked(&filter("")), Asked::Any);
         assert_eq!(

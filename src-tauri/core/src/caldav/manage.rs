@@ -51,13 +51,13 @@ pub fn mkcalendar(
                     style.components = Some(components);
                 }
                 read_style(prop, &mut style);
-                if let Some(order) = prop.children.iter().find(|p| is_order(p)) {
-                    if order_of(order).is_none() {
-                        return Err(DavError::bad_request(format!(
-                            "calendar-order `{}` is not an integer",
-                            order.text.trim()
-                        )));
-                    }
+                if let Some(order) = prop.children.iter().find(|p| is_order(p))
+                    && order_of(order).is_none()
+                {
+                    return Err(DavError::bad_request(format!(
+                        "calendar-order `{}` is not an integer",
+                        order.text.trim()
+                    )));
                 }
             }
         }

@@ -304,6 +304,18 @@ async fn calendar_order_is_kept_as_the_client_sets_it() {
     let local = &settings["calendarSources"][0];
     assert_eq!(local["id"], "local");
     assert_eq!(local["order"], 34);
+    // An order that is no integer makes no calendar.
+    let refused = client
+        .request("MKCALENDAR", "/calendars/side/")
+        .body(MKCALENDAR.replace(
+            "<D:displayname>",
+            "<I:calendar-order>first</I:calendar-order><D:displayname>",
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert!(!app.vault().join("Side  project").exists());
     // A calendar made with an order has it from the start.
     let made = client
         .request("MKCALENDAR", "/calendars/side/")
