@@ -45,6 +45,8 @@ fuzz_target!(|data: &[u8]| {
             username: "me".into(),
             calendar: "https://dav.example/cal/".into(),
         },
+        order: None,
+        components: None,
     };
     let _ = almanac_core::fuzzing::read_caldav_item(&source, old, tz);
 

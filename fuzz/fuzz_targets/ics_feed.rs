@@ -24,6 +24,8 @@ fuzz_target!(|data: &[u8]| {
             url: "https://calendar.example/feed.ics".into(),
             allow_private_network: false,
         },
+        order: None,
+        components: None,
     };
     let tz = chrono_tz::Tz::Europe__Berlin;
     if let Ok(skipped) = almanac_core::fuzzing::read_feed(&source, text, tz) {

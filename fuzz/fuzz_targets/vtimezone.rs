@@ -37,6 +37,8 @@ fuzz_target!(|data: &[u8]| {
             url: "https://calendar.example/zones.ics".into(),
             allow_private_network: false,
         },
+        order: None,
+        components: None,
     };
     let _ = almanac_core::fuzzing::read_feed(&source, &text, chrono_tz::Tz::Europe__Berlin);
     let _ = read_series(&text, chrono_tz::Tz::Europe__Berlin);

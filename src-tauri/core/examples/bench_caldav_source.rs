@@ -134,6 +134,8 @@ fn main() {
                     username: USER.into(),
                     calendar_url: String::new(),
                 },
+                order: None,
+                components: None,
             }],
             ..Settings::default()
         };

@@ -45,6 +45,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     directory: "journal".into(),
                     heading: "Events".into(),
                 },
+                order: None,
+                components: None,
             });
         })
         .secrets(Arc::new(KeyringSecretStore::new()))

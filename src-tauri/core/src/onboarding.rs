@@ -270,6 +270,8 @@ impl ImportPlan {
                 .map(str::to_string)
                 .unwrap_or_else(crate::settings::default_color),
             kind: source_kind,
+            order: None,
+            components: None,
         });
     }
 }

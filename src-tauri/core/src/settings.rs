@@ -100,7 +100,19 @@ pub struct CalendarSource {
     pub color: String,
     #[serde(flatten)]
     pub kind: SourceKind,
+    /// Where a calendar app sorts this calendar among the others (Apple's
+    /// `calendar-order`, set by CalDAV clients); Almanac only keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<i64>,
+    /// The components a CalDAV client made this calendar for (`VEVENT`,
+    /// `VTODO`): its collection advertises and takes only these. Absent:
+    /// what the source's kind holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<Vec<String>>,
 }
+
+/// The components a calendar may be limited to.
+pub const CALENDAR_COMPONENTS: [&str; 2] = ["VEVENT", "VTODO"];
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
 /// "dailynote" | "ical" | "caldav" | "tasks"`, like Obsidian Full Calendar's own settings: the
@@ -174,6 +186,8 @@ impl Default for Settings {
                 kind: SourceKind::FullNote {
                     directory: "events".to_string(),
                 },
+                order: None,
+                components: None,
             }],
             reminders: ReminderSettings::default(),
             vault_name: None,
@@ -311,6 +325,22 @@ impl Settings {
                     ));
                 }
                 _ => {}
+            }
+            if let Some(components) = &source.components {
+                let known = components
+                    .iter()
+                    .all(|c| CALENDAR_COMPONENTS.contains(&c.as_str()));
+                let unique = components
+                    .iter()
+                    .collect::<std::collections::HashSet<_>>()
+                    .len()
+                    == components.len();
+                if components.is_empty() || !known || !unique {
+                    return Err(invalid(
+                        &field("components"),
+                        "a calendar holds VEVENT, VTODO or both, each named once".into(),
+                    ));
+                }
             }
         }
         bounds::check(self)
@@ -680,6 +710,44 @@ mod tests {
             outside.contains("calendarSources[0].directory"),
             "{outside}"
         );
+    }
+
+    #[test]
+    fn a_sources_order_and_components_are_optional_and_checked() {
+        let base = Settings::default();
+        let local = |extra: serde_json::Value| {
+            let mut source =
+                json!({"id": "local", "name": "Events", "type": "local", "directory": "events"});
+            source
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            json!({ "calendarSources": [source] })
+        };
+        // Absent: not written, as before.
+        let plain = serde_json::to_value(&base.calendar_sources[0]).unwrap();
+        assert!(plain.get("order").is_none() && plain.get("components").is_none());
+        let kept = base
+            .patched(&local(json!({"order": 12, "components": ["VTODO"]})))
+            .unwrap();
+        assert_eq!(kept.calendar_sources[0].order, Some(12));
+        let written = serde_json::to_value(&kept.calendar_sources[0]).unwrap();
+        assert_eq!(written["order"], 12);
+        assert_eq!(written["components"], json!(["VTODO"]));
+        for bad in [
+            json!({"components": []}),
+            json!({"components": ["VJOURNAL"]}),
+            json!({"components": ["VTODO", "VTODO"]}),
+            json!({"components": ["vtodo"]}),
+        ] {
+            let refused = base.patched(&local(bad.clone())).unwrap_err().to_string();
+            assert!(
+                refused.contains("calendarSources[0].components"),
+                "{bad}: {refused}"
+            );
+        }
+        assert!(base.patched(&local(json!({"order": "first"}))).is_err());
+        assert!(base.patched(&local(json!({"order": 1.5}))).is_err());
     }
 
     #[test]

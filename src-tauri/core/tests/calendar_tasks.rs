@@ -75,6 +75,8 @@ impl App {
                         directory: "Projects".into(),
                         date_field: TaskDateField::Due,
                     },
+                    order: None,
+                    components: None,
                 })
             })
             .open()

@@ -74,6 +74,8 @@ fn source(id: &str, name: &str, color: &str, kind: SourceKind) -> CalendarSource
         name: name.into(),
         color: color.into(),
         kind,
+        order: None,
+        components: None,
     }
 }
 

@@ -18,6 +18,8 @@ pub fn settings(vault: &Path) -> Settings {
                 kind: SourceKind::FullNote {
                     directory: "events".into(),
                 },
+                order: None,
+                components: None,
             },
             CalendarSource {
                 id: "daily".into(),
@@ -27,6 +29,8 @@ pub fn settings(vault: &Path) -> Settings {
                     directory: "journal".into(),
                     heading: "Events".into(),
                 },
+                order: None,
+                components: None,
             },
         ],
         ..Settings::default()

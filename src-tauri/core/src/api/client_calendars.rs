@@ -1,6 +1,7 @@
 //! Calendars managed from a CalDAV client: `MKCALENDAR` makes a notes
-//! calendar (a new folder in the vault and a `local` source), `PROPPATCH`
-//! renames and recolours one.
+//! calendar (a new folder in the vault and a `local` source, limited to
+//! events or tasks if the client asks), `PROPPATCH` renames, recolours and
+//! reorders one.
 //!
 //! Who may: a token with both `events:write` and `settings:write`. Adding a
 //! calendar changes `calendarSources`, which otherwise needs
@@ -28,6 +29,17 @@ const MAX_NAME_CHARS: usize = 100;
 pub struct CalendarStyle {
     pub name: Option<String>,
     pub color: Option<String>,
+    /// Apple's `calendar-order`: where calendar apps sort it.
+    pub order: Option<i64>,
+    /// The components (`VEVENT`, `VTODO`) it is made for; only at creation.
+    pub components: Option<Vec<String>>,
+}
+
+impl CalendarStyle {
+    /// Whether it asks for any change.
+    pub fn is_empty(&self) -> bool {
+        *self == CalendarStyle::default()
+    }
 }
 
 impl AuthorizedApi {
@@ -57,6 +69,12 @@ impl AuthorizedApi {
             if let Some(color) = &color {
                 source["color"] = json!(color);
             }
+            if let Some(order) = style.order {
+                source["order"] = json!(order);
+            }
+            if let Some(components) = &style.components {
+                source["components"] = json!(components);
+            }
             sources.as_array_mut().expect("a list").push(source);
             Ok(json!({ "calendarSources": sources }))
         });
@@ -73,7 +91,8 @@ impl AuthorizedApi {
         }
     }
 
-    /// Renames and recolours calendar `id`. Scopes `events:write` and
+    /// Renames, recolours and reorders calendar `id` (its components are
+    /// fixed once made). Scopes `events:write` and
     /// `settings:write`.
     pub fn restyle_calendar(
         &self,
@@ -98,6 +117,9 @@ impl AuthorizedApi {
             }
             if let Some(color) = &color {
                 source["color"] = json!(color);
+            }
+            if let Some(order) = style.order {
+                source["order"] = json!(order);
             }
             Ok(json!({ "calendarSources": sources }))
         })?;

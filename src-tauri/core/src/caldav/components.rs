@@ -11,12 +11,46 @@ use crate::calendar::SourceInfo;
 
 /// The components a calendar collection of `source` holds
 /// (`supported-calendar-component-set`, RFC 4791 §5.2.3).
+/// A calendar a client made for one kind (`MKCALENDAR` with a component
+/// set, kept as the source's `components`) holds only that kind.
 pub fn held(source: &SourceInfo) -> &'static [&'static str] {
-    match source.kind {
+    let by_kind: &'static [&'static str] = match source.kind {
         "local" | "dailynote" => &["VEVENT", "VTODO"],
         "tasks" => &["VTODO"],
         _ => &["VEVENT"],
+    };
+    let Some(limited) = &source.components else {
+        return by_kind;
+    };
+    let wants = |kind: &str| by_kind.contains(&kind) && limited.iter().any(|c| c == kind);
+    match (wants("VEVENT"), wants("VTODO")) {
+        (true, false) => &["VEVENT"],
+        (false, true) => &["VTODO"],
+        _ => by_kind,
     }
+}
+
+/// The kinds of component (`VEVENT`, `VTODO`) a client's iCalendar text
+/// holds, as its `BEGIN:` lines name them.
+pub fn in_text(text: &str) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    for line in text.lines().map(str::trim) {
+        let Some((begin, kind)) = line.split_once(':') else {
+            continue;
+        };
+        if !begin.eq_ignore_ascii_case("BEGIN") {
+            continue;
+        }
+        let kind = match kind.trim().to_ascii_uppercase().as_str() {
+            "VEVENT" => "VEVENT",
+            "VTODO" => "VTODO",
+            _ => continue,
+        };
+        if !found.contains(&kind) {
+            found.push(kind);
+        }
+    }
+    found
 }
 
 /// The `supported-calendar-component-set` property of `source`'s collection.
@@ -126,6 +160,15 @@ mod tests {
             }],
             expanded: None,
         }
+    }
+
+    #[test]
+    fn a_clients_text_names_the_kinds_it_holds() {
+        let text = "BEGIN:VCALENDAR\r\nBEGIN:VTIMEZONE\r\nEND:VTIMEZONE\r\n\
+                    begin:vtodo\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nEND:VEVENT\r\n\
+                    BEGIN:VTODO\r\nEND:VTODO\r\nEND:VCALENDAR\r\n";
+        assert_eq!(in_text(text), ["VTODO", "VEVENT"]);
+        assert!(in_text("BEGIN:VCALENDAR\r\nBEGIN:VJOURNAL\r\n").is_empty());
     }
 
     #[test]

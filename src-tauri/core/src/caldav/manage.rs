@@ -1,6 +1,6 @@
 //! Calendar collections managed from a client (RFC 4791 §5.3.1, RFC 4918
-//! §9.2): `MKCALENDAR` makes a notes calendar, `PROPPATCH` renames and
-//! recolours one, and `DELETE` of a collection is refused with a reason a
+//! §9.2): `MKCALENDAR` makes a notes calendar, `PROPPATCH` renames,
+//! recolours and reorders one, and `DELETE` of a collection is refused with a reason a
 //! client can show. The rules of who may are the core's
 //! ([`crate::api::client_calendars`]).
 
@@ -18,9 +18,11 @@ use crate::api::client_calendars::CalendarStyle;
 const MAX_ID_CHARS: usize = 100;
 
 /// `MKCALENDAR /calendars/<id>/`: a new notes calendar named by the body's
-/// `displayname` (else `id`), coloured by its `calendar-color`. It holds
-/// events and tasks: a component set naming anything else (journals) is
-/// refused. Other properties (description, time zone) are not kept.
+/// `displayname` (else `id`), coloured by its `calendar-color`, sorted by
+/// its `calendar-order`. It holds events and tasks, or only the one its
+/// `supported-calendar-component-set` names; a set naming anything else
+/// (journals) is refused. Other properties (description, time zone) are not
+/// kept.
 pub fn mkcalendar(
     api: &AuthorizedApi,
     id: &str,
@@ -45,8 +47,18 @@ pub fn mkcalendar(
         let mut style = CalendarStyle::default();
         for set in root.children.iter().filter(|c| c.name.is(DAV, "set")) {
             for prop in set.children.iter().filter(|c| c.name.is(DAV, "prop")) {
-                check_components(prop)?;
+                if let Some(components) = components(prop)? {
+                    style.components = Some(components);
+                }
                 read_style(prop, &mut style);
+                if let Some(order) = prop.children.iter().find(|p| is_order(p))
+                    && order_of(order).is_none()
+                {
+                    return Err(DavError::bad_request(format!(
+                        "calendar-order `{}` is not an integer",
+                        order.text.trim()
+                    )));
+                }
             }
         }
         style
@@ -60,17 +72,25 @@ pub fn mkcalendar(
 }
 
 /// A notes calendar holds events (`VEVENT`) and tasks (`VTODO`): a
-/// `supported-calendar-component-set` asking for another kind is refused
-/// (RFC 4791 §5.3.1) rather than a calendar made that cannot take it.
-fn check_components(prop: &Element) -> Result<(), DavError> {
+/// `supported-calendar-component-set` naming one of them limits it to that
+/// one (`Some`); both, or none named, is a calendar of both (`None`). A set
+/// asking for another kind is refused (RFC 4791 §5.3.1) rather than a
+/// calendar made that cannot take it.
+fn components(prop: &Element) -> Result<Option<Vec<String>>, DavError> {
     let sets = prop
         .children
         .iter()
         .filter(|c| c.name.is(CALDAV, "supported-calendar-component-set"));
+    let mut named: Vec<String> = Vec::new();
     for set in sets {
         for comp in set.children.iter().filter(|c| c.name.is(CALDAV, "comp")) {
             let name = comp.attribute("name").unwrap_or_default().trim();
-            if !name.eq_ignore_ascii_case("VEVENT") && !name.eq_ignore_ascii_case("VTODO") {
+            let upper = name.to_ascii_uppercase();
+            if crate::settings::CALENDAR_COMPONENTS.contains(&upper.as_str()) {
+                if !named.contains(&upper) {
+                    named.push(upper);
+                }
+            } else {
                 return Err(DavError::Precondition(
                     StatusCode::FORBIDDEN,
                     "C:supported-calendar-component-set",
@@ -81,7 +101,16 @@ fn check_components(prop: &Element) -> Result<(), DavError> {
             }
         }
     }
-    Ok(())
+    Ok((named.len() == 1).then_some(named))
+}
+
+fn is_order(property: &Element) -> bool {
+    property.name.is(APPLE_ICAL, "calendar-order")
+}
+
+/// A `calendar-order` value: an integer (Apple clients send one).
+fn order_of(property: &Element) -> Option<i64> {
+    property.text.trim().parse().ok()
 }
 
 fn read_style(prop: &Element, style: &mut CalendarStyle) {
@@ -90,13 +119,15 @@ fn read_style(prop: &Element, style: &mut CalendarStyle) {
             style.name = Some(property.text.clone());
         } else if property.name.is(APPLE_ICAL, "calendar-color") {
             style.color = Some(property.text.clone());
+        } else if is_order(property) {
+            style.order = order_of(property);
         }
     }
 }
 
-/// `PROPPATCH` of a calendar collection: `displayname` and `calendar-color`
-/// set; anything else (removing them, `calendar-order`, other properties)
-/// refused with `403` for it and `424` for the rest, changing nothing
+/// `PROPPATCH` of a calendar collection: `displayname`, `calendar-color`
+/// and `calendar-order` (an integer) set; anything else (removing them,
+/// other properties) refused with `403` for it and `424` for the rest, changing nothing
 /// (a `PROPPATCH` is all or nothing).
 pub fn proppatch(api: &AuthorizedApi, id: &str, body: &str) -> Result<Response, DavError> {
     let root = xml::parse_request(body).map_err(DavError::bad_request)?;
@@ -116,7 +147,8 @@ pub fn proppatch(api: &AuthorizedApi, id: &str, body: &str) -> Result<Response, 
             for property in &prop.children {
                 let settable = set
                     && (property.name.is(DAV, "displayname")
-                        || property.name.is(APPLE_ICAL, "calendar-color"));
+                        || property.name.is(APPLE_ICAL, "calendar-color")
+                        || (is_order(property) && order_of(property).is_some()));
                 asked.push((property.name.clone(), settable));
             }
             if set {
@@ -125,7 +157,7 @@ pub fn proppatch(api: &AuthorizedApi, id: &str, body: &str) -> Result<Response, 
         }
     }
     let all_settable = asked.iter().all(|(_, settable)| *settable);
-    if all_settable && (style.name.is_some() || style.color.is_some()) {
+    if all_settable && !style.is_empty() {
         api.restyle_calendar(id, &style)?;
     }
     let statuses = asked

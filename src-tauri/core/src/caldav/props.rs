@@ -125,6 +125,7 @@ impl Subject<'_> {
                     (APPLE_ICAL, "calendar-color") => {
                         Some(escape(source.color.as_str()).into_owned())
                     }
+                    (APPLE_ICAL, "calendar-order") => source.order.map(|o| o.to_string()),
                     (CALDAV, "calendar-description") => {
                         Some(escape(source.name.as_str()).into_owned())
                     }

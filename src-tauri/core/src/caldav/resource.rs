@@ -18,7 +18,7 @@ use super::collection::{Listings, Resource};
 use super::error::DavError;
 use super::href;
 use crate::api::{AuthorizedApi, EventOptions};
-use crate::calendar::{Calendar, EventFields};
+use crate::calendar::{Calendar, EventFields, SourceInfo};
 use crate::ics::read::changes;
 use crate::ics::series::read_series;
 
@@ -42,7 +42,7 @@ impl Place<'_> {
     }
 
     /// Writes go to note calendars only; a feed is read-only (`403`).
-    fn writable(&self) -> Result<(), DavError> {
+    fn writable(&self) -> Result<SourceInfo, DavError> {
         let source = self
             .calendar
             .sources()
@@ -50,7 +50,7 @@ impl Place<'_> {
             .find(|s| s.id == self.id)
             .ok_or_else(|| DavError::not_found(self.id))?;
         if source.editable {
-            Ok(())
+            Ok(source)
         } else {
             Err(DavError::forbidden(format!(
                 "calendar `{}` is read-only",
@@ -90,7 +90,7 @@ pub fn put(
     headers: &HeaderMap,
     body: &str,
 ) -> Result<Response, DavError> {
-    place.writable()?;
+    let source = place.writable()?;
     let Place {
         calendar,
         listings,
@@ -103,6 +103,22 @@ pub fn put(
             StatusCode::FORBIDDEN,
             "C:supported-calendar-component",
             format!("this calendar holds events (VEVENT) and tasks (VTODO), not {kind}"),
+        ));
+    }
+    // Only a calendar a client limited is held to its set here; the others
+    // take what they took before the limit existed.
+    let held = super::components::held(&source);
+    if let Some(kind) = super::components::in_text(body)
+        .into_iter()
+        .find(|kind| source.components.is_some() && !held.contains(kind))
+    {
+        return Err(DavError::Precondition(
+            StatusCode::FORBIDDEN,
+            "C:supported-calendar-component",
+            format!(
+                "calendar `{id}` holds only {}, not {kind}",
+                held.join(" and ")
+            ),
         ));
     }
     let client = read_series(body, display_tz).map_err(|reason| {

@@ -340,6 +340,8 @@ impl Calendar {
                         .flatten()
                         .filter_map(|entry| entry.left_out(config))
                         .collect(),
+                    order: config.order,
+                    components: config.components.clone(),
                 }
             })
             .collect()

@@ -63,6 +63,8 @@ mod tests {
                 url: "https://calendar.example/feed.ics".into(),
                 allow_private_network: false,
             },
+            order: None,
+            components: None,
         };
         let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/crashes/ics_feed");
         let mut read = 0;

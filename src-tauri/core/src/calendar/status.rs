@@ -46,6 +46,12 @@ pub struct SourceInfo {
     /// query (see `GET /events`' `warnings`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub series_left_out: Vec<SeriesLeftOut>,
+    /// Where calendar apps sort it (the settings' `order`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order: Option<i64>,
+    /// The components it is limited to (the settings' `components`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub components: Option<Vec<String>>,
 }
 
 /// A recurring series left out of a query's answer: expanding it up to the

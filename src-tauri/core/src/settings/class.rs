@@ -358,6 +358,8 @@ mod tests {
                     url: url.into(),
                     allow_private_network: allow,
                 },
+                order: None,
+                components: None,
             });
         settings
     }
@@ -408,6 +410,8 @@ mod tests {
                         username: "alice".into(),
                         calendar_url: String::new(),
                     },
+                    order: None,
+                    components: None,
                 });
             settings
         };

@@ -63,14 +63,6 @@ const DELIBERATE: &[(&str, &str)] = &[
 /// the table says so, and so that anything else falling behind fails.
 const NOT_YET: &[(&str, &str)] = &[
     (
-        "calendar-order",
-        "not yet: a client's order number is refused (`403`), not kept; calendars show in the order of Settings → Calendars",
-    ),
-    (
-        "create-calendar.with-supported-component-types",
-        "not yet: a new calendar takes events and tasks whatever component set the client asked for",
-    ),
-    (
         "save-load.icalendar.related-to",
         "not yet: a note has no field for `RELATED-TO`",
     ),

@@ -1,6 +1,6 @@
 //! Calendars managed from a client: `MKCALENDAR` makes a notes calendar (a
-//! new vault folder and source), `PROPPATCH` renames and recolours one, all
-//! or nothing, and `DELETE` of a calendar is refused; each needs a token with
+//! new vault folder and source, for events, tasks or both), `PROPPATCH`
+//! renames, recolours and reorders one, all or nothing, and `DELETE` of a calendar is refused; each needs a token with
 //! `events:write` and `settings:write` (docs/tokens.md).
 
 use almanac_core::tokens::Scope;
@@ -181,9 +181,9 @@ async fn proppatch_renames_and_recolours_all_or_nothing() {
     );
     assert!(listed.contains("#112233"), "{listed}");
 
-    // An order Almanac does not keep: refused for it, the rest not done.
+    // An order that is no integer: refused for it, the rest not done.
     let body =
-        proppatch("<D:displayname>Other</D:displayname><I:calendar-order>3</I:calendar-order>");
+        proppatch("<D:displayname>Other</D:displayname><I:calendar-order>first</I:calendar-order>");
     let patched = client.query("PROPPATCH", "/calendars/local/", body).await;
     assert_eq!(patched.status(), StatusCode::MULTI_STATUS);
     let text = patched.text().await.unwrap();
@@ -250,4 +250,161 @@ async fn deleting_a_calendar_is_refused_and_keeps_its_notes() {
     assert!(text.contains("remove it in Almanac's settings"), "{text}");
     assert!(home(&app, &manager).await.contains("/calendars/local/"));
     assert_eq!(notes(), before + 1, "every note kept");
+}
+
+/// One property of a collection, as `PROPFIND Depth: 0` answers it.
+async fn property(app: &Instance, token: &str, path: &str, prop: &str) -> String {
+    let answer = app
+        .as_client(Some(token))
+        .query_at_depth(
+            "PROPFIND",
+            path,
+            "0",
+            format!(
+                r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:i="http://apple.com/ns/ical/"><d:prop>{prop}</d:prop></d:propfind>"#
+            ),
+        )
+        .await;
+    assert_eq!(answer.status(), StatusCode::MULTI_STATUS);
+    answer.text().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn calendar_order_is_kept_as_the_client_sets_it() {
+    let app = Instance::start().await;
+    let manager = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
+        .await;
+    let client = app.as_client(Some(&manager));
+    let order = || property(&app, &manager, "/calendars/local/", "<i:calendar-order/>");
+    // None set yet: the calendar has no order.
+    let unset = order().await;
+    assert!(unset.contains("404 Not Found"), "{unset}");
+    for value in ["12", "34"] {
+        let patched = client
+            .query(
+                "PROPPATCH",
+                "/calendars/local/",
+                proppatch(&format!("<I:calendar-order>{value}</I:calendar-order>")),
+            )
+            .await;
+        assert_eq!(patched.status(), StatusCode::MULTI_STATUS);
+        let text = patched.text().await.unwrap();
+        assert!(text.contains("HTTP/1.1 200 OK"), "{text}");
+        let read = order().await;
+        assert!(
+            read.contains(&format!("<I:calendar-order>{value}</I:calendar-order>")),
+            "{read}"
+        );
+    }
+    // Kept in the settings' source, beside its name and colour.
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(app.core.paths.settings_file()).unwrap())
+            .unwrap();
+    let local = &settings["calendarSources"][0];
+    assert_eq!(local["id"], "local");
+    assert_eq!(local["order"], 34);
+    // An order that is no integer makes no calendar.
+    let refused = client
+        .request("MKCALENDAR", "/calendars/side/")
+        .body(MKCALENDAR.replace(
+            "<D:displayname>",
+            "<I:calendar-order>first</I:calendar-order><D:displayname>",
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert!(!app.vault().join("Side  project").exists());
+    // A calendar made with an order has it from the start.
+    let made = client
+        .request("MKCALENDAR", "/calendars/side/")
+        .body(MKCALENDAR.replace(
+            "<D:displayname>",
+            "<I:calendar-order>7</I:calendar-order><D:displayname>",
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), StatusCode::CREATED);
+    let read = property(&app, &manager, "/calendars/side/", "<i:calendar-order/>").await;
+    assert!(
+        read.contains("<I:calendar-order>7</I:calendar-order>"),
+        "{read}"
+    );
+}
+
+fn task(uid: &str) -> String {
+    format!(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:{uid}\r\n\
+         DTSTAMP:20260101T000000Z\r\nDUE;VALUE=DATE:20260312\r\nSTATUS:NEEDS-ACTION\r\n\
+         SUMMARY:File taxes\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_calendar_made_for_tasks_holds_tasks_only() {
+    let app = Instance::start().await;
+    let manager = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
+        .await;
+    let client = app.as_client(Some(&manager));
+    let made = client
+        .request("MKCALENDAR", "/calendars/chores/")
+        .body(MKCALENDAR.replace(r#"<C:comp name="VEVENT"/>"#, r#"<C:comp name="vtodo"/>"#))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), StatusCode::CREATED);
+    let set = property(
+        &app,
+        &manager,
+        "/calendars/chores/",
+        "<c:supported-calendar-component-set/>",
+    )
+    .await;
+    assert!(set.contains(r#"<C:comp name="VTODO"/>"#), "{set}");
+    assert!(!set.contains("VEVENT"), "{set}");
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(app.core.paths.settings_file()).unwrap())
+            .unwrap();
+    let chores = settings["calendarSources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "chores")
+        .unwrap()
+        .clone();
+    assert_eq!(chores["components"], serde_json::json!(["VTODO"]));
+
+    let folder = app.vault().join("Side  project");
+    let notes = || std::fs::read_dir(&folder).unwrap().count();
+    let refused = client
+        .put("/calendars/chores/kick-off.ics", None, event("kick-off"))
+        .await;
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let reason = refused.text().await.unwrap();
+    assert!(
+        reason.contains("<C:supported-calendar-component/>") && reason.contains("VEVENT"),
+        "{reason}"
+    );
+    assert_eq!(notes(), 0, "no note written for the refused event");
+    let put = client
+        .put("/calendars/chores/taxes.ics", None, task("taxes"))
+        .await;
+    assert_eq!(put.status(), StatusCode::CREATED);
+    assert_eq!(notes(), 1);
+
+    // The other calendars hold both, as before.
+    let local = property(
+        &app,
+        &manager,
+        "/calendars/local/",
+        "<c:supported-calendar-component-set/>",
+    )
+    .await;
+    assert!(
+        local.contains(r#"<C:comp name="VEVENT"/><C:comp name="VTODO"/>"#),
+        "{local}"
+    );
 }

@@ -34,6 +34,8 @@ async fn start() -> Instance {
                         directory: "journal".into(),
                         heading: "Events".into(),
                     },
+                    order: None,
+                    components: None,
                 });
                 settings.calendar_sources.push(CalendarSource {
                     id: "tasks".into(),
@@ -43,6 +45,8 @@ async fn start() -> Instance {
                         directory: "Projects".into(),
                         date_field: TaskDateField::Due,
                     },
+                    order: None,
+                    components: None,
                 });
             })
     })

@@ -79,6 +79,8 @@ pub fn source(id: &str, kind: SourceKind) -> CalendarSource {
         name: format!("{id} calendar"),
         color: "#123456".into(),
         kind,
+        order: None,
+        components: None,
     }
 }
 

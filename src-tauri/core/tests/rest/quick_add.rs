@@ -26,6 +26,8 @@ async fn instance_for(table: &Table) -> Instance {
                 name,
                 color: "#00aa00".into(),
                 kind: SourceKind::FullNote { directory: id },
+                order: None,
+                components: None,
             });
         }
     })

@@ -73,6 +73,8 @@ impl Instance {
                         url: "http://127.0.0.1:9/holidays.ics".into(),
                         allow_private_network: false,
                     },
+                    order: None,
+                    components: None,
                 });
                 edit(settings);
             })

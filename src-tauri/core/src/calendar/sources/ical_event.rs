@@ -640,6 +640,8 @@ mod tests {
                 url: "https://example.com/feed.ics".into(),
                 allow_private_network: false,
             },
+            order: None,
+            components: None,
         };
         let text = format!("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{events}END:VCALENDAR\r\n");
         parse(&source, &text, Tz::UTC, &Limits::FEED).unwrap().note

@@ -38,6 +38,10 @@ pub struct SourceConfig {
     pub name: String,
     pub color: String,
     pub kind: SourceType,
+    /// Kept for CalDAV clients (see [`CalendarSource::order`]).
+    pub order: Option<i64>,
+    /// See [`CalendarSource::components`].
+    pub components: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +126,8 @@ impl SourceConfig {
             name: source.name.clone(),
             color: source.color.clone(),
             kind,
+            order: source.order,
+            components: source.components.clone(),
         })
     }
 

@@ -109,6 +109,8 @@ pub fn add(
             username: new.username.trim().to_string(),
             calendar_url: chosen.url.clone(),
         },
+        order: None,
+        components: None,
     };
     passwords.set(&id, &new.password).map_err(|e| {
         refuse(
