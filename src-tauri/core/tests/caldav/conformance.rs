@@ -70,18 +70,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "create-calendar.with-supported-component-types",
         "not yet: a new calendar takes events and tasks whatever component set the client asked for",
     ),
-    (
-        "save-load.icalendar.related-to",
-        "not yet: a note has no field for `RELATED-TO`",
-    ),
-    (
-        "search.is-not-defined.class",
-        "not yet: a note keeps no `CLASS`",
-    ),
-    (
-        "search.is-not-defined",
-        "not yet: follows from `search.is-not-defined.class`",
-    ),
 ];
 
 /// How well a grade supports a feature, to compare two servers: "value"
