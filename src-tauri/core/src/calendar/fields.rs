@@ -57,7 +57,10 @@ pub struct EventFields {
     pub end_reminder: Option<Option<bool>>,
     /// See [`Event::recurrence_id`](super::Event::recurrence_id).
     pub recurrence_id: Option<Option<String>>,
+    /// See [`Event::class`](super::Event::class).
     pub class: Option<Option<String>>,
+    /// See [`Event::related_to`](super::Event::related_to); an empty list
+    /// clears it.
     pub related_to: Option<Option<Vec<Relation>>>,
 }
 

@@ -126,7 +126,6 @@ fn check_completion(completion: &Completion) -> Result<(), CalendarError> {
     Ok(())
 }
 
-/// A free-text field must not smuggle a NUL byte into a note.
 /// An iCalendar token (`CLASS`, `RELTYPE`): letters, digits and `-`, as
 /// RFC 5545's iana-token and x-name are.
 fn check_token(field: &str, value: &str) -> Result<(), CalendarError> {
@@ -169,7 +168,7 @@ pub fn upper_token(value: &str) -> String {
 }
 
 /// [`upper_token`] on every `relType`.
-pub fn normalized_relations(relations: &[Relation]) -> Vec<Relation> {
+fn normalized_relations(relations: &[Relation]) -> Vec<Relation> {
     relations
         .iter()
         .map(|r| Relation {
@@ -179,6 +178,7 @@ pub fn normalized_relations(relations: &[Relation]) -> Vec<Relation> {
         .collect()
 }
 
+/// A free-text field must not smuggle a NUL byte into a note.
 fn check_text(field: &str, value: &str) -> Result<(), CalendarError> {
     if value.contains('\0') {
         return Err(CalendarError::invalid(field, "contains a NUL byte"));
@@ -474,7 +474,9 @@ impl EventSpec {
         next.alarms = patch(&fields.alarms, &self.alarms);
         next.end_reminder = patch(&fields.end_reminder, &self.end_reminder);
         next.recurrence_id = date("recurrenceId", &fields.recurrence_id, self.recurrence_id)?;
-        next.class = patch(&fields.class, &self.class).map(|c| upper_token(&c));
+        next.class = patch(&fields.class, &self.class)
+            .map(|c| upper_token(&c))
+            .filter(|c| !c.is_empty());
         next.related_to = patch(&fields.related_to, &self.related_to)
             .map(|r| normalized_relations(&r))
             .filter(|r| !r.is_empty());

@@ -57,6 +57,10 @@ const DELIBERATE: &[(&str, &str)] = &[
         "search.is-not-defined.dtend",
         "deliberate: an event sent with `DURATION` is kept as its end, and served with `DTEND`",
     ),
+    (
+        "search.is-not-defined",
+        "deliberate: follows from `search.is-not-defined.dtend`; `CATEGORIES` and `CLASS` work",
+    ),
 ];
 
 /// Where Almanac is behind and the work is not done yet, and why; listed so

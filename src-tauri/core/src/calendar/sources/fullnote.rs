@@ -281,7 +281,9 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
         alarms,
         end_reminder,
         recurrence_id: date("recurrenceId")?,
-        class: text("class")?.map(|c| spec::upper_token(&c)),
+        class: text("class")?
+            .map(|c| spec::upper_token(&c))
+            .filter(|c| !c.is_empty()),
         related_to: match map.get("relatedTo") {
             None | Some(Value::Null) => None,
             Some(Value::Sequence(items)) => {
