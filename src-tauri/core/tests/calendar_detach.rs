@@ -14,7 +14,7 @@ use serde_json::json;
 const SERIES: &str = "events/2026-03-02 Review.md";
 const SERIES_NOTE: &str = "---\ntitle: Review\nallDay: false\nstartTime: \"10:00\"\n\
 endTime: \"11:00\"\ntype: recurring\ndaysOfWeek: [M]\nstartRecur: 2026-03-02\n\
-project: apollo\n---\nAgenda stays.\n";
+class: private\nproject: apollo\n---\nAgenda stays.\n";
 
 fn day(text: &str) -> NaiveDate {
     NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
@@ -42,6 +42,8 @@ fn an_edited_occurrence_becomes_a_detached_note_and_a_skipped_date() {
         "{detached}"
     );
     assert!(detached.contains("\nstartTime: \"14:00\"\n"), "{detached}");
+    // Kept from the series, as its title is.
+    assert!(detached.contains("\nclass: PRIVATE\n"), "{detached}");
     // The series: the skipped date and the UID added, every other byte kept.
     assert_eq!(
         vault.read(SERIES),

@@ -59,6 +59,7 @@ const NOTES: &[(&str, &str)] = &[
         "---\ntitle: Payday\nallDay: true\ntype: recurring\nrepeatOn:\n  week: -1\n  weekday: 5\nstartRecur: 2026-01-01\nendRecur: 2026-06-26\n---\n",
     ),
     ("2026-03-03 Dentist.md", DENTIST),
+    ("2026-03-04 Secret.md", SECRET),
 ];
 
 /// A single event with every extra key, a user key and a body.
@@ -275,6 +276,64 @@ fn the_extra_keys_are_served_as_the_plugin_writes_them() {
     assert_eq!(served["startMillis"], ms("2026-03-03T09:00:00Z"));
 }
 
+/// Almanac's `class` and `relatedTo` keys (iCalendar `CLASS`, `RELATED-TO`).
+const SECRET: &str = "---\ntitle: Secret\nallDay: true\ndate: 2026-03-04\nclass: private\nrelatedTo:\n  - parent-1\n  - {uid: kid-2, relType: child}\n---\n";
+
+#[test]
+fn class_and_related_to_are_read_updated_and_kept_out_of_daily_notes() {
+    let (vault, cal) = shapes_vault();
+    let path = "events/2026-03-04 Secret.md";
+    let secret = &occurrences(&cal, "Secret", "2026-03-04", "2026-03-04")[0];
+    let served = serde_json::to_value(secret).unwrap();
+    assert_eq!(served["class"], "PRIVATE");
+    assert_eq!(
+        served["relatedTo"],
+        json!([{"uid": "parent-1"}, {"uid": "kid-2", "relType": "CHILD"}])
+    );
+
+    let id = format!("fullnote:{path}");
+    let updated = cal
+        .update(
+            &id,
+            fields(json!({"class": "confidential", "relatedTo": [{"uid": "parent-1"}]})),
+        )
+        .unwrap();
+    assert_eq!(updated.class.as_deref(), Some("CONFIDENTIAL"));
+    let text = vault.read(path);
+    assert!(text.contains("class: CONFIDENTIAL\n"), "{text}");
+    assert!(text.contains("relatedTo:\n- parent-1\n"), "{text}");
+
+    for bad in [
+        json!({"class": "very private"}),
+        json!({"relatedTo": [{"uid": ""}]}),
+        json!({"relatedTo": [{"uid": "a", "relType": "NEXT DOOR"}]}),
+    ] {
+        let before = vault.read(path);
+        let error = cal.update(&id, fields(bad.clone())).unwrap_err();
+        let field = bad.as_object().unwrap().keys().next().unwrap().clone();
+        assert!(
+            error.to_string().contains(&format!("`{field}`")),
+            "{bad}: {error}"
+        );
+        assert_eq!(vault.read(path), before, "{bad} changed the note");
+    }
+
+    // A daily-note item has no field for them: the move is refused, the
+    // note stays.
+    let refused = cal.move_to(&id, "daily", fields(json!({}))).unwrap_err();
+    assert!(refused.to_string().contains("`class`"), "{refused}");
+    assert_eq!(vault.read(path), text);
+    let error = cal
+        .create(
+            "daily",
+            fields(
+                json!({"title": "Aside", "date": "2026-03-03", "allDay": true, "class": "PRIVATE"}),
+            ),
+        )
+        .unwrap_err();
+    assert!(error.to_string().contains("`class`"), "{error}");
+}
+
 /// `text` without its lines starting with `key:`.
 fn without(text: &str, key: &str) -> Vec<String> {
     text.lines()
@@ -462,6 +521,17 @@ fn invalid_shapes_are_skipped_with_the_reason() {
             "end-reminder.md",
             "dayOfMonth: 3\nendReminder: soon\n",
             "endReminder",
+        ),
+        ("class.md", "dayOfMonth: 3\nclass: not one\n", "class"),
+        (
+            "related.md",
+            "dayOfMonth: 3\nrelatedTo: parent-1\n",
+            "relatedTo",
+        ),
+        (
+            "related-item.md",
+            "dayOfMonth: 3\nrelatedTo: [{uid: a, kind: x}]\n",
+            "relatedTo",
         ),
     ];
     for (name, keys, _) in &cases {

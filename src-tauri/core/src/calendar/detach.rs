@@ -206,7 +206,7 @@ impl Calendar {
 }
 
 /// A new detached note's fields: what the client sent, else the series'
-/// own (title, times, zone, description, …) on `date`.
+/// own (title, times, zone, description, class, relations, …) on `date`.
 fn occurrence_defaults(series: &Event, date: NaiveDate, mut fields: EventFields) -> EventFields {
     fn keep<T: Clone>(field: &mut Option<Option<T>>, series: &Option<T>) {
         if field.is_none() {
@@ -228,5 +228,7 @@ fn occurrence_defaults(series: &Event, date: NaiveDate, mut fields: EventFields)
     keep(&mut fields.category, &series.category);
     keep(&mut fields.url, &series.url);
     keep(&mut fields.alarms, &series.alarms);
+    keep(&mut fields.class, &series.class);
+    keep(&mut fields.related_to, &series.related_to);
     fields
 }

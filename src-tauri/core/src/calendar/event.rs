@@ -125,6 +125,18 @@ pub struct Alarm {
     pub action: AlarmAction,
 }
 
+/// One of an event's `relatedTo`: the `UID` of another event it relates
+/// to (iCalendar `RELATED-TO`), kept as a client sent it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Relation {
+    pub uid: String,
+    /// `PARENT` (iCalendar's default when absent), `CHILD`, `SIBLING` or
+    /// another `RELTYPE` a client sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rel_type: Option<String>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum AlarmAction {
@@ -320,6 +332,13 @@ pub struct Event {
     /// occurrence it replaces; the series is the event with the same `uid`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recurrence_id: Option<String>,
+    /// Who may see the event, as iCalendar's `CLASS`: `PUBLIC`, `PRIVATE`,
+    /// `CONFIDENTIAL` or another token a client sent (upper case).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// The events this one relates to (iCalendar `RELATED-TO`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related_to: Option<Vec<Relation>>,
     /// On an expanded occurrence of a series: the occurrence's own date
     /// (`YYYY-MM-DD`), which together with `id` addresses that occurrence.
     #[serde(skip_serializing_if = "Option::is_none")]

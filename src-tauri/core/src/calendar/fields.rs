@@ -12,7 +12,7 @@
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
-use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, EventType, RepeatOn};
+use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, EventType, Relation, RepeatOn};
 
 /// The writable fields of an event. See the module docs for the semantics of
 /// absent / `null` / value.
@@ -57,6 +57,11 @@ pub struct EventFields {
     pub end_reminder: Option<Option<bool>>,
     /// See [`Event::recurrence_id`](super::Event::recurrence_id).
     pub recurrence_id: Option<Option<String>>,
+    /// See [`Event::class`](super::Event::class).
+    pub class: Option<Option<String>>,
+    /// See [`Event::related_to`](super::Event::related_to); an empty list
+    /// clears it.
+    pub related_to: Option<Option<Vec<Relation>>>,
 }
 
 /// The wire form: [`EventFields`] plus the ignored read-only fields.
@@ -122,6 +127,10 @@ struct WireFields {
     end_reminder: Option<Option<bool>>,
     #[serde(default, deserialize_with = "nullable")]
     recurrence_id: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    class: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    related_to: Option<Option<Vec<Relation>>>,
 
     // Read-only fields of `Event`, accepted and ignored (see module docs).
     #[serde(default, rename = "id")]
@@ -199,6 +208,8 @@ impl From<WireFields> for EventFields {
             alarms: wire.alarms,
             end_reminder: wire.end_reminder,
             recurrence_id: wire.recurrence_id,
+            class: wire.class,
+            related_to: wire.related_to,
         }
     }
 }

@@ -73,7 +73,7 @@ pub use engine::{Calendar, WeakCalendar};
 pub use error::CalendarError;
 pub use event::{
     Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, Event, EventDetails, EventType,
-    FileRef, Location, RepeatOn,
+    FileRef, Location, Relation, RepeatOn,
 };
 pub use fields::EventFields;
 pub use id::EventId;

@@ -9,7 +9,9 @@ use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
 use chrono_tz::Tz;
 
 use super::error::CalendarError;
-use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, Event, EventType, RepeatOn};
+use super::event::{
+    Alarm, Completion, DayOfWeek, DisplayMode, Event, EventType, Relation, RepeatOn,
+};
 use super::fields::EventFields;
 
 /// Longest accepted title, in bytes (titles become file names and lines).
@@ -54,6 +56,9 @@ pub struct EventSpec {
     /// e.g. by a CalDAV client's `RECURRENCE-ID` override): the date of the
     /// occurrence it replaces. The series is the note with the same `uid`.
     pub recurrence_id: Option<NaiveDate>,
+    /// iCalendar `CLASS`, upper case (see [`Event::class`]).
+    pub class: Option<String>,
+    pub related_to: Option<Vec<Relation>>,
 }
 
 /// Longest `notify` lead time Full Calendar accepts, in minutes (one day).
@@ -119,6 +124,58 @@ fn check_completion(completion: &Completion) -> Result<(), CalendarError> {
         }
     }
     Ok(())
+}
+
+/// An iCalendar token (`CLASS`, `RELTYPE`): letters, digits and `-`, as
+/// RFC 5545's iana-token and x-name are.
+fn check_token(field: &str, value: &str) -> Result<(), CalendarError> {
+    const MAX_TOKEN_BYTES: usize = 64;
+    if value.is_empty()
+        || value.len() > MAX_TOKEN_BYTES
+        || !value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        return Err(CalendarError::invalid(
+            field,
+            format!("`{value}` is not a token of letters, digits and `-`"),
+        ));
+    }
+    Ok(())
+}
+
+/// `relatedTo`: each a non-empty `uid`, with an optional `relType` token.
+fn check_relations(relations: &[Relation]) -> Result<(), CalendarError> {
+    for relation in relations {
+        if relation.uid.trim().is_empty() {
+            return Err(CalendarError::invalid(
+                "relatedTo",
+                "a uid must not be empty",
+            ));
+        }
+        check_text("relatedTo", &relation.uid)?;
+        if let Some(kind) = &relation.rel_type {
+            check_token("relatedTo", kind)?;
+        }
+    }
+    Ok(())
+}
+
+/// `CLASS` and `RELTYPE` values are case-insensitive; they are kept in upper
+/// case, as clients write them.
+pub fn upper_token(value: &str) -> String {
+    value.trim().to_ascii_uppercase()
+}
+
+/// [`upper_token`] on every `relType`.
+fn normalized_relations(relations: &[Relation]) -> Vec<Relation> {
+    relations
+        .iter()
+        .map(|r| Relation {
+            uid: r.uid.clone(),
+            rel_type: r.rel_type.as_deref().map(upper_token),
+        })
+        .collect()
 }
 
 /// A free-text field must not smuggle a NUL byte into a note.
@@ -264,6 +321,12 @@ impl EventSpec {
             if let Some(value) = value {
                 check_text(field, value)?;
             }
+        }
+        if let Some(class) = &self.class {
+            check_token("class", class)?;
+        }
+        if let Some(relations) = &self.related_to {
+            check_relations(relations)?;
         }
         match self.kind {
             EventType::Single => {
@@ -411,6 +474,12 @@ impl EventSpec {
         next.alarms = patch(&fields.alarms, &self.alarms);
         next.end_reminder = patch(&fields.end_reminder, &self.end_reminder);
         next.recurrence_id = date("recurrenceId", &fields.recurrence_id, self.recurrence_id)?;
+        next.class = patch(&fields.class, &self.class)
+            .map(|c| upper_token(&c))
+            .filter(|c| !c.is_empty());
+        next.related_to = patch(&fields.related_to, &self.related_to)
+            .map(|r| normalized_relations(&r))
+            .filter(|r| !r.is_empty());
         // A series created with just a `date` starts on that date.
         if next.kind == EventType::Recurring && next.start_recur.is_none() {
             next.start_recur = next.date;
@@ -496,6 +565,8 @@ impl EventSpec {
             alarms: self.alarms.clone(),
             end_reminder: self.end_reminder,
             recurrence_id: self.recurrence_id.map(format_date),
+            class: self.class.clone(),
+            related_to: self.related_to.clone(),
             instance_date: None,
         }
     }

@@ -252,7 +252,11 @@ impl<'a> DailyTarget<'a> {
     }
 }
 
-fn daily_spec(spec: EventSpec) -> Result<EventSpec, CalendarError> {
+fn daily_spec(mut spec: EventSpec) -> Result<EventSpec, CalendarError> {
+    // iCalendar's default: an item without a class stands for it.
+    if spec.class.as_deref() == Some("PUBLIC") {
+        spec.class = None;
+    }
     if spec.kind != EventType::Single {
         return Err(CalendarError::invalid(
             "type",
@@ -263,6 +267,8 @@ fn daily_spec(spec: EventSpec) -> Result<EventSpec, CalendarError> {
     for (field, present) in [
         ("alarms", spec.alarms.is_some()),
         ("subCategory", spec.sub_category.is_some()),
+        ("class", spec.class.is_some()),
+        ("relatedTo", spec.related_to.is_some()),
     ] {
         if present {
             return Err(CalendarError::invalid(

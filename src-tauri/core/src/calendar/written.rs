@@ -33,11 +33,15 @@ pub fn check_written(fields: &EventFields) -> Result<(), CalendarError> {
         ("subCategory", set(&fields.sub_category)),
         ("uid", set(&fields.uid)),
         ("timezone", set(&fields.timezone)),
+        ("class", set(&fields.class)),
     ];
     for (field, value) in single_line {
         if let Some(value) = value {
             check_controls(field, &value, false)?;
         }
+    }
+    for relation in fields.related_to.iter().flatten().flatten() {
+        check_controls("relatedTo", &relation.uid, false)?;
     }
     if let Some(description) = set(&fields.description) {
         check_controls("description", &description, true)?;

@@ -4,7 +4,8 @@
 //! [`EventFields`] a note can hold: summary, start and end (all-day, or
 //! timed in an IANA zone; UTC and floating times land in the display zone),
 //! `RRULE` (an `rrule` series) with `EXDATE`s as `skipDates`, description,
-//! location, URL, category and display alarms. Every field it understands
+//! location, URL, category, display alarms, `CLASS` and every `RELATED-TO`
+//! (with its `RELTYPE`). Every field it understands
 //! is set (`null` when absent), so [`changes`] can compare two readings and
 //! keep only what a client really changed: a note's own spelling (a weekly
 //! `recurring` series, a zone equal to the display zone) survives an edit
@@ -19,7 +20,7 @@ use chrono_tz::Tz;
 use icalendar::{CalendarDateTime, Component, DatePerhapsTime};
 
 use crate::calendar::sources::ical_zone::named_zone;
-use crate::calendar::{Alarm, AlarmAction, EventFields, EventType};
+use crate::calendar::{Alarm, AlarmAction, EventFields, EventType, Relation};
 
 /// The title of an event sent without a `SUMMARY`.
 const UNTITLED: &str = "Untitled";
@@ -191,8 +192,54 @@ pub(super) fn fields_of(event: &icalendar::Event, display_tz: Tz) -> Result<Even
                 .filter(|c| !c.is_empty()),
         ),
         alarms: Some(Some(alarms).filter(|a| !a.is_empty())),
+        class: Some(
+            event
+                .property_value("CLASS")
+                .map(|c| c.trim().to_ascii_uppercase())
+                .filter(|c| !c.is_empty()),
+        ),
+        related_to: Some(Some(relations(event)).filter(|r| !r.is_empty())),
         ..EventFields::default()
     })
+}
+
+/// The name [`keep_every_related_to`] gives `RELATED-TO`.
+const REPEATABLE_RELATED_TO: &str = "RELATED";
+
+/// Renames every `RELATED-TO` of `components` (and theirs) so that the
+/// conversion into `icalendar`'s components keeps them all: it keeps only
+/// the last of a repeated property unless the name is in its list of
+/// repeatable ones, which spells this one `RELATED` (icalendar 0.17).
+pub(super) fn keep_every_related_to(components: &mut [icalendar::parser::Component<'_>]) {
+    for component in components {
+        for property in &mut component.properties {
+            if property.name.as_str().eq_ignore_ascii_case("RELATED-TO") {
+                property.name = REPEATABLE_RELATED_TO.into();
+            }
+        }
+        keep_every_related_to(&mut component.components);
+    }
+}
+
+/// Every `RELATED-TO`, in the order sent, with its `RELTYPE` if any.
+fn relations(event: &icalendar::Event) -> Vec<Relation> {
+    let single = event.properties().get("RELATED-TO");
+    let repeated = [REPEATABLE_RELATED_TO, "RELATED-TO"]
+        .into_iter()
+        .filter_map(|name| event.multi_properties().get(name))
+        .flatten();
+    single
+        .into_iter()
+        .chain(repeated)
+        .filter(|p| !p.value().trim().is_empty())
+        .map(|p| Relation {
+            uid: p.value().trim().to_string(),
+            rel_type: p
+                .params()
+                .get("RELTYPE")
+                .map(|t| t.value().trim().to_ascii_uppercase()),
+        })
+        .collect()
 }
 
 /// The fields of `new` that differ from `old` (both from [`read`]): the merge
@@ -224,7 +271,9 @@ pub fn changes(new: &EventFields, old: &EventFields) -> EventFields {
         url,
         category,
         alarms,
-        completed
+        completed,
+        class,
+        related_to
     );
     if patch.kind.is_some() || patch.rrule.is_some() {
         patch.kind = new.kind;
@@ -524,6 +573,39 @@ mod tests {
             read(&text, BERLIN).unwrap().fields.category,
             Some(Some("hands".into()))
         );
+    }
+
+    #[test]
+    fn class_and_every_related_to_are_kept_with_their_reltype() {
+        let text = wrap(
+            "BEGIN:VEVENT\r\nUID:r\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240305T080000Z\r\n\
+             SUMMARY:x\r\nCLASS:private\r\nRELATED-TO:parent-1\r\n\
+             RELATED-TO;RELTYPE=child:kid-2\r\nRELATED-TO;RELTYPE=SIBLING:sib-3\r\nEND:VEVENT\r\n",
+        );
+        let fields = read(&text, BERLIN).unwrap().fields;
+        assert_eq!(fields.class, Some(Some("PRIVATE".into())));
+        let relation = |uid: &str, kind: Option<&str>| Relation {
+            uid: uid.into(),
+            rel_type: kind.map(str::to_string),
+        };
+        assert_eq!(
+            fields.related_to,
+            Some(Some(vec![
+                relation("parent-1", None),
+                relation("kid-2", Some("CHILD")),
+                relation("sib-3", Some("SIBLING")),
+            ]))
+        );
+
+        // Absent, they are read as cleared, so a client's PUT without them
+        // removes them from the note.
+        let plain = read(&wrap("BEGIN:VEVENT\r\nUID:p\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240305T080000Z\r\nEND:VEVENT\r\n"), BERLIN)
+            .unwrap()
+            .fields;
+        assert_eq!(plain.class, Some(None));
+        assert_eq!(plain.related_to, Some(None));
+        let patch = changes(&plain, &fields);
+        assert_eq!((patch.class, patch.related_to), (Some(None), Some(None)));
     }
 
     #[test]

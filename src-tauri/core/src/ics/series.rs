@@ -40,6 +40,7 @@ pub fn read_series(text: &str, display_tz: Tz) -> Result<ClientSeries, String> {
     let unfolded = super::bounds::unfold_bounded(text, limits).map_err(|e| e.to_string())?;
     let unfolded = utc_without_tzid(&unfolded);
     let mut parsed = super::bounds::parse_bounded(&unfolded, limits).map_err(|e| e.to_string())?;
+    super::read::keep_every_related_to(&mut parsed.components);
     // A task is read as the event it is placed as (see `ics::todo`).
     let task = super::todo::as_event(&mut parsed.components, display_tz)?;
     let calendar: icalendar::Calendar = parsed.into();

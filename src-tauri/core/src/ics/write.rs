@@ -238,6 +238,16 @@ fn vevent(
             text_line(out, name, value);
         }
     }
+    if let Some(class) = &event.class {
+        raw_line(out, "CLASS", class);
+    }
+    for relation in event.related_to.iter().flatten() {
+        let name = match &relation.rel_type {
+            Some(kind) => format!("RELATED-TO{}", param("RELTYPE", kind)),
+            None => "RELATED-TO".to_string(),
+        };
+        text_line(out, &name, &relation.uid);
+    }
     if let Some(url) = event.url.as_deref().filter(|u| !u.is_empty()) {
         raw_line(out, "URL", url);
     }
@@ -293,6 +303,50 @@ mod tests {
         assert!(text.contains("BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin"));
         assert!(text.contains("SUMMARY:Standup\\; daily\r\n"));
         assert!(text.contains("DTSTAMP:20231114T221320Z\r\n"));
+    }
+
+    #[test]
+    fn class_and_relations_are_written_as_kept() {
+        let event = Event {
+            title: "Private".into(),
+            date: "2024-03-05".into(),
+            all_day: true,
+            class: Some("PRIVATE".into()),
+            related_to: Some(vec![
+                crate::calendar::Relation {
+                    uid: "parent;1".into(),
+                    rel_type: None,
+                },
+                crate::calendar::Relation {
+                    uid: "kid-2".into(),
+                    rel_type: Some("CHILD".into()),
+                },
+            ]),
+            ..Event::default()
+        };
+        let text = calendar(
+            &[Component {
+                uid: "p",
+                event: &event,
+                recurrence_id: None,
+            }],
+            None,
+            chrono_tz::UTC,
+            stamp(),
+        );
+        let text = unfolded(&text);
+        assert!(text.contains("CLASS:PRIVATE\r\n"), "{text}");
+        assert!(text.contains("RELATED-TO:parent\\;1\r\n"), "{text}");
+        assert!(
+            text.contains("RELATED-TO;RELTYPE=CHILD:kid-2\r\n"),
+            "{text}"
+        );
+        let read = crate::ics::series::read_series(&text, chrono_tz::UTC)
+            .unwrap()
+            .master
+            .fields;
+        assert_eq!(read.class, Some(event.class.clone()));
+        assert_eq!(read.related_to, Some(event.related_to.clone()));
     }
 
     #[test]

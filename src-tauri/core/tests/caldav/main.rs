@@ -8,6 +8,7 @@
 
 mod support;
 
+mod class_related;
 mod clients;
 mod conformance;
 mod connections;

@@ -6,7 +6,9 @@
 //! `startRecur`, `endRecur`, `rrule`, `startDate`, `skipDates`, `completed`,
 //! `timezone`, `category`, `subCategory`, `description`, `url`, `location`,
 //! `uid`, `display`, `notify`, `alarms`, `endReminder`, and Almanac's
-//! `recurrenceId` (a note detached from a series). Any other key is
+//! `recurrenceId` (a note detached from a series), `class` (iCalendar
+//! `CLASS`) and `relatedTo` (`RELATED-TO`: a list of UIDs, each a plain
+//! string or `{uid, relType}`). Any other key is
 //! the user's and is kept as written. Reading is lenient where Full Calendar
 //! is (a missing `title` comes from the file name, a missing `allDay` or
 //! `type` is inferred); anything else malformed makes the note invalid.
@@ -17,7 +19,7 @@ use serde_norway::{Mapping, Value};
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::event::{
-    Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, EventType, RepeatOn,
+    Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, EventType, Relation, RepeatOn,
 };
 use crate::calendar::frontmatter::{self, Update};
 use crate::calendar::id::EventId;
@@ -26,7 +28,7 @@ use crate::calendar::spec::{self, EventSpec, format_date, format_time};
 
 /// The frontmatter keys that belong to the event, in the order new notes
 /// get them.
-pub const EVENT_KEYS: [&str; 30] = [
+pub const EVENT_KEYS: [&str; 32] = [
     "title",
     "allDay",
     "date",
@@ -57,6 +59,8 @@ pub const EVENT_KEYS: [&str; 30] = [
     "alarms",
     "endReminder",
     "recurrenceId",
+    "class",
+    "relatedTo",
 ];
 
 /// The id of the Full Note event stored at vault-relative `path`.
@@ -277,6 +281,17 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
         alarms,
         end_reminder,
         recurrence_id: date("recurrenceId")?,
+        class: text("class")?
+            .map(|c| spec::upper_token(&c))
+            .filter(|c| !c.is_empty()),
+        related_to: match map.get("relatedTo") {
+            None | Some(Value::Null) => None,
+            Some(Value::Sequence(items)) => {
+                Some(items.iter().map(relation).collect::<Result<Vec<_>, _>>()?)
+                    .filter(|r| !r.is_empty())
+            }
+            Some(_) => return Err(CalendarError::invalid("relatedTo", "must be a list")),
+        },
     };
     spec.validate()?;
     Ok(spec)
@@ -290,6 +305,25 @@ fn repeat_on(value: &Value) -> Result<RepeatOn, CalendarError> {
         week: part("week")?,
         weekday: part("weekday")?,
     })
+}
+
+/// One `relatedTo` item: a UID (a parent), or `{uid, relType?}`.
+fn relation(value: &Value) -> Result<Relation, CalendarError> {
+    let bad = || CalendarError::invalid("relatedTo", "items must be a uid or {uid, relType}");
+    match value {
+        Value::String(uid) => Ok(Relation {
+            uid: uid.clone(),
+            rel_type: None,
+        }),
+        Value::Mapping(_) => {
+            let relation: Relation = serde_norway::from_value(value.clone()).map_err(|_| bad())?;
+            Ok(Relation {
+                rel_type: relation.rel_type.as_deref().map(spec::upper_token),
+                ..relation
+            })
+        }
+        _ => Err(bad()),
+    }
 }
 
 /// One `alarms` item: `{minutesBefore, action?}`.
@@ -378,7 +412,22 @@ fn key_values(spec: &EventSpec) -> Vec<(&'static str, Option<Value>)> {
             "recurrenceId",
             spec.recurrence_id.map(|d| Value::String(format_date(d))),
         ),
+        ("class", string(&spec.class)),
+        (
+            "relatedTo",
+            spec.related_to
+                .as_ref()
+                .map(|relations| Value::Sequence(relations.iter().map(relation_value).collect())),
+        ),
     ]
+}
+
+/// A parent as its plain UID, any other relation as `{uid, relType}`.
+fn relation_value(relation: &Relation) -> Value {
+    match relation.rel_type {
+        None => Value::String(relation.uid.clone()),
+        Some(_) => to_yaml(relation).unwrap_or(Value::Null),
+    }
 }
 
 fn to_yaml(value: &impl serde::Serialize) -> Option<Value> {
