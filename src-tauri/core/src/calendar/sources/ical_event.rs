@@ -17,43 +17,17 @@ use chrono::{Duration, NaiveDate, NaiveDateTime};
 use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
-use super::ical_zone::{Zone, Zones};
+use super::ical_values::{IcsTime, PeriodEnd, duration, first_value, param, values};
+use super::ical_zone::Zones;
 use super::{ParsedNote, SourceConfig};
 use crate::calendar::cache::Indexed;
 use crate::calendar::event::EventType;
 use crate::calendar::id::EventId;
-use crate::calendar::query::local_to_millis;
 use crate::calendar::recurrence::Timing;
 use crate::calendar::recurrence_set::RecurrenceSet;
 use crate::calendar::spec::EventSpec;
 use crate::calendar::status::SkippedNote;
 use crate::ics::bounds::{self, Limits};
-
-/// A DATE or DATE-TIME value.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum IcsTime {
-    Date(NaiveDate),
-    Floating(NaiveDateTime),
-    Utc(NaiveDateTime),
-    Zoned(NaiveDateTime, Tz),
-}
-
-impl IcsTime {
-    /// The wall-clock time in `zone` (a date: its midnight; floating: as is).
-    fn local(self, zone: Tz) -> NaiveDateTime {
-        let convert = |utc: NaiveDateTime| utc.and_utc().with_timezone(&zone).naive_local();
-        match self {
-            IcsTime::Date(d) => d.and_time(chrono::NaiveTime::MIN),
-            IcsTime::Floating(t) => t,
-            IcsTime::Utc(t) => convert(t),
-            IcsTime::Zoned(t, tz) if tz == zone => t,
-            IcsTime::Zoned(t, tz) => {
-                chrono::DateTime::from_timestamp_millis(local_to_millis(t, tz))
-                    .map_or(t, |instant| convert(instant.naive_utc()))
-            }
-        }
-    }
-}
 
 /// One VEVENT, read.
 struct Vevent<'a> {
@@ -271,102 +245,6 @@ fn read<'a>(
             .unwrap_or(0),
         uid,
         component,
-    })
-}
-
-fn param<'p>(property: &'p Property<'_>, key: &str) -> Option<&'p str> {
-    property
-        .params
-        .iter()
-        .find(|p| p.key.as_str().eq_ignore_ascii_case(key))
-        .and_then(|p| p.val.as_ref())
-        .map(|v| v.as_str().trim_matches('"'))
-}
-
-/// Lengths beyond this (a century) are no event's, and would overflow the
-/// date arithmetic.
-const MAX_LENGTH_DAYS: i64 = 100 * 366;
-
-/// A `DURATION` or a PERIOD's length (`P1DT2H`, `-PT15M`).
-fn duration(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    let (negative, text) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let d = Duration::from_std(iso8601::duration(text).ok()?.into()).ok()?;
-    (d.num_days() <= MAX_LENGTH_DAYS).then_some(if negative { -d } else { d })
-}
-
-/// The values of a DATE / DATE-TIME / PERIOD property, each with the length
-/// a PERIOD gives it.
-fn values(
-    property: &Property<'_>,
-    zones: &Zones,
-) -> Result<Vec<(IcsTime, Option<PeriodEnd>)>, String> {
-    let tz = param(property, "TZID")
-        .map(|id| zones.resolve(id))
-        .transpose()?
-        .flatten();
-    let date_only = param(property, "VALUE").is_some_and(|v| v.eq_ignore_ascii_case("DATE"));
-    property
-        .val
-        .as_str()
-        .split(',')
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(|value| {
-            let (start, end) = match value.split_once('/') {
-                Some((start, end)) => (start, Some(end)),
-                None => (value, None),
-            };
-            let start = time_value(start, tz, date_only)?;
-            let end = match end {
-                None => None,
-                Some(end) if end.starts_with(['P', '+', '-']) => Some(PeriodEnd::Length(
-                    duration(end).ok_or_else(|| format!("bad period `{value}`"))?,
-                )),
-                Some(end) => Some(PeriodEnd::At(time_value(end, tz, false)?)),
-            };
-            Ok((start, end))
-        })
-        .collect()
-}
-
-/// How a PERIOD ends.
-#[derive(Debug, Clone, Copy)]
-enum PeriodEnd {
-    At(IcsTime),
-    Length(Duration),
-}
-
-fn first_value(property: &Property<'_>, zones: &Zones) -> Result<IcsTime, String> {
-    values(property, zones)?
-        .into_iter()
-        .next()
-        .map(|(t, _)| t)
-        .ok_or_else(|| "no value".to_string())
-}
-
-fn time_value(text: &str, tz: Option<Zone>, date_only: bool) -> Result<IcsTime, String> {
-    let bad = || format!("`{text}` is not an iCalendar date or date-time");
-    if date_only || text.len() == 8 {
-        return NaiveDate::parse_from_str(text, "%Y%m%d")
-            .map(IcsTime::Date)
-            .map_err(|_| bad());
-    }
-    let (local, utc) = match text.strip_suffix(['Z', 'z']) {
-        Some(local) => (local, true),
-        None => (text, false),
-    };
-    let time = NaiveDateTime::parse_from_str(local, "%Y%m%dT%H%M%S").map_err(|_| bad())?;
-    Ok(match (utc, tz) {
-        (true, _) => IcsTime::Utc(time),
-        (false, Some(Zone::Iana(tz))) => IcsTime::Zoned(time, tz),
-        // One offset for all time: the time is an instant, and a series
-        // of it repeats in UTC exactly as in its own zone.
-        (false, Some(Zone::Fixed(east))) => IcsTime::Utc(time - Duration::seconds(i64::from(east))),
-        (false, None) => IcsTime::Floating(time),
     })
 }
 

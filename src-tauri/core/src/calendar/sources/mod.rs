@@ -17,6 +17,7 @@ pub mod dateformat;
 pub mod fullnote;
 pub mod ical;
 mod ical_event;
+mod ical_values;
 pub(crate) mod ical_zone;
 pub mod net_guard;
 pub mod tasks;
