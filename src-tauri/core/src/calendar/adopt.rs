@@ -90,8 +90,10 @@ pub(super) fn log_transition(previous: &VaultStatus, next: &VaultStatus) {
 
 impl Calendar {
     /// Adopts changed settings (vault path, sources, display time zone):
-    /// rebuilds the cache from a full rescan, keeps the cached feeds of
-    /// unchanged ICS sources, and moves the watcher when the vault moved. A
+    /// rebuilds the cache from a full rescan, keeps the cached events of
+    /// ICS and CalDAV sources still reading the same calendar
+    /// ([`SourceConfig::reads_same_feed_as`](super::sources::SourceConfig::reads_same_feed_as)),
+    /// and moves the watcher when the vault moved. A
     /// vault that cannot be used becomes the [`Calendar::vault_status`].
     pub fn apply_settings(&self, settings: &Settings) {
         let _write = lock(&self.inner.write_lock);

@@ -500,11 +500,7 @@ impl Cache {
         }
         for source in self.sources.iter_mut() {
             if let Some(previous) = old.source(&source.config.id)
-                && previous.config == source.config
-                && matches!(
-                    source.config.kind,
-                    SourceType::Ical { .. } | SourceType::Caldav { .. }
-                )
+                && source.config.reads_same_feed_as(&previous.config)
             {
                 source.notes = previous.notes.clone();
                 source.feed = previous.feed.clone();

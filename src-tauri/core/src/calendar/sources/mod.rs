@@ -142,6 +142,41 @@ impl SourceConfig {
         }
     }
 
+    /// Whether this source reads the same remote calendar as `before` did,
+    /// so the events cached from it stay while the settings change around
+    /// it: its name, colour or order, or a CalDAV calendar's address found
+    /// by discovery and written back (without this, the calendar showed
+    /// empty until its copy was read again).
+    pub fn reads_same_feed_as(&self, before: &SourceConfig) -> bool {
+        match (&self.kind, &before.kind) {
+            (SourceType::Ical { .. }, SourceType::Ical { .. }) => self.kind == before.kind,
+            (
+                SourceType::Caldav {
+                    server,
+                    username,
+                    calendar,
+                },
+                SourceType::Caldav {
+                    server: server_before,
+                    username: username_before,
+                    calendar: calendar_before,
+                },
+            ) => {
+                server == server_before
+                    && username == username_before
+                    && (calendar == calendar_before || calendar_before.is_empty())
+            }
+            (
+                SourceType::FullNote { .. }
+                | SourceType::DailyNote { .. }
+                | SourceType::Tasks { .. }
+                | SourceType::Ical { .. }
+                | SourceType::Caldav { .. },
+                _,
+            ) => false,
+        }
+    }
+
     /// Whether the vault-relative `path` is a note of this source.
     pub fn owns(&self, path: &str) -> bool {
         let Some(dir) = self.dir() else { return false };
