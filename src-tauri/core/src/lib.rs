@@ -24,6 +24,8 @@
 //!   (a change-feed entry, the user's reminder hook).
 //! - [`changes`]: the change feed (`GET /api/v1/changes`): what changed in
 //!   the calendar, numbered, whatever changed it.
+//! - [`webhooks`]: the change feed's entries POSTed to the user's hooks in
+//!   the Standard Webhooks format (signed, retried, logged).
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`ics`]: events written as iCalendar, and a client's event read back.
@@ -84,3 +86,4 @@ pub mod settings;
 pub mod tokens;
 pub mod vault_reminders;
 pub mod view;
+pub mod webhooks;
