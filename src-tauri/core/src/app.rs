@@ -13,6 +13,7 @@ use crate::paths::Paths;
 use crate::settings::{SettingsError, SettingsStore};
 use crate::tokens::{self, SecretStore, TokenError, TokenStore};
 use crate::vault_reminders::{self, VaultReminders};
+use crate::webhooks::{KeyringSigningSecrets, RetryPolicy, Webhooks};
 
 /// Why an instance could not start.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +40,8 @@ pub struct Core {
     pub events: EventBus,
     /// Holds the calendar plugin under [`PLUGIN_ID`].
     pub registry: Registry,
+    /// The user's webhooks, delivering the change feed's entries.
+    pub webhooks: Webhooks,
     plugin: Arc<CalendarPlugin>,
     vault_reminders: tokio::sync::watch::Receiver<Arc<VaultReminders>>,
 }
@@ -94,6 +97,12 @@ impl Core {
             ui,
             consent,
         ));
+        let webhooks = Webhooks::open(
+            paths.data_dir(),
+            Arc::new(KeyringSigningSecrets::default()),
+            RetryPolicy::default(),
+        );
+        webhooks.follow(plugin.changes().clone());
         let mut registry = Registry::default();
         registry.register(PLUGIN_ID, plugin.clone());
         Ok(Core {
@@ -104,6 +113,7 @@ impl Core {
             tokens,
             events,
             registry,
+            webhooks,
             plugin,
             vault_reminders,
         })

@@ -1,0 +1,347 @@
+//! Webhooks end to end: real deliveries over loopback HTTP to a Python
+//! receiver that verifies each with the Standard Webhooks reference library
+//! (`standardwebhooks`, pinned in `webhook_receiver/requirements.txt`),
+//! signing secrets in the real OS keyring. Run with
+//! `scripts/session.sh cargo test -p almanac-core --test webhooks`; without
+//! a Secret Service or the venv these tests fail, they do not skip.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use almanac_core::changes::{About, ChangeFeed, ChangeKind};
+use almanac_core::webhooks::{
+    CreatedHook, Delivery, Hook, KeyringSigningSecrets, NewHook, RetryPolicy, WebhookError,
+    Webhooks,
+};
+use almanac_testkit::{InstanceBuilder, captured_logs, files_containing, logs_text, venv};
+use serde_json::Value;
+use uuid::Uuid;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+const STANDUP: &str =
+    "---\ntitle: Standup\ndate: 2026-01-05\nstartTime: \"09:00\"\nendTime: \"09:15\"\n---\n";
+
+/// `webhook_receiver/receiver.py`, answering every delivery with `status`.
+struct Receiver {
+    child: Child,
+    stdin: ChildStdin,
+    port: u16,
+    reports: mpsc::Receiver<Value>,
+}
+
+impl Receiver {
+    fn start(status: u16) -> Self {
+        let python = venv("webhooks-venv.sh").join("bin/python");
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/webhook_receiver/receiver.py");
+        let mut child = Command::new(python)
+            .arg(script)
+            .env("RECEIVER_STATUS", status.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the receiver starts");
+        let stdin = child.stdin.take().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let port = lines
+            .next()
+            .expect("the receiver prints its port")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let (sender, reports) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let _ = sender.send(serde_json::from_str(&line).unwrap());
+            }
+        });
+        Self {
+            child,
+            stdin,
+            port,
+            reports,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/hook", self.port)
+    }
+
+    /// Tells the receiver the secret its deliveries are signed with.
+    fn knows(&mut self, created: &CreatedHook) {
+        writeln!(self.stdin, "{}", created.secret.expose()).unwrap();
+    }
+
+    /// The receiver's report of the next delivery.
+    fn next(&self) -> Value {
+        self.reports
+            .recv_timeout(WAIT)
+            .expect("a delivery reaches the receiver")
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Creates a hook as the settings window does (off the async workers: the
+/// keyring blocks).
+async fn create(webhooks: &Webhooks, url: String, events: &[&str]) -> CreatedHook {
+    let (webhooks, events) = (
+        webhooks.clone(),
+        events.iter().map(|e| e.to_string()).collect(),
+    );
+    tokio::task::spawn_blocking(move || webhooks.create(NewHook { url, events }))
+        .await
+        .unwrap()
+        .expect("the hook is created")
+}
+
+/// Awaits `ready` on hook `id`'s delivery log (written after each attempt).
+async fn log_until(
+    webhooks: &Webhooks,
+    id: Uuid,
+    what: &str,
+    ready: impl Fn(&[Delivery]) -> bool,
+) -> Vec<Delivery> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let log = webhooks.deliveries(id).unwrap();
+        if ready(&log) {
+            return log;
+        }
+        assert!(Instant::now() < deadline, "{what}: the log is {log:#?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn hook(webhooks: &Webhooks, id: Uuid) -> Hook {
+    let hooks = webhooks.hooks().unwrap();
+    hooks.into_iter().find(|h| h.id == id).expect("the hook")
+}
+
+/// What `secret-tool` (libsecret, a separate client) finds for a hook.
+fn keyring_lookup(id: Uuid) -> Option<String> {
+    let output = Command::new("secret-tool")
+        .args(["lookup", "service", "almanac-webhook", "username"])
+        .arg(id.to_string())
+        .output()
+        .expect("secret-tool (libsecret-tools) is installed");
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8(output.stdout).unwrap())
+}
+
+fn assert_verifies(report: &Value) {
+    assert_eq!(report["error"], Value::Null, "{report:#}");
+    assert_eq!(
+        report["replayError"], "Message timestamp too old",
+        "a replay six minutes later must not verify: {report:#}"
+    );
+    assert_eq!(
+        report["tamperedError"], "No matching signature found",
+        "{report:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_on_disk_is_delivered_signed_and_its_replay_does_not_verify() {
+    captured_logs();
+    let app = InstanceBuilder::new()
+        .note("events/2026-01-05 Standup.md", STANDUP)
+        .open()
+        .await;
+    let mut receiver = Receiver::start(200);
+    let created = create(
+        &app.webhooks,
+        receiver.url(),
+        &["event.created", "event.updated"],
+    )
+    .await;
+    receiver.knows(&created);
+    let id = created.hook.id;
+    let secret = created.secret.expose().to_string();
+    assert!(secret.starts_with("whsec_"));
+    assert_eq!(
+        keyring_lookup(id).as_deref(),
+        Some(secret.as_str()),
+        "the secret is in the OS keyring"
+    );
+
+    let note = app.dir.path().join("vault/events/2026-01-05 Standup.md");
+    std::fs::write(&note, STANDUP.replace("Standup", "Standup moved")).unwrap();
+    let report = receiver.next();
+    assert_verifies(&report);
+    assert_eq!(report["body"]["type"], "event.updated", "{report:#}");
+    let data = &report["body"]["data"];
+    assert_eq!(data["type"], "event.updated");
+    assert_eq!(data["calendarId"], "local");
+    assert_eq!(data["eventId"], "fullnote:events/2026-01-05 Standup.md");
+    assert_eq!(report["body"]["timestamp"], data["at"]);
+    let webhook_id = report["headers"]["webhook-id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(webhook_id.starts_with("msg_"), "{webhook_id}");
+    assert_eq!(report["headers"]["content-type"], "application/json");
+
+    std::fs::write(
+        app.dir.path().join("vault/events/2026-01-06 Review.md"),
+        STANDUP.replace("Standup", "Review"),
+    )
+    .unwrap();
+    let report = receiver.next();
+    assert_verifies(&report);
+    assert_eq!(report["body"]["type"], "event.created", "{report:#}");
+    assert_ne!(report["headers"]["webhook-id"], webhook_id.as_str());
+
+    let log = log_until(&app.webhooks, id, "both delivered", |log| log.len() == 2).await;
+    assert!(
+        log.iter()
+            .all(|d| d.ok && d.status == Some(200) && d.attempt == 1),
+        "{log:#?}"
+    );
+    assert_eq!(log[0].webhook_id, webhook_id);
+    assert_eq!(log[0].entry_type, "event.updated");
+
+    assert_eq!(
+        files_containing(app.dir.path(), &secret),
+        Vec::<std::path::PathBuf>::new(),
+        "the secret reached a file (settings.json, webhooks.json, the delivery log…)"
+    );
+    assert!(!logs_text().contains(&secret), "the secret was logged");
+    assert!(app.dir.path().join("data/webhooks.json").exists());
+
+    let webhooks = app.webhooks.clone();
+    tokio::task::spawn_blocking(move || webhooks.delete(id))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(keyring_lookup(id), None, "deleting left the secret behind");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_receiver_gets_every_attempt_then_the_hook_is_turned_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = RetryPolicy {
+        delays: vec![Duration::from_millis(20), Duration::from_millis(40)],
+        disable_after: 2,
+        timeout: Duration::from_secs(5),
+    };
+    let open = || {
+        Webhooks::open(
+            dir.path(),
+            Arc::new(KeyringSigningSecrets::default()),
+            policy.clone(),
+        )
+    };
+    let webhooks = open();
+    let feed = ChangeFeed::default();
+    webhooks.follow(feed.clone());
+    let mut failing = Receiver::start(500);
+    let mut healthy = Receiver::start(200);
+    let bad = create(&webhooks, failing.url(), &["event.created"]).await;
+    let good = create(&webhooks, healthy.url(), &["event.created"]).await;
+    failing.knows(&bad);
+    healthy.knows(&good);
+    let created = |event: &str| About::calendar(ChangeKind::EventCreated, "local", Some(event));
+
+    for (round, event) in ["first", "second"].into_iter().enumerate() {
+        feed.push([created(event)]);
+        let attempts: Vec<Value> = (0..3).map(|_| failing.next()).collect();
+        for report in &attempts {
+            assert_verifies(report);
+            assert_eq!(report["body"]["data"]["eventId"], event);
+            assert_eq!(
+                report["headers"]["webhook-id"], attempts[0]["headers"]["webhook-id"],
+                "every attempt of one entry has the same webhook-id"
+            );
+        }
+        assert_verifies(&healthy.next());
+        let log = log_until(&webhooks, bad.hook.id, "three attempts logged", |log| {
+            log.len() == 3 * (round + 1)
+        })
+        .await;
+        let this_round = &log[3 * round..];
+        assert_eq!(
+            this_round.iter().map(|d| d.attempt).collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+        assert!(
+            this_round.iter().all(|d| !d.ok
+                && d.status == Some(500)
+                && d.error.as_deref() == Some("HTTP 500 Internal Server Error")),
+            "{this_round:#?}"
+        );
+    }
+    // The log is written after the attempt; the count right after it.
+    let deadline = Instant::now() + WAIT;
+    while hook(&webhooks, bad.hook.id).enabled {
+        assert!(Instant::now() < deadline, "the failing hook stays on");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let turned_off = hook(&webhooks, bad.hook.id);
+    let reason = turned_off.disabled_reason.clone().unwrap();
+    assert!(
+        reason.contains("2 deliveries in a row failed") && reason.contains("HTTP 500"),
+        "{reason}"
+    );
+    assert!(hook(&webhooks, good.hook.id).enabled);
+
+    // Off means off: the next entry goes only to the healthy hook.
+    feed.push([created("third")]);
+    assert_eq!(healthy.next()["body"]["data"]["eventId"], "third");
+    assert_eq!(webhooks.deliveries(bad.hook.id).unwrap().len(), 6);
+
+    // The state and the log survive a restart.
+    drop(webhooks);
+    let webhooks = open();
+    assert_eq!(hook(&webhooks, bad.hook.id), turned_off);
+    assert_eq!(webhooks.deliveries(bad.hook.id).unwrap().len(), 6);
+    let on = webhooks.set_enabled(bad.hook.id, true).unwrap();
+    assert!(on.enabled && on.disabled_reason.is_none() && on.consecutive_failures == 0);
+
+    for secret in [bad.secret.expose(), good.secret.expose()] {
+        assert!(files_containing(dir.path(), secret).is_empty());
+    }
+    for created in [bad, good] {
+        let webhooks = webhooks.clone();
+        let id = created.hook.id;
+        tokio::task::spawn_blocking(move || webhooks.delete(id))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(keyring_lookup(id), None);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_hook_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let webhooks = Webhooks::open(
+        dir.path(),
+        Arc::new(KeyringSigningSecrets::default()),
+        RetryPolicy::default(),
+    );
+    let refused = tokio::task::spawn_blocking(move || {
+        webhooks.create(NewHook {
+            url: "file:///etc/passwd".into(),
+            events: vec!["event.created".into()],
+        })
+    })
+    .await
+    .unwrap();
+    assert!(
+        matches!(refused, Err(WebhookError::Invalid(_))),
+        "{refused:?}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
