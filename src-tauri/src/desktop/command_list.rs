@@ -40,4 +40,9 @@ pub const COMMANDS: &[&str] = &[
     "feed_revoke",
     "autostart_state",
     "autostart_set",
+    "webhooks_list",
+    "webhook_create",
+    "webhook_set_enabled",
+    "webhook_delete",
+    "webhook_deliveries",
 ];

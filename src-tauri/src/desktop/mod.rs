@@ -7,6 +7,7 @@
 //! - [`commands`], [`settings_commands`]: the Tauri commands the web UI calls;
 //!   `command_list.rs` names them all (for `build.rs`), and `capabilities/`
 //!   grants each window only those its page calls;
+//! - [`webhook_commands`]: Settings' webhooks (the core's `webhooks`);
 //! - [`editing`]: the commands the calendar window edits events with;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
@@ -31,6 +32,7 @@ mod quick_add;
 mod settings_commands;
 mod tray;
 mod ui;
+mod webhook_commands;
 mod windows;
 
 use std::sync::Arc;
@@ -93,6 +95,11 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             caldav_commands::feed_revoke,
             autostart::autostart_state,
             autostart::autostart_set,
+            webhook_commands::webhooks_list,
+            webhook_commands::webhook_create,
+            webhook_commands::webhook_set_enabled,
+            webhook_commands::webhook_delete,
+            webhook_commands::webhook_deliveries,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();

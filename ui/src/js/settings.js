@@ -1,11 +1,12 @@
 // The settings window. Its sections are tabs (settings_tabs.js): Calendars,
 // Vault, Display and Reminders have modules of their own (settings_*.js);
 // this one holds "API & Security": the REST server switch and port, the
-// CalDAV server's switch, port and subscription feeds (settings_feeds.js), and
-// personal access tokens (generate, show the secret once, list, revoke). A
-// token allowed in a consent dialog (`almanac --request-access`) has its
-// secret shown here too, taken from the shell once. Above it all, a banner
-// says why the vault cannot be used, while it cannot.
+// CalDAV server's switch, port and subscription feeds (settings_feeds.js),
+// webhooks (settings_webhooks.js), and personal access tokens (generate, show
+// the secret once, list, revoke). A token allowed in a consent dialog
+// (`almanac --request-access`) has its secret shown here too, taken from the
+// shell once. Above it all, a banner says why the vault cannot be used, while
+// it cannot.
 
 import '../css/settings.css';
 import './autostart.js';
@@ -19,6 +20,7 @@ import * as reminders from './settings_reminders.js';
 import { copyText } from './settings_shared.js';
 import { showSection, startTabs } from './settings_tabs.js';
 import * as vault from './settings_vault.js';
+import * as webhooks from './settings_webhooks.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -294,7 +296,7 @@ showSettings(settings);
 showRestState(restState);
 showVaultStatus(vaultStatus);
 renderScopes(scopes);
-await Promise.all([refreshTokens(), calendars.refreshInfo(), display.loadZones(), feeds.refresh()]);
+await Promise.all([refreshTokens(), calendars.refreshInfo(), display.loadZones(), feeds.refresh(), webhooks.refresh()]);
 await listen('settings-changed', showSettings);
 await listen('rest-state', showRestState);
 await listen('tokens-changed', refreshTokens);
@@ -304,4 +306,6 @@ await listen('secret-granted', showGrantedSecret);
 await showGrantedSecret();
 // "Last used" changes with every request; show it fresh when the user looks.
 window.addEventListener('focus', refreshTokens);
+// Deliveries happen in the background: show hooks and the log fresh too.
+window.addEventListener('focus', webhooks.refresh);
 document.body.dataset.ready = 'true';
