@@ -1,14 +1,13 @@
 //! Webhooks end to end: real deliveries over loopback HTTP to a Python
 //! receiver that verifies each with the Standard Webhooks reference library
-//! (`standardwebhooks`, pinned in `webhook_receiver/requirements.txt`),
+//! (`standardwebhooks`, pinned in
+//! `src-tauri/testkit/webhook_receiver/requirements.txt`),
 //! signing secrets in the real OS keyring. Run with
 //! `scripts/session.sh cargo test -p almanac-core --test webhooks`; without
 //! a Secret Service or the venv these tests fail, they do not skip.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Arc, mpsc};
+use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use almanac_core::changes::{About, ChangeFeed, ChangeKind};
@@ -16,7 +15,9 @@ use almanac_core::webhooks::{
     CreatedHook, Delivery, Hook, KeyringSigningSecrets, NewHook, RetryPolicy, WebhookError,
     Webhooks,
 };
-use almanac_testkit::{InstanceBuilder, captured_logs, files_containing, logs_text, venv};
+use almanac_testkit::{
+    InstanceBuilder, WebhookReceiver as Receiver, captured_logs, files_containing, logs_text,
+};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -24,72 +25,6 @@ const WAIT: Duration = Duration::from_secs(20);
 
 const STANDUP: &str =
     "---\ntitle: Standup\ndate: 2026-01-05\nstartTime: \"09:00\"\nendTime: \"09:15\"\n---\n";
-
-/// `webhook_receiver/receiver.py`, answering every delivery with `status`.
-struct Receiver {
-    child: Child,
-    stdin: ChildStdin,
-    port: u16,
-    reports: mpsc::Receiver<Value>,
-}
-
-impl Receiver {
-    fn start(status: u16) -> Self {
-        let python = venv("webhooks-venv.sh").join("bin/python");
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/webhook_receiver/receiver.py");
-        let mut child = Command::new(python)
-            .arg(script)
-            .env("RECEIVER_STATUS", status.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the receiver starts");
-        let stdin = child.stdin.take().unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let port = lines
-            .next()
-            .expect("the receiver prints its port")
-            .unwrap()
-            .parse()
-            .unwrap();
-        let (sender, reports) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                let _ = sender.send(serde_json::from_str(&line).unwrap());
-            }
-        });
-        Self {
-            child,
-            stdin,
-            port,
-            reports,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/hook", self.port)
-    }
-
-    /// Tells the receiver the secret its deliveries are signed with.
-    fn knows(&mut self, created: &CreatedHook) {
-        writeln!(self.stdin, "{}", created.secret.expose()).unwrap();
-    }
-
-    /// The receiver's report of the next delivery.
-    fn next(&self) -> Value {
-        self.reports
-            .recv_timeout(WAIT)
-            .expect("a delivery reaches the receiver")
-    }
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Creates a hook as the settings window does (off the async workers: the
 /// keyring blocks).
@@ -166,7 +101,7 @@ async fn an_edit_on_disk_is_delivered_signed_and_its_replay_does_not_verify() {
         &["event.created", "event.updated"],
     )
     .await;
-    receiver.knows(&created);
+    receiver.knows(created.secret.expose());
     let id = created.hook.id;
     let secret = created.secret.expose().to_string();
     assert!(secret.starts_with("whsec_"));
@@ -250,8 +185,8 @@ async fn a_failing_receiver_gets_every_attempt_then_the_hook_is_turned_off() {
     let mut healthy = Receiver::start(200);
     let bad = create(&webhooks, failing.url(), &["event.created"]).await;
     let good = create(&webhooks, healthy.url(), &["event.created"]).await;
-    failing.knows(&bad);
-    healthy.knows(&good);
+    failing.knows(bad.secret.expose());
+    healthy.knows(good.secret.expose());
     let created = |event: &str| About::calendar(ChangeKind::EventCreated, "local", Some(event));
 
     for (round, event) in ["first", "second"].into_iter().enumerate() {

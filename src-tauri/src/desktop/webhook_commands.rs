@@ -78,7 +78,7 @@ pub fn webhook_deliveries(
 }
 
 /// Runs keyring work off the async threads.
-async fn blocking<T: Send + 'static, E: ToString>(
+async fn blocking<T: Send + 'static, E: ToString + Send + 'static>(
     services: &Services,
     work: impl FnOnce(Webhooks) -> Result<T, E> + Send + 'static,
 ) -> Result<T, String> {

@@ -23,6 +23,7 @@ pub mod quick_add_table;
 pub mod radicale;
 pub mod venv;
 pub mod wait;
+pub mod webhook_receiver;
 
 pub use fakes::{ManualClock, RecordingUi};
 pub use instance::{InstanceBuilder, TestInstance, new_token, paths_in};
@@ -31,3 +32,4 @@ pub use leaks::{captured_logs, files_containing, logs_text};
 pub use net::{HttpStub, free_port, port_open};
 pub use venv::venv;
 pub use wait::{PATIENCE, eventually, wait_until};
+pub use webhook_receiver::WebhookReceiver;

@@ -50,7 +50,7 @@ impl Hook {
     /// Whether an entry of `kind` goes to this hook now.
     pub fn wants(&self, kind: ChangeKind) -> bool {
         let name = type_name(kind);
-        self.enabled && self.events.iter().any(|e| *e == name)
+        self.enabled && self.events.contains(&name)
     }
 }
 
