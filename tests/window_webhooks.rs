@@ -10,6 +10,15 @@ use almanac_testkit::{WebhookReceiver, files_containing};
 use support::instance::Instance;
 use support::webdriver::{Session, Theme};
 
+/// Saves what the window shows as `artifacts/screenshots/settings-<name>-light.png`.
+async fn screenshot(session: &Session, name: &str) {
+    session.painted().await;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "../artifacts/screenshots/settings-{name}-light.png"
+    ));
+    session.screenshot(&path).await;
+}
+
 /// What `secret-tool` finds in the session's keyring for hook `id`.
 fn keyring_lookup(id: &str) -> Option<String> {
     let output = std::process::Command::new("secret-tool")
@@ -94,6 +103,13 @@ async fn a_webhook_added_in_settings_delivers_signed_changes_and_is_deleted() {
             .await
             .contains("event.created")
     );
+    session
+        .execute(
+            "document.getElementById('webhooks-heading').scrollIntoView()",
+            serde_json::json!([]),
+        )
+        .await;
+    screenshot(&session, "webhooks").await;
 
     // Off: the state says so.
     session
