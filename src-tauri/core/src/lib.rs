@@ -24,6 +24,8 @@
 //!   (a change-feed entry, the user's reminder hook).
 //! - [`changes`]: the change feed (`GET /api/v1/changes`): what changed in
 //!   the calendar, numbered, whatever changed it.
+//! - [`client`]: the command line's client (`almanac events …`): the
+//!   running instance over REST, or the vault in-process when none runs.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`ics`]: events written as iCalendar, and a client's event read back.
@@ -67,6 +69,7 @@ pub mod app;
 pub mod caldav;
 pub mod calendar;
 pub mod changes;
+pub mod client;
 pub mod clock;
 pub mod data_lock;
 pub mod events;
