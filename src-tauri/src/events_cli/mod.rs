@@ -151,7 +151,11 @@ fn run(invocation: Invocation) -> Result<String, ClientError> {
                     now,
                     dry_run,
                 };
-                one_event(backend.quick_add(&line)?)
+                let read = one_event(backend.quick_add(&line)?);
+                match (dry_run, format) {
+                    (true, Format::Human) => format!("would add: {read}"),
+                    _ => read,
+                }
             }
             None => {
                 let calendar = match calendar {
