@@ -346,7 +346,7 @@ async fn against_a_running_instance_ids_work_in_the_cli_and_in_rest() {
     let writer =
         instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead]);
     let reader = instance.mint_token(&[Scope::EventsRead]);
-    let app = running_server(&instance, true).await;
+    let mut app = running_server(&instance, true).await;
     let writer_env = [("ALMANAC_TOKEN", writer.as_str())];
     let reader_env = [("ALMANAC_TOKEN", reader.as_str())];
 
@@ -465,7 +465,36 @@ async fn against_a_running_instance_ids_work_in_the_cli_and_in_rest() {
         &writer_env,
     ));
     assert_eq!(next[0]["id"], "tea", "{next}");
-    drop(app);
+
+    // Once it has stopped, the command works on the vault itself; a token
+    // given there still holds it to its scopes.
+    app.terminate();
+    app.exited().await;
+    let add = [
+        "events",
+        "add",
+        "--title",
+        "Tea",
+        "--start",
+        "2026-01-08T16:00",
+        "--calendar",
+        "local",
+    ];
+    let refused = cli(&instance, &add, &reader_env);
+    assert_eq!(refused.status.code(), Some(4), "{refused:?}");
+    assert!(
+        stderr(&refused).contains("events:write"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!instance.vault().join("events/2026-01-08 Tea.md").exists());
+    let listed = json_of(&cli(&instance, &["events", "list", "--json"], &reader_env));
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    assert!(
+        cli(&instance, &add, &[]).status.success(),
+        "the owner needs no token"
+    );
+    assert!(instance.vault().join("events/2026-01-08 Tea.md").exists());
 }
 
 #[tokio::test]

@@ -220,8 +220,14 @@ fn run(invocation: Invocation) -> Result<String, ClientError> {
 /// The first calendar that takes new events, for `add` without
 /// `--calendar` (as quick-add chooses).
 fn first_writable(backend: &dyn Backend) -> Result<String, ClientError> {
-    backend
-        .calendars()?
+    let calendars = backend.calendars().map_err(|e| ClientError {
+        message: format!(
+            "{} (needed to choose a calendar; or give --calendar ID)",
+            e.message
+        ),
+        ..e
+    })?;
+    calendars
         .iter()
         .find(|calendar| calendar["editable"] == true)
         .and_then(|calendar| calendar["id"].as_str().map(String::from))
