@@ -218,6 +218,16 @@ fn direct_mode_lists_adds_edits_and_removes_on_the_vault() {
             .join("events/2026-03-02 Standup.md")
             .exists()
     );
+
+    // A series too costly to expand is named on standard error; the output
+    // stays the JSON asked for.
+    instance.write_note(
+        "Tick.md",
+        "title: Tick\ntype: rrule\nrrule: FREQ=SECONDLY\nstartDate: 2020-01-01\nstartTime: \"00:00\"",
+    );
+    let out = cli(&instance, &[&week[..], &["--json"]].concat(), &[]);
+    assert_eq!(ids(&json_of(&out)), [standup, tabs], "{out:?}");
+    assert!(stderr(&out).contains("`Tick` was left out"), "{out:?}");
 }
 
 #[test]

@@ -127,7 +127,7 @@ fn run(invocation: Invocation) -> Result<String, ClientError> {
                 text,
                 tasks: tasks.then_some(true),
             };
-            let events = backend.list_events(&query)?;
+            let events = listed(backend, &query)?;
             rows::render(Listing::Events, &events, format, zone)
         }
         Command::Show(id) => {
@@ -201,7 +201,7 @@ fn run(invocation: Invocation) -> Result<String, ClientError> {
                 calendars,
                 ..ListQuery::default()
             };
-            let events = backend.list_events(&query)?;
+            let events = listed(backend, &query)?;
             match format {
                 Format::Human => rows::agenda(&events, first, days),
                 _ => rows::render(Listing::Events, &events, format, zone),
@@ -215,6 +215,16 @@ fn run(invocation: Invocation) -> Result<String, ClientError> {
         }
         Command::Help => String::new(),
     })
+}
+
+/// The events `query` matches; series left out are said on standard error,
+/// so the output stays what was asked for.
+fn listed(backend: &dyn Backend, query: &ListQuery) -> Result<Vec<Value>, ClientError> {
+    let listed = backend.list_events(query)?;
+    for message in &listed.left_out {
+        eprintln!("warning: {message}");
+    }
+    Ok(listed.events)
 }
 
 /// The first calendar that takes new events, for `add` without

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::failure::{ClientError, Exit};
-use super::{Backend, ListQuery, QuickLine, rows};
+use super::{Backend, ListQuery, Listed, QuickLine, rows};
 use crate::api::{AuthorizedApi, DateRange, DeclineAll, EventFilter, EventOptions, HeadlessUi};
 use crate::app::Core;
 use crate::calendar::{EventFields, RangeSide, parse_range_bound};
@@ -102,7 +102,7 @@ impl Backend for DirectBackend {
         self.core.calendar.display_timezone()
     }
 
-    fn list_events(&self, query: &ListQuery) -> Result<Vec<Value>, ClientError> {
+    fn list_events(&self, query: &ListQuery) -> Result<Listed, ClientError> {
         let start_millis = self.bound(&query.start, RangeSide::Start)?;
         let end_millis = self.bound(&query.end, RangeSide::End)?;
         let filter = EventFilter {
@@ -115,7 +115,15 @@ impl Backend for DirectBackend {
             calendar_ids: query.calendars.clone(),
             query: query.text.clone(),
         };
-        self.api.get_events(&filter)?.iter().map(wire).collect()
+        let answer = self.api.get_events_answer(&filter)?;
+        Ok(Listed {
+            events: answer.events.iter().map(wire).collect::<Result<_, _>>()?,
+            left_out: answer
+                .left_out
+                .into_iter()
+                .map(|series| series.message)
+                .collect(),
+        })
     }
 
     fn show_event(&self, id: &str) -> Result<Value, ClientError> {

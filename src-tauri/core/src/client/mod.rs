@@ -42,6 +42,15 @@ pub struct ListQuery {
     pub tasks: Option<bool>,
 }
 
+/// `events list`'s answer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Listed {
+    pub events: Vec<Value>,
+    /// Why recurring series were left out of `events` (each needed more
+    /// than its share of the query's expansion), for people.
+    pub left_out: Vec<String>,
+}
+
 /// A quick-add line and how to read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuickLine {
@@ -60,7 +69,7 @@ pub trait Backend {
     /// The zone dates and times are read and shown in.
     fn display_zone(&self) -> Tz;
     /// Events matching `query`, series expanded, sorted by start.
-    fn list_events(&self, query: &ListQuery) -> Result<Vec<Value>, ClientError>;
+    fn list_events(&self, query: &ListQuery) -> Result<Listed, ClientError>;
     /// One event with its note and line (`GET /events/{id}`'s `details`).
     fn show_event(&self, id: &str) -> Result<Value, ClientError>;
     /// Creates an event from `fields` (`POST /events`' `event`).

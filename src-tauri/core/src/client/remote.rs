@@ -12,7 +12,7 @@ use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::{Value, json};
 
 use super::failure::{ClientError, Exit};
-use super::{Backend, ListQuery, QuickLine, rows};
+use super::{Backend, ListQuery, Listed, QuickLine, rows};
 
 /// How long one request may take: a query is bounded by the server, and a
 /// write is a file and an fsync.
@@ -96,7 +96,7 @@ impl Backend for RemoteBackend {
         self.zone
     }
 
-    fn list_events(&self, query: &ListQuery) -> Result<Vec<Value>, ClientError> {
+    fn list_events(&self, query: &ListQuery) -> Result<Listed, ClientError> {
         let mut params: Vec<(&str, String)> = Vec::new();
         let mut put = |name, value: &Option<String>| {
             if let Some(value) = value {
@@ -111,8 +111,17 @@ impl Backend for RemoteBackend {
             &query.calendars.as_ref().map(|ids| ids.join(",")),
         );
         put("isTask", &query.tasks.map(|flag| flag.to_string()));
-        let body = self.send(self.request(Method::GET, "/events").query(&params))?;
-        Ok(body["events"].as_array().cloned().unwrap_or_default())
+        let mut body = self.send(self.request(Method::GET, "/events").query(&params))?;
+        let left_out = body["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|warning| warning["message"].as_str().unwrap_or_default().to_string())
+            .collect();
+        Ok(Listed {
+            events: serde_json::from_value(body["events"].take()).unwrap_or_default(),
+            left_out,
+        })
     }
 
     fn show_event(&self, id: &str) -> Result<Value, ClientError> {
