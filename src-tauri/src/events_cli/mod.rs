@@ -76,15 +76,12 @@ pub fn dispatch(program: &str, args: impl Iterator<Item = String>) -> Option<Exi
         }
     };
     if invocation.command == Command::Help {
-        println!("{usage}");
+        print(&format!("{usage}\n"));
         return Some(ExitCode::SUCCESS);
     }
     Some(match run(invocation) {
         Ok(out) => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`| head`) is the reader's choice, not a failure.
-            let _ = stdout.write_all(out.as_bytes());
-            let _ = stdout.flush();
+            print(&out);
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -92,6 +89,14 @@ pub fn dispatch(program: &str, args: impl Iterator<Item = String>) -> Option<Exi
             ExitCode::from(error.exit.code())
         }
     })
+}
+
+/// Writes `out` to standard output. A closed pipe (`| head`) is the
+/// reader's choice, not a failure (`println!` would panic).
+fn print(out: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
 }
 
 fn run(invocation: Invocation) -> Result<String, ClientError> {
