@@ -526,3 +526,51 @@ async fn an_instance_with_its_rest_server_off_is_named_with_exit_code_5() {
     app.terminate();
     app.exited().await;
 }
+
+#[test]
+fn direct_mode_lists_the_vaults_next_reminders() {
+    let instance = Instance::new();
+    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).date_naive();
+    instance.write_note(
+        "Dentist.md",
+        &format!(
+            "title: Dentist\ndate: {tomorrow}\nstartTime: \"09:30\"\nendTime: \"10:00\"\n\
+             notify:\n  value: 15"
+        ),
+    );
+    let next = json_of(&cli(&instance, &["reminders", "next", "--json"], &[]));
+    assert_eq!(next[0]["title"], "Dentist", "{next}");
+    assert_eq!(next[0]["eventId"], "fullnote:events/Dentist.md");
+    assert_eq!(
+        next[0]["triggerAt"],
+        format!("{tomorrow}T09:15:00+00:00"),
+        "{next}"
+    );
+    let tsv = stdout(&cli(&instance, &["reminders", "next", "--tsv"], &[]));
+    assert_eq!(tsv.lines().next(), Some("id\ttriggerAt\ttitle\teventId"));
+    assert!(
+        tsv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("fullnote:events/Dentist.md::")
+    );
+}
+
+/// A process that holds the data folder's lock (a running Almanac) but
+/// whose REST server, switched on in the settings, does not answer.
+#[test]
+fn an_instance_that_does_not_answer_is_exit_code_5() {
+    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let paths = almanac_core::paths::Paths::new(
+        instance.config_home().join("almanac"),
+        instance.data_home().join("almanac"),
+    );
+    let _held = almanac_core::data_lock::DataLock::acquire(&paths).unwrap();
+    let out = cli(
+        &instance,
+        &["calendars"],
+        &[("ALMANAC_TOKEN", "ofc_pat_any")],
+    );
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    assert!(stderr(&out).contains("did not answer"), "{out:?}");
+}
