@@ -36,10 +36,14 @@ fn remote(paths: &Paths, tokens: &TokenSources) -> Result<Box<dyn Backend>, Clie
     if !settings.rest_server_enabled {
         return Err(ClientError::new(
             Exit::Unreachable,
-            "Almanac is running with its REST server off, and only through it can this \
-             command reach the running app. Switch it on (tray menu: Enable REST Server, \
-             or Settings › API & Security), or quit Almanac to work on the vault directly; \
-             then run this again",
+            format!(
+                "Almanac is running with its REST server off, and only through it can this \
+                 command reach the running app. Switch it on (tray menu: Enable REST Server, \
+                 or Settings › API & Security; on a server, stop almanac-server and set \
+                 \"restServerEnabled\": true in {}), or stop Almanac to work on the vault \
+                 directly; then run this again",
+                paths.settings_file().display()
+            ),
         ));
     }
     let Some(secret) = tokens.secret()? else {
