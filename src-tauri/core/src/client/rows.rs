@@ -171,14 +171,19 @@ pub fn render(listing: Listing, items: &[Value], format: Format, zone: Tz) -> St
 }
 
 /// The agenda for people: a heading per day from `first` on, then that
-/// day's events (an event spanning days shows on its first).
+/// day's events (an event spanning days shows on its first day in the
+/// agenda).
 pub fn agenda(events: &[Value], first: NaiveDate, days: u32) -> String {
     let mut out = String::new();
     for day in first.iter_days().take(days as usize) {
         let date = day.format("%Y-%m-%d").to_string();
         out.push_str(&format!("{}\n", day.format("%a %Y-%m-%d")));
+        let shown_on = |event: &&Value| {
+            let starts = text(event, "date");
+            starts == date || (day == first && starts < date)
+        };
         let mut any = false;
-        for event in events.iter().filter(|e| text(e, "date") == date) {
+        for event in events.iter().filter(shown_on) {
             out.push_str(&format!("  {}\n", event_line(event)));
             any = true;
         }
@@ -270,6 +275,21 @@ mod tests {
         assert_eq!(cells.len(), EVENT_COLUMNS.len());
         assert_eq!(cells[0], "fullnote:a.md");
         assert_eq!(cells[6], "Tab\\there\\nand\\\\");
+    }
+
+    #[test]
+    fn the_agenda_shows_each_day_and_an_event_begun_before_on_the_first() {
+        let first = NaiveDate::from_ymd_opt(2026, 1, 5).unwrap();
+        let events = [
+            json!({"id": "a", "title": "Trip", "date": "2026-01-03", "allDay": true}),
+            json!({"id": "b", "title": "Call", "date": "2026-01-06", "allDay": false,
+                   "startTime": "08:00", "endTime": "08:30", "calendarName": "Work"}),
+        ];
+        assert_eq!(
+            agenda(&events, first, 2),
+            "Mon 2026-01-05\n  all day      Trip  []  a\n\
+             Tue 2026-01-06\n  08:00-08:30  Call  [Work]  b\n"
+        );
     }
 
     #[test]
