@@ -4,7 +4,8 @@
 # UI's bundler, and the desktop services the tests use for real (D-Bus,
 # gnome-keyring, Xvfb, dunst, the WebKit WebDriver, xwininfo), plus wrk for the
 # benchmarks, mksquashfs for the AppImage, gio to start the installed menu
-# entry, khal (a CalDAV test reads what vdirsyncer synced with it), and Python's venv, in which the ICS differential test's oracle and
+# entry, khal (a CalDAV test reads what vdirsyncer synced with it), jq (the
+# command-line tests pipe `--json` through it), and Python's venv, in which the ICS differential test's oracle and
 # the CalDAV tests' real clients install their packages from PyPI.
 # Idempotent: installs only what's missing.
 set -euo pipefail
@@ -15,7 +16,7 @@ packages=(
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   dbus dbus-x11 gnome-keyring libsecret-tools xvfb dunst libnotify-bin
   xdg-utils webkit2gtk-driver x11-utils wrk python3 python3-venv
-  squashfs-tools libglib2.0-bin khal
+  squashfs-tools libglib2.0-bin khal jq
 )
 # Node.js for the UI bundler: Debian's, unless a Node.js is already installed.
 command -v npm >/dev/null || packages+=(nodejs npm)

@@ -11,6 +11,7 @@ Usage: almanac [--headless] [--vault DIR] [--open WINDOW]
        almanac --request-access NAME --scopes SCOPE,... [--reason TEXT]
        almanac --new-feed NAME --calendars ID,... | --list-feeds | --revoke-feed ID
        almanac token create|list|revoke ...   (see `almanac token --help`)
+       almanac events|agenda|calendars|reminders ...   (see `almanac events --help`)
 
   --headless     run the calendar REST server and the reminder daemon with no
                  windows (the default when no display is available)

@@ -7,6 +7,7 @@
 
 pub mod cli;
 mod diagnostics;
+pub mod events_cli;
 pub mod feeds;
 pub mod headless;
 mod reminder_daemon;

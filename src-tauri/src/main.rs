@@ -14,6 +14,9 @@ use almanac::{cli, feeds, headless, token_cli, wiring};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if let Some(code) = almanac::events_cli::dispatch("almanac", std::env::args()) {
+        return code;
+    }
     if std::env::args().nth(1).is_some_and(|arg| arg == "token") {
         return token_cli::main(std::env::args().skip(2));
     }

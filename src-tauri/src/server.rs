@@ -21,6 +21,9 @@ Config: $XDG_CONFIG_HOME/almanac/settings.json   Data: $XDG_DATA_HOME/almanac/
 Log level: ALMANAC_LOG=debug";
 
 fn main() -> ExitCode {
+    if let Some(code) = almanac::events_cli::dispatch("almanac-server", std::env::args()) {
+        return code;
+    }
     if std::env::args().nth(1).is_some_and(|arg| arg == "token") {
         return token_cli::main(std::env::args().skip(2));
     }

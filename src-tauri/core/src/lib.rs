@@ -26,6 +26,8 @@
 //!   the calendar, numbered, whatever changed it.
 //! - [`webhooks`]: the change feed's entries POSTed to the user's hooks in
 //!   the Standard Webhooks format (signed, retried, logged).
+//! - [`client`]: the command line's client (`almanac events …`): the
+//!   running instance over REST, or the vault in-process when none runs.
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`ics`]: events written as iCalendar, and a client's event read back.
@@ -69,6 +71,7 @@ pub mod app;
 pub mod caldav;
 pub mod calendar;
 pub mod changes;
+pub mod client;
 pub mod clock;
 pub mod data_lock;
 pub mod events;

@@ -681,3 +681,32 @@ async fn access_requests_are_asked_one_at_a_time_and_rate_limited() {
     assert_eq!(held.asked.len(), MAX_REQUESTS_PER_MINUTE);
     assert!(instance.core.tokens.list().is_empty());
 }
+
+/// The owner's API (the command line on a vault no instance holds) needs
+/// no token: it reads and writes with every scope.
+#[tokio::test]
+async fn the_owner_acts_without_a_token() {
+    let instance = Instance::open().await;
+    assert!(instance.core.tokens.list().is_empty());
+    let owner = instance.plugin().as_owner();
+    assert!(owner.scopes().grants(Scope::EventsWrite));
+    let made = owner
+        .create_event(
+            "local",
+            fields(json!({"title": "Mine", "date": "2024-05-01", "allDay": true})),
+            EventOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        owner.get_event_details(&made.id).unwrap().event.title,
+        "Mine"
+    );
+    assert!(!owner.get_sources().unwrap().is_empty());
+    owner
+        .delete_event(&made.id, EventOptions::default())
+        .unwrap();
+    assert!(matches!(
+        owner.get_event_details(&made.id),
+        Err(ApiError::NotFound(_))
+    ));
+}

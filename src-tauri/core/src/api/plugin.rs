@@ -83,6 +83,21 @@ impl CalendarPlugin {
         }
     }
 
+    /// The API for the person who owns the instance's files, with every
+    /// scope and no token: for the command line working on a vault whose
+    /// data folder it has locked (no instance runs), where the user could
+    /// edit the notes by hand anyway. Never for a client of a server.
+    pub fn as_owner(self: &Arc<Self>) -> AuthorizedApi {
+        let grant = crate::tokens::Grant {
+            token_id: uuid::Uuid::nil(),
+            token_name: Arc::from("the owner, on the command line"),
+            scopes: [crate::tokens::Scope::SystemFullAccess]
+                .into_iter()
+                .collect(),
+        };
+        AuthorizedApi::owner(self.clone(), grant)
+    }
+
     /// `requestAccess(name, reason, scopes)`: asks the user, through the
     /// consent prompt, to create a token. Returns its secret (this is the only
     /// time anyone sees it) or `None` when the request is malformed, over the

@@ -1,0 +1,304 @@
+//! What the command line prints: every listing as lines for people, as a
+//! JSON array of objects each with its `id` (`--json`), or as tab-separated
+//! rows under a header, `id` first (`--tsv`).
+//!
+//! In TSV a value's backslash, tab, newline and carriage return are written
+//! `\\`, `\t`, `\n`, `\r`, so each row is one line and `cut -f` finds its
+//! columns.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+use serde_json::{Map, Value, json};
+
+use crate::vault_reminders::VaultReminder;
+
+/// How a listing is printed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Format {
+    #[default]
+    Human,
+    Json,
+    Tsv,
+}
+
+/// What a listing holds; each has its columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    Events,
+    Calendars,
+    Reminders,
+}
+
+type Column = (&'static str, fn(&Value) -> String);
+
+fn text(value: &Value, key: &str) -> String {
+    match &value[key] {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+const EVENT_COLUMNS: &[Column] = &[
+    ("id", |v| text(v, "id")),
+    ("date", |v| text(v, "date")),
+    ("start", |v| text(v, "startTime")),
+    ("end", |v| text(v, "endTime")),
+    ("endDate", |v| text(v, "endDate")),
+    ("allDay", |v| text(v, "allDay")),
+    ("title", |v| text(v, "title")),
+    ("calendar", |v| text(v, "calendarId")),
+];
+
+const CALENDAR_COLUMNS: &[Column] = &[
+    ("id", |v| text(v, "id")),
+    ("name", |v| text(v, "name")),
+    ("type", |v| text(v, "type")),
+    ("editable", |v| text(v, "editable")),
+    ("events", |v| text(v, "eventCount")),
+];
+
+const REMINDER_COLUMNS: &[Column] = &[
+    ("id", |v| text(v, "id")),
+    ("triggerAt", |v| text(v, "triggerAt")),
+    ("title", |v| text(v, "title")),
+    ("eventId", |v| text(v, "eventId")),
+];
+
+impl Listing {
+    fn columns(self) -> &'static [Column] {
+        match self {
+            Listing::Events => EVENT_COLUMNS,
+            Listing::Calendars => CALENDAR_COLUMNS,
+            Listing::Reminders => REMINDER_COLUMNS,
+        }
+    }
+
+    /// One item as a line for people.
+    fn human(self, item: &Value, zone: Tz) -> String {
+        match self {
+            Listing::Events => format!("{} {}", text(item, "date"), event_line(item)),
+            Listing::Calendars => format!(
+                "{}  {}  ({}{}, {} events)",
+                text(item, "id"),
+                text(item, "name"),
+                text(item, "type"),
+                if item["editable"] == true {
+                    ""
+                } else {
+                    ", read-only"
+                },
+                text(item, "eventCount"),
+            ),
+            Listing::Reminders => format!(
+                "{}  {}  ({})",
+                local_minute(&text(item, "triggerAt"), zone),
+                text(item, "title"),
+                text(item, "eventId"),
+            ),
+        }
+    }
+}
+
+/// An event's line after its date: times, title, calendar, id.
+fn event_line(event: &Value) -> String {
+    let when = match event["allDay"] == true {
+        true => "all day".to_string(),
+        false => match text(event, "endTime").as_str() {
+            "" => text(event, "startTime"),
+            end => format!("{}-{end}", text(event, "startTime")),
+        },
+    };
+    format!(
+        "{when:<11}  {}  [{}]  {}",
+        text(event, "title"),
+        Some(text(event, "calendarName"))
+            .filter(|name| !name.is_empty())
+            .unwrap_or_else(|| text(event, "calendarId")),
+        text(event, "id")
+    )
+}
+
+/// `at` (RFC 3339) as `YYYY-MM-DD HH:MM` in `zone`.
+fn local_minute(at: &str, zone: Tz) -> String {
+    DateTime::parse_from_rfc3339(at)
+        .map(|at| at.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_else(|_| at.to_string())
+}
+
+/// A TSV cell: one line, no tab.
+pub fn tsv_cell(value: &str) -> String {
+    let mut cell = String::with_capacity(value.len());
+    for ch in value.chars() {
+        match ch {
+            '\\' => cell.push_str("\\\\"),
+            '\t' => cell.push_str("\\t"),
+            '\n' => cell.push_str("\\n"),
+            '\r' => cell.push_str("\\r"),
+            other => cell.push(other),
+        }
+    }
+    cell
+}
+
+/// `items` printed as `format` asks, every line ending in a newline.
+pub fn render(listing: Listing, items: &[Value], format: Format, zone: Tz) -> String {
+    match format {
+        Format::Json => format!("{}\n", Value::Array(items.to_vec())),
+        Format::Tsv => {
+            let columns = listing.columns();
+            let mut out = columns
+                .iter()
+                .map(|(name, _)| *name)
+                .collect::<Vec<_>>()
+                .join("\t");
+            out.push('\n');
+            for item in items {
+                let cells: Vec<String> = columns
+                    .iter()
+                    .map(|(_, cell)| tsv_cell(&cell(item)))
+                    .collect();
+                out.push_str(&cells.join("\t"));
+                out.push('\n');
+            }
+            out
+        }
+        Format::Human => items
+            .iter()
+            .map(|item| format!("{}\n", listing.human(item, zone)))
+            .collect(),
+    }
+}
+
+/// The agenda for people: a heading per day from `first` on, then that
+/// day's events (an event spanning days shows on its first day in the
+/// agenda).
+pub fn agenda(events: &[Value], first: NaiveDate, days: u32) -> String {
+    let mut out = String::new();
+    for day in first.iter_days().take(days as usize) {
+        let date = day.format("%Y-%m-%d").to_string();
+        out.push_str(&format!("{}\n", day.format("%a %Y-%m-%d")));
+        let shown_on = |event: &&Value| {
+            let starts = text(event, "date");
+            starts == date || (day == first && starts < date)
+        };
+        let mut any = false;
+        for event in events.iter().filter(shown_on) {
+            out.push_str(&format!("  {}\n", event_line(event)));
+            any = true;
+        }
+        if !any {
+            out.push_str("  -\n");
+        }
+    }
+    out
+}
+
+/// One event (`events show`) for people: its fields one per line.
+pub fn details_for_people(event: &Value) -> String {
+    let Some(fields) = event.as_object() else {
+        return format!("{event}\n");
+    };
+    fields
+        .iter()
+        .map(|(key, value)| match value {
+            Value::String(text) => format!("{key}: {text}\n"),
+            other => format!("{key}: {other}\n"),
+        })
+        .collect()
+}
+
+/// `GET /events/{id}`'s details as one object: the event, with `location`
+/// (the note and line) added.
+pub fn details(mut details: Value) -> Value {
+    let mut event = details["event"].take();
+    if let Some(object) = event.as_object_mut() {
+        object.insert("location".into(), details["location"].take());
+    }
+    event
+}
+
+/// A quick-add dry run as one object: the fields read, with the calendar
+/// they would go to, and `id` null (nothing was made).
+pub fn read_line(calendar_id: Value, fields: Value) -> Value {
+    let mut object = Map::new();
+    object.insert("id".into(), Value::Null);
+    object.insert("calendarId".into(), calendar_id);
+    if let Value::Object(fields) = fields {
+        object.extend(fields);
+    }
+    Value::Object(object)
+}
+
+/// A pending reminder as the reminder daemon lists it (`GET /events`).
+pub fn daemon_reminder(reminder: &Value) -> Value {
+    json!({
+        "id": reminder["id"],
+        "title": reminder["title"],
+        "triggerAt": reminder["trigger_at_rfc3339"],
+        "eventId": reminder["event"]["id"],
+        "source": reminder["source"],
+    })
+}
+
+/// A vault reminder in the same shape as [`daemon_reminder`].
+pub fn vault_reminder(reminder: &VaultReminder) -> Value {
+    json!({
+        "id": reminder.id,
+        "title": reminder.title,
+        "triggerAt": reminder.trigger.to_rfc3339(),
+        "eventId": reminder.event_id,
+        "source": "vault",
+    })
+}
+
+/// Today in `zone`.
+pub fn today(zone: Tz) -> NaiveDate {
+    Utc::now().with_timezone(&zone).date_naive()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tsv_keeps_one_row_per_line_and_id_first() {
+        let events = [
+            json!({"id": "fullnote:a.md", "title": "Tab\there\nand\\", "date": "2026-01-05",
+                             "allDay": true, "calendarId": "local"}),
+        ];
+        let out = render(Listing::Events, &events, Format::Tsv, Tz::UTC);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].starts_with("id\tdate\t"));
+        let cells: Vec<&str> = lines[1].split('\t').collect();
+        assert_eq!(cells.len(), EVENT_COLUMNS.len());
+        assert_eq!(cells[0], "fullnote:a.md");
+        assert_eq!(cells[6], "Tab\\there\\nand\\\\");
+    }
+
+    #[test]
+    fn the_agenda_shows_each_day_and_an_event_begun_before_on_the_first() {
+        let first = NaiveDate::from_ymd_opt(2026, 1, 5).unwrap();
+        let events = [
+            json!({"id": "a", "title": "Trip", "date": "2026-01-03", "allDay": true}),
+            json!({"id": "b", "title": "Call", "date": "2026-01-06", "allDay": false,
+                   "startTime": "08:00", "endTime": "08:30", "calendarName": "Work"}),
+        ];
+        assert_eq!(
+            agenda(&events, first, 2),
+            "Mon 2026-01-05\n  all day      Trip  []  a\n\
+             Tue 2026-01-06\n  08:00-08:30  Call  [Work]  b\n"
+        );
+    }
+
+    #[test]
+    fn json_is_an_array_of_the_objects() {
+        let items = [json!({"id": "x"})];
+        let out = render(Listing::Calendars, &items, Format::Json, Tz::UTC);
+        assert_eq!(
+            serde_json::from_str::<Value>(&out).unwrap(),
+            json!([{"id": "x"}])
+        );
+    }
+}

@@ -1,0 +1,576 @@
+//! `almanac events|agenda|calendars|reminders`: the real binaries, on a temp
+//! vault with no instance running (direct mode, under the data folder's
+//! lock) and against a running `almanac-server` with a real token in the
+//! session's keyring (REST). Ids printed with `--json` go through the real
+//! `jq` into `events rm` and `DELETE /api/v1/events/{id}`; `--tsv` goes
+//! through the real `cut`. Run inside scripts/session.sh (the keyring).
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use almanac_core::tokens::Scope;
+use almanac_testkit::quick_add_table::{shown, table};
+use serde_json::{Value, json};
+use support::instance::{App, Instance};
+use support::{app_binary, eventually, port_open, require_desktop_session};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_almanac-server");
+
+/// `PROGRAM ARGS` in `instance`, with `env` set and no token inherited.
+fn run_program(program: &Path, instance: &Instance, args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(program)
+        .args(args)
+        .envs(instance.env())
+        .env_remove("ALMANAC_TOKEN")
+        .env_remove("ALMANAC_TOKEN_FILE")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+fn cli(instance: &Instance, args: &[&str], env: &[(&str, &str)]) -> Output {
+    run_program(&app_binary(), instance, args, env)
+}
+
+/// A shell pipeline with `$ALMANAC` the app binary.
+fn pipeline(instance: &Instance, script: &str, env: &[(&str, &str)]) -> String {
+    let out = Command::new("sh")
+        .args(["-ec", script])
+        .env("ALMANAC", app_binary())
+        .envs(instance.env())
+        .env_remove("ALMANAC_TOKEN")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{script}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ids(listing: &Value) -> Vec<String> {
+    listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| event["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// An id as one path segment, as REST clients send it.
+fn segment(id: &str) -> String {
+    id.bytes()
+        .map(|b| match b.is_ascii_alphanumeric() {
+            true => (b as char).to_string(),
+            false => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[test]
+fn direct_mode_lists_adds_edits_and_removes_on_the_vault() {
+    let instance = Instance::new();
+    instance.write_note(
+        "2026-03-02 Standup.md",
+        "title: Standup\ntype: recurring\ndaysOfWeek: [M]\nstartRecur: 2026-03-02\nstartTime: \"09:30\"\nendTime: \"10:00\"",
+    );
+    instance.write_note(
+        "2026-03-03 Tabs.md",
+        "title: \"Tab\\there\"\ndate: 2026-03-03\nallDay: true",
+    );
+    let week = [
+        "events",
+        "list",
+        "--from",
+        "2026-03-02",
+        "--to",
+        "2026-03-15",
+    ];
+
+    let listed = json_of(&cli(&instance, &[&week[..], &["--json"]].concat(), &[]));
+    let standup = "fullnote:events/2026-03-02 Standup.md";
+    let tabs = "fullnote:events/2026-03-03 Tabs.md";
+    assert_eq!(ids(&listed), [standup, tabs, standup], "{listed}");
+
+    // TSV: one line per event, `id` first, the tab in a title escaped, so
+    // `cut` gives back exactly the ids and titles.
+    let cut = pipeline(
+        &instance,
+        "\"$ALMANAC\" events list --from 2026-03-02 --to 2026-03-15 --tsv | cut -f1,7",
+        &[],
+    );
+    assert_eq!(
+        cut,
+        format!("id\ttitle\n{standup}\tStandup\n{tabs}\tTab\\there\n{standup}\tStandup\n")
+    );
+
+    // The same from almanac-server, as people read it.
+    let human = stdout(&run_program(Path::new(SERVER), &instance, &week, &[]));
+    assert!(human.contains("2026-03-02 09:30-10:00  Standup"), "{human}");
+
+    let added = json_of(&cli(
+        &instance,
+        &[
+            "events",
+            "add",
+            "--title",
+            "Review",
+            "--start",
+            "2026-03-04T14:00",
+            "--end",
+            "15:00",
+            "--json",
+        ],
+        &[],
+    ));
+    let review = added["id"].as_str().unwrap().to_string();
+    assert_eq!(review, "fullnote:events/2026-03-04 Review.md");
+    let note = instance.vault().join("events/2026-03-04 Review.md");
+    let written = std::fs::read_to_string(&note).unwrap();
+    assert!(
+        written.contains("14:00") && written.contains("15:00"),
+        "{written}"
+    );
+
+    let edited = json_of(&cli(
+        &instance,
+        &[
+            "events", "edit", &review, "--start", "16:00", "--end", "17:00", "--json",
+        ],
+        &[],
+    ));
+    assert_eq!(
+        (edited["startTime"].as_str(), edited["endTime"].as_str()),
+        (Some("16:00"), Some("17:00"))
+    );
+    let shown_event = json_of(&cli(&instance, &["events", "show", &review, "--json"], &[]));
+    assert_eq!(shown_event["startTime"], "16:00");
+    assert_eq!(shown_event["location"]["lineNumber"], 0);
+
+    // One occurrence of the series, then the whole review.
+    let gone = cli(
+        &instance,
+        &["events", "rm", standup, "--occurrence", "2026-03-09"],
+        &[],
+    );
+    assert!(gone.status.success(), "{gone:?}");
+    let listed = json_of(&cli(&instance, &[&week[..], &["--json"]].concat(), &[]));
+    assert_eq!(ids(&listed), [standup, tabs, review.as_str()], "{listed}");
+    assert!(
+        cli(&instance, &["events", "rm", &review], &[])
+            .status
+            .success()
+    );
+    assert!(!note.exists());
+
+    // Exit codes: no such event 3, bad arguments 2, a refused token 4.
+    assert_eq!(
+        cli(&instance, &["events", "rm", "fullnote:events/nope.md"], &[])
+            .status
+            .code(),
+        Some(3)
+    );
+    assert_eq!(
+        cli(
+            &instance,
+            &["events", "show", "fullnote:events/nope.md"],
+            &[]
+        )
+        .status
+        .code(),
+        Some(3)
+    );
+    assert_eq!(
+        cli(&instance, &["events", "list", "--bogus"], &[])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        cli(&instance, &["events", "list", "--from", "someday"], &[])
+            .status
+            .code(),
+        Some(2)
+    );
+    let refused = cli(
+        &instance,
+        &["events", "list"],
+        &[("ALMANAC_TOKEN", "ofc_pat_not_a_token")],
+    );
+    assert_eq!(refused.status.code(), Some(4), "{refused:?}");
+    assert!(
+        instance
+            .vault()
+            .join("events/2026-03-02 Standup.md")
+            .exists()
+    );
+
+    // A series too costly to expand is named on standard error; the output
+    // stays the JSON asked for.
+    instance.write_note(
+        "Tick.md",
+        "title: Tick\ntype: rrule\nrrule: FREQ=SECONDLY\nstartDate: 2020-01-01\nstartTime: \"00:00\"",
+    );
+    let out = cli(&instance, &[&week[..], &["--json"]].concat(), &[]);
+    assert_eq!(ids(&json_of(&out)), [standup, tabs], "{out:?}");
+    assert!(stderr(&out).contains("`Tick` was left out"), "{out:?}");
+}
+
+#[test]
+fn the_quick_add_phrase_table_through_the_command_line() {
+    let table = table();
+    let mut sources = vec![json!({"type": "local", "id": "local", "name": "Events",
+                                  "directory": "events", "color": "#3b6fd4"})];
+    for (id, name) in &table.calendars {
+        sources.push(
+            json!({"type": "local", "id": id, "name": name, "directory": id, "color": "#00aa00"}),
+        );
+    }
+    let instance = Instance::with_settings(json!({
+        "displayTimezone": table.zone, "calendarSources": sources,
+    }));
+    let calendar_of = |named: &str| {
+        if named == "—" {
+            "local".to_string()
+        } else {
+            named.to_string()
+        }
+    };
+    let mut wrong = Vec::new();
+    for row in &table.rows {
+        let args = [
+            "events",
+            "add",
+            "--dry-run",
+            "--json",
+            "--now",
+            &table.now,
+            "--",
+            &row.phrase,
+        ];
+        let read = json_of(&cli(&instance, &args, &[]));
+        let calendar = calendar_of(&row.shown.calendar);
+        assert_eq!(read["calendarId"], calendar.as_str(), "{}", row.phrase);
+        let named = (row.shown.calendar != "—").then_some(calendar.as_str());
+        if shown(&read, named) != row.shown {
+            wrong.push(format!(
+                "{:?}\n  doc: {:?}\n  got: {:?}",
+                row.phrase,
+                row.shown,
+                shown(&read, named)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        std::fs::read_dir(instance.vault().join("events"))
+            .unwrap()
+            .next()
+            .is_none(),
+        "a dry run writes nothing"
+    );
+
+    for row in &table.rows {
+        let args = [
+            "events",
+            "add",
+            "--json",
+            "--now",
+            &table.now,
+            "--",
+            &row.phrase,
+        ];
+        let event = json_of(&cli(&instance, &args, &[]));
+        let calendar = calendar_of(&row.shown.calendar);
+        assert_eq!(event["calendarId"], calendar.as_str(), "{}", row.phrase);
+        let named = (row.shown.calendar != "—").then_some(calendar.as_str());
+        assert_eq!(shown(&event, named), row.shown, "{}: {event}", row.phrase);
+        assert!(
+            event["id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("fullnote:")),
+            "{event}"
+        );
+    }
+    for refusal in &table.refusals {
+        let out = cli(
+            &instance,
+            &[
+                "events",
+                "add",
+                "--dry-run",
+                "--now",
+                &table.now,
+                "--",
+                &refusal.phrase,
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(2), "{}: {out:?}", refusal.phrase);
+        assert!(
+            stderr(&out).contains(&refusal.message_part),
+            "{}: {}",
+            refusal.phrase,
+            stderr(&out)
+        );
+    }
+}
+
+/// `almanac-server` on `instance`, once its reminder daemon and, if `rest`,
+/// its REST server listen.
+async fn running_server(instance: &Instance, rest: bool) -> App {
+    let app = instance.spawn_program(Path::new(SERVER), &[], std::iter::empty::<(&str, &str)>());
+    eventually("the servers to listen", || async {
+        (port_open(instance.daemon_port) && (!rest || port_open(instance.rest_port))).then_some(())
+    })
+    .await;
+    app
+}
+
+#[tokio::test]
+async fn against_a_running_instance_ids_work_in_the_cli_and_in_rest() {
+    require_desktop_session();
+    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    for day in ["05", "06", "07"] {
+        instance.write_note(
+            &format!("2026-01-{day} Call {day}.md"),
+            &format!(
+                "title: Call {day}\ndate: 2026-01-{day}\nstartTime: \"08:00\"\nendTime: \"08:30\""
+            ),
+        );
+    }
+    let writer =
+        instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead]);
+    let reader = instance.mint_token(&[Scope::EventsRead]);
+    let mut app = running_server(&instance, true).await;
+    let writer_env = [("ALMANAC_TOKEN", writer.as_str())];
+    let reader_env = [("ALMANAC_TOKEN", reader.as_str())];
+
+    // Without a token the running instance cannot be asked: 4, and why.
+    let refused = cli(&instance, &["events", "list"], &[]);
+    assert_eq!(refused.status.code(), Some(4), "{refused:?}");
+    assert!(
+        stderr(&refused).contains("ALMANAC_TOKEN"),
+        "{}",
+        stderr(&refused)
+    );
+    let bad = cli(
+        &instance,
+        &["events", "list"],
+        &[("ALMANAC_TOKEN", "ofc_pat_wrong")],
+    );
+    assert_eq!(bad.status.code(), Some(4), "{bad:?}");
+
+    // A token file others can read is refused; the owner's own is used.
+    let file = instance.root().join("token");
+    std::fs::write(&file, format!("{writer}\n")).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let file_arg = file.to_str().unwrap();
+    let loose = cli(&instance, &["calendars", "--token-file", file_arg], &[]);
+    assert_eq!(loose.status.code(), Some(4), "{loose:?}");
+    assert!(stderr(&loose).contains("chmod 600"), "{}", stderr(&loose));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let calendars = json_of(&cli(
+        &instance,
+        &["calendars", "--json", "--token-file", file_arg],
+        &[],
+    ));
+    assert_eq!(calendars[0]["id"], "local", "{calendars}");
+
+    // `--json | jq` ids: accepted by `events rm` and by REST's DELETE.
+    let list = "\"$ALMANAC\" events list --from 2026-01-05 --to 2026-01-07 --json";
+    let first = pipeline(&instance, &format!("{list} | jq -r '.[0].id'"), &writer_env);
+    let first = first.trim();
+    assert_eq!(first, "fullnote:events/2026-01-05 Call 05.md");
+    assert!(
+        cli(&instance, &["events", "rm", first], &writer_env)
+            .status
+            .success()
+    );
+    let second = pipeline(&instance, &format!("{list} | jq -r '.[0].id'"), &writer_env);
+    let second = second.trim();
+    assert_eq!(second, "fullnote:events/2026-01-06 Call 06.md");
+    let deleted = reqwest::Client::new()
+        .delete(format!("{}/events/{}", instance.api(), segment(second)))
+        .bearer_auth(&writer)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200);
+    assert!(
+        !instance
+            .vault()
+            .join("events/2026-01-05 Call 05.md")
+            .exists()
+    );
+    assert!(
+        !instance
+            .vault()
+            .join("events/2026-01-06 Call 06.md")
+            .exists()
+    );
+    let tsv = pipeline(
+        &instance,
+        "\"$ALMANAC\" events list --tsv | cut -f1",
+        &writer_env,
+    );
+    assert_eq!(tsv, "id\nfullnote:events/2026-01-07 Call 07.md\n");
+
+    // Through the instance, a write the token may not make is refused (4)
+    // and changes nothing; a missing id is 3.
+    let add = [
+        "events",
+        "add",
+        "Lunch tomorrow 12:30",
+        "--calendar",
+        "local",
+    ];
+    assert_eq!(cli(&instance, &add, &reader_env).status.code(), Some(4));
+    assert_eq!(
+        cli(
+            &instance,
+            &["events", "rm", "fullnote:events/nope.md"],
+            &writer_env
+        )
+        .status
+        .code(),
+        Some(3)
+    );
+    let made = json_of(&cli(
+        &instance,
+        &[&add[..], &["--json"]].concat(),
+        &writer_env,
+    ));
+    assert!(
+        made["id"].as_str().unwrap().starts_with("fullnote:events/"),
+        "{made}"
+    );
+    let agenda = stdout(&cli(&instance, &["agenda", "--days", "2"], &writer_env));
+    assert!(agenda.contains("12:30-13:30  Lunch"), "{agenda}");
+
+    // The reminder daemon's pending reminders.
+    instance
+        .sync_reminders(json!([{
+            "id": "tea", "title": "Tea", "body": "",
+            "trigger_at_epoch": support::epoch_now() + 3600, "action_url": "",
+        }]))
+        .await;
+    let next = json_of(&cli(
+        &instance,
+        &["reminders", "next", "--json"],
+        &writer_env,
+    ));
+    assert_eq!(next[0]["id"], "tea", "{next}");
+
+    // Once it has stopped, the command works on the vault itself; a token
+    // given there still holds it to its scopes.
+    app.terminate();
+    app.exited().await;
+    let add = [
+        "events",
+        "add",
+        "--title",
+        "Tea",
+        "--start",
+        "2026-01-08T16:00",
+        "--calendar",
+        "local",
+    ];
+    let refused = cli(&instance, &add, &reader_env);
+    assert_eq!(refused.status.code(), Some(4), "{refused:?}");
+    assert!(
+        stderr(&refused).contains("events:write"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!instance.vault().join("events/2026-01-08 Tea.md").exists());
+    let listed = json_of(&cli(&instance, &["events", "list", "--json"], &reader_env));
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    assert!(
+        cli(&instance, &add, &[]).status.success(),
+        "the owner needs no token"
+    );
+    assert!(instance.vault().join("events/2026-01-08 Tea.md").exists());
+}
+
+#[tokio::test]
+async fn an_instance_with_its_rest_server_off_is_named_with_exit_code_5() {
+    let instance = Instance::new();
+    let mut app = running_server(&instance, false).await;
+    let out = cli(
+        &instance,
+        &["events", "list"],
+        &[("ALMANAC_TOKEN", "ofc_pat_any")],
+    );
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    assert!(stderr(&out).contains("REST server off"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Enable REST Server"),
+        "{}",
+        stderr(&out)
+    );
+    app.terminate();
+    app.exited().await;
+}
+
+#[test]
+fn direct_mode_lists_the_vaults_next_reminders() {
+    let instance = Instance::new();
+    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).date_naive();
+    instance.write_note(
+        "Dentist.md",
+        &format!(
+            "title: Dentist\ndate: {tomorrow}\nstartTime: \"09:30\"\nendTime: \"10:00\"\n\
+             notify:\n  value: 15"
+        ),
+    );
+    let next = json_of(&cli(&instance, &["reminders", "next", "--json"], &[]));
+    assert_eq!(next[0]["title"], "Dentist", "{next}");
+    assert_eq!(next[0]["eventId"], "fullnote:events/Dentist.md");
+    assert_eq!(
+        next[0]["triggerAt"],
+        format!("{tomorrow}T09:15:00+00:00"),
+        "{next}"
+    );
+    let tsv = stdout(&cli(&instance, &["reminders", "next", "--tsv"], &[]));
+    assert_eq!(tsv.lines().next(), Some("id\ttriggerAt\ttitle\teventId"));
+    assert!(
+        tsv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("fullnote:events/Dentist.md::")
+    );
+}
+
+/// A process that holds the data folder's lock (a running Almanac) but
+/// whose REST server, switched on in the settings, does not answer.
+#[test]
+fn an_instance_that_does_not_answer_is_exit_code_5() {
+    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let paths = almanac_core::paths::Paths::new(
+        instance.config_home().join("almanac"),
+        instance.data_home().join("almanac"),
+    );
+    let _held = almanac_core::data_lock::DataLock::acquire(&paths).unwrap();
+    let out = cli(
+        &instance,
+        &["calendars"],
+        &[("ALMANAC_TOKEN", "ofc_pat_any")],
+    );
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    assert!(stderr(&out).contains("did not answer"), "{out:?}");
+}
