@@ -135,7 +135,7 @@ impl Calendar {
         let before = std::mem::replace(&mut *lock(&self.inner.wanted), settings.clone());
         // A CalDAV calendar removed takes its password out of the keyring.
         for id in account::removed(&before, settings) {
-            if let Err(error) = self.inner.passwords.delete(&id) {
+            if let Err(error) = self.inner.caldav.passwords.delete(&id) {
                 tracing::warn!(source = %id, %error, "could not delete a removed CalDAV calendar's password");
             }
         }

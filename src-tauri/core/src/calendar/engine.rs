@@ -25,9 +25,7 @@ use super::event::{Event, EventDetails, EventType, FileRef, Location};
 use super::feeds::FeedWorker;
 use super::id::EventId;
 use super::query::{EventQuery, QueryAnswer};
-use super::sources::caldav::mirror::MirrorStore;
-use super::sources::caldav::password::Passwords;
-use super::sources::caldav::queue::QueueStore;
+use super::sources::caldav::state::CaldavState;
 use super::sources::{SourceType, ical};
 use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::vault::Vault;
@@ -78,14 +76,8 @@ pub(crate) struct Inner {
     watcher_alive: Arc<AtomicBool>,
     /// The on-disk copies of the feeds.
     pub(super) feeds: ical::FeedStore,
-    /// The on-disk mirrors of the CalDAV calendars.
-    pub(super) mirrors: MirrorStore,
-    /// The CalDAV writes waiting for their server.
-    pub(super) queues: QueueStore,
-    /// Serializes a CalDAV source's syncs and writes (its mirror and queue).
-    pub(super) caldav_lock: Mutex<()>,
-    /// The CalDAV passwords, in the OS keyring.
-    pub(super) passwords: Passwords,
+    /// The CalDAV calendars' own state, owned by their kind.
+    pub(super) caldav: CaldavState,
     /// Runs feed revalidations, one at a time.
     pub(super) feed_worker: FeedWorker,
     /// The settings the engine was last told to use (guarded by
@@ -171,10 +163,7 @@ impl Calendar {
             watcher: Mutex::new(None),
             watcher_alive: Arc::new(AtomicBool::new(false)),
             feeds: ical::FeedStore::new(&paths.ical_cache_dir()),
-            mirrors: MirrorStore::new(&paths.ical_cache_dir()),
-            queues: QueueStore::new(&paths.caldav_queue_dir()),
-            caldav_lock: Mutex::new(()),
-            passwords: Passwords::default(),
+            caldav: CaldavState::new(paths),
             feed_worker: FeedWorker::start(engine.clone()),
             wanted: Mutex::new(settings.clone()),
             settings: Mutex::new(std::sync::Weak::new()),
