@@ -17,6 +17,8 @@
 //! then whatever the compiler asks for (every capability below, the
 //! mapping in `resolved`, and the writes in `dispatch`).
 
+#[cfg(test)]
+mod no_fall_through;
 mod resolved;
 mod settings;
 
