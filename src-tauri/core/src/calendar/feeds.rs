@@ -257,12 +257,8 @@ impl Inner {
 }
 
 impl Calendar {
-    /// Starts a background refetch of the ICS sources and returns at once.
-    /// Without `force`, a feed fetched less than [`ICS_MIN_INTERVAL`] ago is
-    /// left alone; with it, every feed is asked (conditionally: ETag /
-    /// Last-Modified). Requests made while one runs are folded into one
-    /// more run after it.
-    pub fn revalidate(&self, force: bool) {
+    /// The work of [`Calendar::revalidate`].
+    pub(super) fn request_revalidation(&self, force: bool) {
         if self.inner.feed_sources().is_empty() {
             return;
         }
