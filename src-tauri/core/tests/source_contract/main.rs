@@ -81,9 +81,4 @@ contract!(full_note, crate::fixtures::FullNote);
 contract!(daily_note, crate::fixtures::DailyNote);
 contract!(tasks, crate::fixtures::Tasks);
 contract!(ics_feed, crate::fixtures::IcsFeed);
-contract!(
-    caldav,
-    crate::fixtures::Caldav,
-    edit_ignored = "known gap: an edit rewrites the CalDAV resource's master VEVENT from Almanac's \
-                    fields, dropping properties it does not model (X-…) and the PRODID"
-);
+contract!(caldav, crate::fixtures::Caldav);
