@@ -89,23 +89,14 @@ pub(super) fn log_transition(previous: &VaultStatus, next: &VaultStatus) {
 }
 
 impl Calendar {
-    /// Adopts changed settings (vault path, sources, display time zone):
-    /// rebuilds the cache from a full rescan, keeps the cached events of
-    /// ICS and CalDAV sources still reading the same calendar
-    /// ([`SourceConfig::reads_same_feed_as`](super::sources::SourceConfig::reads_same_feed_as)),
-    /// and moves the watcher when the vault moved. A
-    /// vault that cannot be used becomes the [`Calendar::vault_status`].
-    pub fn apply_settings(&self, settings: &Settings) {
+    /// The work of [`Calendar::apply_settings`].
+    pub(super) fn adopt_settings(&self, settings: &Settings) {
         let _write = lock(&self.inner.write_lock);
         self.adopt(settings);
     }
 
-    /// Adopts `store`'s current settings if the engine would read them
-    /// differently (vault, sources, zone) from the ones it uses; otherwise,
-    /// while the vault is unavailable, tries it again. Returns when done.
-    /// [`Calendar::follow`] calls it on every settings change; the API calls
-    /// it after an update, so its answer already reflects the change.
-    pub fn catch_up(&self, store: &SettingsStore) {
+    /// The work of [`Calendar::catch_up`].
+    pub(super) fn catch_up_with(&self, store: &SettingsStore) {
         let _write = lock(&self.inner.write_lock);
         // Read under the lock: two callers can never adopt out of order.
         let latest = store.get();
@@ -135,7 +126,7 @@ impl Calendar {
         let before = std::mem::replace(&mut *lock(&self.inner.wanted), settings.clone());
         // A CalDAV calendar removed takes its password out of the keyring.
         for id in account::removed(&before, settings) {
-            if let Err(error) = self.inner.passwords.delete(&id) {
+            if let Err(error) = self.inner.caldav.passwords.delete(&id) {
                 tracing::warn!(source = %id, %error, "could not delete a removed CalDAV calendar's password");
             }
         }

@@ -22,7 +22,7 @@ impl Inner {
     pub(super) fn load_caldav_mirror(&self, index: usize, source: &SourceConfig) {
         let tz = self.read().cache.display_tz;
         let waiting = self.waiting(source);
-        let mut mirrors = self.mirrors.live();
+        let mut mirrors = self.caldav.mirrors.live();
         let live = mirrors.of(&source.id);
         if live.mirror.fetched_at_millis.is_some() || !live.mirror.resources.is_empty() {
             self.show_mirror(index, source, live, None, tz, waiting);
@@ -31,21 +31,27 @@ impl Inner {
 
     /// Syncs CalDAV source `index` when due (always with `force`).
     pub(super) fn sync_caldav(&self, index: usize, source: &SourceConfig, force: bool) {
-        let fetched_at = self.mirrors.live().of(&source.id).mirror.fetched_at_millis;
+        let fetched_at = self
+            .caldav
+            .mirrors
+            .live()
+            .of(&source.id)
+            .mirror
+            .fetched_at_millis;
         let now = chrono::Utc::now().timestamp_millis();
         let fresh = fetched_at.is_some_and(|at| now - at < ICS_MIN_INTERVAL.as_millis() as i64);
         if fresh && !force {
             return;
         }
         let tz = self.read().cache.display_tz;
-        let _sync = lock(&self.caldav_lock);
+        let _sync = lock(&self.caldav.lock);
         // Writes made while offline go first, so the sync reads them back.
         // The mirror is only locked between requests, never across one.
         let outcome = self.connect(source).and_then(|(client, calendar)| {
             let notes = self.replay_queued(source, &client)?;
-            let known = self.mirrors.live().of(&source.id).mirror.known();
+            let known = self.caldav.mirrors.live().of(&source.id).mirror.known();
             let etags = || {
-                let mut mirrors = self.mirrors.live();
+                let mut mirrors = self.caldav.mirrors.live();
                 let resources = &mirrors.of(&source.id).mirror.resources;
                 resources
                     .iter()
@@ -57,7 +63,7 @@ impl Inner {
             Ok((synced, calendar, notes))
         });
         let calendar_url = outcome.as_ref().ok().map(|(_, url, _)| url.clone());
-        let mut mirrors = self.mirrors.live();
+        let mut mirrors = self.caldav.mirrors.live();
         let live = mirrors.of(&source.id);
         match outcome {
             Ok((synced, calendar, notes)) => {
@@ -76,8 +82,12 @@ impl Inner {
                 }
                 live.set_aside.extend(set_aside);
                 let stored = match &touched {
-                    Some(touched) => self.mirrors.store_change(&source.id, &live.mirror, touched),
-                    None => self.mirrors.store(&source.id, &live.mirror),
+                    Some(touched) => {
+                        self.caldav
+                            .mirrors
+                            .store_change(&source.id, &live.mirror, touched)
+                    }
+                    None => self.caldav.mirrors.store(&source.id, &live.mirror),
                 };
                 if let Err(error) = stored {
                     tracing::warn!(source = %source.id, %error, "could not cache the CalDAV calendar on disk");
@@ -112,6 +122,7 @@ impl Inner {
             return Err("not a CalDAV calendar".into());
         };
         let password = self
+            .caldav
             .passwords
             .get(&source.id)
             .map_err(|e| e.to_string())?
@@ -120,6 +131,7 @@ impl Inner {
         let client = DavClient::new(&server_url, username, &password).map_err(|e| e.to_string())?;
         let calendar = match calendar.as_str() {
             "" => match self
+                .caldav
                 .mirrors
                 .live()
                 .of(&source.id)

@@ -18,13 +18,14 @@ use super::event::Event;
 use super::event::EventType;
 use super::fields::EventFields;
 use super::id::EventId;
+use super::kinds::Writes;
 use super::query::day_start_millis;
 use super::recurrence::Window;
 use super::sources::caldav::mirror::Resource;
 use super::sources::caldav::queue::QueuedWrite;
 use super::sources::caldav::splice::{self, Occurrence, with_overrides};
 use super::sources::caldav::{DavClient, DavError};
-use super::sources::{SourceConfig, SourceType, fullnote, ical};
+use super::sources::{SourceConfig, fullnote, ical};
 use super::spec::EventSpec;
 use crate::ics::write::{Component, calendar};
 
@@ -67,7 +68,7 @@ impl Calendar {
         };
         let state = self.inner.read();
         let config = state.cache.source(&calendar_id)?.config.clone();
-        matches!(config.kind, SourceType::Caldav { .. }).then_some((config, event))
+        (config.kind.kind().writes() == Writes::Server).then_some((config, event))
     }
 
     /// Creates an event in CalDAV calendar `source`.
@@ -138,7 +139,7 @@ impl Calendar {
         let (uid, _) = self.caldav_spec(source, event)?;
         let current = self.caldav_current(source, &uid)?;
         let inner = &self.inner;
-        let _sync = lock(&inner.caldav_lock);
+        let _sync = lock(&inner.caldav.lock);
         let (client, collection) = inner.connect(source).map_err(refused)?;
         let write = QueuedWrite::Delete {
             href: current.href.to_string(),
@@ -293,7 +294,7 @@ impl Calendar {
         source: &SourceConfig,
         uid: &str,
     ) -> Result<Current, CalendarError> {
-        let mut mirrors = self.inner.mirrors.live();
+        let mut mirrors = self.inner.caldav.mirrors.live();
         let mirror = &mirrors.of(&source.id).mirror;
         let missing = || CalendarError::NotFound(EventId::ical(&source.id, uid, None).to_string());
         let href = mirror.href_of(uid).ok_or_else(missing)?;
@@ -350,7 +351,7 @@ impl Calendar {
         ics: String,
     ) -> Result<(), CalendarError> {
         let inner = &self.inner;
-        let _sync = lock(&inner.caldav_lock);
+        let _sync = lock(&inner.caldav.lock);
         let (client, collection) = inner.connect(source).map_err(refused)?;
         let href = match &current {
             Some(current) => current.href.clone(),
@@ -442,7 +443,7 @@ impl Inner {
         client: &DavClient,
         write: QueuedWrite,
     ) -> Result<Option<Option<String>>, CalendarError> {
-        let mut queue = self.queues.load(&source.id);
+        let mut queue = self.caldav.queues.load(&source.id);
         if queue.is_empty() {
             match send(client, &write) {
                 Ok(etag) => return Ok(Some(etag)),
@@ -466,9 +467,10 @@ impl Inner {
             }
         }
         queue.push(write);
-        self.queues
+        self.caldav
+            .queues
             .store(&source.id, &queue)
-            .map_err(|e| CalendarError::io(self.queues.dir(), e))?;
+            .map_err(|e| CalendarError::io(self.caldav.queues.dir(), e))?;
         Ok(None)
     }
 
@@ -488,7 +490,7 @@ impl Inner {
             (state.cache.source_index(&source.id), state.cache.display_tz)
         };
         let waiting = sent.is_none().then(|| self.waiting(source)).flatten();
-        let mut mirrors = self.mirrors.live();
+        let mut mirrors = self.caldav.mirrors.live();
         let live = mirrors.of(&source.id);
         if live.mirror.calendar_url.is_empty() {
             live.mirror.calendar_url = collection.to_string();
@@ -499,6 +501,7 @@ impl Inner {
         };
         let touched = [href.to_string()];
         if let Err(error) = self
+            .caldav
             .mirrors
             .store_change(&source.id, &live.mirror, &touched)
         {
@@ -511,7 +514,7 @@ impl Inner {
 
     /// The status of a source with queued writes.
     pub(super) fn waiting(&self, source: &SourceConfig) -> Option<String> {
-        let count = self.queues.load(&source.id).len();
+        let count = self.caldav.queues.load(&source.id).len();
         (count > 0).then(|| {
             format!("{count} change(s) wait for the CalDAV server and will be sent when it answers")
         })
@@ -526,7 +529,7 @@ impl Inner {
         source: &SourceConfig,
         client: &DavClient,
     ) -> Result<Vec<String>, String> {
-        let mut queue = self.queues.load(&source.id);
+        let mut queue = self.caldav.queues.load(&source.id);
         let mut notes = Vec::new();
         while let Some(write) = queue.first().cloned() {
             match send(client, &write) {
@@ -545,7 +548,8 @@ impl Inner {
                 Err(error) => return Err(error.to_string()),
             }
             queue.remove(0);
-            self.queues
+            self.caldav
+                .queues
                 .store(&source.id, &queue)
                 .map_err(|e| format!("cannot update the CalDAV write queue: {e}"))?;
         }

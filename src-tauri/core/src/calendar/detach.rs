@@ -92,10 +92,8 @@ impl Calendar {
         Ok(())
     }
 
-    /// Whether the Full Note series `id` has an occurrence on `date` that
-    /// [`Calendar::update_occurrence`] may detach: checked before a write of
-    /// several parts, so a bad date changes nothing.
-    pub fn check_occurrence(&self, id: &str, date: NaiveDate) -> Result<(), CalendarError> {
+    /// The work of [`Calendar::check_occurrence`].
+    pub(super) fn check_detachable(&self, id: &str, date: NaiveDate) -> Result<(), CalendarError> {
         self.series_for_occurrence(id, date, true).map(|_| ())
     }
 

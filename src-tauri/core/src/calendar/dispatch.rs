@@ -11,6 +11,7 @@ use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
 use super::id::EventId;
+use super::kinds::Writes;
 use super::sources::{SourceConfig, SourceType, fullnote, tasks};
 use super::status::VaultStatus;
 use super::vault::Vault;
@@ -27,17 +28,8 @@ impl Calendar {
         }
     }
 
-    /// Creates an event in calendar `calendar_id` and returns it as cached.
-    /// Full Note calendars get a new note `YYYY-MM-DD Title.md` (an existing
-    /// one is never replaced: [`CalendarError::Conflict`]); daily-note
-    /// calendars get a new item under the heading of that day's note.
-    pub fn create(&self, calendar_id: &str, fields: EventFields) -> Result<Event, CalendarError> {
-        self.create_named(calendar_id, fields, write::TakenName::Refuse)
-    }
-
-    /// [`Calendar::create`], with a Full Note calendar's note numbered when
-    /// its name is taken (as for a CalDAV client, which cannot choose it).
-    pub fn create_named(
+    /// The work of [`Calendar::create_named`].
+    pub(super) fn create_with_name(
         &self,
         calendar_id: &str,
         fields: EventFields,
@@ -79,10 +71,12 @@ impl Calendar {
         }
     }
 
-    /// Applies `fields` (a merge patch, see [`EventFields`]) to the event `id`
-    /// and returns the updated event. Its id changes when the note is renamed
-    /// (new date or title) or a daily-note item moves to another day.
-    pub fn update(&self, id: &str, fields: EventFields) -> Result<Event, CalendarError> {
+    /// The work of [`Calendar::update`].
+    pub(super) fn update_event(
+        &self,
+        id: &str,
+        fields: EventFields,
+    ) -> Result<Event, CalendarError> {
         let _write = lock(&self.inner.write_lock);
         if let Some((source, event)) = self.caldav_event(id) {
             return self.caldav_update(&source, &event, fields);
@@ -149,12 +143,8 @@ impl Calendar {
         }
     }
 
-    /// Applies `fields` to the occurrence on `date` of series `id` only, and
-    /// returns that occurrence as an event of its own. A CalDAV series gets a
-    /// modified occurrence (`RECURRENCE-ID`) in its resource; a Full Note
-    /// series, which cannot hold one, gets the occurrence detached into a
-    /// note of its own and skips that day (see `detach`).
-    pub fn update_occurrence(
+    /// The work of [`Calendar::update_occurrence`].
+    pub(super) fn update_one_occurrence(
         &self,
         id: &str,
         date: NaiveDate,
@@ -167,15 +157,8 @@ impl Calendar {
         self.detach_occurrence(id, date, fields)
     }
 
-    /// Moves the event `id` to calendar `calendar_id` with `fields` applied
-    /// (a plain [`update`](Self::update) when it is already there), and
-    /// returns it. Full Note events move with their note (its own keys and
-    /// body kept); daily-note items move as items; to or from a CalDAV
-    /// calendar, the event is made there and removed here
-    /// ([`move_across`](Self::move_across)). What the target cannot hold is
-    /// refused, naming `calendarId`: a read-only calendar, or what the
-    /// target could not keep (a note's text in an item or a CalDAV event).
-    pub fn move_to(
+    /// The work of [`Calendar::move_to`].
+    pub(super) fn move_event(
         &self,
         id: &str,
         calendar_id: &str,
@@ -189,22 +172,16 @@ impl Calendar {
         if current.id == target.id {
             return self.update(id, fields);
         }
-        match (&current.kind, &target.kind) {
-            (_, SourceType::Ical { .. }) => Err(CalendarError::ReadOnly(target.id)),
-            (SourceType::Ical { .. }, _) => Err(CalendarError::ReadOnly(current.id)),
-            (SourceType::Tasks { .. }, _) | (_, SourceType::Tasks { .. }) => {
-                Err(CalendarError::invalid(
-                    "calendarId",
-                    "a task stays in its note's Tasks calendar; move the line in Obsidian",
-                ))
-            }
-            (SourceType::Caldav { .. }, _) | (_, SourceType::Caldav { .. }) => {
-                self.move_across(id, &target, fields)
-            }
-            (
-                SourceType::FullNote { .. } | SourceType::DailyNote { .. },
-                SourceType::FullNote { .. } | SourceType::DailyNote { .. },
-            ) => self.move_between_notes(id, &target, fields),
+        // The kinds' capabilities decide, not the kinds themselves.
+        match (current.kind.kind().writes(), target.kind.kind().writes()) {
+            (_, Writes::ReadOnly) => Err(CalendarError::ReadOnly(target.id)),
+            (Writes::ReadOnly, _) => Err(CalendarError::ReadOnly(current.id)),
+            (Writes::TaskLines, _) | (_, Writes::TaskLines) => Err(CalendarError::invalid(
+                "calendarId",
+                "a task stays in its note's Tasks calendar; move the line in Obsidian",
+            )),
+            (Writes::Server, _) | (_, Writes::Server) => self.move_across(id, &target, fields),
+            (Writes::Notes, Writes::Notes) => self.move_between_notes(id, &target, fields),
         }
     }
 
@@ -274,13 +251,19 @@ impl Calendar {
         self.inner.refresh(&[path, new_path.clone()]);
         match &target.kind {
             SourceType::DailyNote { .. } => self.last_item(&target.id, &new_path),
-            _ => self.cached(&new_path, &fullnote::event_id(&new_path)),
+            SourceType::FullNote { .. }
+            | SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Tasks { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
         }
     }
 
-    /// Deletes the event `id`. With `instance_date`, only that occurrence of a
-    /// series is suppressed (added to the series' `skipDates`).
-    pub fn delete(&self, id: &str, instance_date: Option<NaiveDate>) -> Result<(), CalendarError> {
+    /// The work of [`Calendar::delete`].
+    pub(super) fn delete_event(
+        &self,
+        id: &str,
+        instance_date: Option<NaiveDate>,
+    ) -> Result<(), CalendarError> {
         let _write = lock(&self.inner.write_lock);
         if let Some((source, event)) = self.caldav_event(id) {
             return self.caldav_delete(&source, &event, instance_date);

@@ -15,12 +15,8 @@ use crate::settings::SettingsStore;
 pub const VAULT_RETRY: Duration = Duration::from_secs(2);
 
 impl Calendar {
-    /// Follows `store` from now on, on a thread of its own: a change of the
-    /// vault, the sources or the display zone is adopted (see
-    /// [`Calendar::catch_up`]), and while the vault is unavailable it is tried
-    /// again every [`VAULT_RETRY`]. The thread ends when the store or the
-    /// engine is dropped.
-    pub fn follow(&self, store: &Arc<SettingsStore>) {
+    /// The work of [`Calendar::follow`].
+    pub(super) fn follow_store(&self, store: &Arc<SettingsStore>) {
         let mut changes = store.subscribe();
         let store = Arc::downgrade(store);
         *super::engine::lock(&self.inner.settings) = store.clone();

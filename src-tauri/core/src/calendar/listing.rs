@@ -5,9 +5,8 @@ use super::engine::Calendar;
 use super::event::Event;
 
 impl Calendar {
-    /// The events of calendar `id` (series unexpanded), sorted by id; `None`
-    /// when there is no such calendar. Reads the cache only.
-    pub fn source_events(&self, id: &str) -> Option<Vec<Event>> {
+    /// The work of [`Calendar::source_events`].
+    pub(super) fn listed_events(&self, id: &str) -> Option<Vec<Event>> {
         let state = self.inner.read();
         let source = state.cache.source(id)?;
         let mut events: Vec<Event> = source

@@ -11,7 +11,10 @@
 //! - [`event`], [`fields`], [`query`], [`status`], [`error`]: the public model;
 //! - [`id`]: event ids, parsed and formatted in one place;
 //! - [`frontmatter`]: YAML frontmatter split / parse / order-preserving rewrite;
-//! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`);
+//! - [`kinds`]: the registry of source kinds, one `match` per capability,
+//!   and a source's settings resolved against the vault;
+//! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`,
+//!   `caldav`, `tasks`);
 //! - `spec`: the validated internal form every source converts to;
 //! - `recurrence`: time spans and series expansion; `recurrence_set`: the
 //!   iCalendar series (several rules, RDATE, EXDATE, EXRULE); `rule_text`:
@@ -21,17 +24,20 @@
 //!   series years;
 //! - `journal`: which notes changed, and `note_occurrences`: their
 //!   occurrences in a window, for followers such as vault reminders;
-//! - `engine`: the [`Calendar`] handle and its reads; `listing`: a whole
-//!   calendar unexpanded (CalDAV collections, feeds); `reread`: re-reading
-//!   notes into the cache; `feeds`: the ICS feed worker; `dispatch`: writes,
-//!   routed by source type; `detach`: one occurrence of a note series
-//!   edited or cancelled on its own; `adopt`: putting settings in place;
+//! - `api`: every public method of [`Calendar`] (the reads, and the entry
+//!   points of everything else); `engine`: the handle and its state;
+//!   `listing`: a whole calendar unexpanded (CalDAV collections, feeds);
+//!   `reread`: re-reading notes into the cache; `feeds`: the ICS feed
+//!   worker; `dispatch`: writes, routed by source type; `detach`: one
+//!   occurrence of a note series edited or cancelled on its own; `adopt`:
+//!   putting settings in place;
 //! - `watcher`: external changes; `write`: creates, updates, deletes;
 //! - `follow`: adopting settings changes, retrying an unavailable vault;
 //! - `vault`: confining every path to the vault; `written`: the rules for
 //!   what clients write (no control characters, no sub-hourly series).
 
 mod adopt;
+mod api;
 mod budget;
 mod cache;
 mod caldav_move;
@@ -48,6 +54,7 @@ mod follow;
 pub mod frontmatter;
 pub mod id;
 mod journal;
+pub mod kinds;
 mod listing;
 mod memo;
 mod note_occurrences;

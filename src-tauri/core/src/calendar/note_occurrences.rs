@@ -63,10 +63,8 @@ pub struct NoteOccurrences {
 }
 
 impl Calendar {
-    /// The occurrences starting in `from_millis..=until_millis` of `notes`
-    /// (see [`Notes`]), read from the cache under one lock, so the cursor
-    /// matches what was read.
-    pub fn note_occurrences(
+    /// The work of [`Calendar::note_occurrences`].
+    pub(super) fn occurrences_in_notes(
         &self,
         notes: Notes,
         from_millis: i64,

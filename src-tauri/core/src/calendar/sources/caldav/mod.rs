@@ -11,7 +11,9 @@
 //!   [`splice`]: an edited series put back beside its overrides;
 //! - [`password`]: the password or app password, kept in the OS keyring
 //!   under the source id, never in settings or logs;
-//! - [`account`]: setting an account's calendar up from Settings.
+//! - [`account`]: setting an account's calendar up from Settings;
+//! - [`state`]: what the engine keeps for its CalDAV calendars (mirrors,
+//!   queues, their lock, passwords).
 //!
 //! No maintained Rust crate speaks CalDAV's client side over a blocking
 //! reqwest client, so the few requests needed are written here; quick-xml
@@ -24,6 +26,7 @@ pub mod mirror;
 pub mod password;
 pub mod queue;
 pub mod splice;
+pub mod state;
 pub mod sync;
 
 pub use dav::{

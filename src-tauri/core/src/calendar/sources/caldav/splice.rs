@@ -19,8 +19,11 @@ use chrono::NaiveDateTime;
 use crate::ics::text;
 
 /// `new` (a whole `VCALENDAR`) with the modified occurrences of `old`, and
-/// the zones `new` lacks, added before its end.
+/// the zones `new` lacks, added before its end; its series (or event) keeps
+/// the properties of `old`'s that Almanac does not model
+/// ([`with_unmodeled_kept`]).
 pub fn with_overrides(new: &str, old: &str) -> String {
+    let new = &with_unmodeled_kept(new, old);
     let kept = blocks(old)
         .into_iter()
         .filter(|block| match block.name.as_str() {
@@ -32,6 +35,78 @@ pub fn with_overrides(new: &str, old: &str) -> String {
         });
     let inserted: String = kept.map(|block| crlf(&old[block.range])).collect();
     insert_before_end(new, &inserted)
+}
+
+/// Properties Almanac reads into an event's fields and writes from them,
+/// or leaves out on purpose (a `LAST-MODIFIED` or `SEQUENCE` it would leave
+/// stale): when what it writes lacks one, the edit removed it.
+const MODELED: &[&str] = &[
+    "UID",
+    "DTSTAMP",
+    "DTSTART",
+    "DTEND",
+    "DURATION",
+    "DUE",
+    "RECURRENCE-ID",
+    "RRULE",
+    "RDATE",
+    "EXDATE",
+    "EXRULE",
+    "SUMMARY",
+    "DESCRIPTION",
+    "LOCATION",
+    "CATEGORIES",
+    "CLASS",
+    "RELATED-TO",
+    "STATUS",
+    "URL",
+    "COMPLETED",
+    "PERCENT-COMPLETE",
+    "LAST-MODIFIED",
+    "SEQUENCE",
+];
+
+/// `new` with the properties of `old`'s version of its event (the `VEVENT`
+/// or `VTODO` of the same `UID` without `RECURRENCE-ID`) that Almanac does
+/// not model (`X-…`, `ATTENDEE`, `CREATED`, …) put back, before its first
+/// sub-component: an edit must not lose what another app wrote.
+fn with_unmodeled_kept(new: &str, old: &str) -> String {
+    let written_blocks = blocks(new);
+    let Some(written) = written_blocks
+        .iter()
+        .find(|b| b.name == "VEVENT" || b.name == "VTODO")
+    else {
+        return new.to_string();
+    };
+    let Some(uid) = written.property(new, "UID") else {
+        return new.to_string();
+    };
+    let uid = value(&uid).trim();
+    let old_blocks = blocks(old);
+    let Some(before) = old_blocks.iter().find(|b| {
+        b.name == written.name
+            && b.property(old, "RECURRENCE-ID").is_none()
+            && b.property(old, "UID")
+                .is_some_and(|line| value(&line).trim() == uid)
+    }) else {
+        return new.to_string();
+    };
+    let kept: String = before
+        .properties(old)
+        .filter(|line| {
+            !MODELED.contains(&line.name.as_str())
+                && !written.properties(new).any(|w| w.name == line.name)
+        })
+        .map(|line| crlf(line.text))
+        .collect();
+    let body = &new[written.range.clone()];
+    let at = written.range.start
+        + body
+            .find("\nBEGIN:")
+            .map(|n| n + 1)
+            .or_else(|| body.rfind("END:"))
+            .unwrap_or(body.len());
+    format!("{}{kept}{}", &new[..at], &new[at..])
 }
 
 /// One occurrence of the series of `uid`: `key` as [`override_keys`] gives
@@ -378,6 +453,32 @@ fn insert_before_end(text: &str, inserted: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_keeps_what_almanac_does_not_model_and_drops_what_it_removed() {
+        let old = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a\r\n\
+                   DTSTART:20260105T090000Z\r\nSUMMARY:Old\r\nLOCATION:Room 1\r\n\
+                   X-APP-COLOR:red\r\nATTENDEE;CN=Ann:mailto:ann@example.com\r\n\
+                   SEQUENCE:3\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        let new = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a\r\n\
+                   DTSTART:20260105T100000Z\r\nSUMMARY:New\r\nBEGIN:VALARM\r\n\
+                   ACTION:DISPLAY\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT\r\n\
+                   END:VCALENDAR\r\n";
+        let kept = with_overrides(new, old);
+        assert!(
+            kept.contains(
+                "SUMMARY:New\r\nX-APP-COLOR:red\r\n\
+                               ATTENDEE;CN=Ann:mailto:ann@example.com\r\nBEGIN:VALARM"
+            ),
+            "{kept}"
+        );
+        // Removed by the edit (Almanac models it) or left out on purpose.
+        assert!(
+            !kept.contains("LOCATION") && !kept.contains("SEQUENCE"),
+            "{kept}"
+        );
+        assert!(!kept.contains("SUMMARY:Old"), "{kept}");
+    }
 
     #[test]
     fn overrides_and_missing_zones_carry_over_and_the_old_master_does_not() {
