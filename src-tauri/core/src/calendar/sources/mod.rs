@@ -15,6 +15,7 @@ pub mod dailyconfig;
 pub mod dailynote;
 pub mod dateformat;
 pub mod fullnote;
+pub mod holidays;
 pub mod ical;
 mod ical_event;
 mod ical_values;
