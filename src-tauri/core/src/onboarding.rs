@@ -251,7 +251,7 @@ impl ImportPlan {
                 value: format.clone(),
             });
         }
-        if let SourceKind::Caldav { .. } = source_kind {
+        if source_kind.kind().uses_password() {
             // Taken as written: spaces may be part of a password.
             let password = entry.field("password").and_then(Value::as_str);
             match password.filter(|password| !password.is_empty()) {

@@ -30,6 +30,7 @@ mod reminders;
 mod task_date;
 pub mod vault_path;
 
+pub use crate::calendar::kinds::SourceKind;
 pub use reminders::{
     DEFAULT_REMINDER_MINUTES, HORIZON_DAYS, MAX_DEFAULT_MINUTES, MAX_HOOK_COMMAND_CHARS,
     ReminderSettings,
@@ -113,58 +114,6 @@ pub struct CalendarSource {
 
 /// The components a calendar may be limited to.
 pub const CALENDAR_COMPONENTS: [&str; 2] = ["VEVENT", "VTODO"];
-
-/// What a calendar source reads from. Serialized as `"type": "local" |
-/// "dailynote" | "ical" | "caldav" | "tasks"`, like Obsidian Full Calendar's own settings: the
-/// wire name of a Full Note source is `local`, an external contract.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "lowercase")]
-pub enum SourceKind {
-    /// One note per event in `directory` (relative to the vault, or absolute
-    /// inside it).
-    #[serde(rename = "local")]
-    FullNote { directory: String },
-    /// Events are list items under `heading` in the daily notes of `directory`.
-    DailyNote {
-        #[serde(default)]
-        directory: String,
-        heading: String,
-    },
-    /// A remote ICS feed, read-only and cached on disk.
-    Ical {
-        url: String,
-        /// Lets the feed (and its redirects) reach loopback, link-local and
-        /// private addresses, which are otherwise refused. Only the user can
-        /// set it, in Almanac's settings or its settings file; no token can.
-        #[serde(default, rename = "allowPrivateNetwork")]
-        allow_private_network: bool,
-    },
-    /// A calendar on a CalDAV server, read and written both ways. The
-    /// password (or app password) is in the OS keyring under the source id,
-    /// never here.
-    Caldav {
-        /// The server's address, as the user gave it (discovery starts here).
-        url: String,
-        username: String,
-        /// The calendar collection found by discovery (or chosen by the
-        /// user); empty until discovered.
-        #[serde(default, rename = "calendarUrl")]
-        calendar_url: String,
-    },
-    /// Obsidian Tasks lines (`- [ ] Pay rent 📅 2026-11-30`) in every note
-    /// of `directory` (empty: the whole vault), read from the Markdown.
-    Tasks {
-        /// The notes' folder, relative to the vault (or absolute inside
-        /// it); empty: the whole vault.
-        #[serde(default)]
-        directory: String,
-        /// The date that places a task: `due` (📅, the default),
-        /// `scheduled` (⏳) or `start` (🛫). A task without it is placed by
-        /// its other dates, in the order due, scheduled, start.
-        #[serde(default, rename = "dateField")]
-        date_field: TaskDateField,
-    },
-}
 
 pub(crate) fn default_color() -> String {
     "#3788d8".to_string()
@@ -303,28 +252,23 @@ impl Settings {
             if source.name.trim().is_empty() {
                 return Err(invalid(&field("name"), "a calendar needs a name".into()));
             }
-            match &source.kind {
-                SourceKind::Ical { url, .. } | SourceKind::Caldav { url, .. }
-                    if !(url.starts_with("http://") || url.starts_with("https://")) =>
-                {
-                    return Err(invalid(
-                        &field("url"),
-                        format!("`{url}` is not an http(s) address"),
-                    ));
-                }
-                SourceKind::FullNote { directory }
-                | SourceKind::DailyNote { directory, .. }
-                | SourceKind::Tasks { directory, .. }
-                    if Path::new(directory.trim())
-                        .components()
-                        .any(|part| part == std::path::Component::ParentDir) =>
-                {
-                    return Err(invalid(
-                        &field("directory"),
-                        format!("`{directory}` leaves the vault; pick a folder inside it"),
-                    ));
-                }
-                _ => {}
+            if let Some(url) = source.kind.url()
+                && !(url.starts_with("http://") || url.starts_with("https://"))
+            {
+                return Err(invalid(
+                    &field("url"),
+                    format!("`{url}` is not an http(s) address"),
+                ));
+            }
+            if let Some(directory) = source.kind.directory()
+                && Path::new(directory.trim())
+                    .components()
+                    .any(|part| part == std::path::Component::ParentDir)
+            {
+                return Err(invalid(
+                    &field("directory"),
+                    format!("`{directory}` leaves the vault; pick a folder inside it"),
+                ));
             }
             if let Some(components) = &source.components {
                 let known = components

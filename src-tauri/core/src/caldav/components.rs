@@ -14,11 +14,7 @@ use crate::calendar::SourceInfo;
 /// A calendar a client made for one kind (`MKCALENDAR` with a component
 /// set, kept as the source's `components`) holds only that kind.
 pub fn held(source: &SourceInfo) -> &'static [&'static str] {
-    let by_kind: &'static [&'static str] = match source.kind {
-        "local" | "dailynote" => &["VEVENT", "VTODO"],
-        "tasks" => &["VTODO"],
-        _ => &["VEVENT"],
-    };
+    let by_kind = source.kind.components();
     let Some(limited) = &source.components else {
         return by_kind;
     };

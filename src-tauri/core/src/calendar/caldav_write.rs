@@ -18,13 +18,14 @@ use super::event::Event;
 use super::event::EventType;
 use super::fields::EventFields;
 use super::id::EventId;
+use super::kinds::Writes;
 use super::query::day_start_millis;
 use super::recurrence::Window;
 use super::sources::caldav::mirror::Resource;
 use super::sources::caldav::queue::QueuedWrite;
 use super::sources::caldav::splice::{self, Occurrence, with_overrides};
 use super::sources::caldav::{DavClient, DavError};
-use super::sources::{SourceConfig, SourceType, fullnote, ical};
+use super::sources::{SourceConfig, fullnote, ical};
 use super::spec::EventSpec;
 use crate::ics::write::{Component, calendar};
 
@@ -67,7 +68,7 @@ impl Calendar {
         };
         let state = self.inner.read();
         let config = state.cache.source(&calendar_id)?.config.clone();
-        matches!(config.kind, SourceType::Caldav { .. }).then_some((config, event))
+        (config.kind.kind().writes() == Writes::Server).then_some((config, event))
     }
 
     /// Creates an event in CalDAV calendar `source`.

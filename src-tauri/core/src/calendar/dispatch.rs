@@ -11,6 +11,7 @@ use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
 use super::id::EventId;
+use super::kinds::Writes;
 use super::sources::{SourceConfig, SourceType, fullnote, tasks};
 use super::status::VaultStatus;
 use super::vault::Vault;
@@ -189,22 +190,16 @@ impl Calendar {
         if current.id == target.id {
             return self.update(id, fields);
         }
-        match (&current.kind, &target.kind) {
-            (_, SourceType::Ical { .. }) => Err(CalendarError::ReadOnly(target.id)),
-            (SourceType::Ical { .. }, _) => Err(CalendarError::ReadOnly(current.id)),
-            (SourceType::Tasks { .. }, _) | (_, SourceType::Tasks { .. }) => {
-                Err(CalendarError::invalid(
-                    "calendarId",
-                    "a task stays in its note's Tasks calendar; move the line in Obsidian",
-                ))
-            }
-            (SourceType::Caldav { .. }, _) | (_, SourceType::Caldav { .. }) => {
-                self.move_across(id, &target, fields)
-            }
-            (
-                SourceType::FullNote { .. } | SourceType::DailyNote { .. },
-                SourceType::FullNote { .. } | SourceType::DailyNote { .. },
-            ) => self.move_between_notes(id, &target, fields),
+        // The kinds' capabilities decide, not the kinds themselves.
+        match (current.kind.kind().writes(), target.kind.kind().writes()) {
+            (_, Writes::ReadOnly) => Err(CalendarError::ReadOnly(target.id)),
+            (Writes::ReadOnly, _) => Err(CalendarError::ReadOnly(current.id)),
+            (Writes::TaskLines, _) | (_, Writes::TaskLines) => Err(CalendarError::invalid(
+                "calendarId",
+                "a task stays in its note's Tasks calendar; move the line in Obsidian",
+            )),
+            (Writes::Server, _) | (_, Writes::Server) => self.move_across(id, &target, fields),
+            (Writes::Notes, Writes::Notes) => self.move_between_notes(id, &target, fields),
         }
     }
 
@@ -274,7 +269,10 @@ impl Calendar {
         self.inner.refresh(&[path, new_path.clone()]);
         match &target.kind {
             SourceType::DailyNote { .. } => self.last_item(&target.id, &new_path),
-            _ => self.cached(&new_path, &fullnote::event_id(&new_path)),
+            SourceType::FullNote { .. }
+            | SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Tasks { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
         }
     }
 

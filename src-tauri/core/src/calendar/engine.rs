@@ -320,12 +320,11 @@ impl Calendar {
                     id: config.id.clone(),
                     name: config.name.clone(),
                     color: config.color.clone(),
-                    kind: config.kind_name(),
+                    kind: config.kind.kind(),
                     directory,
                     heading,
                     url,
-                    editable: config.dir().is_some()
-                        || matches!(config.kind, SourceType::Caldav { .. }),
+                    editable: !config.kind.kind().read_only(),
                     event_count: source.notes.values().map(Vec::len).sum(),
                     last_fetched: source.feed.last_fetched.clone(),
                     last_error: source

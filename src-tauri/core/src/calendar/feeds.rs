@@ -112,13 +112,18 @@ impl Inner {
         let feeds: Vec<(usize, SourceConfig)> = self.feed_sources();
         let tz = self.read().cache.display_tz;
         for (index, source) in feeds {
-            let SourceType::Ical { url, .. } = &source.kind else {
-                self.load_caldav_mirror(index, &source);
-                continue;
-            };
-            if let Some((body, meta)) = self.feeds.load(&source.id, url) {
-                let parsed = ical::parse(&source, &body, tz, &Limits::FEED).map(Some);
-                self.apply_feed(index, &source, parsed, Some(&meta));
+            match &source.kind {
+                SourceType::Ical { url, .. } => {
+                    if let Some((body, meta)) = self.feeds.load(&source.id, url) {
+                        let parsed = ical::parse(&source, &body, tz, &Limits::FEED).map(Some);
+                        self.apply_feed(index, &source, parsed, Some(&meta));
+                    }
+                }
+                SourceType::Caldav { .. } => self.load_caldav_mirror(index, &source),
+                // Read from the vault by the scan, not by the feed worker.
+                SourceType::FullNote { .. }
+                | SourceType::DailyNote { .. }
+                | SourceType::Tasks { .. } => {}
             }
         }
     }
@@ -129,7 +134,7 @@ impl Inner {
         configs
             .into_iter()
             .enumerate()
-            .filter(|(_, s)| matches!(s.kind, SourceType::Ical { .. } | SourceType::Caldav { .. }))
+            .filter(|(_, s)| s.kind.kind().refreshed())
             .collect()
     }
 
@@ -178,54 +183,70 @@ impl Inner {
     fn revalidate_feeds(&self, force: bool) {
         let tz = self.read().cache.display_tz;
         for (index, source) in self.feed_sources() {
-            let SourceType::Ical {
-                url,
-                allow_private_network,
-            } = &source.kind
-            else {
-                self.sync_caldav(index, &source, force);
-                continue;
-            };
-            let previous = self.feeds.load(&source.id, url).map(|(_, meta)| meta);
-            let now = chrono::Utc::now().timestamp_millis();
-            let fresh = previous
-                .as_ref()
-                .is_some_and(|m| now - m.fetched_at_millis < ICS_MIN_INTERVAL.as_millis() as i64);
-            if fresh && !force {
-                continue;
+            match &source.kind {
+                SourceType::Ical {
+                    url,
+                    allow_private_network,
+                } => self.fetch_feed(index, &source, url, *allow_private_network, force, tz),
+                SourceType::Caldav { .. } => self.sync_caldav(index, &source, force),
+                // Read from the vault by the scan, not by the feed worker.
+                SourceType::FullNote { .. }
+                | SourceType::DailyNote { .. }
+                | SourceType::Tasks { .. } => {}
             }
-            let outcome = match ical::fetch(url, previous.as_ref(), *allow_private_network) {
-                Ok(ical::Fetched::NotModified) => {
-                    let meta = ical::FeedMeta {
-                        fetched_at_millis: now,
-                        ..previous
-                            .clone()
-                            .unwrap_or_else(|| ical::meta_for(url, None, None))
-                    };
-                    self.store_feed(&source.id, None, &meta);
-                    self.apply_feed(index, &source, Ok(None), Some(&meta));
-                    continue;
-                }
-                Ok(ical::Fetched::Body {
-                    text,
-                    etag,
-                    last_modified,
-                }) => {
-                    // Only a body that reads is kept on disk, to be
-                    // loaded at the next start.
-                    let meta = ical::meta_for(url, etag, last_modified);
-                    match ical::parse(&source, &text, tz, &Limits::FEED) {
-                        Ok(parsed) => {
-                            self.store_feed(&source.id, Some(&text), &meta);
-                            (Ok(Some(parsed)), Some(meta))
-                        }
-                        Err(e) => (Err(e), None),
-                    }
-                }
-                Err(e) => (Err(e), None),
-            };
-            self.apply_feed(index, &source, outcome.0, outcome.1.as_ref());
         }
+    }
+
+    /// Fetches ICS feed `source` (at `url`) when due, and puts what it
+    /// read into the cache.
+    fn fetch_feed(
+        &self,
+        index: usize,
+        source: &SourceConfig,
+        url: &str,
+        allow_private_network: bool,
+        force: bool,
+        tz: chrono_tz::Tz,
+    ) {
+        let previous = self.feeds.load(&source.id, url).map(|(_, meta)| meta);
+        let now = chrono::Utc::now().timestamp_millis();
+        let fresh = previous
+            .as_ref()
+            .is_some_and(|m| now - m.fetched_at_millis < ICS_MIN_INTERVAL.as_millis() as i64);
+        if fresh && !force {
+            return;
+        }
+        let outcome = match ical::fetch(url, previous.as_ref(), allow_private_network) {
+            Ok(ical::Fetched::NotModified) => {
+                let meta = ical::FeedMeta {
+                    fetched_at_millis: now,
+                    ..previous
+                        .clone()
+                        .unwrap_or_else(|| ical::meta_for(url, None, None))
+                };
+                self.store_feed(&source.id, None, &meta);
+                self.apply_feed(index, source, Ok(None), Some(&meta));
+                return;
+            }
+            Ok(ical::Fetched::Body {
+                text,
+                etag,
+                last_modified,
+            }) => {
+                // Only a body that reads is kept on disk, to be
+                // loaded at the next start.
+                let meta = ical::meta_for(url, etag, last_modified);
+                match ical::parse(source, &text, tz, &Limits::FEED) {
+                    Ok(parsed) => {
+                        self.store_feed(&source.id, Some(&text), &meta);
+                        (Ok(Some(parsed)), Some(meta))
+                    }
+                    Err(e) => (Err(e), None),
+                }
+            }
+            Err(e) => (Err(e), None),
+        };
+        self.apply_feed(index, source, outcome.0, outcome.1.as_ref());
     }
 
     fn store_feed(&self, source_id: &str, body: Option<&str>, meta: &ical::FeedMeta) {

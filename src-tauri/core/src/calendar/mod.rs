@@ -11,7 +11,10 @@
 //! - [`event`], [`fields`], [`query`], [`status`], [`error`]: the public model;
 //! - [`id`]: event ids, parsed and formatted in one place;
 //! - [`frontmatter`]: YAML frontmatter split / parse / order-preserving rewrite;
-//! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`);
+//! - [`kinds`]: the registry of source kinds, one `match` per capability,
+//!   and a source's settings resolved against the vault;
+//! - [`sources`]: reading each source type (`fullnote`, `dailynote`, `ical`,
+//!   `caldav`, `tasks`);
 //! - `spec`: the validated internal form every source converts to;
 //! - `recurrence`: time spans and series expansion; `recurrence_set`: the
 //!   iCalendar series (several rules, RDATE, EXDATE, EXRULE); `rule_text`:
@@ -48,6 +51,7 @@ mod follow;
 pub mod frontmatter;
 pub mod id;
 mod journal;
+pub mod kinds;
 mod listing;
 mod memo;
 mod note_occurrences;

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::kinds::Kind;
 use super::query::MAX_STEPS_PER_SERIES;
 
 /// One configured calendar source as listed by `GET /api/v1/calendars`.
@@ -16,7 +17,8 @@ pub struct SourceInfo {
     /// `local`, `dailynote`, `ical`, `caldav` or `tasks` (the settings'
     /// source `type`).
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    #[schema(value_type = String)]
+    pub kind: Kind,
     /// Vault-relative folder of `local`, `dailynote` and `tasks` sources.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub directory: Option<String>,

@@ -13,7 +13,7 @@ use std::path::Path;
 use super::{ImportPlan, plan_import};
 use crate::api::ApiError;
 use crate::app::Core;
-use crate::settings::SourceKind;
+use crate::calendar::kinds::Origin;
 use crate::settings::class::Actor;
 
 /// Applies what of the vault's Full Calendar settings may be taken without
@@ -55,7 +55,7 @@ impl ImportPlan {
     pub fn without_accounts(mut self) -> (ImportPlan, usize) {
         let before = self.sources.len();
         self.sources
-            .retain(|source| !matches!(source.kind, SourceKind::Caldav { .. }));
+            .retain(|source| !source.kind.kind().uses_password());
         self.passwords = Default::default();
         self.passwords_to_keyring.clear();
         self.passwords_to_enter.clear();
@@ -70,10 +70,10 @@ pub struct Summary<'a>(pub &'a ImportPlan);
 impl fmt::Display for Summary<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let plan = self.0;
-        let count = |want: fn(&SourceKind) -> bool| {
+        let count = |origin: Origin| {
             plan.sources
                 .iter()
-                .filter(|source| want(&source.kind))
+                .filter(|source| source.kind.kind().origin() == origin)
                 .count()
         };
         write!(
@@ -81,8 +81,8 @@ impl fmt::Display for Summary<'_> {
             "{} calendars ({} ICS feeds, {} CalDAV accounts), {} skipped, {} settings not \
              applied, reminder defaults: {}",
             plan.sources.len(),
-            count(|kind| matches!(kind, SourceKind::Ical { .. })),
-            count(|kind| matches!(kind, SourceKind::Caldav { .. })),
+            count(Origin::Feed),
+            count(Origin::Server),
             plan.skipped.len(),
             plan.found_not_applied.len(),
             if plan.reminders.is_some() {

@@ -28,7 +28,7 @@
 
 use serde_json::Value;
 
-use super::{Settings, SourceKind};
+use super::Settings;
 use crate::tokens::{SCOPES, Scope, ScopeSet};
 
 /// How much a setting can change about what Almanac touches.
@@ -192,7 +192,7 @@ impl Actor {
         for (index, source) in next.calendar_sources.iter().enumerate() {
             // A CalDAV source is sent the user's password from the keyring:
             // no token may point one at another server.
-            if matches!(source.kind, SourceKind::Caldav { .. })
+            if source.kind.kind().uses_password()
                 && !current
                     .calendar_sources
                     .iter()
@@ -202,13 +202,9 @@ impl Actor {
                     key: format!("calendarSources[{index}]"),
                 });
             }
-            let SourceKind::Ical {
-                allow_private_network: true,
-                ..
-            } = &source.kind
-            else {
+            if !source.kind.allows_private_network() {
                 continue;
-            };
+            }
             let unchanged = current
                 .calendar_sources
                 .iter()
@@ -226,6 +222,7 @@ impl Actor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::SourceKind;
     use serde_json::json;
 
     fn token(scopes: &[Scope]) -> Actor {

@@ -10,7 +10,7 @@
 
 use url::Url;
 
-use super::{Settings, SourceKind};
+use super::Settings;
 
 /// What is shown in place of a hidden part.
 pub const HIDDEN: &str = "***";
@@ -53,7 +53,7 @@ impl Settings {
     pub fn with_feed_urls_hidden(&self) -> Settings {
         let mut shown = self.clone();
         for source in &mut shown.calendar_sources {
-            if let SourceKind::Ical { url, .. } = &mut source.kind {
+            if let Some(url) = source.kind.secret_url_mut() {
                 *url = redact_feed_url(url);
             }
         }

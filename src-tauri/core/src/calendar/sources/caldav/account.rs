@@ -88,7 +88,9 @@ pub fn add(
     };
     let current = settings.get();
     if let Some(twin) = current.calendar_sources.iter().find(|s| {
-        matches!(&s.kind, SourceKind::Caldav { calendar_url, .. } if *calendar_url == chosen.url)
+        s.kind
+            .caldav_account()
+            .is_some_and(|account| account.calendar_url == chosen.url)
     }) {
         return Err(refuse(
             "url",
@@ -181,8 +183,9 @@ pub fn remember_calendar_url(
     settings.update_from(Actor::User, |current| {
         let undiscovered = |s: &CalendarSource| {
             s.id == id
-                && matches!(&s.kind, SourceKind::Caldav { url, calendar_url, .. }
-                    if url == server && calendar_url.is_empty())
+                && s.kind
+                    .caldav_account()
+                    .is_some_and(|account| account.url == server && account.calendar_url.is_empty())
         };
         current.calendar_sources.iter().any(undiscovered).then(|| {
             with_sources(current, |sources| {
@@ -206,7 +209,7 @@ pub fn removed(before: &Settings, after: &Settings) -> Vec<String> {
         settings
             .calendar_sources
             .iter()
-            .filter(|s| matches!(s.kind, SourceKind::Caldav { .. }))
+            .filter(|s| s.kind.kind().uses_password())
             .map(|s| s.id.clone())
             .collect()
     };

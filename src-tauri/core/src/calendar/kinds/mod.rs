@@ -1,0 +1,237 @@
+//! The registry of source kinds: every kind of calendar source Almanac
+//! reads, and what each one can do.
+//!
+//! [`Kind`] lists the kinds; each capability is one method with one
+//! exhaustive `match` over them (as mini-redis's `Command` does for its
+//! commands), so a new kind does not compile until every capability has an
+//! answer for it. Code elsewhere asks these methods, never matches kinds
+//! with a fall-through (`_ =>`, `matches!`).
+//!
+//! A kind's data comes in two forms: [`SourceKind`] as the settings write
+//! it (`settings`), and [`SourceType`] resolved against the vault
+//! (`resolved`), derived from the first by [`SourceConfig::from_settings`].
+//! What each kind reads and writes lives in its own module of `sources`
+//! (`fullnote`, `dailynote`, `ical`, `caldav`, `tasks`).
+//!
+//! Adding a kind: a variant in [`Kind`], [`SourceKind`] and [`SourceType`],
+//! then whatever the compiler asks for (every capability below, the
+//! mapping in `resolved`, and the writes in `dispatch`).
+
+mod resolved;
+mod settings;
+
+use serde::Serialize;
+
+pub use resolved::{ParsedNote, Skipped, SourceConfig, SourceType};
+pub use settings::{CaldavAccount, SourceKind};
+
+/// Every kind of calendar source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// One note per event (settings type `local`).
+    FullNote,
+    /// List items under a heading of daily notes.
+    DailyNote,
+    /// A remote ICS feed.
+    Ical,
+    /// A calendar on a CalDAV server.
+    Caldav,
+    /// Obsidian Tasks lines in any note of a folder.
+    Tasks,
+}
+
+/// Where a kind's events come from, and so what keeps them fresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Notes of the vault: read by the vault scan, kept fresh by the file
+    /// watcher.
+    Notes,
+    /// A document fetched over HTTP, cached on disk and refreshed by the
+    /// feed worker.
+    Feed,
+    /// A calendar on a server, mirrored on disk and synced both ways by the
+    /// feed worker.
+    Server,
+}
+
+/// What a kind does with a client's writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    /// Refused with [`CalendarError::ReadOnly`](crate::calendar::CalendarError::ReadOnly).
+    ReadOnly,
+    /// Written into notes; events move between note calendars.
+    Notes,
+    /// Written to the server (through the mirror's queue).
+    Server,
+    /// Only a task's own line is edited (ticked, re-dated); tasks are made,
+    /// deleted and moved in Obsidian.
+    TaskLines,
+}
+
+impl Kind {
+    /// Every kind, in the order the settings document them.
+    pub const ALL: [Kind; 5] = [
+        Kind::FullNote,
+        Kind::DailyNote,
+        Kind::Ical,
+        Kind::Caldav,
+        Kind::Tasks,
+    ];
+
+    /// The settings' `type` (and `GET /calendars`' `type`). A Full Note
+    /// source is `local`, as in Obsidian Full Calendar's settings.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Kind::FullNote => "local",
+            Kind::DailyNote => "dailynote",
+            Kind::Ical => "ical",
+            Kind::Caldav => "caldav",
+            Kind::Tasks => "tasks",
+        }
+    }
+
+    /// Where its events come from.
+    pub fn origin(self) -> Origin {
+        match self {
+            Kind::FullNote | Kind::DailyNote | Kind::Tasks => Origin::Notes,
+            Kind::Ical => Origin::Feed,
+            Kind::Caldav => Origin::Server,
+        }
+    }
+
+    /// Whether the feed worker fetches it (and keeps its copy on disk):
+    /// what is not read from the vault's notes.
+    pub fn refreshed(self) -> bool {
+        match self.origin() {
+            Origin::Notes => false,
+            Origin::Feed | Origin::Server => true,
+        }
+    }
+
+    /// What it does with writes.
+    pub fn writes(self) -> Writes {
+        match self {
+            Kind::FullNote | Kind::DailyNote => Writes::Notes,
+            Kind::Ical => Writes::ReadOnly,
+            Kind::Caldav => Writes::Server,
+            Kind::Tasks => Writes::TaskLines,
+        }
+    }
+
+    /// Whether it refuses every write: the one place read-only is stated.
+    pub fn read_only(self) -> bool {
+        match self.writes() {
+            Writes::ReadOnly => true,
+            Writes::Notes | Writes::Server | Writes::TaskLines => false,
+        }
+    }
+
+    /// The iCalendar components its calendar holds (its CalDAV collection's
+    /// `supported-calendar-component-set`): note calendars hold events and
+    /// tasks, a Tasks calendar tasks only, a feed or CalDAV calendar what
+    /// Almanac keeps of it, events.
+    pub fn components(self) -> &'static [&'static str] {
+        match self {
+            Kind::FullNote | Kind::DailyNote => &["VEVENT", "VTODO"],
+            Kind::Tasks => &["VTODO"],
+            Kind::Ical | Kind::Caldav => &["VEVENT"],
+        }
+    }
+
+    /// Whether it signs in with a password kept in the OS keyring under
+    /// the source id (forgotten when the source goes; never imported
+    /// unattended).
+    pub fn uses_password(self) -> bool {
+        match self {
+            Kind::Caldav => true,
+            Kind::FullNote | Kind::DailyNote | Kind::Ical | Kind::Tasks => false,
+        }
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.wire_name())
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.wire_name())
+    }
+}
+
+/// Lets callers compare with the wire name (`info.kind == "ical"`).
+impl PartialEq<&str> for Kind {
+    fn eq(&self, other: &&str) -> bool {
+        self.wire_name() == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One settings entry of each kind, as a user writes it.
+    fn settings_entry(kind: Kind) -> serde_json::Value {
+        let mut entry = serde_json::json!({ "type": kind.wire_name() });
+        let extra = match kind {
+            Kind::FullNote | Kind::Tasks => serde_json::json!({ "directory": "events" }),
+            Kind::DailyNote => serde_json::json!({ "heading": "Events" }),
+            Kind::Ical => serde_json::json!({ "url": "https://example.com/a.ics" }),
+            Kind::Caldav => serde_json::json!({ "url": "https://example.com/", "username": "u" }),
+        };
+        entry
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        entry
+    }
+
+    #[test]
+    fn every_kind_reads_back_from_its_wire_name() {
+        for kind in Kind::ALL {
+            let read: SourceKind = serde_json::from_value(settings_entry(kind)).unwrap();
+            assert_eq!(read.kind(), kind);
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.wire_name());
+            assert_eq!(
+                serde_json::to_value(&read).unwrap()["type"],
+                kind.wire_name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_resolved_kind_is_the_settings_kind() {
+        let vault = tempfile::tempdir().unwrap();
+        for kind in Kind::ALL {
+            let source: crate::settings::CalendarSource = serde_json::from_value({
+                let mut entry = settings_entry(kind);
+                entry["id"] = "a".into();
+                entry["name"] = "A".into();
+                entry
+            })
+            .unwrap();
+            let config = SourceConfig::from_settings(&source, vault.path()).unwrap();
+            assert_eq!(config.kind.kind(), kind);
+        }
+    }
+
+    #[test]
+    fn read_only_kinds_are_the_ones_neither_edited_nor_moved() {
+        for kind in Kind::ALL {
+            assert_eq!(kind.read_only(), kind.writes() == Writes::ReadOnly);
+            assert!(!kind.components().is_empty(), "{kind}");
+            // A kind read from notes has a folder in its settings.
+            let source: SourceKind = serde_json::from_value(settings_entry(kind)).unwrap();
+            assert_eq!(
+                kind.origin() == Origin::Notes,
+                source.directory().is_some(),
+                "{kind}"
+            );
+            assert_eq!(kind.refreshed(), source.url().is_some(), "{kind}");
+        }
+        assert!(Kind::Ical.read_only());
+        assert!(!Kind::Caldav.read_only());
+    }
+}

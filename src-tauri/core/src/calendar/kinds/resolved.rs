@@ -1,0 +1,294 @@
+//! A source resolved against the vault ([`SourceConfig`]): its folder made
+//! vault-relative, a daily-note source's naming read from Obsidian. Derived
+//! from the settings' [`SourceKind`] by [`SourceConfig::from_settings`], the
+//! one place that maps one onto the other.
+
+use std::path::{Component, Path};
+
+use chrono_tz::Tz;
+
+use super::Kind;
+use crate::calendar::cache::Indexed;
+use crate::calendar::error::CalendarError;
+use crate::calendar::sources::dateformat::DateFormat;
+use crate::calendar::sources::{dailyconfig, dailynote, fullnote, tasks};
+use crate::calendar::status::SkippedNote;
+use crate::settings::{CalendarSource, SourceKind, TaskDateField};
+
+/// A configured source with its folder made vault-relative.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceConfig {
+    pub id: String,
+    pub name: String,
+    pub color: String,
+    pub kind: SourceType,
+    /// Kept for CalDAV clients (see [`CalendarSource::order`]).
+    pub order: Option<i64>,
+    /// See [`CalendarSource::components`].
+    pub components: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceType {
+    /// `dir` is vault-relative, `/`-separated, `""` for the vault root.
+    FullNote { dir: String },
+    DailyNote {
+        dir: String,
+        heading: String,
+        /// How daily notes are named, or why they cannot be read (an
+        /// unsupported Obsidian date format): the source then reads nothing
+        /// and reports the problem.
+        format: Result<DateFormat, String>,
+    },
+    Ical {
+        url: String,
+        allow_private_network: bool,
+    },
+    /// `server` as configured; `calendar` the discovered collection, `""`
+    /// until discovery found it.
+    Caldav {
+        server: String,
+        username: String,
+        calendar: String,
+    },
+    /// `dir` as for [`SourceType::FullNote`]; `date_field` the date that
+    /// places a task first.
+    Tasks {
+        dir: String,
+        date_field: TaskDateField,
+    },
+}
+
+impl SourceType {
+    /// Which kind of source this is.
+    pub fn kind(&self) -> Kind {
+        match self {
+            SourceType::FullNote { .. } => Kind::FullNote,
+            SourceType::DailyNote { .. } => Kind::DailyNote,
+            SourceType::Ical { .. } => Kind::Ical,
+            SourceType::Caldav { .. } => Kind::Caldav,
+            SourceType::Tasks { .. } => Kind::Tasks,
+        }
+    }
+}
+
+impl SourceConfig {
+    /// Resolves a settings entry against the vault. A folder outside the
+    /// vault is refused.
+    pub fn from_settings(source: &CalendarSource, vault: &Path) -> Result<Self, CalendarError> {
+        let kind = match &source.kind {
+            SourceKind::FullNote { directory } => SourceType::FullNote {
+                dir: relative_dir(directory, vault)?,
+            },
+            SourceKind::DailyNote { directory, heading } => {
+                // The vault's Daily notes settings name the notes, and give
+                // the folder unless the source has its own.
+                let obsidian = dailyconfig::read(vault);
+                let dir = match directory.trim() {
+                    "" => relative_dir(&obsidian.folder, vault)?,
+                    _ => relative_dir(directory, vault)?,
+                };
+                SourceType::DailyNote {
+                    dir,
+                    heading: heading.trim().trim_start_matches('#').trim().to_string(),
+                    format: obsidian.format,
+                }
+            }
+            SourceKind::Ical {
+                url,
+                allow_private_network,
+            } => SourceType::Ical {
+                url: url.clone(),
+                allow_private_network: *allow_private_network,
+            },
+            SourceKind::Caldav {
+                url,
+                username,
+                calendar_url,
+            } => SourceType::Caldav {
+                server: url.clone(),
+                username: username.clone(),
+                calendar: calendar_url.clone(),
+            },
+            SourceKind::Tasks {
+                directory,
+                date_field,
+            } => SourceType::Tasks {
+                dir: relative_dir(directory, vault)?,
+                date_field: *date_field,
+            },
+        };
+        Ok(Self {
+            id: source.id.clone(),
+            name: source.name.clone(),
+            color: source.color.clone(),
+            kind,
+            order: source.order,
+            components: source.components.clone(),
+        })
+    }
+
+    /// The note folder of a note source.
+    pub fn dir(&self) -> Option<&str> {
+        match &self.kind {
+            SourceType::FullNote { dir }
+            | SourceType::DailyNote { dir, .. }
+            | SourceType::Tasks { dir, .. } => Some(dir),
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => None,
+        }
+    }
+
+    /// Whether this source reads the same remote calendar as `before` did,
+    /// so the events cached from it stay while the settings change around
+    /// it: its name, colour or order, or a CalDAV calendar's address found
+    /// by discovery and written back (without this, the calendar showed
+    /// empty until its copy was read again).
+    pub fn reads_same_feed_as(&self, before: &SourceConfig) -> bool {
+        match (&self.kind, &before.kind) {
+            (SourceType::Ical { .. }, SourceType::Ical { .. }) => self.kind == before.kind,
+            (
+                SourceType::Caldav {
+                    server,
+                    username,
+                    calendar,
+                },
+                SourceType::Caldav {
+                    server: server_before,
+                    username: username_before,
+                    calendar: calendar_before,
+                },
+            ) => {
+                server == server_before
+                    && username == username_before
+                    && (calendar == calendar_before || calendar_before.is_empty())
+            }
+            (
+                SourceType::FullNote { .. }
+                | SourceType::DailyNote { .. }
+                | SourceType::Tasks { .. }
+                | SourceType::Ical { .. }
+                | SourceType::Caldav { .. },
+                _,
+            ) => false,
+        }
+    }
+
+    /// Whether the vault-relative `path` is a note of this source.
+    pub fn owns(&self, path: &str) -> bool {
+        let Some(dir) = self.dir() else { return false };
+        let inside = if dir.is_empty() {
+            Some(path)
+        } else {
+            path.strip_prefix(dir)
+                .and_then(|rest| rest.strip_prefix('/'))
+        };
+        let Some(inside) = inside else { return false };
+        let hidden = inside.split('/').any(|part| part.starts_with('.'));
+        if hidden || !inside.ends_with(".md") {
+            return false;
+        }
+        match &self.kind {
+            SourceType::DailyNote { format, .. } => format
+                .as_ref()
+                .is_ok_and(|format| format.date_of(path).is_some()),
+            SourceType::FullNote { .. } | SourceType::Tasks { .. } => true,
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => false,
+        }
+    }
+
+    /// Why this source cannot read its notes, if it cannot.
+    pub fn problem(&self) -> Option<&str> {
+        match &self.kind {
+            SourceType::DailyNote {
+                format: Err(problem),
+                ..
+            } => Some(problem),
+            SourceType::DailyNote { format: Ok(_), .. }
+            | SourceType::FullNote { .. }
+            | SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Tasks { .. } => None,
+        }
+    }
+
+    /// What the source's status says about the lines of its notes it could
+    /// not read as written (`invalid`: every source's, by `(source id,
+    /// path)`): only a tasks source, whose notes are everyone's notes,
+    /// reports them there.
+    pub fn notes_problem(&self, invalid: &Skipped) -> Option<String> {
+        match &self.kind {
+            SourceType::Tasks { .. } => {
+                let mut notes: Vec<_> = invalid
+                    .iter()
+                    .filter(|((id, _), _)| *id == self.id)
+                    .collect();
+                notes.sort_by_key(|((_, path), _)| path);
+                tasks::status(&notes.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
+            }
+            SourceType::FullNote { .. }
+            | SourceType::DailyNote { .. }
+            | SourceType::Ical { .. }
+            | SourceType::Caldav { .. } => None,
+        }
+    }
+
+    /// Reads one note of this source into cache entries, collecting what
+    /// could not be read.
+    pub fn parse_note(&self, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
+        match &self.kind {
+            SourceType::FullNote { .. } => match fullnote::parse(path, text, display_tz) {
+                Ok(entry) => ParsedNote {
+                    entries: vec![entry],
+                    skipped: vec![],
+                },
+                Err(reason) => ParsedNote {
+                    entries: vec![],
+                    skipped: vec![SkippedNote {
+                        path: path.to_string(),
+                        reason,
+                    }],
+                },
+            },
+            SourceType::DailyNote {
+                heading,
+                format: Ok(format),
+                ..
+            } => dailynote::parse(heading, format, path, text, display_tz),
+            SourceType::DailyNote { format: Err(_), .. } => ParsedNote::default(),
+            SourceType::Tasks { date_field, .. } => {
+                tasks::parse(*date_field, path, text, display_tz)
+            }
+            SourceType::Ical { .. } | SourceType::Caldav { .. } => ParsedNote::default(),
+        }
+    }
+}
+
+/// What could not be read, by `(source id, note path)`.
+pub type Skipped = std::collections::HashMap<(String, String), Vec<SkippedNote>>;
+
+/// What reading one note (or feed) produced.
+#[derive(Default)]
+pub struct ParsedNote {
+    pub entries: Vec<Indexed>,
+    pub skipped: Vec<SkippedNote>,
+}
+
+/// A source folder as a vault-relative, `/`-separated path.
+fn relative_dir(directory: &str, vault: &Path) -> Result<String, CalendarError> {
+    let escape = || CalendarError::PathEscape(directory.to_string());
+    let path = Path::new(directory.trim());
+    let relative = if path.is_absolute() {
+        path.strip_prefix(vault).map_err(|_| escape())?
+    } else {
+        path
+    };
+    let mut parts = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_str().ok_or_else(escape)?.to_string()),
+            Component::CurDir => {}
+            _ => return Err(escape()),
+        }
+    }
+    Ok(parts.join("/"))
+}

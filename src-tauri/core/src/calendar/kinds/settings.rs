@@ -1,0 +1,152 @@
+//! A source's kind as the settings write it (`"type": "local"`, …): what
+//! the user configured, before it is resolved against the vault
+//! ([`SourceType`](super::SourceType)). Its accessors are the registry's
+//! questions about settings; no code outside `kinds` matches its variants
+//! to ask them.
+
+use serde::{Deserialize, Serialize};
+
+use super::Kind;
+use crate::settings::TaskDateField;
+
+/// What a calendar source reads from. Serialized as `"type": "local" |
+/// "dailynote" | "ical" | "caldav" | "tasks"`, like Obsidian Full Calendar's own settings: the
+/// wire name of a Full Note source is `local`, an external contract.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum SourceKind {
+    /// One note per event in `directory` (relative to the vault, or absolute
+    /// inside it).
+    #[serde(rename = "local")]
+    FullNote { directory: String },
+    /// Events are list items under `heading` in the daily notes of `directory`.
+    DailyNote {
+        #[serde(default)]
+        directory: String,
+        heading: String,
+    },
+    /// A remote ICS feed, read-only and cached on disk.
+    Ical {
+        url: String,
+        /// Lets the feed (and its redirects) reach loopback, link-local and
+        /// private addresses, which are otherwise refused. Only the user can
+        /// set it, in Almanac's settings or its settings file; no token can.
+        #[serde(default, rename = "allowPrivateNetwork")]
+        allow_private_network: bool,
+    },
+    /// A calendar on a CalDAV server, read and written both ways. The
+    /// password (or app password) is in the OS keyring under the source id,
+    /// never here.
+    Caldav {
+        /// The server's address, as the user gave it (discovery starts here).
+        url: String,
+        username: String,
+        /// The calendar collection found by discovery (or chosen by the
+        /// user); empty until discovered.
+        #[serde(default, rename = "calendarUrl")]
+        calendar_url: String,
+    },
+    /// Obsidian Tasks lines (`- [ ] Pay rent 📅 2026-11-30`) in every note
+    /// of `directory` (empty: the whole vault), read from the Markdown.
+    Tasks {
+        /// The notes' folder, relative to the vault (or absolute inside
+        /// it); empty: the whole vault.
+        #[serde(default)]
+        directory: String,
+        /// The date that places a task: `due` (📅, the default),
+        /// `scheduled` (⏳) or `start` (🛫). A task without it is placed by
+        /// its other dates, in the order due, scheduled, start.
+        #[serde(default, rename = "dateField")]
+        date_field: TaskDateField,
+    },
+}
+
+/// A CalDAV source's account as the settings hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaldavAccount<'a> {
+    /// The server's address, as the user gave it.
+    pub url: &'a str,
+    pub username: &'a str,
+    /// The discovered calendar collection, `""` until found.
+    pub calendar_url: &'a str,
+}
+
+impl SourceKind {
+    /// Which kind of source this is.
+    pub fn kind(&self) -> Kind {
+        match self {
+            SourceKind::FullNote { .. } => Kind::FullNote,
+            SourceKind::DailyNote { .. } => Kind::DailyNote,
+            SourceKind::Ical { .. } => Kind::Ical,
+            SourceKind::Caldav { .. } => Kind::Caldav,
+            SourceKind::Tasks { .. } => Kind::Tasks,
+        }
+    }
+
+    /// The http(s) address the source reads from, if it reads one.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            SourceKind::Ical { url, .. } | SourceKind::Caldav { url, .. } => Some(url),
+            SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Tasks { .. } => None,
+        }
+    }
+
+    /// The vault folder of its notes as configured, if it reads notes.
+    pub fn directory(&self) -> Option<&str> {
+        match self {
+            SourceKind::FullNote { directory }
+            | SourceKind::DailyNote { directory, .. }
+            | SourceKind::Tasks { directory, .. } => Some(directory),
+            SourceKind::Ical { .. } | SourceKind::Caldav { .. } => None,
+        }
+    }
+
+    /// The address whose path or query may itself be a secret (a private
+    /// ICS feed's token), to be hidden from those who may not see it.
+    pub fn secret_url_mut(&mut self) -> Option<&mut String> {
+        match self {
+            SourceKind::Ical { url, .. } => Some(url),
+            // A CalDAV password is in the keyring, not in its address.
+            SourceKind::Caldav { .. }
+            | SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Tasks { .. } => None,
+        }
+    }
+
+    /// Whether the source may reach loopback and private addresses (only
+    /// the user may allow it).
+    pub fn allows_private_network(&self) -> bool {
+        match self {
+            SourceKind::Ical {
+                allow_private_network,
+                ..
+            } => *allow_private_network,
+            SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Caldav { .. }
+            | SourceKind::Tasks { .. } => false,
+        }
+    }
+
+    /// The CalDAV account of a CalDAV source.
+    pub fn caldav_account(&self) -> Option<CaldavAccount<'_>> {
+        match self {
+            SourceKind::Caldav {
+                url,
+                username,
+                calendar_url,
+            } => Some(CaldavAccount {
+                url,
+                username,
+                calendar_url,
+            }),
+            SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Ical { .. }
+            | SourceKind::Tasks { .. } => None,
+        }
+    }
+}
