@@ -75,7 +75,7 @@ impl Calendar {
                 Ok(())
             }
             SourceType::DailyNote { .. } => Ok(()),
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
+            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
                 Err(CalendarError::ReadOnly(source.id))
             }
             SourceType::Tasks { .. } => {

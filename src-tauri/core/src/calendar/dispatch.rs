@@ -67,7 +67,9 @@ impl Calendar {
                 self.last_item(&source.id, &path)
             }
             SourceType::Caldav { .. } => self.caldav_create(&source, fields),
-            SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+            SourceType::Ical { .. } | SourceType::Holidays { .. } => {
+                Err(CalendarError::ReadOnly(source.id.clone()))
+            }
             SourceType::Tasks { .. } => Err(CalendarError::invalid(
                 "calendarId",
                 format!(
@@ -144,7 +146,7 @@ impl Calendar {
                     })
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
+            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
                 Err(CalendarError::ReadOnly(source.id.clone()))
             }
         }
@@ -216,9 +218,20 @@ impl Calendar {
         let existing = |date| self.daily_note(&target.id, date);
         let new_path = match (&source.kind, &target.kind) {
             // Sorted out by `move_to`: only note calendars get here.
-            (SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Tasks { .. }, _)
-            | (_, SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Tasks { .. }) =>
-            {
+            (
+                SourceType::Ical { .. }
+                | SourceType::Caldav { .. }
+                | SourceType::Tasks { .. }
+                | SourceType::Holidays { .. },
+                _,
+            )
+            | (
+                _,
+                SourceType::Ical { .. }
+                | SourceType::Caldav { .. }
+                | SourceType::Tasks { .. }
+                | SourceType::Holidays { .. },
+            ) => {
                 return Err(CalendarError::invalid(
                     "calendarId",
                     "moved between note calendars only",
@@ -272,7 +285,8 @@ impl Calendar {
             SourceType::FullNote { .. }
             | SourceType::Ical { .. }
             | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
+            | SourceType::Tasks { .. }
+            | SourceType::Holidays { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
         }
     }
 
@@ -304,7 +318,10 @@ impl Calendar {
                     "daily-note events are not recurring; delete the event instead",
                 ));
             }
-            (SourceType::Ical { .. } | SourceType::Caldav { .. }, _) => {
+            (
+                SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. },
+                _,
+            ) => {
                 return Err(CalendarError::ReadOnly(source.id.clone()));
             }
             (SourceType::Tasks { .. }, _) => {

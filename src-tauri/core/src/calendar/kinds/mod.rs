@@ -38,6 +38,8 @@ pub enum Kind {
     Caldav,
     /// Obsidian Tasks lines in any note of a folder.
     Tasks,
+    /// A country's public holidays, from data Almanac ships.
+    Holidays,
 }
 
 /// Where a kind's events come from, and so what keeps them fresh.
@@ -52,6 +54,9 @@ pub enum Origin {
     /// A calendar on a server, mirrored on disk and synced both ways by the
     /// feed worker.
     Server,
+    /// Data compiled into Almanac: read when the sources are configured,
+    /// with the feeds' copies, and never fetched.
+    Shipped,
 }
 
 /// What a kind does with a client's writes.
@@ -70,12 +75,13 @@ pub enum Writes {
 
 impl Kind {
     /// Every kind, in the order the settings document them.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::FullNote,
         Kind::DailyNote,
         Kind::Ical,
         Kind::Caldav,
         Kind::Tasks,
+        Kind::Holidays,
     ];
 
     /// The settings' `type` (and `GET /calendars`' `type`). A Full Note
@@ -87,6 +93,7 @@ impl Kind {
             Kind::Ical => "ical",
             Kind::Caldav => "caldav",
             Kind::Tasks => "tasks",
+            Kind::Holidays => "holidays",
         }
     }
 
@@ -96,6 +103,7 @@ impl Kind {
             Kind::FullNote | Kind::DailyNote | Kind::Tasks => Origin::Notes,
             Kind::Ical => Origin::Feed,
             Kind::Caldav => Origin::Server,
+            Kind::Holidays => Origin::Shipped,
         }
     }
 
@@ -103,7 +111,7 @@ impl Kind {
     /// what is not read from the vault's notes.
     pub fn refreshed(self) -> bool {
         match self.origin() {
-            Origin::Notes => false,
+            Origin::Notes | Origin::Shipped => false,
             Origin::Feed | Origin::Server => true,
         }
     }
@@ -112,7 +120,7 @@ impl Kind {
     pub fn writes(self) -> Writes {
         match self {
             Kind::FullNote | Kind::DailyNote => Writes::Notes,
-            Kind::Ical => Writes::ReadOnly,
+            Kind::Ical | Kind::Holidays => Writes::ReadOnly,
             Kind::Caldav => Writes::Server,
             Kind::Tasks => Writes::TaskLines,
         }
@@ -134,7 +142,7 @@ impl Kind {
         match self {
             Kind::FullNote | Kind::DailyNote => &["VEVENT", "VTODO"],
             Kind::Tasks => &["VTODO"],
-            Kind::Ical | Kind::Caldav => &["VEVENT"],
+            Kind::Ical | Kind::Caldav | Kind::Holidays => &["VEVENT"],
         }
     }
 
@@ -144,7 +152,7 @@ impl Kind {
     pub fn uses_password(self) -> bool {
         match self {
             Kind::Caldav => true,
-            Kind::FullNote | Kind::DailyNote | Kind::Ical | Kind::Tasks => false,
+            Kind::FullNote | Kind::DailyNote | Kind::Ical | Kind::Tasks | Kind::Holidays => false,
         }
     }
 }
@@ -180,6 +188,7 @@ mod tests {
             Kind::DailyNote => serde_json::json!({ "heading": "Events" }),
             Kind::Ical => serde_json::json!({ "url": "https://example.com/a.ics" }),
             Kind::Caldav => serde_json::json!({ "url": "https://example.com/", "username": "u" }),
+            Kind::Holidays => serde_json::json!({ "country": "FR" }),
         };
         entry
             .as_object_mut()

@@ -11,7 +11,7 @@ use super::Kind;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::sources::dateformat::DateFormat;
-use crate::calendar::sources::{dailyconfig, dailynote, fullnote, tasks};
+use crate::calendar::sources::{dailyconfig, dailynote, fullnote, holidays, ical, tasks};
 use crate::calendar::status::SkippedNote;
 use crate::settings::{CalendarSource, SourceKind, TaskDateField};
 
@@ -57,6 +57,11 @@ pub enum SourceType {
         dir: String,
         date_field: TaskDateField,
     },
+    /// `country` and `subdivision` as in the settings (checked there).
+    Holidays {
+        country: String,
+        subdivision: String,
+    },
 }
 
 impl SourceType {
@@ -68,6 +73,7 @@ impl SourceType {
             SourceType::Ical { .. } => Kind::Ical,
             SourceType::Caldav { .. } => Kind::Caldav,
             SourceType::Tasks { .. } => Kind::Tasks,
+            SourceType::Holidays { .. } => Kind::Holidays,
         }
     }
 }
@@ -117,6 +123,13 @@ impl SourceConfig {
                 dir: relative_dir(directory, vault)?,
                 date_field: *date_field,
             },
+            SourceKind::Holidays {
+                country,
+                subdivision,
+            } => SourceType::Holidays {
+                country: country.clone(),
+                subdivision: subdivision.clone(),
+            },
         };
         Ok(Self {
             id: source.id.clone(),
@@ -134,7 +147,25 @@ impl SourceConfig {
             SourceType::FullNote { dir }
             | SourceType::DailyNote { dir, .. }
             | SourceType::Tasks { dir, .. } => Some(dir),
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => None,
+            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
+                None
+            }
+        }
+    }
+
+    /// What a source made from shipped data reads (its events, or why it
+    /// has none); `None` for every other source.
+    pub fn read_shipped(&self, display_tz: Tz) -> Option<Result<ical::Parsed, String>> {
+        match &self.kind {
+            SourceType::Holidays {
+                country,
+                subdivision,
+            } => Some(holidays::read(self, country, subdivision, display_tz)),
+            SourceType::FullNote { .. }
+            | SourceType::DailyNote { .. }
+            | SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Tasks { .. } => None,
         }
     }
 
@@ -167,7 +198,8 @@ impl SourceConfig {
                 | SourceType::DailyNote { .. }
                 | SourceType::Tasks { .. }
                 | SourceType::Ical { .. }
-                | SourceType::Caldav { .. },
+                | SourceType::Caldav { .. }
+                | SourceType::Holidays { .. },
                 _,
             ) => false,
         }
@@ -192,7 +224,9 @@ impl SourceConfig {
                 .as_ref()
                 .is_ok_and(|format| format.date_of(path).is_some()),
             SourceType::FullNote { .. } | SourceType::Tasks { .. } => true,
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => false,
+            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
+                false
+            }
         }
     }
 
@@ -207,7 +241,8 @@ impl SourceConfig {
             | SourceType::FullNote { .. }
             | SourceType::Ical { .. }
             | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. } => None,
+            | SourceType::Tasks { .. }
+            | SourceType::Holidays { .. } => None,
         }
     }
 
@@ -228,7 +263,8 @@ impl SourceConfig {
             SourceType::FullNote { .. }
             | SourceType::DailyNote { .. }
             | SourceType::Ical { .. }
-            | SourceType::Caldav { .. } => None,
+            | SourceType::Caldav { .. }
+            | SourceType::Holidays { .. } => None,
         }
     }
 
@@ -258,7 +294,9 @@ impl SourceConfig {
             SourceType::Tasks { date_field, .. } => {
                 tasks::parse(*date_field, path, text, display_tz)
             }
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => ParsedNote::default(),
+            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
+                ParsedNote::default()
+            }
         }
     }
 }

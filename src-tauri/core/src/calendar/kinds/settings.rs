@@ -7,10 +7,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::Kind;
+use crate::calendar::sources::holidays;
 use crate::settings::TaskDateField;
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
-/// "dailynote" | "ical" | "caldav" | "tasks"`, like Obsidian Full Calendar's own settings: the
+/// "dailynote" | "ical" | "caldav" | "tasks" | "holidays"`, like Obsidian Full Calendar's own settings: the
 /// wire name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -59,6 +60,15 @@ pub enum SourceKind {
         #[serde(default, rename = "dateField")]
         date_field: TaskDateField,
     },
+    /// The public holidays of `country` (ISO 3166-1 alpha-2), and of its
+    /// `subdivision` when set, from the data Almanac ships; read-only.
+    Holidays {
+        country: String,
+        /// A state or region code of the country (`CA`, `BY`); empty: the
+        /// whole country's holidays only.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        subdivision: String,
+    },
 }
 
 /// A CalDAV source's account as the settings hold it.
@@ -80,6 +90,7 @@ impl SourceKind {
             SourceKind::Ical { .. } => Kind::Ical,
             SourceKind::Caldav { .. } => Kind::Caldav,
             SourceKind::Tasks { .. } => Kind::Tasks,
+            SourceKind::Holidays { .. } => Kind::Holidays,
         }
     }
 
@@ -89,7 +100,8 @@ impl SourceKind {
             SourceKind::Ical { url, .. } | SourceKind::Caldav { url, .. } => Some(url),
             SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
-            | SourceKind::Tasks { .. } => None,
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. } => None,
         }
     }
 
@@ -99,7 +111,9 @@ impl SourceKind {
             SourceKind::FullNote { directory }
             | SourceKind::DailyNote { directory, .. }
             | SourceKind::Tasks { directory, .. } => Some(directory),
-            SourceKind::Ical { .. } | SourceKind::Caldav { .. } => None,
+            SourceKind::Ical { .. } | SourceKind::Caldav { .. } | SourceKind::Holidays { .. } => {
+                None
+            }
         }
     }
 
@@ -112,7 +126,8 @@ impl SourceKind {
             SourceKind::Caldav { .. }
             | SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
-            | SourceKind::Tasks { .. } => None,
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. } => None,
         }
     }
 
@@ -127,7 +142,8 @@ impl SourceKind {
             SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
             | SourceKind::Caldav { .. }
-            | SourceKind::Tasks { .. } => false,
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. } => false,
         }
     }
 
@@ -146,6 +162,28 @@ impl SourceKind {
             SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
             | SourceKind::Ical { .. }
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. } => None,
+        }
+    }
+
+    /// The field a kind's own check refuses, and why: a holiday calendar's
+    /// country or subdivision the shipped data does not have.
+    pub fn invalid_field(&self) -> Option<(&'static str, String)> {
+        match self {
+            SourceKind::Holidays {
+                country,
+                subdivision,
+            } => holidays::data::holidays(country, Some(subdivision))
+                .err()
+                .map(|why| match why.contains("the subdivision") {
+                    true => ("subdivision", why),
+                    false => ("country", why),
+                }),
+            SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Ical { .. }
+            | SourceKind::Caldav { .. }
             | SourceKind::Tasks { .. } => None,
         }
     }

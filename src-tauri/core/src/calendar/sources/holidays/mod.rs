@@ -12,7 +12,7 @@ pub mod data;
 
 use chrono_tz::Tz;
 
-use super::{ParsedNote, SourceConfig, ical};
+use super::{SourceConfig, ical};
 use crate::ics::bounds::Limits;
 use crate::ics::text::{raw_line, text_line};
 
@@ -51,11 +51,11 @@ pub fn calendar_text(country: &str, subdivision: Option<&str>) -> Result<String,
 pub fn read(
     source: &SourceConfig,
     country: &str,
-    subdivision: Option<&str>,
+    subdivision: &str,
     display_tz: Tz,
-) -> Result<ParsedNote, String> {
-    let text = calendar_text(country, subdivision)?;
-    Ok(ical::parse(source, &text, display_tz, &Limits::FEED)?.note)
+) -> Result<ical::Parsed, String> {
+    let text = calendar_text(country, Some(subdivision))?;
+    ical::parse(source, &text, display_tz, &Limits::FEED)
 }
 
 /// A holiday's name as a UID part: lower-case letters and digits, words
