@@ -225,6 +225,13 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
             ("ical_1", ical("https://example.com/holidays.ics")),
             // The plugin fetches `webcal://` as `https://`.
             ("ical_2", ical("https://example.com/team.ics")),
+            // No scheme: a file of the vault, as the plugin reads it.
+            (
+                "ical_3",
+                SourceKind::IcsFile {
+                    path: "Calendars/export.ics".into()
+                }
+            ),
             (
                 "caldav_1",
                 caldav("https://cloud.example.com/remote.php/dav/calendars/ada/")
@@ -276,11 +283,7 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
         skipped["weather"],
         ("Weather", "unknown calendar type weather")
     );
-    assert_eq!(
-        skipped["ical"],
-        ("Exported", "a vault .ics file calendar is not read yet")
-    );
-    assert_eq!(plan.skipped.len(), 7, "{:?}", plan.skipped);
+    assert_eq!(plan.skipped.len(), 6, "{:?}", plan.skipped);
 
     // Remastered keeps CalDAV passwords in Obsidian's own secret storage:
     // the user enters them after the import.
@@ -319,7 +322,9 @@ fn holiday_calendars_the_data_lacks_are_skipped_and_filters_reported() {
         {"type": "holidays", "id": "holidays_1", "name": "California", "country": "us", "state": "ca",
          "region": "la", "holidayTypes": "public_bank", "color": "#111111"},
         {"type": "holidays", "id": "holidays_2", "name": "Nowhere", "country": "XX", "color": "#222222"},
-        {"type": "holidays", "id": "holidays_3", "name": "Bad state", "config": {"country": "DE", "state": "ZZ"}}
+        {"type": "holidays", "id": "holidays_3", "name": "Bad state", "config": {"country": "DE", "state": "ZZ"}},
+        {"type": "ical", "id": "ical_1", "name": "Not ics", "url": "Calendars/notes.md"},
+        {"type": "ical", "id": "ical_2", "name": "Hidden", "url": ".obsidian/cal.ics"}
     ]));
     let plan = plan_import(&vault).unwrap();
     assert_eq!(
@@ -355,6 +360,8 @@ fn holiday_calendars_the_data_lacks_are_skipped_and_filters_reported() {
         reasons[1].contains("`ZZ`") && reasons[1].contains("BY"),
         "{reasons:?}"
     );
+    assert!(reasons[2].contains(".ics"), "{reasons:?}");
+    assert!(reasons[3].contains("hidden"), "{reasons:?}");
     // What is imported, the settings take.
     let fresh = Settings::default();
     assert!(fresh.patched(&plan.settings_patch(&fresh).unwrap()).is_ok());

@@ -67,7 +67,7 @@ impl Calendar {
                 self.last_item(&source.id, &path)
             }
             SourceType::Caldav { .. } => self.caldav_create(&source, fields),
-            SourceType::Ical { .. } | SourceType::Holidays { .. } => {
+            SourceType::Ical { .. } | SourceType::Holidays { .. } | SourceType::IcsFile { .. } => {
                 Err(CalendarError::ReadOnly(source.id.clone()))
             }
             SourceType::Tasks { .. } => Err(CalendarError::invalid(
@@ -146,9 +146,10 @@ impl Calendar {
                     })
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
-            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
-                Err(CalendarError::ReadOnly(source.id.clone()))
-            }
+            SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
         }
     }
 
@@ -222,7 +223,8 @@ impl Calendar {
                 SourceType::Ical { .. }
                 | SourceType::Caldav { .. }
                 | SourceType::Tasks { .. }
-                | SourceType::Holidays { .. },
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. },
                 _,
             )
             | (
@@ -230,7 +232,8 @@ impl Calendar {
                 SourceType::Ical { .. }
                 | SourceType::Caldav { .. }
                 | SourceType::Tasks { .. }
-                | SourceType::Holidays { .. },
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. },
             ) => {
                 return Err(CalendarError::invalid(
                     "calendarId",
@@ -286,7 +289,8 @@ impl Calendar {
             | SourceType::Ical { .. }
             | SourceType::Caldav { .. }
             | SourceType::Tasks { .. }
-            | SourceType::Holidays { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
         }
     }
 
@@ -319,7 +323,10 @@ impl Calendar {
                 ));
             }
             (
-                SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. },
+                SourceType::Ical { .. }
+                | SourceType::Caldav { .. }
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. },
                 _,
             ) => {
                 return Err(CalendarError::ReadOnly(source.id.clone()));

@@ -132,7 +132,8 @@ impl Inner {
                 SourceType::FullNote { .. }
                 | SourceType::DailyNote { .. }
                 | SourceType::Tasks { .. }
-                | SourceType::Holidays { .. } => {}
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. } => {}
             }
         }
     }
@@ -203,7 +204,8 @@ impl Inner {
                 SourceType::FullNote { .. }
                 | SourceType::DailyNote { .. }
                 | SourceType::Tasks { .. }
-                | SourceType::Holidays { .. } => {}
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. } => {}
             }
         }
     }

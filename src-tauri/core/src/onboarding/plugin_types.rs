@@ -155,12 +155,20 @@ fn ical(entry: Entry) -> Result<SourceKind, String> {
     let url = match scheme.to_ascii_lowercase().as_str() {
         "http" | "https" => url.to_string(),
         "webcal" | "webcals" => format!("https://{rest}"),
-        "" => return Err("a vault .ics file calendar is not read yet".into()),
+        // No scheme: the plugin reads it as a file of the vault.
+        "" => return ics_file(url),
         _ => return Err(format!("ICS url `{url}` is not http(s) or webcal")),
     };
     Ok(SourceKind::Ical {
         url,
         allow_private_network: false,
+    })
+}
+
+/// A vault `.ics` file, by its vault-relative path as the plugin reads it.
+fn ics_file(path: &str) -> Result<SourceKind, String> {
+    checked(SourceKind::IcsFile {
+        path: path.to_string(),
     })
 }
 

@@ -40,6 +40,8 @@ pub enum Kind {
     Tasks,
     /// A country's public holidays, from data Almanac ships.
     Holidays,
+    /// One `.ics` file of the vault.
+    IcsFile,
 }
 
 /// Where a kind's events come from, and so what keeps them fresh.
@@ -75,13 +77,14 @@ pub enum Writes {
 
 impl Kind {
     /// Every kind, in the order the settings document them.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::FullNote,
         Kind::DailyNote,
         Kind::Ical,
         Kind::Caldav,
         Kind::Tasks,
         Kind::Holidays,
+        Kind::IcsFile,
     ];
 
     /// The settings' `type` (and `GET /calendars`' `type`). A Full Note
@@ -94,13 +97,15 @@ impl Kind {
             Kind::Caldav => "caldav",
             Kind::Tasks => "tasks",
             Kind::Holidays => "holidays",
+            Kind::IcsFile => "icsfile",
         }
     }
 
     /// Where its events come from.
     pub fn origin(self) -> Origin {
         match self {
-            Kind::FullNote | Kind::DailyNote | Kind::Tasks => Origin::Notes,
+            // A vault `.ics` file is found and watched as notes are.
+            Kind::FullNote | Kind::DailyNote | Kind::Tasks | Kind::IcsFile => Origin::Notes,
             Kind::Ical => Origin::Feed,
             Kind::Caldav => Origin::Server,
             Kind::Holidays => Origin::Shipped,
@@ -120,7 +125,7 @@ impl Kind {
     pub fn writes(self) -> Writes {
         match self {
             Kind::FullNote | Kind::DailyNote => Writes::Notes,
-            Kind::Ical | Kind::Holidays => Writes::ReadOnly,
+            Kind::Ical | Kind::Holidays | Kind::IcsFile => Writes::ReadOnly,
             Kind::Caldav => Writes::Server,
             Kind::Tasks => Writes::TaskLines,
         }
@@ -142,7 +147,7 @@ impl Kind {
         match self {
             Kind::FullNote | Kind::DailyNote => &["VEVENT", "VTODO"],
             Kind::Tasks => &["VTODO"],
-            Kind::Ical | Kind::Caldav | Kind::Holidays => &["VEVENT"],
+            Kind::Ical | Kind::Caldav | Kind::Holidays | Kind::IcsFile => &["VEVENT"],
         }
     }
 
@@ -152,7 +157,12 @@ impl Kind {
     pub fn uses_password(self) -> bool {
         match self {
             Kind::Caldav => true,
-            Kind::FullNote | Kind::DailyNote | Kind::Ical | Kind::Tasks | Kind::Holidays => false,
+            Kind::FullNote
+            | Kind::DailyNote
+            | Kind::Ical
+            | Kind::Tasks
+            | Kind::Holidays
+            | Kind::IcsFile => false,
         }
     }
 }
@@ -189,6 +199,7 @@ mod tests {
             Kind::Ical => serde_json::json!({ "url": "https://example.com/a.ics" }),
             Kind::Caldav => serde_json::json!({ "url": "https://example.com/", "username": "u" }),
             Kind::Holidays => serde_json::json!({ "country": "FR" }),
+            Kind::IcsFile => serde_json::json!({ "path": "calendars/a.ics" }),
         };
         entry
             .as_object_mut()
@@ -231,11 +242,12 @@ mod tests {
         for kind in Kind::ALL {
             assert_eq!(kind.read_only(), kind.writes() == Writes::ReadOnly);
             assert!(!kind.components().is_empty(), "{kind}");
-            // A kind read from notes has a folder in its settings.
+            // A kind read from notes has a folder in its settings, or
+            // (a vault `.ics` file) a file.
             let source: SourceKind = serde_json::from_value(settings_entry(kind)).unwrap();
             assert_eq!(
                 kind.origin() == Origin::Notes,
-                source.directory().is_some(),
+                source.directory().is_some() || source.vault_file().is_some(),
                 "{kind}"
             );
             assert_eq!(kind.refreshed(), source.url().is_some(), "{kind}");

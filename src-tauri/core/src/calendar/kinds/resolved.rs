@@ -11,7 +11,7 @@ use super::Kind;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::sources::dateformat::DateFormat;
-use crate::calendar::sources::{dailyconfig, dailynote, fullnote, holidays, ical, tasks};
+use crate::calendar::sources::{dailyconfig, dailynote, fullnote, holidays, ical, ics_file, tasks};
 use crate::calendar::status::SkippedNote;
 use crate::settings::{CalendarSource, SourceKind, TaskDateField};
 
@@ -62,6 +62,12 @@ pub enum SourceType {
         country: String,
         subdivision: String,
     },
+    /// `path` vault-relative, `/`-separated; `file` the same path in the
+    /// vault, asked whether it is there for the source's status.
+    IcsFile {
+        path: String,
+        file: std::path::PathBuf,
+    },
 }
 
 impl SourceType {
@@ -74,6 +80,7 @@ impl SourceType {
             SourceType::Caldav { .. } => Kind::Caldav,
             SourceType::Tasks { .. } => Kind::Tasks,
             SourceType::Holidays { .. } => Kind::Holidays,
+            SourceType::IcsFile { .. } => Kind::IcsFile,
         }
     }
 }
@@ -130,6 +137,13 @@ impl SourceConfig {
                 country: country.clone(),
                 subdivision: subdivision.clone(),
             },
+            SourceKind::IcsFile { path } => {
+                let path = relative_dir(path, vault)?;
+                SourceType::IcsFile {
+                    file: vault.join(&path),
+                    path,
+                }
+            }
         };
         Ok(Self {
             id: source.id.clone(),
@@ -147,6 +161,11 @@ impl SourceConfig {
             SourceType::FullNote { dir }
             | SourceType::DailyNote { dir, .. }
             | SourceType::Tasks { dir, .. } => Some(dir),
+            // The file's folder is scanned and watched; only the file is
+            // owned (`owns`).
+            SourceType::IcsFile { path, .. } => {
+                Some(path.rsplit_once('/').map_or("", |(folder, _)| folder))
+            }
             SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
                 None
             }
@@ -165,7 +184,8 @@ impl SourceConfig {
             | SourceType::DailyNote { .. }
             | SourceType::Ical { .. }
             | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. } => None,
+            | SourceType::Tasks { .. }
+            | SourceType::IcsFile { .. } => None,
         }
     }
 
@@ -199,7 +219,8 @@ impl SourceConfig {
                 | SourceType::Tasks { .. }
                 | SourceType::Ical { .. }
                 | SourceType::Caldav { .. }
-                | SourceType::Holidays { .. },
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. },
                 _,
             ) => false,
         }
@@ -215,15 +236,18 @@ impl SourceConfig {
                 .and_then(|rest| rest.strip_prefix('/'))
         };
         let Some(inside) = inside else { return false };
-        let hidden = inside.split('/').any(|part| part.starts_with('.'));
-        if hidden || !inside.ends_with(".md") {
+        if inside.split('/').any(|part| part.starts_with('.')) {
             return false;
         }
+        let note = inside.ends_with(".md");
         match &self.kind {
-            SourceType::DailyNote { format, .. } => format
-                .as_ref()
-                .is_ok_and(|format| format.date_of(path).is_some()),
-            SourceType::FullNote { .. } | SourceType::Tasks { .. } => true,
+            SourceType::DailyNote { format, .. } => {
+                note && format
+                    .as_ref()
+                    .is_ok_and(|format| format.date_of(path).is_some())
+            }
+            SourceType::FullNote { .. } | SourceType::Tasks { .. } => note,
+            SourceType::IcsFile { path: file, .. } => path == file,
             SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
                 false
             }
@@ -242,7 +266,8 @@ impl SourceConfig {
             | SourceType::Ical { .. }
             | SourceType::Caldav { .. }
             | SourceType::Tasks { .. }
-            | SourceType::Holidays { .. } => None,
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => None,
         }
     }
 
@@ -259,6 +284,16 @@ impl SourceConfig {
                     .collect();
                 notes.sort_by_key(|((_, path), _)| path);
                 tasks::status(&notes.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
+            }
+            // The file's own status: missing, unreadable, or items set
+            // aside.
+            SourceType::IcsFile { path, file } => {
+                let skipped: Vec<_> = invalid
+                    .get(&(self.id.clone(), path.clone()))
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                ics_file::status(path, file.is_file(), &skipped)
             }
             SourceType::FullNote { .. }
             | SourceType::DailyNote { .. }
@@ -294,6 +329,7 @@ impl SourceConfig {
             SourceType::Tasks { date_field, .. } => {
                 tasks::parse(*date_field, path, text, display_tz)
             }
+            SourceType::IcsFile { .. } => ics_file::parse_note(self, path, text, display_tz),
             SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
                 ParsedNote::default()
             }

@@ -11,7 +11,7 @@ use crate::calendar::sources::holidays;
 use crate::settings::TaskDateField;
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
-/// "dailynote" | "ical" | "caldav" | "tasks" | "holidays"`, like Obsidian Full Calendar's own settings: the
+/// "dailynote" | "ical" | "caldav" | "tasks" | "holidays" | "icsfile"`, like Obsidian Full Calendar's own settings: the
 /// wire name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -69,6 +69,10 @@ pub enum SourceKind {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         subdivision: String,
     },
+    /// The iCalendar file at `path` in the vault (relative to it, or
+    /// absolute inside it), watched like notes; read-only.
+    #[serde(rename = "icsfile")]
+    IcsFile { path: String },
 }
 
 /// A CalDAV source's account as the settings hold it.
@@ -91,6 +95,7 @@ impl SourceKind {
             SourceKind::Caldav { .. } => Kind::Caldav,
             SourceKind::Tasks { .. } => Kind::Tasks,
             SourceKind::Holidays { .. } => Kind::Holidays,
+            SourceKind::IcsFile { .. } => Kind::IcsFile,
         }
     }
 
@@ -101,7 +106,8 @@ impl SourceKind {
             SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
             | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. } => None,
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => None,
         }
     }
 
@@ -111,9 +117,10 @@ impl SourceKind {
             SourceKind::FullNote { directory }
             | SourceKind::DailyNote { directory, .. }
             | SourceKind::Tasks { directory, .. } => Some(directory),
-            SourceKind::Ical { .. } | SourceKind::Caldav { .. } | SourceKind::Holidays { .. } => {
-                None
-            }
+            SourceKind::Ical { .. }
+            | SourceKind::Caldav { .. }
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => None,
         }
     }
 
@@ -127,7 +134,8 @@ impl SourceKind {
             | SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
             | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. } => None,
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => None,
         }
     }
 
@@ -143,7 +151,8 @@ impl SourceKind {
             | SourceKind::DailyNote { .. }
             | SourceKind::Caldav { .. }
             | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. } => false,
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => false,
         }
     }
 
@@ -163,7 +172,8 @@ impl SourceKind {
             | SourceKind::DailyNote { .. }
             | SourceKind::Ical { .. }
             | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. } => None,
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => None,
         }
     }
 
@@ -180,6 +190,7 @@ impl SourceKind {
                     true => ("subdivision", why),
                     false => ("country", why),
                 }),
+            SourceKind::IcsFile { path } => ics_file_problem(path).map(|why| ("path", why)),
             SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
             | SourceKind::Ical { .. }
@@ -187,4 +198,42 @@ impl SourceKind {
             | SourceKind::Tasks { .. } => None,
         }
     }
+
+    /// The vault file it reads, as configured, if it reads one file.
+    pub fn vault_file(&self) -> Option<&str> {
+        match self {
+            SourceKind::IcsFile { path } => Some(path),
+            SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Ical { .. }
+            | SourceKind::Caldav { .. }
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. } => None,
+        }
+    }
+}
+
+/// Why `path` is not an `.ics` file Almanac reads in the vault: empty, not
+/// `.ics`, leaving the vault, or in a hidden folder (`.obsidian`), which
+/// Almanac never reads.
+fn ics_file_problem(path: &str) -> Option<String> {
+    let trimmed = path.trim();
+    let parts = || std::path::Path::new(trimmed).components();
+    let problem = if trimmed.is_empty() {
+        "name the .ics file, relative to the vault"
+    } else if !trimmed.to_ascii_lowercase().ends_with(".ics") {
+        "is not an .ics file"
+    } else if parts().any(|part| part == std::path::Component::ParentDir) {
+        "leaves the vault; pick a file inside it"
+    } else if parts().any(|part| {
+        let std::path::Component::Normal(name) = part else {
+            return false;
+        };
+        name.to_string_lossy().starts_with('.')
+    }) {
+        "is hidden (or in a hidden folder), which Almanac does not read"
+    } else {
+        return None;
+    };
+    Some(format!("`{trimmed}` {problem}"))
 }

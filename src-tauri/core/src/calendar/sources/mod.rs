@@ -22,6 +22,7 @@ pub mod ical;
 mod ical_event;
 mod ical_values;
 pub(crate) mod ical_zone;
+pub mod ics_file;
 pub mod net_guard;
 pub mod tasks;
 
