@@ -1,0 +1,3 @@
+//! The real Radicale server the CalDAV kind reads.
+
+pub use almanac_testkit::radicale::*;

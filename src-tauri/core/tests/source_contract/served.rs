@@ -1,0 +1,136 @@
+//! The kind's events where clients see them: a whole core with its REST
+//! server and its CalDAV server on loopback ports, and its vault reminders.
+
+use std::sync::Arc;
+
+use almanac_core::caldav;
+use almanac_core::calendar::kinds::Origin;
+use almanac_core::rest::{self, Listening, RestState, ServerState};
+use almanac_core::settings::class::Actor;
+use almanac_core::tokens::{Expiry, Scope};
+use almanac_testkit::{InstanceBuilder, PATIENCE, free_port, new_token};
+use serde_json::json;
+
+use crate::checks::{TITLE, day, events_of};
+use crate::common::{source, wait_until};
+use crate::fixtures::KindFixture;
+
+pub async fn everywhere<F: KindFixture>() {
+    // A fixture may block (a CalDAV server is filled over blocking HTTP).
+    let (fixture, builder) = tokio::task::spawn_blocking(|| {
+        let fixture = F::start();
+        let builder = InstanceBuilder::new().settings(|settings| {
+            settings.display_timezone = "UTC".into();
+            settings.reminders.default_reminders = true;
+            settings.reminders.default_minutes = 15;
+            settings
+                .calendar_sources
+                .push(source(&fixture.id(), fixture.source()));
+            fixture.put_event(&settings.vault_path, TITLE, day());
+        });
+        (fixture, builder)
+    })
+    .await
+    .unwrap();
+    let id = fixture.id();
+    let instance = builder.open().await;
+    let core = Arc::new(instance.core);
+    let calendar = core.calendar.clone();
+    let waited = id.clone();
+    tokio::task::spawn_blocking(move || {
+        calendar.revalidate(true);
+        wait_until(&calendar, "the kind's event", |c| {
+            !events_of(c, &waited).is_empty()
+        });
+    })
+    .await
+    .unwrap();
+    let token = new_token(&core, "contract", &[Scope::EventsRead], Expiry::Never).await;
+    let client = reqwest::Client::new();
+
+    // REST.
+    let state = RestState::from(core.as_ref());
+    let rest = Listening::bind(0, move |port| rest::router(state, port))
+        .await
+        .unwrap();
+    let from = day() - chrono::Duration::days(1);
+    let to = day() + chrono::Duration::days(1);
+    let answer = client
+        .get(format!(
+            "http://{}/api/v1/events?start={from}&end={to}&calendars={id}",
+            rest.local_addr()
+        ))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert!(answer.status().is_success(), "{answer:?}");
+    let text = answer.text().await.unwrap();
+    assert!(text.contains(TITLE), "over REST: {text}");
+
+    // The CalDAV server, switched on as the Settings window does.
+    let server = caldav::start(&core);
+    let port = free_port();
+    let plugin = core.plugin().clone();
+    tokio::task::spawn_blocking(move || {
+        plugin
+            .update_settings(
+                Actor::User,
+                &json!({"caldavServer": {"enabled": true, "port": port}}),
+            )
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    server
+        .subscribe()
+        .wait_for(|s| matches!(s, ServerState::Listening(a) if a.port() == port))
+        .await
+        .unwrap();
+    let listing = client
+        .request(
+            reqwest::Method::from_bytes(b"PROPFIND").unwrap(),
+            format!("http://127.0.0.1:{port}/calendars/{id}/"),
+        )
+        .basic_auth("contract", Some(&token))
+        .header("Depth", "1")
+        .body(
+            r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop></d:propfind>"#,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listing.status(), reqwest::StatusCode::MULTI_STATUS);
+    let text = listing.text().await.unwrap();
+    assert!(
+        text.contains(&format!("SUMMARY:{TITLE}")),
+        "over CalDAV: {text}"
+    );
+
+    // Vault reminders: the kinds read from the vault's notes.
+    let mut reminders = core.vault_reminders();
+    let reminded = |set: &almanac_core::vault_reminders::VaultReminders| {
+        set.reminders.iter().any(|r| r.title == TITLE)
+    };
+    match fixture.source().kind().origin() {
+        Origin::Notes => {
+            let found = tokio::time::timeout(PATIENCE, reminders.wait_for(|set| reminded(set)))
+                .await
+                .is_ok_and(|found| found.is_ok());
+            assert!(
+                found,
+                "no vault reminder for the event: {:?}",
+                reminders.borrow().reminders
+            );
+        }
+        Origin::Feed | Origin::Server => {
+            assert!(
+                !reminded(&reminders.borrow()),
+                "vault reminders are the vault's notes'"
+            );
+        }
+    }
+    tokio::task::spawn_blocking(move || drop(fixture))
+        .await
+        .unwrap();
+}
