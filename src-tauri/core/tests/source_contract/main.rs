@@ -81,6 +81,7 @@ contract!(full_note, crate::fixtures::FullNote);
 contract!(daily_note, crate::fixtures::DailyNote);
 contract!(tasks, crate::fixtures::Tasks);
 contract!(ics_feed, crate::fixtures::IcsFeed);
+contract!(ics_file, crate::fixtures::IcsFile);
 contract!(
     caldav,
     crate::fixtures::Caldav,
