@@ -1,6 +1,6 @@
-//! The `holidays` and `icsfile` calendars over REST: listed with their
-//! kind, their events answered, every write refused as read-only with the
-//! disk unchanged. Real HTTP on loopback.
+//! The `holidays` and `icsfile` calendars over REST and the CalDAV server:
+//! listed with their kind, their events answered, every write refused as
+//! read-only with the disk unchanged. Real HTTP on loopback.
 
 use std::time::Duration;
 
@@ -152,5 +152,60 @@ async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
             "{reply:?}"
         );
     }
+    assert_eq!(crate::hostile::snapshot(&instance), before);
+
+    // The CalDAV server, switched on as the Settings window does, serves
+    // both as read-only collections.
+    let server = almanac_core::caldav::start(&instance.core);
+    let port = almanac_testkit::free_port();
+    instance
+        .settings_as_user(json!({"caldavServer": {"enabled": true, "port": port}}))
+        .await
+        .unwrap();
+    server
+        .subscribe()
+        .wait_for(
+            |s| matches!(s, almanac_core::rest::ServerState::Listening(a) if a.port() == port),
+        )
+        .await
+        .unwrap();
+    let dav = |calendar: &str| {
+        instance
+            .client
+            .request(
+                Method::from_bytes(b"PROPFIND").unwrap(),
+                format!("http://127.0.0.1:{port}/calendars/{calendar}/"),
+            )
+            .basic_auth("kinds", Some(token.clone()))
+            .header("Depth", "1")
+            .body(
+                r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/><d:current-user-privilege-set/></d:prop></d:propfind>"#,
+            )
+            .send()
+    };
+    for (calendar, summary) in [
+        ("public", "SUMMARY:Christmas Day"),
+        ("school", "SUMMARY:Term starts"),
+    ] {
+        let answer = dav(calendar).await.unwrap();
+        assert_eq!(answer.status(), StatusCode::MULTI_STATUS);
+        let text = answer.text().await.unwrap();
+        assert!(
+            text.contains(summary),
+            "{calendar} over CalDAV: {}",
+            &text[..text.len().min(2000)]
+        );
+    }
+    let before = crate::hostile::snapshot(&instance);
+    let refused = instance
+        .client
+        .put(format!("http://127.0.0.1:{port}/calendars/public/new.ics"))
+        .basic_auth("kinds", Some(token.clone()))
+        .header("Content-Type", "text/calendar")
+        .body(SCHOOL.replace("term@school", "new@x"))
+        .send()
+        .await
+        .unwrap();
+    assert!(refused.status().is_client_error(), "{refused:?}");
     assert_eq!(crate::hostile::snapshot(&instance), before);
 }
