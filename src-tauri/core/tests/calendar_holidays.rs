@@ -103,4 +103,11 @@ fn settings_refuse_places_the_data_does_not_have() {
         "{error}"
     );
     assert!(check(holidays("us", "ca")).is_ok());
+    // A patch naming no subdivision, as the settings window sends it, reads
+    // back whole (an empty one is not dropped as an unknown key).
+    let patched = almanac_core::settings::Settings::default().patched(&json!({
+        "calendarSources": [{"id": "h", "name": "Holidays", "color": "#d9534f",
+            "type": "holidays", "country": "FR", "subdivision": ""}]
+    }));
+    assert!(patched.is_ok(), "{:?}", patched.err());
 }

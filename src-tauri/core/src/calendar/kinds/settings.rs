@@ -65,8 +65,9 @@ pub enum SourceKind {
     Holidays {
         country: String,
         /// A state or region code of the country (`CA`, `BY`); empty: the
-        /// whole country's holidays only.
-        #[serde(default, skip_serializing_if = "String::is_empty")]
+        /// whole country's holidays only. Always written, so a settings
+        /// patch that names it empty reads back whole.
+        #[serde(default)]
         subdivision: String,
     },
     /// The iCalendar file at `path` in the vault (relative to it, or
