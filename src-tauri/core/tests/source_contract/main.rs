@@ -24,7 +24,7 @@
 //!
 //! **Adding a kind:** implement [`fixtures::KindFixture`] for it (a file in
 //! `fixtures/`), then add one line below, e.g.
-//! `contract!(holidays, fixtures::Holidays);`.
+//! `contract!(ics_file, crate::fixtures::IcsFile);`.
 //!
 //! Run under `scripts/session.sh` (CalDAV passwords and tokens live in the
 //! OS keyring): `scripts/session.sh cargo test -p almanac-core --test
