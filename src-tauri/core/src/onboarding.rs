@@ -251,6 +251,7 @@ impl ImportPlan {
                 value: format.clone(),
             });
         }
+        self.note_holiday_filters(index, entry, &kind);
         if source_kind.kind().uses_password() {
             // Taken as written: spaces may be part of a password.
             let password = entry.field("password").and_then(Value::as_str);
@@ -273,6 +274,27 @@ impl ImportPlan {
             order: None,
             components: None,
         });
+    }
+}
+
+impl ImportPlan {
+    /// A holiday calendar's `region` (a city or district in the plugin's
+    /// `date-holidays`) and a `holidayTypes` wider than public holidays
+    /// have no equal in Almanac's data: reported, not applied.
+    fn note_holiday_filters(&mut self, index: usize, entry: Entry, kind: &str) {
+        if kind != "holidays" {
+            return;
+        }
+        for key in ["region", "holidayTypes"] {
+            match entry.field(key) {
+                Some(Value::String(value)) if value.is_empty() || value == "public" => {}
+                Some(value) => self.found_not_applied.push(FoundSetting {
+                    key: format!("calendarSources[{index}].{key}"),
+                    value: value.clone(),
+                }),
+                None => {}
+            }
+        }
     }
 }
 

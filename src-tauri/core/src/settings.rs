@@ -270,6 +270,9 @@ impl Settings {
                     format!("`{directory}` leaves the vault; pick a folder inside it"),
                 ));
             }
+            if let Some((name, why)) = source.kind.invalid_field() {
+                return Err(invalid(&field(name), why));
+            }
             if let Some(components) = &source.components {
                 let known = components
                     .iter()

@@ -225,6 +225,13 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
             ("ical_1", ical("https://example.com/holidays.ics")),
             // The plugin fetches `webcal://` as `https://`.
             ("ical_2", ical("https://example.com/team.ics")),
+            // No scheme: a file of the vault, as the plugin reads it.
+            (
+                "ical_3",
+                SourceKind::IcsFile {
+                    path: "Calendars/export.ics".into()
+                }
+            ),
             (
                 "caldav_1",
                 caldav("https://cloud.example.com/remote.php/dav/calendars/ada/")
@@ -241,6 +248,13 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
                     date_field: TaskDateField::Scheduled,
                 }
             ),
+            (
+                "holidays_1",
+                SourceKind::Holidays {
+                    country: "DE".into(),
+                    subdivision: "BE".into()
+                }
+            ),
             ("ical_4", ical("https://example.com/nested.ics")),
             ("dailynote_2", journal),
         ]
@@ -254,11 +268,6 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
         .map(|s| (s.kind.as_str(), (s.name.as_str(), s.reason.as_str())))
         .collect();
     let reason = |kind: &str| skipped[kind].1;
-    assert_eq!(
-        skipped["ical"],
-        ("Exported", "a vault .ics file calendar is not read yet")
-    );
-    assert!(reason("holidays").contains("holiday"), "{skipped:?}");
     for (kind, instead) in [
         ("google", "secret address in iCal format"),
         ("google", "CalDAV"),
@@ -274,7 +283,7 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
         skipped["weather"],
         ("Weather", "unknown calendar type weather")
     );
-    assert_eq!(plan.skipped.len(), 8, "{:?}", plan.skipped);
+    assert_eq!(plan.skipped.len(), 6, "{:?}", plan.skipped);
 
     // Remastered keeps CalDAV passwords in Obsidian's own secret storage:
     // the user enters them after the import.
@@ -305,6 +314,57 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
     assert_eq!(applied.calendar_sources, plan.sources);
     assert_eq!(applied.reminders.default_minutes, 25);
     assert_eq!(snapshot(&obsidian), before, ".obsidian must stay untouched");
+}
+
+#[test]
+fn holiday_calendars_the_data_lacks_are_skipped_and_filters_reported() {
+    let (_dir, vault) = remastered_vault(json!([
+        {"type": "holidays", "id": "holidays_1", "name": "California", "country": "us", "state": "ca",
+         "region": "la", "holidayTypes": "public_bank", "color": "#111111"},
+        {"type": "holidays", "id": "holidays_2", "name": "Nowhere", "country": "XX", "color": "#222222"},
+        {"type": "holidays", "id": "holidays_3", "name": "Bad state", "config": {"country": "DE", "state": "ZZ"}},
+        {"type": "ical", "id": "ical_1", "name": "Not ics", "url": "Calendars/notes.md"},
+        {"type": "ical", "id": "ical_2", "name": "Hidden", "url": ".obsidian/cal.ics"}
+    ]));
+    let plan = plan_import(&vault).unwrap();
+    assert_eq!(
+        plan.sources
+            .iter()
+            .map(|s| s.kind.clone())
+            .collect::<Vec<_>>(),
+        [SourceKind::Holidays {
+            country: "US".into(),
+            subdivision: "CA".into()
+        }]
+    );
+    let found: Vec<_> = plan
+        .found_not_applied
+        .iter()
+        .map(|found| (found.key.as_str(), found.value.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("calendarSources[0].region", json!("la")),
+            ("calendarSources[0].holidayTypes", json!("public_bank")),
+            // In the plugin's defaults, not the holidays' doing.
+            (
+                "fcrReminderCompanion",
+                json!({"apiUrl": "http://127.0.0.1:45677", "enabled": false})
+            ),
+        ]
+    );
+    let reasons: Vec<_> = plan.skipped.iter().map(|s| s.reason.as_str()).collect();
+    assert!(reasons[0].contains("`XX`"), "{reasons:?}");
+    assert!(
+        reasons[1].contains("`ZZ`") && reasons[1].contains("BY"),
+        "{reasons:?}"
+    );
+    assert!(reasons[2].contains(".ics"), "{reasons:?}");
+    assert!(reasons[3].contains("hidden"), "{reasons:?}");
+    // What is imported, the settings take.
+    let fresh = Settings::default();
+    assert!(fresh.patched(&plan.settings_patch(&fresh).unwrap()).is_ok());
 }
 
 #[test]

@@ -1,7 +1,8 @@
 // Settings › Calendars: the configured calendar sources, each renamed,
 // recoloured or removed in place (removing never touches the notes), a CalDAV
 // calendar's password changed, and a form to add a notes folder, the daily
-// notes, an ICS feed, a CalDAV calendar or the Obsidian Tasks of a folder. Every change is one settings patch
+// notes, an ICS feed, a CalDAV calendar, the Obsidian Tasks of a folder, a
+// country's public holidays or an .ics file of the vault. Every change is one settings patch
 // of `calendarSources`, except a CalDAV calendar's set-up, which the core does
 // (`caldav_add`: discovery, the keyring, then the settings); either way the
 // core names the refused field, shown next to it.
@@ -13,7 +14,10 @@ import { $, clearFieldError, saveSettings, showFieldError } from './settings_sha
 const list = $('calendar-list');
 const addForm = $('add-calendar');
 const removeDialog = $('remove-dialog');
-const ADD_FIELDS = ['name', 'color', 'directory', 'heading', 'dateField', 'url', 'username', 'password', 'calendarUrl'];
+const ADD_FIELDS = [
+  'name', 'color', 'directory', 'heading', 'dateField', 'url', 'username', 'password', 'calendarUrl', 'country',
+  'subdivision', 'path',
+];
 
 let sources = []; // settings.calendarSources
 let info = new Map(); // id → the engine's SourceInfo (event count, last error)
@@ -32,6 +36,8 @@ const KIND_TEXT = {
   ical: 'ICS feed',
   caldav: 'CalDAV calendar',
   tasks: 'Obsidian Tasks',
+  holidays: 'Public holidays',
+  icsfile: 'ICS file',
 };
 
 /** Where a source reads from, in words. */
@@ -45,6 +51,10 @@ export function whereText(source) {
     return `${KIND_TEXT.tasks} in ${source.directory || 'the whole vault'}, by ${source.dateField ?? 'due'} date`;
   }
   if (source.type === 'caldav') return `${KIND_TEXT.caldav} ${source.username} at ${source.url}`;
+  if (source.type === 'holidays') {
+    return `${KIND_TEXT.holidays} of ${source.country}${source.subdivision ? `-${source.subdivision}` : ''}`;
+  }
+  if (source.type === 'icsfile') return `${KIND_TEXT.icsfile} ${source.path}`;
   return `${KIND_TEXT.ical} ${source.url}`;
 }
 
@@ -258,6 +268,8 @@ function newSource() {
   if (type === 'dailynote') Object.assign(source, { directory: value('add-directory'), heading: value('add-heading') });
   if (type === 'ical') source.url = value('add-url');
   if (type === 'tasks') Object.assign(source, { directory: value('add-directory'), dateField: $('add-dateField').value });
+  if (type === 'holidays') Object.assign(source, { country: value('add-country'), subdivision: value('add-subdivision') });
+  if (type === 'icsfile') source.path = value('add-path');
   return source;
 }
 
@@ -324,6 +336,8 @@ addForm.addEventListener('submit', async (event) => {
   const missing =
     source.type === 'dailynote' && !source.heading ? ['add-heading', 'Name the heading the events are listed under.']
     : source.type === 'ical' && !source.url ? ['add-url', 'Enter the address of the ICS feed.']
+    : source.type === 'holidays' && !source.country ? ['add-country', 'Enter the country’s code, such as DE.']
+    : source.type === 'icsfile' && !source.path ? ['add-path', 'Enter the path of the .ics file in the vault.']
     : null;
   if (missing) {
     showFieldError(...missing);

@@ -173,6 +173,7 @@ impl Calendar {
                     }
                     SourceType::Ical { url, .. } => (None, None, Some(url.clone())),
                     SourceType::Caldav { server, .. } => (None, None, Some(server.clone())),
+                    SourceType::Holidays { .. } | SourceType::IcsFile { .. } => (None, None, None),
                 };
                 SourceInfo {
                     id: config.id.clone(),

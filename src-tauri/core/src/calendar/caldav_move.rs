@@ -75,9 +75,10 @@ impl Calendar {
                 Ok(())
             }
             SourceType::DailyNote { .. } => Ok(()),
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
-                Err(CalendarError::ReadOnly(source.id))
-            }
+            SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => Err(CalendarError::ReadOnly(source.id)),
             SourceType::Tasks { .. } => {
                 refused("a task stays in its note's Tasks calendar; move the line in Obsidian")
             }

@@ -58,7 +58,9 @@ impl Calendar {
                 self.last_item(&source.id, &path)
             }
             SourceType::Caldav { .. } => self.caldav_create(&source, fields),
-            SourceType::Ical { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+            SourceType::Ical { .. } | SourceType::Holidays { .. } | SourceType::IcsFile { .. } => {
+                Err(CalendarError::ReadOnly(source.id.clone()))
+            }
             SourceType::Tasks { .. } => Err(CalendarError::invalid(
                 "calendarId",
                 format!(
@@ -137,9 +139,10 @@ impl Calendar {
                     })
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => {
-                Err(CalendarError::ReadOnly(source.id.clone()))
-            }
+            SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
         }
     }
 
@@ -198,9 +201,22 @@ impl Calendar {
         let existing = |date| self.daily_note(&target.id, date);
         let new_path = match (&source.kind, &target.kind) {
             // Sorted out by `move_to`: only note calendars get here.
-            (SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Tasks { .. }, _)
-            | (_, SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Tasks { .. }) =>
-            {
+            (
+                SourceType::Ical { .. }
+                | SourceType::Caldav { .. }
+                | SourceType::Tasks { .. }
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. },
+                _,
+            )
+            | (
+                _,
+                SourceType::Ical { .. }
+                | SourceType::Caldav { .. }
+                | SourceType::Tasks { .. }
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. },
+            ) => {
                 return Err(CalendarError::invalid(
                     "calendarId",
                     "moved between note calendars only",
@@ -254,7 +270,9 @@ impl Calendar {
             SourceType::FullNote { .. }
             | SourceType::Ical { .. }
             | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
+            | SourceType::Tasks { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
         }
     }
 
@@ -289,7 +307,13 @@ impl Calendar {
                     "daily-note events are not recurring; delete the event instead",
                 ));
             }
-            (SourceType::Ical { .. } | SourceType::Caldav { .. }, _) => {
+            (
+                SourceType::Ical { .. }
+                | SourceType::Caldav { .. }
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. },
+                _,
+            ) => {
                 return Err(CalendarError::ReadOnly(source.id.clone()));
             }
             (SourceType::Tasks { .. }, _) => {

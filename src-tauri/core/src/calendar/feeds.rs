@@ -107,10 +107,17 @@ fn next_request(slot: &Slot) -> Option<bool> {
 }
 
 impl Inner {
-    /// Loads the on-disk copies of the ICS feeds into the cache.
+    /// Loads the on-disk copies of the ICS feeds and CalDAV calendars into
+    /// the cache, and what the sources of shipped data read.
     pub(super) fn load_cached_feeds(&self) {
-        let feeds: Vec<(usize, SourceConfig)> = self.feed_sources();
         let tz = self.read().cache.display_tz;
+        let configs = self.read().cache.configs();
+        for (index, source) in configs.iter().enumerate() {
+            if let Some(read) = source.read_shipped(tz) {
+                self.apply_feed(index, source, read.map(Some), None);
+            }
+        }
+        let feeds: Vec<(usize, SourceConfig)> = self.feed_sources();
         for (index, source) in feeds {
             match &source.kind {
                 SourceType::Ical { url, .. } => {
@@ -120,10 +127,13 @@ impl Inner {
                     }
                 }
                 SourceType::Caldav { .. } => self.load_caldav_mirror(index, &source),
-                // Read from the vault by the scan, not by the feed worker.
+                // Read from the vault by the scan, or shipped: not by the
+                // feed worker.
                 SourceType::FullNote { .. }
                 | SourceType::DailyNote { .. }
-                | SourceType::Tasks { .. } => {}
+                | SourceType::Tasks { .. }
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. } => {}
             }
         }
     }
@@ -189,10 +199,13 @@ impl Inner {
                     allow_private_network,
                 } => self.fetch_feed(index, &source, url, *allow_private_network, force, tz),
                 SourceType::Caldav { .. } => self.sync_caldav(index, &source, force),
-                // Read from the vault by the scan, not by the feed worker.
+                // Read from the vault by the scan, or shipped: not by the
+                // feed worker.
                 SourceType::FullNote { .. }
                 | SourceType::DailyNote { .. }
-                | SourceType::Tasks { .. } => {}
+                | SourceType::Tasks { .. }
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. } => {}
             }
         }
     }

@@ -14,8 +14,8 @@ pub struct SourceInfo {
     pub id: String,
     pub name: String,
     pub color: String,
-    /// `local`, `dailynote`, `ical`, `caldav` or `tasks` (the settings'
-    /// source `type`).
+    /// `local`, `dailynote`, `ical`, `caldav`, `tasks`, `holidays` or
+    /// `icsfile` (the settings' source `type`).
     #[serde(rename = "type")]
     #[schema(value_type = String)]
     pub kind: Kind,
@@ -40,7 +40,8 @@ pub struct SourceInfo {
     /// fetch or parse failed (a refused private address, a feed over the
     /// size cap, an HTTP error, …); for `dailynote`, an Obsidian daily-note
     /// date format Almanac cannot follow; for `tasks`, the task lines shown
-    /// once (a 🔁 rule not read) or not at all (no title, a bad date).
+    /// once (a 🔁 rule not read) or not at all (no title, a bad date); for
+    /// `icsfile`, a missing or unreadable file, or its items set aside.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     /// Recurring series a query left out of its answer since they were last

@@ -77,11 +77,7 @@ pub(super) fn map_source(entry: Entry, kind: &str, vault: &Path) -> Result<Sourc
             directory: String::new(),
             date_field: TaskDateField::default(),
         }),
-        "holidays" => Err(
-            "not imported yet: Almanac has no holiday calendars yet; a holiday \
-             calendar's ICS address can be added as an ICS feed in Settings › Calendars"
-                .into(),
-        ),
+        "holidays" => holidays(entry),
         "google" => Err(
             "Google Calendar is read through Google's sign-in, which Almanac does \
              not have: add the calendar's secret address in iCal format (Google Calendar › \
@@ -140,6 +136,7 @@ pub(super) fn default_name(entry: Entry, kind: &str) -> String {
         "local" => entry.text("directory").map(str::to_string),
         "dailynote" => Some("Daily Note".to_string()),
         "tasks" => Some("Tasks".to_string()),
+        "holidays" => Some("Holidays".to_string()),
         "journals" => entry.text("journalId").map(|id| format!("Journals: {id}")),
         "ical" => entry
             .text("url")
@@ -158,13 +155,40 @@ fn ical(entry: Entry) -> Result<SourceKind, String> {
     let url = match scheme.to_ascii_lowercase().as_str() {
         "http" | "https" => url.to_string(),
         "webcal" | "webcals" => format!("https://{rest}"),
-        "" => return Err("a vault .ics file calendar is not read yet".into()),
+        // No scheme: the plugin reads it as a file of the vault.
+        "" => return ics_file(url),
         _ => return Err(format!("ICS url `{url}` is not http(s) or webcal")),
     };
     Ok(SourceKind::Ical {
         url,
         allow_private_network: false,
     })
+}
+
+/// A vault `.ics` file, by its vault-relative path as the plugin reads it.
+fn ics_file(path: &str) -> Result<SourceKind, String> {
+    checked(SourceKind::IcsFile {
+        path: path.to_string(),
+    })
+}
+
+/// Remastered's holiday calendar (`date-holidays` underneath): its
+/// `country` and `state` codes are ISO 3166's, as Almanac's data's are.
+/// One the data does not have is skipped with why, not imported broken.
+fn holidays(entry: Entry) -> Result<SourceKind, String> {
+    checked(SourceKind::Holidays {
+        country: entry.required("country")?.to_ascii_uppercase(),
+        subdivision: entry.text("state").unwrap_or_default().to_ascii_uppercase(),
+    })
+}
+
+/// `kind` if the settings will take it, else why not (the plan applies as
+/// one settings change, which one bad source would refuse whole).
+fn checked(kind: SourceKind) -> Result<SourceKind, String> {
+    match kind.invalid_field() {
+        Some((_, why)) => Err(why),
+        None => Ok(kind),
+    }
 }
 
 /// The plugin's CalDAV entry: where discovery starts, and the user name.

@@ -15,6 +15,7 @@ mod ids;
 mod lifecycle;
 mod openapi;
 mod quick_add;
+mod readonly_kinds;
 mod routes;
 mod runaway;
 mod scopes;

@@ -24,7 +24,7 @@
 //!
 //! **Adding a kind:** implement [`fixtures::KindFixture`] for it (a file in
 //! `fixtures/`), then add one line below, e.g.
-//! `contract!(holidays, fixtures::Holidays);`.
+//! `contract!(ics_file, crate::fixtures::IcsFile);`.
 //!
 //! Run under `scripts/session.sh` (CalDAV passwords and tokens live in the
 //! OS keyring): `scripts/session.sh cargo test -p almanac-core --test
@@ -81,4 +81,5 @@ contract!(full_note, crate::fixtures::FullNote);
 contract!(daily_note, crate::fixtures::DailyNote);
 contract!(tasks, crate::fixtures::Tasks);
 contract!(ics_feed, crate::fixtures::IcsFeed);
+contract!(ics_file, crate::fixtures::IcsFile);
 contract!(caldav, crate::fixtures::Caldav);

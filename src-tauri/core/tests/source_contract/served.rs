@@ -123,7 +123,7 @@ pub async fn everywhere<F: KindFixture>() {
                 reminders.borrow().reminders
             );
         }
-        Origin::Feed | Origin::Server => {
+        Origin::Feed | Origin::Server | Origin::Shipped => {
             assert!(
                 !reminded(&reminders.borrow()),
                 "vault reminders are the vault's notes'"

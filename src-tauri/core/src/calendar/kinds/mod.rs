@@ -40,6 +40,10 @@ pub enum Kind {
     Caldav,
     /// Obsidian Tasks lines in any note of a folder.
     Tasks,
+    /// A country's public holidays, from data Almanac ships.
+    Holidays,
+    /// One `.ics` file of the vault.
+    IcsFile,
 }
 
 /// Where a kind's events come from, and so what keeps them fresh.
@@ -54,6 +58,9 @@ pub enum Origin {
     /// A calendar on a server, mirrored on disk and synced both ways by the
     /// feed worker.
     Server,
+    /// Data compiled into Almanac: read when the sources are configured,
+    /// with the feeds' copies, and never fetched.
+    Shipped,
 }
 
 /// What a kind does with a client's writes.
@@ -72,12 +79,14 @@ pub enum Writes {
 
 impl Kind {
     /// Every kind, in the order the settings document them.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 7] = [
         Kind::FullNote,
         Kind::DailyNote,
         Kind::Ical,
         Kind::Caldav,
         Kind::Tasks,
+        Kind::Holidays,
+        Kind::IcsFile,
     ];
 
     /// The settings' `type` (and `GET /calendars`' `type`). A Full Note
@@ -89,15 +98,19 @@ impl Kind {
             Kind::Ical => "ical",
             Kind::Caldav => "caldav",
             Kind::Tasks => "tasks",
+            Kind::Holidays => "holidays",
+            Kind::IcsFile => "icsfile",
         }
     }
 
     /// Where its events come from.
     pub fn origin(self) -> Origin {
         match self {
-            Kind::FullNote | Kind::DailyNote | Kind::Tasks => Origin::Notes,
+            // A vault `.ics` file is found and watched as notes are.
+            Kind::FullNote | Kind::DailyNote | Kind::Tasks | Kind::IcsFile => Origin::Notes,
             Kind::Ical => Origin::Feed,
             Kind::Caldav => Origin::Server,
+            Kind::Holidays => Origin::Shipped,
         }
     }
 
@@ -105,7 +118,7 @@ impl Kind {
     /// what is not read from the vault's notes.
     pub fn refreshed(self) -> bool {
         match self.origin() {
-            Origin::Notes => false,
+            Origin::Notes | Origin::Shipped => false,
             Origin::Feed | Origin::Server => true,
         }
     }
@@ -114,7 +127,7 @@ impl Kind {
     pub fn writes(self) -> Writes {
         match self {
             Kind::FullNote | Kind::DailyNote => Writes::Notes,
-            Kind::Ical => Writes::ReadOnly,
+            Kind::Ical | Kind::Holidays | Kind::IcsFile => Writes::ReadOnly,
             Kind::Caldav => Writes::Server,
             Kind::Tasks => Writes::TaskLines,
         }
@@ -136,7 +149,7 @@ impl Kind {
         match self {
             Kind::FullNote | Kind::DailyNote => &["VEVENT", "VTODO"],
             Kind::Tasks => &["VTODO"],
-            Kind::Ical | Kind::Caldav => &["VEVENT"],
+            Kind::Ical | Kind::Caldav | Kind::Holidays | Kind::IcsFile => &["VEVENT"],
         }
     }
 
@@ -146,7 +159,12 @@ impl Kind {
     pub fn uses_password(self) -> bool {
         match self {
             Kind::Caldav => true,
-            Kind::FullNote | Kind::DailyNote | Kind::Ical | Kind::Tasks => false,
+            Kind::FullNote
+            | Kind::DailyNote
+            | Kind::Ical
+            | Kind::Tasks
+            | Kind::Holidays
+            | Kind::IcsFile => false,
         }
     }
 }
@@ -182,6 +200,8 @@ mod tests {
             Kind::DailyNote => serde_json::json!({ "heading": "Events" }),
             Kind::Ical => serde_json::json!({ "url": "https://example.com/a.ics" }),
             Kind::Caldav => serde_json::json!({ "url": "https://example.com/", "username": "u" }),
+            Kind::Holidays => serde_json::json!({ "country": "FR" }),
+            Kind::IcsFile => serde_json::json!({ "path": "calendars/a.ics" }),
         };
         entry
             .as_object_mut()
@@ -224,11 +244,12 @@ mod tests {
         for kind in Kind::ALL {
             assert_eq!(kind.read_only(), kind.writes() == Writes::ReadOnly);
             assert!(!kind.components().is_empty(), "{kind}");
-            // A kind read from notes has a folder in its settings.
+            // A kind read from notes has a folder in its settings, or
+            // (a vault `.ics` file) a file.
             let source: SourceKind = serde_json::from_value(settings_entry(kind)).unwrap();
             assert_eq!(
                 kind.origin() == Origin::Notes,
-                source.directory().is_some(),
+                source.directory().is_some() || source.vault_file().is_some(),
                 "{kind}"
             );
             assert_eq!(kind.refreshed(), source.url().is_some(), "{kind}");

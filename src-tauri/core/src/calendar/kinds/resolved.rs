@@ -11,7 +11,7 @@ use super::Kind;
 use crate::calendar::cache::Indexed;
 use crate::calendar::error::CalendarError;
 use crate::calendar::sources::dateformat::DateFormat;
-use crate::calendar::sources::{dailyconfig, dailynote, fullnote, tasks};
+use crate::calendar::sources::{dailyconfig, dailynote, fullnote, holidays, ical, ics_file, tasks};
 use crate::calendar::status::SkippedNote;
 use crate::settings::{CalendarSource, SourceKind, TaskDateField};
 
@@ -57,6 +57,17 @@ pub enum SourceType {
         dir: String,
         date_field: TaskDateField,
     },
+    /// `country` and `subdivision` as in the settings (checked there).
+    Holidays {
+        country: String,
+        subdivision: String,
+    },
+    /// `path` vault-relative, `/`-separated; `file` the same path in the
+    /// vault, asked whether it is there for the source's status.
+    IcsFile {
+        path: String,
+        file: std::path::PathBuf,
+    },
 }
 
 impl SourceType {
@@ -68,6 +79,8 @@ impl SourceType {
             SourceType::Ical { .. } => Kind::Ical,
             SourceType::Caldav { .. } => Kind::Caldav,
             SourceType::Tasks { .. } => Kind::Tasks,
+            SourceType::Holidays { .. } => Kind::Holidays,
+            SourceType::IcsFile { .. } => Kind::IcsFile,
         }
     }
 }
@@ -117,6 +130,20 @@ impl SourceConfig {
                 dir: relative_dir(directory, vault)?,
                 date_field: *date_field,
             },
+            SourceKind::Holidays {
+                country,
+                subdivision,
+            } => SourceType::Holidays {
+                country: country.clone(),
+                subdivision: subdivision.clone(),
+            },
+            SourceKind::IcsFile { path } => {
+                let path = relative_dir(path, vault)?;
+                SourceType::IcsFile {
+                    file: vault.join(&path),
+                    path,
+                }
+            }
         };
         Ok(Self {
             id: source.id.clone(),
@@ -134,7 +161,31 @@ impl SourceConfig {
             SourceType::FullNote { dir }
             | SourceType::DailyNote { dir, .. }
             | SourceType::Tasks { dir, .. } => Some(dir),
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => None,
+            // The file's folder is scanned and watched; only the file is
+            // owned (`owns`).
+            SourceType::IcsFile { path, .. } => {
+                Some(path.rsplit_once('/').map_or("", |(folder, _)| folder))
+            }
+            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
+                None
+            }
+        }
+    }
+
+    /// What a source made from shipped data reads (its events, or why it
+    /// has none); `None` for every other source.
+    pub fn read_shipped(&self, display_tz: Tz) -> Option<Result<ical::Parsed, String>> {
+        match &self.kind {
+            SourceType::Holidays {
+                country,
+                subdivision,
+            } => Some(holidays::read(self, country, subdivision, display_tz)),
+            SourceType::FullNote { .. }
+            | SourceType::DailyNote { .. }
+            | SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Tasks { .. }
+            | SourceType::IcsFile { .. } => None,
         }
     }
 
@@ -167,7 +218,9 @@ impl SourceConfig {
                 | SourceType::DailyNote { .. }
                 | SourceType::Tasks { .. }
                 | SourceType::Ical { .. }
-                | SourceType::Caldav { .. },
+                | SourceType::Caldav { .. }
+                | SourceType::Holidays { .. }
+                | SourceType::IcsFile { .. },
                 _,
             ) => false,
         }
@@ -183,16 +236,21 @@ impl SourceConfig {
                 .and_then(|rest| rest.strip_prefix('/'))
         };
         let Some(inside) = inside else { return false };
-        let hidden = inside.split('/').any(|part| part.starts_with('.'));
-        if hidden || !inside.ends_with(".md") {
+        if inside.split('/').any(|part| part.starts_with('.')) {
             return false;
         }
+        let note = inside.ends_with(".md");
         match &self.kind {
-            SourceType::DailyNote { format, .. } => format
-                .as_ref()
-                .is_ok_and(|format| format.date_of(path).is_some()),
-            SourceType::FullNote { .. } | SourceType::Tasks { .. } => true,
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => false,
+            SourceType::DailyNote { format, .. } => {
+                note && format
+                    .as_ref()
+                    .is_ok_and(|format| format.date_of(path).is_some())
+            }
+            SourceType::FullNote { .. } | SourceType::Tasks { .. } => note,
+            SourceType::IcsFile { path: file, .. } => path == file,
+            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
+                false
+            }
         }
     }
 
@@ -207,7 +265,9 @@ impl SourceConfig {
             | SourceType::FullNote { .. }
             | SourceType::Ical { .. }
             | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. } => None,
+            | SourceType::Tasks { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => None,
         }
     }
 
@@ -225,10 +285,21 @@ impl SourceConfig {
                 notes.sort_by_key(|((_, path), _)| path);
                 tasks::status(&notes.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
             }
+            // The file's own status: missing, unreadable, or items set
+            // aside.
+            SourceType::IcsFile { path, file } => {
+                let skipped: Vec<_> = invalid
+                    .get(&(self.id.clone(), path.clone()))
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                ics_file::status(path, file.is_file(), &skipped)
+            }
             SourceType::FullNote { .. }
             | SourceType::DailyNote { .. }
             | SourceType::Ical { .. }
-            | SourceType::Caldav { .. } => None,
+            | SourceType::Caldav { .. }
+            | SourceType::Holidays { .. } => None,
         }
     }
 
@@ -258,7 +329,10 @@ impl SourceConfig {
             SourceType::Tasks { date_field, .. } => {
                 tasks::parse(*date_field, path, text, display_tz)
             }
-            SourceType::Ical { .. } | SourceType::Caldav { .. } => ParsedNote::default(),
+            SourceType::IcsFile { .. } => ics_file::parse_note(self, path, text, display_tz),
+            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
+                ParsedNote::default()
+            }
         }
     }
 }

@@ -7,10 +7,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::Kind;
+use crate::calendar::sources::holidays;
 use crate::settings::TaskDateField;
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
-/// "dailynote" | "ical" | "caldav" | "tasks"`, like Obsidian Full Calendar's own settings: the
+/// "dailynote" | "ical" | "caldav" | "tasks" | "holidays" | "icsfile"`, like Obsidian Full Calendar's own settings: the
 /// wire name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -59,6 +60,20 @@ pub enum SourceKind {
         #[serde(default, rename = "dateField")]
         date_field: TaskDateField,
     },
+    /// The public holidays of `country` (ISO 3166-1 alpha-2), and of its
+    /// `subdivision` when set, from the data Almanac ships; read-only.
+    Holidays {
+        country: String,
+        /// A state or region code of the country (`CA`, `BY`); empty: the
+        /// whole country's holidays only. Always written, so a settings
+        /// patch that names it empty reads back whole.
+        #[serde(default)]
+        subdivision: String,
+    },
+    /// The iCalendar file at `path` in the vault (relative to it, or
+    /// absolute inside it), watched like notes; read-only.
+    #[serde(rename = "icsfile")]
+    IcsFile { path: String },
 }
 
 /// A CalDAV source's account as the settings hold it.
@@ -80,6 +95,8 @@ impl SourceKind {
             SourceKind::Ical { .. } => Kind::Ical,
             SourceKind::Caldav { .. } => Kind::Caldav,
             SourceKind::Tasks { .. } => Kind::Tasks,
+            SourceKind::Holidays { .. } => Kind::Holidays,
+            SourceKind::IcsFile { .. } => Kind::IcsFile,
         }
     }
 
@@ -89,7 +106,9 @@ impl SourceKind {
             SourceKind::Ical { url, .. } | SourceKind::Caldav { url, .. } => Some(url),
             SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
-            | SourceKind::Tasks { .. } => None,
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => None,
         }
     }
 
@@ -99,7 +118,10 @@ impl SourceKind {
             SourceKind::FullNote { directory }
             | SourceKind::DailyNote { directory, .. }
             | SourceKind::Tasks { directory, .. } => Some(directory),
-            SourceKind::Ical { .. } | SourceKind::Caldav { .. } => None,
+            SourceKind::Ical { .. }
+            | SourceKind::Caldav { .. }
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => None,
         }
     }
 
@@ -112,7 +134,9 @@ impl SourceKind {
             SourceKind::Caldav { .. }
             | SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
-            | SourceKind::Tasks { .. } => None,
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => None,
         }
     }
 
@@ -127,7 +151,9 @@ impl SourceKind {
             SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
             | SourceKind::Caldav { .. }
-            | SourceKind::Tasks { .. } => false,
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => false,
         }
     }
 
@@ -146,7 +172,69 @@ impl SourceKind {
             SourceKind::FullNote { .. }
             | SourceKind::DailyNote { .. }
             | SourceKind::Ical { .. }
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. }
+            | SourceKind::IcsFile { .. } => None,
+        }
+    }
+
+    /// The field a kind's own check refuses, and why: a holiday calendar's
+    /// country or subdivision the shipped data does not have.
+    pub fn invalid_field(&self) -> Option<(&'static str, String)> {
+        match self {
+            SourceKind::Holidays {
+                country,
+                subdivision,
+            } => holidays::data::holidays(country, Some(subdivision))
+                .err()
+                .map(|why| match why.contains("the subdivision") {
+                    true => ("subdivision", why),
+                    false => ("country", why),
+                }),
+            SourceKind::IcsFile { path } => ics_file_problem(path).map(|why| ("path", why)),
+            SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Ical { .. }
+            | SourceKind::Caldav { .. }
             | SourceKind::Tasks { .. } => None,
         }
     }
+
+    /// The vault file it reads, as configured, if it reads one file.
+    pub fn vault_file(&self) -> Option<&str> {
+        match self {
+            SourceKind::IcsFile { path } => Some(path),
+            SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Ical { .. }
+            | SourceKind::Caldav { .. }
+            | SourceKind::Tasks { .. }
+            | SourceKind::Holidays { .. } => None,
+        }
+    }
+}
+
+/// Why `path` is not an `.ics` file Almanac reads in the vault: empty, not
+/// `.ics`, leaving the vault, or in a hidden folder (`.obsidian`), which
+/// Almanac never reads.
+fn ics_file_problem(path: &str) -> Option<String> {
+    let trimmed = path.trim();
+    let parts = || std::path::Path::new(trimmed).components();
+    let problem = if trimmed.is_empty() {
+        "name the .ics file, relative to the vault"
+    } else if !trimmed.to_ascii_lowercase().ends_with(".ics") {
+        "is not an .ics file"
+    } else if parts().any(|part| part == std::path::Component::ParentDir) {
+        "leaves the vault; pick a file inside it"
+    } else if parts().any(|part| {
+        let std::path::Component::Normal(name) = part else {
+            return false;
+        };
+        name.to_string_lossy().starts_with('.')
+    }) {
+        "is hidden (or in a hidden folder), which Almanac does not read"
+    } else {
+        return None;
+    };
+    Some(format!("`{trimmed}` {problem}"))
 }

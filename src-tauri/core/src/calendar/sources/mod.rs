@@ -17,10 +17,12 @@ pub mod dailyconfig;
 pub mod dailynote;
 pub mod dateformat;
 pub mod fullnote;
+pub mod holidays;
 pub mod ical;
 mod ical_event;
 mod ical_values;
 pub(crate) mod ical_zone;
+pub mod ics_file;
 pub mod net_guard;
 pub mod tasks;
 
