@@ -1,6 +1,6 @@
 //! The CalDAV server's request bodies (DAV XML: `PROPFIND` and `REPORT`
 //! with `calendar-query`, `calendar-multiget`, `sync-collection`), sent
-//! through the real server (`caldav::router`) of a real core with a few
+//! through the real server (`caldav_server::router`) of a real core with a few
 //! events. The first byte picks the request; the rest is the body. No body
 //! may panic it or get a 5xx, and every `207` it answers is a multistatus
 //! the CalDAV client's own parser reads.

@@ -1,9 +1,9 @@
 //! `almanac --new-feed / --list-feeds / --revoke-feed`: the subscription
-//! feeds of the CalDAV server (`almanac_core::caldav::feeds`), managed from
+//! feeds of the CalDAV server (`almanac_core::caldav_server::feeds`), managed from
 //! the command line. The running app reads the feeds file on every request,
 //! so a change applies to it at once.
 
-use almanac_core::caldav::feeds::{FeedStore, feed_url};
+use almanac_core::caldav_server::feeds::{FeedStore, feed_url};
 use almanac_core::paths::Paths;
 use almanac_core::settings::SettingsStore;
 

@@ -80,7 +80,7 @@ impl Services {
 
         let rest = RestServer::start(&core);
         let rest_state = rest.subscribe();
-        let caldav = almanac_core::caldav::start(&core);
+        let caldav = almanac_core::caldav_server::start(&core);
 
         let reminders = ReminderDaemon::start(
             core.paths.clone(),

@@ -6,7 +6,7 @@
 use chrono_tz::Tz;
 use reqwest::Url;
 
-use crate::caldav::xml::{CALDAV, DAV};
+use crate::caldav_server::xml::{CALDAV, DAV};
 use crate::calendar::SkippedNote;
 use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::dav::{self, DavError};

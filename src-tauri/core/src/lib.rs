@@ -42,7 +42,7 @@
 //!   OpenAPI document (`docs/openapi.json`).
 //! - [`quick_add`]: one line such as "Lunch tomorrow 12:30" read as a new
 //!   event's fields, in the display zone (REST, the sidebar, the CLI, MCP).
-//! - [`caldav`]: the CalDAV server for calendar apps, and subscription
+//! - [`caldav_server`]: the CalDAV server for calendar apps, and subscription
 //!   feeds; both off until the user turns `caldavServer` on.
 //! - [`app`]: [`app::Core`], the wired instance. Start here:
 //!
@@ -68,7 +68,7 @@
 
 pub mod api;
 pub mod app;
-pub mod caldav;
+pub mod caldav_server;
 pub mod calendar;
 pub mod changes;
 pub mod client;
@@ -89,4 +89,5 @@ pub mod settings;
 pub mod tokens;
 pub mod vault_reminders;
 pub mod view;
+pub mod webdav;
 pub mod webhooks;

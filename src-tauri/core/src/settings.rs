@@ -68,7 +68,7 @@ pub struct Settings {
     pub caldav_server: CaldavServerSettings,
 }
 
-/// The loopback CalDAV server (`crate::caldav`). Only the user may change
+/// The loopback CalDAV server (`crate::caldav_server`). Only the user may change
 /// it ([`class`]): it opens the calendars to any app holding a token.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", default)]

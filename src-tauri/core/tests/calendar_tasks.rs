@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use almanac_core::app::Core;
-use almanac_core::caldav;
+use almanac_core::caldav_server;
 use almanac_core::rest::{self, Listening, RestState, ServerState};
 use almanac_core::settings::class::Actor;
 use almanac_core::settings::{CalendarSource, SourceKind, TaskDateField};
@@ -86,7 +86,7 @@ impl App {
         let rest_server = Listening::bind(0, move |port| rest::router(state, port))
             .await
             .unwrap();
-        let caldav_server = caldav::start(&core);
+        let caldav_server = caldav_server::start(&core);
         let port = free_port();
         let plugin = core.plugin().clone();
         tokio::task::spawn_blocking(move || {

@@ -7,7 +7,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use almanac_core::caldav::feeds::FeedStore;
+use almanac_core::caldav_server::feeds::FeedStore;
 use almanac_core::calendar::sources::caldav::mirror::{Mirror, MirrorStore};
 use almanac_core::calendar::sources::caldav::queue::{QueueStore, QueuedWrite};
 use almanac_core::calendar::sources::ical::{self, FeedMeta};

@@ -1,11 +1,11 @@
 //! The Tauri commands behind Settings' CalDAV parts: adding a CalDAV
 //! calendar and changing its password (the core's
 //! `calendar::sources::caldav::account` decides), and the subscription
-//! feeds (the core's `caldav::feeds`, as the command line uses them).
+//! feeds (the core's `caldav_server::feeds`, as the command line uses them).
 
 use std::sync::Arc;
 
-use almanac_core::caldav::feeds::{Feed, FeedStore, feed_url};
+use almanac_core::caldav_server::feeds::{Feed, FeedStore, feed_url};
 use almanac_core::calendar::sources::caldav::account::{self, Added, NewCalendar, SetupError};
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use serde::Serialize;

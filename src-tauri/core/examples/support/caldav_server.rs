@@ -3,7 +3,7 @@
 //! Shared by the CalDAV benchmarks.
 
 use almanac_core::app::Core;
-use almanac_core::caldav;
+use almanac_core::caldav_server;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::class::Actor;
 use almanac_core::tokens::{Expiry, Scope};
@@ -16,7 +16,7 @@ pub async fn start(
     scopes: &[Scope],
 ) -> Result<(RestServer, u16, String), Box<dyn std::error::Error>> {
     let secret = new_token(core, "benchmark", scopes, Expiry::Never).await;
-    let server = caldav::start(core);
+    let server = caldav_server::start(core);
     let port = free_port();
     let plugin = core.plugin().clone();
     tokio::task::spawn_blocking(move || {

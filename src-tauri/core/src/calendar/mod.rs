@@ -39,7 +39,7 @@
 mod adopt;
 mod api;
 mod budget;
-mod cache;
+pub(crate) mod cache;
 mod caldav_move;
 mod caldav_source;
 mod caldav_write;
@@ -60,14 +60,14 @@ mod memo;
 mod note_occurrences;
 pub mod per_day;
 pub mod query;
-mod recurrence;
-mod recurrence_set;
+pub(crate) mod recurrence;
+pub(crate) mod recurrence_set;
 mod reread;
 pub(crate) mod rule_parse;
 pub(crate) mod rule_text;
 mod scan;
 pub mod sources;
-mod spec;
+pub(crate) mod spec;
 pub mod status;
 mod vault;
 #[cfg(unix)]

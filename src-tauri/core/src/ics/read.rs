@@ -19,7 +19,7 @@ use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use chrono_tz::Tz;
 use icalendar::{CalendarDateTime, Component, DatePerhapsTime};
 
-use crate::calendar::sources::ical_zone::named_zone;
+use super::zone::named_zone;
 use crate::calendar::{Alarm, AlarmAction, EventFields, EventType, Relation};
 
 /// The title of an event sent without a `SUMMARY`.

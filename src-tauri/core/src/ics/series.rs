@@ -13,8 +13,8 @@ use chrono_tz::Tz;
 use icalendar::{CalendarComponent, CalendarDateTime, Component, DatePerhapsTime, EventStatus};
 
 use super::read::{ClientEvent, fields_of, local, utc_without_tzid};
+use super::zone::named_zone;
 use crate::calendar::EventFields;
-use crate::calendar::sources::ical_zone::named_zone;
 
 /// One occurrence the client changed.
 #[derive(Debug, Clone, PartialEq)]

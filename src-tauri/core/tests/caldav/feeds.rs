@@ -1,7 +1,7 @@
 //! Subscription feeds: chosen calendars at a secret URL, valid for the
 //! `icalendar` parser, gone once revoked.
 
-use almanac_core::caldav::feeds::FeedStore;
+use almanac_core::caldav_server::feeds::FeedStore;
 use reqwest::StatusCode;
 
 use crate::support::{HOLIDAYS, Instance, LOCAL, client_script, run, venv};

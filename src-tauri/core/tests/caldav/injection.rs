@@ -3,7 +3,7 @@
 //! escaped, never as properties of its own. Each answer is read back with
 //! the `icalendar` crate's parser, as a client would.
 
-use almanac_core::caldav::feeds::FeedStore;
+use almanac_core::caldav_server::feeds::FeedStore;
 use almanac_core::tokens::Scope;
 use icalendar::parser::{read_calendar, unfold};
 use reqwest::StatusCode;

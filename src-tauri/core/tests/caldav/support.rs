@@ -5,7 +5,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use almanac_core::app::Core;
-use almanac_core::caldav;
+use almanac_core::caldav_server;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::class::Actor;
 use almanac_core::settings::{CalendarSource, SourceKind};
@@ -77,7 +77,7 @@ impl Instance {
             });
         let TestInstance { dir, core } = extra(builder).open().await;
         let core = Arc::new(core);
-        let server = caldav::start(&core);
+        let server = caldav_server::start(&core);
         let port = free_port();
         let instance = Self {
             dir,

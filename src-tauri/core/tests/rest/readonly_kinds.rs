@@ -156,7 +156,7 @@ async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
 
     // The CalDAV server, switched on as the Settings window does, serves
     // both as read-only collections.
-    let server = almanac_core::caldav::start(&instance.core);
+    let server = almanac_core::caldav_server::start(&instance.core);
     let port = almanac_testkit::free_port();
     instance
         .settings_as_user(json!({"caldavServer": {"enabled": true, "port": port}}))

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use almanac_core::caldav;
+use almanac_core::caldav_server;
 use almanac_core::calendar::kinds::Origin;
 use almanac_core::rest::{self, Listening, RestState, ServerState};
 use almanac_core::settings::class::Actor;
@@ -69,7 +69,7 @@ pub async fn everywhere<F: KindFixture>() {
     assert!(text.contains(TITLE), "over REST: {text}");
 
     // The CalDAV server, switched on as the Settings window does.
-    let server = caldav::start(&core);
+    let server = caldav_server::start(&core);
     let port = free_port();
     let plugin = core.plugin().clone();
     tokio::task::spawn_blocking(move || {

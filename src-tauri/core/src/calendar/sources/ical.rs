@@ -11,8 +11,8 @@
 //! as a stream and abandoned past [`MAX_FEED_BYTES`], so a feed that never
 //! ends costs at most that much memory.
 //!
-//! The body is read into events by [`super::ical_event`] ([`parse`]), its
-//! zones by [`super::ical_zone`].
+//! The body is read into events by [`crate::ics::events`] ([`parse`]), its
+//! zones by [`crate::ics::zone`]: all iCalendar reading lives in [`crate::ics`].
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -22,9 +22,9 @@ use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use super::ical_event::{Parsed, override_keys, parse};
 use super::net_guard;
 use crate::fsutil::atomic_write_private;
+pub use crate::ics::events::{Parsed, override_keys, parse};
 
 /// Feeds larger than this (20 MiB) are refused, and reading stops there (a
 /// calendar is kilobytes to a few MB; years of a busy shared calendar stay

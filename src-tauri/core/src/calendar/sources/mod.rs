@@ -7,7 +7,7 @@
 //!   [`dateformat`] as Obsidian's [`dailyconfig`] says;
 //! - [`ical`]: a remote ICS feed (read-only, cached on disk), fetched
 //!   through [`net_guard`] (public addresses only, unless allowed), read by
-//!   `ical_event` with the zones of `ical_zone`;
+//!   [`crate::ics::events`], the one iCalendar reader;
 //! - [`caldav`]: a calendar on a CalDAV server, read and written both ways;
 //! - [`tasks`]: Obsidian Tasks lines (`- [ ] Pay rent 📅 2026-11-30`) in any
 //!   note of a folder.
@@ -19,9 +19,6 @@ pub mod dateformat;
 pub mod fullnote;
 pub mod holidays;
 pub mod ical;
-mod ical_event;
-mod ical_values;
-pub(crate) mod ical_zone;
 pub mod ics_file;
 pub mod net_guard;
 pub mod tasks;

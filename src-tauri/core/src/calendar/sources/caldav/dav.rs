@@ -15,7 +15,7 @@ use reqwest::blocking::{Client, Response};
 use reqwest::{Method, StatusCode, Url, redirect};
 use url::Origin;
 
-use crate::caldav::xml::{self, CALDAV, DAV, Element};
+use crate::webdav::xml::{self, CALDAV, DAV, Element};
 
 /// Why a request failed, in the terms the source's status shows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

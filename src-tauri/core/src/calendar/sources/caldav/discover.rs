@@ -13,7 +13,7 @@
 use reqwest::Url;
 
 use super::dav::{DavClient, DavError, DavResponse, is_calendar};
-use crate::caldav::xml::{APPLE_ICAL, CALDAV, DAV};
+use crate::webdav::xml::{APPLE_ICAL, CALDAV, DAV};
 
 /// A calendar collection found on the server.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

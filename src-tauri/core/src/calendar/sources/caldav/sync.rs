@@ -18,7 +18,7 @@ use reqwest::Url;
 
 use super::dav::{DavClient, DavError, MAX_RESOURCE_BYTES, MAX_RESOURCES};
 use super::mirror::{Mirror, Resource};
-use crate::caldav::xml::{CALDAV, CALSERVER, DAV};
+use crate::webdav::xml::{CALDAV, CALSERVER, DAV};
 
 const STATE: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><d:sync-token/><cs:getctag/></d:prop></d:propfind>"#;

@@ -1,12 +1,12 @@
 //! The values of a VEVENT's date and time properties (RFC 5545 §3.3):
 //! DATE, DATE-TIME (UTC, floating or in a `TZID`), DURATION and PERIOD, as
-//! [`super::ical_event`] reads them.
+//! [`super::events`] reads them.
 
 use chrono::{Duration, NaiveDate, NaiveDateTime};
 use chrono_tz::Tz;
 use icalendar::parser::Property;
 
-use super::ical_zone::{Zone, Zones};
+use super::zone::{Zone, Zones};
 use crate::calendar::query::local_to_millis;
 
 /// A DATE or DATE-TIME value.

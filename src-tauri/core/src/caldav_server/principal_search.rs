@@ -61,7 +61,7 @@ fn matches_principal(search: &Element) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::caldav::xml::parse;
+    use crate::caldav_server::xml::parse;
 
     fn search(body: &str) -> String {
         answer(&parse(body).unwrap()).unwrap()

@@ -17,14 +17,14 @@ use chrono::{Duration, NaiveDate, NaiveDateTime};
 use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
-use super::ical_values::{IcsTime, PeriodEnd, duration, first_value, param, values};
-use super::ical_zone::Zones;
-use super::{ParsedNote, SourceConfig};
+use super::values::{IcsTime, PeriodEnd, duration, first_value, param, values};
+use super::zone::Zones;
 use crate::calendar::cache::Indexed;
 use crate::calendar::event::EventType;
 use crate::calendar::id::EventId;
 use crate::calendar::recurrence::Timing;
 use crate::calendar::recurrence_set::RecurrenceSet;
+use crate::calendar::sources::{ParsedNote, SourceConfig};
 use crate::calendar::spec::EventSpec;
 use crate::calendar::status::SkippedNote;
 use crate::ics::bounds::{self, Limits};

@@ -129,7 +129,7 @@ impl Asked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::caldav::xml::{CALDAV, parse_request};
+    use crate::caldav_server::xml::{CALDAV, parse_request};
     use crate::calendar::{Completion, Event};
 
     fn asked(xml: &str) -> Asked {
