@@ -18,8 +18,8 @@
 //!   in a vault (`almanac --vault`, Settings › Vault), and the vaults in
 //!   Obsidian's own list for a first start; reads `.obsidian` and Obsidian's
 //!   configuration, never writes them.
-//! - [`vault_reminders`]: the reminders derived from the vault's notes
-//!   (`notify`, default minutes), kept fresh incrementally.
+//! - [`vault_reminders`]: the reminders derived from every calendar's
+//!   events (their own alarm, default minutes), kept fresh incrementally.
 //! - [`reminder_fired`]: what a reminder firing does besides its notification
 //!   (a change-feed entry, the user's reminder hook).
 //! - [`changes`]: the change feed (`GET /api/v1/changes`): what changed in

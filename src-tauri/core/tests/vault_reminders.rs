@@ -6,6 +6,8 @@
 //! never slept on.
 
 mod common;
+#[path = "vault_reminders/remote.rs"]
+mod remote;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -137,6 +137,10 @@ pub fn answer(
             collection_replies(calendar, listings, source, members, &wanted, &mut answer)?;
         }
         Target::Resource { calendar: id, name } => {
+            let source = sources
+                .iter()
+                .find(|s| s.id == *id)
+                .ok_or_else(|| DavError::not_found(id))?;
             let display_tz = calendar.display_timezone();
             let resources = listings
                 .resources(calendar, id)
@@ -146,7 +150,7 @@ pub fn answer(
                 .find(|r| r.name == *name)
                 .ok_or_else(|| DavError::not_found(name))?;
             answer.push(wanted.reply(&Subject::Resource {
-                calendar: id,
+                source,
                 resource,
                 display_tz,
             }))?;
@@ -175,7 +179,7 @@ fn collection_replies(
     if members {
         for resource in resources.iter() {
             answer.push(wanted.reply(&Subject::Resource {
-                calendar: &source.id,
+                source,
                 resource,
                 display_tz,
             }))?;

@@ -22,7 +22,8 @@ pub enum Subject<'a> {
         token: &'a str,
     },
     Resource {
-        calendar: &'a str,
+        /// The calendar holding it.
+        source: &'a SourceInfo,
         resource: &'a Resource,
         display_tz: Tz,
     },
@@ -36,8 +37,8 @@ impl Subject<'_> {
             Subject::Home => HOME.to_string(),
             Subject::Collection { source, .. } => href::collection(&source.id),
             Subject::Resource {
-                calendar, resource, ..
-            } => href::resource(calendar, &resource.name),
+                source, resource, ..
+            } => href::resource(&source.id, &resource.name),
         }
     }
 
@@ -147,13 +148,13 @@ impl Subject<'_> {
     }
 }
 
-/// Read everywhere; write where the calendar takes writes (note calendars,
-/// not feeds), so clients show feeds as read-only.
+/// Read everywhere; write where the calendar takes writes (as its kind
+/// says: note, Tasks and CalDAV calendars, not feeds), on the calendar and
+/// on each of its resources alike, so clients show feeds as read-only.
 fn privileges(subject: &Subject<'_>) -> String {
     let writable = match subject {
-        Subject::Collection { source, .. } => source.editable,
-        Subject::Resource { resource, .. } => !resource.events[0].id.starts_with("ical:"),
-        _ => false,
+        Subject::Collection { source, .. } | Subject::Resource { source, .. } => source.editable,
+        Subject::Root | Subject::Principal | Subject::Home => false,
     };
     let mut names = vec!["D:read", "C:read-free-busy"];
     if writable {

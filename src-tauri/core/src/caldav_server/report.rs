@@ -60,10 +60,15 @@ fn answer(
     if matches!(wanted, Wanted::All) {
         wanted = Wanted::Props(vec![Name::new(DAV, "getetag")]);
     }
+    let source = calendar
+        .sources()
+        .into_iter()
+        .find(|s| s.id == id)
+        .ok_or_else(|| DavError::not_found(id))?;
     let display_tz = calendar.display_timezone();
     let reply = |resource: &Resource| {
         wanted.reply(&Subject::Resource {
-            calendar: id,
+            source: &source,
             resource,
             display_tz,
         })

@@ -23,7 +23,7 @@ use super::query::day_start_millis;
 use super::recurrence::Window;
 use super::sources::caldav::mirror::Resource;
 use super::sources::caldav::queue::QueuedWrite;
-use super::sources::caldav::splice::{self, Occurrence, with_overrides};
+use super::sources::caldav::splice::{self, Alarms, Occurrence, with_overrides};
 use super::sources::caldav::{DavClient, DavError};
 use super::sources::{SourceConfig, fullnote, ical};
 use super::spec::EventSpec;
@@ -101,7 +101,11 @@ impl Calendar {
         let (uid, spec) = self.caldav_spec(source, event)?;
         let spec = spec.patched(&fields)?;
         let current = self.caldav_current(source, &uid)?;
-        self.caldav_put(source, &uid, &spec, Some(current))?;
+        let alarms = match fields.alarms {
+            Some(_) => Alarms::Written,
+            None => Alarms::Kept,
+        };
+        self.caldav_put(source, &uid, &spec, Some((current, alarms)))?;
         self.caldav_cached(source, &uid, None)
     }
 
@@ -306,19 +310,20 @@ impl Calendar {
         })
     }
 
-    /// Writes `spec` as the resource of `uid`: over `current`, or new.
+    /// Writes `spec` as the resource of `uid`: over `current` (its alarms
+    /// as said), or new.
     fn caldav_put(
         &self,
         source: &SourceConfig,
         uid: &str,
         spec: &EventSpec,
-        current: Option<Current>,
+        current: Option<(Current, Alarms)>,
     ) -> Result<(), CalendarError> {
         let mut ics = self.render(source, uid, spec)?;
-        if let Some(current) = &current {
-            ics = with_overrides(&ics, &current.ics);
+        if let Some((current, alarms)) = &current {
+            ics = with_overrides(&ics, &current.ics, *alarms);
         }
-        self.caldav_send(source, current, ics)
+        self.caldav_send(source, current.map(|(current, _)| current), ics)
     }
 
     /// `spec` as a `VCALENDAR` with one `VEVENT` of `uid`. The spec goes

@@ -1,7 +1,9 @@
-//! The occurrences of the vault's note events starting in a time window,
+//! The occurrences of the calendar's events starting in a time window,
 //! note by note: what a follower of the cache (vault reminders) derives its
-//! own state from. Only note sources (Full Note, daily notes) are read; ICS
-//! feeds are not part of the vault.
+//! own state from. Every source counts: a "note" is what the cache keys a
+//! source's events by (a vault file, a feed's one body, a CalDAV resource),
+//! and a feed refresh or a CalDAV sync records the notes it changed in the
+//! journal as a vault edit does.
 //!
 //! With [`Notes::ChangedSince`] only the notes the cache's journal recorded
 //! since the cursor are expanded, so following an edit costs one note, not
@@ -13,7 +15,7 @@ use super::engine::Calendar;
 use super::journal::{NoteChanges, NoteKey};
 use super::recurrence::{Timing, Window};
 
-/// One occurrence of a note event.
+/// One occurrence of an event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoteOccurrence {
     /// The event's id (see [`super::id`]); a series' occurrences share it.
@@ -26,6 +28,9 @@ pub struct NoteOccurrence {
     /// `notify.value`: minutes before the start, when the note asks for a
     /// reminder.
     pub notify_minutes: Option<f64>,
+    /// The first of the event's `alarms` (a note's, or an iCalendar event's
+    /// `VALARM` before its start): minutes before the start.
+    pub alarm_minutes: Option<i64>,
     /// A task that is done.
     pub completed: bool,
 }
@@ -35,6 +40,9 @@ pub struct NoteOccurrence {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoteEvents {
     pub note: NoteKey,
+    /// The note is a file of the vault (its path opens in Obsidian), not a
+    /// feed's body or a CalDAV resource.
+    pub in_vault_file: bool,
     pub occurrences: Vec<NoteOccurrence>,
     /// Series of this note cut short by the per-series expansion ceiling
     /// (see [`super::query`]), by event id: some of their occurrences are
@@ -87,13 +95,14 @@ impl Calendar {
         };
         match changes {
             NoteChanges::Everything => {
-                for source in cache.sources.iter().filter(|s| s.config.dir().is_some()) {
+                for source in &cache.sources {
                     for (path, entries) in &source.notes {
                         let note = NoteKey {
                             source_id: source.config.id.clone(),
                             path: path.clone(),
                         };
-                        let events = expand(cache, note, entries, window);
+                        let in_file = source.config.dir().is_some();
+                        let events = expand(cache, note, in_file, entries, window);
                         if !events.occurrences.is_empty() || !events.cut_short.is_empty() {
                             answer.notes.push(events);
                         }
@@ -105,13 +114,13 @@ impl Calendar {
                     let Some(index) = cache.source_index(&note.source_id) else {
                         continue;
                     };
-                    if cache.sources[index].config.dir().is_none() {
-                        continue;
-                    }
+                    let in_file = cache.sources[index].config.dir().is_some();
                     let entries = cache
                         .note_entries(index, &note.path)
                         .map_or(&[][..], |(_, entries)| entries);
-                    answer.notes.push(expand(cache, note, entries, window));
+                    answer
+                        .notes
+                        .push(expand(cache, note, in_file, entries, window));
                 }
             }
         }
@@ -120,7 +129,13 @@ impl Calendar {
 }
 
 /// The occurrences of one note's `entries` starting in `window`.
-fn expand(cache: &Cache, note: NoteKey, entries: &[Indexed], window: Window) -> NoteEvents {
+fn expand(
+    cache: &Cache,
+    note: NoteKey,
+    in_vault_file: bool,
+    entries: &[Indexed],
+    window: Window,
+) -> NoteEvents {
     let mut occurrences = Vec::new();
     let mut cut_short = Vec::new();
     let mut expanded = Vec::new();
@@ -154,12 +169,19 @@ fn expand(cache: &Cache, note: NoteKey, entries: &[Indexed], window: Window) -> 
                     .as_ref()
                     .and_then(|notify| notify.get("value"))
                     .and_then(serde_json::Value::as_f64),
+                alarm_minutes: entry
+                    .spec
+                    .alarms
+                    .as_ref()
+                    .and_then(|alarms| alarms.first())
+                    .map(|alarm| alarm.minutes_before),
                 completed: entry.is_completed(),
             });
         }
     }
     NoteEvents {
         note,
+        in_vault_file,
         occurrences,
         cut_short,
     }

@@ -64,7 +64,7 @@ pub struct EventSpec {
 /// Longest `notify` lead time Full Calendar accepts, in minutes (one day).
 const MAX_NOTIFY_MINUTES: f64 = 1440.0;
 /// Longest alarm lead time Full Calendar accepts, in minutes (one week).
-const MAX_ALARM_MINUTES: i64 = 10080;
+pub(crate) const MAX_ALARM_MINUTES: i64 = 10080;
 
 /// Parses a strict `YYYY-MM-DD` date.
 pub fn parse_date(field: &str, value: &str) -> Result<NaiveDate, CalendarError> {

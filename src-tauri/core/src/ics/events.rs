@@ -17,7 +17,7 @@ use chrono::{Duration, NaiveDate, NaiveDateTime};
 use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
-use super::values::{IcsTime, PeriodEnd, duration, first_value, param, values};
+use super::values::{IcsTime, PeriodEnd, alarms, duration, first_value, param, values};
 use super::zone::Zones;
 use crate::calendar::cache::Indexed;
 use crate::calendar::event::EventType;
@@ -429,6 +429,7 @@ fn spec_of(
             .map(|c| c.trim().to_string()),
         description: vevent.text("DESCRIPTION").map(str::to_string),
         url: vevent.text("URL").map(str::to_string),
+        alarms: Some(alarms(vevent.component)).filter(|a| !a.is_empty()),
         ..EventSpec::default()
     };
     spec.validate().map_err(|e| format!("`{uid}`: {e}"))?;
@@ -507,6 +508,7 @@ fn series(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calendar::event::AlarmAction;
     use crate::calendar::sources::SourceType;
 
     fn parse_feed(events: &str) -> ParsedNote {
@@ -523,6 +525,45 @@ mod tests {
         };
         let text = format!("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{events}END:VCALENDAR\r\n");
         parse(&source, &text, Tz::UTC, &Limits::FEED).unwrap().note
+    }
+
+    #[test]
+    fn the_alarms_kept_are_the_leads_before_the_start() {
+        let alarm = |action: &str, trigger: &str| {
+            format!("BEGIN:VALARM\r\n{action}TRIGGER{trigger}\r\nEND:VALARM\r\n")
+        };
+        let alarms = [
+            alarm("ACTION:EMAIL\r\n", ":-PT5M"),
+            alarm("ACTION:DISPLAY\r\n", ";VALUE=DATE-TIME:20260101T080000Z"),
+            alarm("ACTION:DISPLAY\r\n", ";RELATED=END:-PT5M"),
+            alarm("ACTION:DISPLAY\r\n", ":PT5M"),
+            alarm("ACTION:DISPLAY\r\n", ":-P8D"),
+            alarm("ACTION:AUDIO\r\n", ":-PT1H30M"),
+            alarm("", ":-PT15M"),
+            alarm("ACTION:DISPLAY\r\n", ";RELATED=START:PT0S"),
+        ]
+        .concat();
+        let parsed = parse_feed(&format!(
+            "BEGIN:VEVENT\r\nUID:a\r\nDTSTART:20260105T090000Z\r\nSUMMARY:A\r\n{alarms}END:VEVENT\r\n\
+             BEGIN:VEVENT\r\nUID:b\r\nDTSTART:20260105T090000Z\r\nSUMMARY:B\r\nEND:VEVENT\r\n"
+        ));
+        assert!(parsed.skipped.is_empty(), "{:?}", parsed.skipped);
+        let kept: Vec<(i64, AlarmAction)> = parsed.entries[0]
+            .spec
+            .alarms
+            .iter()
+            .flatten()
+            .map(|a| (a.minutes_before, a.action))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                (90, AlarmAction::Audio),
+                (15, AlarmAction::Display),
+                (0, AlarmAction::Display)
+            ]
+        );
+        assert_eq!(parsed.entries[1].spec.alarms, None);
     }
 
     #[test]

@@ -4,10 +4,12 @@
 
 use chrono::{Duration, NaiveDate, NaiveDateTime};
 use chrono_tz::Tz;
-use icalendar::parser::Property;
+use icalendar::parser::{Component, Property};
 
 use super::zone::{Zone, Zones};
+use crate::calendar::event::{Alarm, AlarmAction};
 use crate::calendar::query::local_to_millis;
+use crate::calendar::spec::MAX_ALARM_MINUTES;
 
 /// A DATE or DATE-TIME value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,6 +59,47 @@ pub(super) fn duration(text: &str) -> Option<Duration> {
     };
     let d = Duration::from_std(iso8601::duration(text).ok()?.into()).ok()?;
     (d.num_days() <= MAX_LENGTH_DAYS).then_some(if negative { -d } else { d })
+}
+
+/// The alarms of a VEVENT that remind before it starts, in order: each
+/// `VALARM` that shows or sounds (`ACTION` `DISPLAY`, `AUDIO` or none) with
+/// a `TRIGGER` a duration before (or at) the start, at most a week before
+/// (the longest lead an event's `alarms` take). An absolute trigger, one
+/// relative to the end, one after the start and an e-mail alarm are left
+/// out: none is a lead before the start that a notification can keep.
+pub(super) fn alarms(vevent: &Component<'_>) -> Vec<Alarm> {
+    let shown = |alarm: &Component<'_>| {
+        let action = alarm.find_prop("ACTION").map(|a| a.val.as_str().trim());
+        match action {
+            None => Some(AlarmAction::Display),
+            Some(a) if a.eq_ignore_ascii_case("DISPLAY") => Some(AlarmAction::Display),
+            Some(a) if a.eq_ignore_ascii_case("AUDIO") => Some(AlarmAction::Audio),
+            Some(_) => None,
+        }
+    };
+    let lead = |alarm: &Component<'_>| {
+        let trigger = alarm.find_prop("TRIGGER")?;
+        let from_end = param(trigger, "RELATED").is_some_and(|r| r.eq_ignore_ascii_case("END"));
+        let absolute = param(trigger, "VALUE").is_some_and(|v| v.eq_ignore_ascii_case("DATE-TIME"));
+        if from_end || absolute {
+            return None;
+        }
+        let minutes = (-duration(trigger.val.as_str())?).num_minutes();
+        (0..=MAX_ALARM_MINUTES)
+            .contains(&minutes)
+            .then_some(minutes)
+    };
+    vevent
+        .components
+        .iter()
+        .filter(|c| c.name.as_str().eq_ignore_ascii_case("VALARM"))
+        .filter_map(|alarm| {
+            Some(Alarm {
+                action: shown(alarm)?,
+                minutes_before: lead(alarm)?,
+            })
+        })
+        .collect()
 }
 
 /// The values of a DATE / DATE-TIME / PERIOD property, each with the length

@@ -1,11 +1,13 @@
-//! Vault reminders: the reminders Almanac derives from the vault's own notes,
-//! so they fire with no host (Obsidian may stay closed).
+//! Vault reminders: the reminders Almanac derives from its calendars
+//! itself, so they fire with no host (Obsidian may stay closed).
 //!
-//! The rules ([`rules`]): every occurrence of a note event (Full Note and
-//! daily-note sources; not ICS feeds) starting in the horizon reminds at its
-//! start minus `notify.value` minutes (when `reminders.vaultReminders` is on,
-//! the default), else minus `reminders.defaultMinutes` (when
-//! `reminders.defaultReminders` is on; off by default, as in the Full
+//! The rules ([`rules`]), one for every kind of calendar (notes, daily
+//! notes, Obsidian Tasks, ICS feeds, CalDAV): every occurrence starting in
+//! the horizon reminds at its start minus its own alarm's minutes (a note's
+//! `notify.value`, else the event's first alarm: an iCalendar `VALARM`
+//! before the start, a note's `alarms`) when `reminders.vaultReminders` is
+//! on (the default), else minus `reminders.defaultMinutes` when
+//! `reminders.defaultReminders` is on (off by default, as in the Full
 //! Calendar plugin). Done tasks never remind; skipped dates have no
 //! occurrence.
 //!
@@ -16,8 +18,9 @@
 //! history.
 //!
 //! Freshness ([`follow`]): a thread follows the calendar engine and the
-//! settings. After a vault edit only the touched notes are expanded again
-//! (the engine's note journal says which); a change of a reminder setting or
+//! settings. After a vault edit, a feed refresh or a CalDAV sync only the
+//! touched notes (a feed's body, a CalDAV resource) are expanded again (the
+//! engine's note journal says which); a change of a reminder setting or
 //! of `vaultName` derives the set again; a timer sleeps until the next moment
 //! the set can change (a reminder leaving the grace window, the horizon
 //! moving on). Each new set is published on a [`tokio::sync::watch`] channel
@@ -35,7 +38,7 @@ mod set;
 pub use follow::start;
 pub use set::DerivedSet;
 
-/// One reminder of one occurrence of a vault event.
+/// One reminder of one occurrence of a calendar event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VaultReminder {
     /// Stable per occurrence: `<event id>::<start in epoch milliseconds>`
@@ -47,7 +50,8 @@ pub struct VaultReminder {
     pub event_id: String,
     pub calendar_id: String,
     pub title: String,
-    /// The vault-relative note (a daily-note item: its daily note).
+    /// The vault-relative note (a daily-note item: its daily note); empty
+    /// for an event of no vault file (an ICS feed's, a CalDAV calendar's).
     pub path: String,
     /// The occurrence's start (all-day: midnight in the display time zone).
     pub start: DateTime<Utc>,
@@ -55,9 +59,11 @@ pub struct VaultReminder {
     pub trigger: DateTime<Utc>,
     /// How long before the start the reminder fires.
     pub minutes_before: u32,
-    /// True when the note asks for it (`notify`), false for a default one.
+    /// True when the event asks for it (`notify`, an alarm), false for a
+    /// default one.
     pub explicit: bool,
-    /// `obsidian://open?vault=<vault name>&file=<path>`, percent-encoded.
+    /// `obsidian://open?vault=<vault name>&file=<path>`, percent-encoded;
+    /// empty when there is no vault file to open.
     pub action_url: String,
 }
 

@@ -1,6 +1,9 @@
-//! Which occurrence reminds, and when: the Full Calendar plugin's rule
-//! (`NotificationManager.getTriggerTime`): `notify.value` minutes before the
-//! start, else the default minutes when default reminders are on.
+//! Which occurrence reminds, and when: a property of the event, whatever
+//! its calendar's kind. The Full Calendar plugin's rule
+//! (`NotificationManager.getTriggerTime`), widened to the event's own
+//! alarms: `notify.value` minutes before the start, else its first alarm's
+//! lead (an iCalendar `VALARM`, a note's `alarms`), else the default minutes
+//! when default reminders are on.
 
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
@@ -16,9 +19,10 @@ pub const MAX_ID_BYTES: usize = 256;
 /// The settings vault reminders follow.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rules {
-    /// Notes with `notify` remind (`reminders.vaultReminders`).
+    /// Events with their own alarm (`notify`, `alarms`) remind
+    /// (`reminders.vaultReminders`).
     pub explicit: bool,
-    /// Minutes before the start for events without `notify`, when
+    /// Minutes before the start for events without an alarm, when
     /// `reminders.defaultReminders` is on.
     pub default_minutes: Option<u32>,
     pub horizon_days: u32,
@@ -42,19 +46,29 @@ impl Rules {
     }
 
     /// How many minutes before its start `occurrence` reminds, and whether
-    /// the note asked for it; `None` when it does not remind.
+    /// the event asked for it; `None` when it does not remind.
     pub fn lead(&self, occurrence: &NoteOccurrence) -> Option<(f64, bool)> {
         if occurrence.completed {
             return None;
         }
-        match occurrence.notify_minutes {
+        let own = occurrence
+            .notify_minutes
+            .or(occurrence.alarm_minutes.map(|m| m as f64));
+        match own {
             Some(minutes) => self.explicit.then_some((minutes, true)),
             None => self.default_minutes.map(|m| (f64::from(m), false)),
         }
     }
 
-    /// The reminder of `occurrence` of `note`, if it reminds.
-    pub fn reminder(&self, note: &NoteKey, occurrence: &NoteOccurrence) -> Option<VaultReminder> {
+    /// The reminder of `occurrence` of `note`, if it reminds. A note that is
+    /// no vault file (a feed's, a CalDAV resource) has no path and nothing
+    /// to open.
+    pub fn reminder(
+        &self,
+        note: &NoteKey,
+        in_vault_file: bool,
+        occurrence: &NoteOccurrence,
+    ) -> Option<VaultReminder> {
         let (minutes, explicit) = self.lead(occurrence)?;
         let start = DateTime::<Utc>::from_timestamp_millis(occurrence.start_millis)?;
         // `notify.value` may be fractional, as the plugin allows.
@@ -64,13 +78,21 @@ impl Rules {
             event_id: occurrence.event_id.clone(),
             calendar_id: note.source_id.clone(),
             title: occurrence.title.clone(),
-            path: note.path.clone(),
+            path: if in_vault_file {
+                note.path.clone()
+            } else {
+                String::new()
+            },
             start,
             all_day: occurrence.all_day,
             trigger,
             minutes_before: minutes.round() as u32,
             explicit,
-            action_url: open_url(&self.vault_name, &note.path),
+            action_url: if in_vault_file {
+                open_url(&self.vault_name, &note.path)
+            } else {
+                String::new()
+            },
         })
     }
 }
@@ -117,7 +139,15 @@ mod tests {
             start_millis: 1_800_000_000_000,
             all_day: false,
             notify_minutes: notify,
+            alarm_minutes: None,
             completed,
+        }
+    }
+
+    fn with_alarm(notify: Option<f64>, alarm: i64) -> NoteOccurrence {
+        NoteOccurrence {
+            alarm_minutes: Some(alarm),
+            ..occurrence(notify, false)
         }
     }
 
@@ -146,6 +176,36 @@ mod tests {
     }
 
     #[test]
+    fn an_alarm_reminds_when_there_is_no_notify_and_as_notify_does() {
+        let on = rules(true, Some(10));
+        assert_eq!(on.lead(&with_alarm(None, 30)), Some((30.0, true)));
+        assert_eq!(on.lead(&with_alarm(Some(5.0), 30)), Some((5.0, true)));
+        assert_eq!(on.lead(&with_alarm(None, 0)), Some((0.0, true)));
+        // Own alarms off: an event with one does not fall back to the default.
+        assert_eq!(rules(false, Some(10)).lead(&with_alarm(None, 30)), None);
+        let done = NoteOccurrence {
+            completed: true,
+            ..with_alarm(None, 30)
+        };
+        assert_eq!(on.lead(&done), None);
+    }
+
+    #[test]
+    fn a_reminder_of_no_vault_file_has_no_path_and_no_link() {
+        let note = NoteKey {
+            source_id: "dav".into(),
+            path: "/calendars/alice/work/a.ics".into(),
+        };
+        let reminder = rules(true, None)
+            .reminder(&note, false, &with_alarm(None, 15))
+            .unwrap();
+        assert_eq!(reminder.path, "");
+        assert_eq!(reminder.action_url, "");
+        assert_eq!(reminder.calendar_id, "dav");
+        assert_eq!(reminder.minutes_before, 15);
+    }
+
+    #[test]
     fn an_id_too_long_for_the_daemon_names_its_event_by_hash() {
         let long = format!("fullnote:{}.md", "deep/".repeat(60));
         let id = reminder_id(&long, -5);
@@ -163,7 +223,7 @@ mod tests {
             path: "events/a b+c.md".into(),
         };
         let reminder = rules(true, None)
-            .reminder(&note, &occurrence(Some(1.5), false))
+            .reminder(&note, true, &occurrence(Some(1.5), false))
             .unwrap();
         assert_eq!(reminder.id, "fullnote:events/a.md::1800000000000");
         assert_eq!(

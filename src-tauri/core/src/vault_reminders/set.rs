@@ -1,4 +1,5 @@
-//! The derived set, kept note by note so an edit re-derives one note.
+//! The derived set, kept note by note (a vault file, a feed, a CalDAV
+//! resource) so an edit re-derives one note.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
@@ -191,7 +192,10 @@ impl DerivedSet {
         let reminders = events
             .occurrences
             .iter()
-            .filter_map(|occurrence| self.rules.reminder(&events.note, occurrence))
+            .filter_map(|occurrence| {
+                self.rules
+                    .reminder(&events.note, events.in_vault_file, occurrence)
+            })
             .map(Arc::new)
             .collect();
         let derived = NoteReminders {

@@ -19,6 +19,7 @@ mod injection;
 mod limits;
 mod manage;
 mod occurrences;
+mod privileges;
 mod protocol;
 mod searches;
 mod tasks;

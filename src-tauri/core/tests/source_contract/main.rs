@@ -12,8 +12,9 @@
 //!   a Tasks calendar refuses, naming `calendarId`);
 //! - an unreachable or malformed source says so in its status, and keeps
 //!   what it had;
-//! - its events show over REST, over the CalDAV server, and (for kinds read
-//!   from the vault's notes) as vault reminders.
+//! - its events show over REST, over the CalDAV server, and as vault
+//!   reminders (every kind: an event reminds by its own alarm, else by the
+//!   default minutes).
 //!
 //! Which checks apply follows the kind's capabilities in the registry
 //! (`almanac_core::calendar::kinds::Kind`), never its name.

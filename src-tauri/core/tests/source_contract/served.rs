@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use almanac_core::caldav_server;
-use almanac_core::calendar::kinds::Origin;
 use almanac_core::rest::{self, Listening, RestState, ServerState};
 use almanac_core::settings::class::Actor;
 use almanac_core::tokens::{Expiry, Scope};
@@ -107,28 +106,34 @@ pub async fn everywhere<F: KindFixture>() {
         "over CalDAV: {text}"
     );
 
-    // Vault reminders: the kinds read from the vault's notes.
+    // Vault reminders: every kind's events remind (default reminders are
+    // on), at the start minus the event's own alarm or the default minutes.
     let mut reminders = core.vault_reminders();
     let reminded = |set: &almanac_core::vault_reminders::VaultReminders| {
         set.reminders.iter().any(|r| r.title == TITLE)
     };
-    match fixture.source().kind().origin() {
-        Origin::Notes => {
-            let found = tokio::time::timeout(PATIENCE, reminders.wait_for(|set| reminded(set)))
-                .await
-                .is_ok_and(|found| found.is_ok());
-            assert!(
-                found,
-                "no vault reminder for the event: {:?}",
-                reminders.borrow().reminders
-            );
-        }
-        Origin::Feed | Origin::Server | Origin::Shipped => {
-            assert!(
-                !reminded(&reminders.borrow()),
-                "vault reminders are the vault's notes'"
-            );
-        }
+    let found = tokio::time::timeout(PATIENCE, reminders.wait_for(|set| reminded(set)))
+        .await
+        .is_ok_and(|found| found.is_ok());
+    assert!(
+        found,
+        "no vault reminder for the event: {:?}",
+        reminders.borrow().reminders
+    );
+    let set = reminders.borrow().clone();
+    let reminder = set.reminders.iter().find(|r| r.title == TITLE).unwrap();
+    // The occurrence the calendar shows (a kind whose events are not the
+    // fixture's 09:00 ones, all-day holidays say, is checked alike).
+    let shown = events_of(&core.calendar, &id);
+    let start = chrono::DateTime::from_timestamp_millis(shown[0].start_millis.unwrap()).unwrap();
+    assert_eq!(reminder.start, start);
+    assert_eq!(reminder.calendar_id, id);
+    assert_eq!(
+        reminder.trigger,
+        start - chrono::Duration::minutes(i64::from(reminder.minutes_before)),
+    );
+    if !reminder.explicit {
+        assert_eq!(reminder.minutes_before, 15, "the default minutes");
     }
     tokio::task::spawn_blocking(move || drop(fixture))
         .await

@@ -18,12 +18,23 @@ use chrono::NaiveDateTime;
 
 use crate::ics::text;
 
+/// What an edit of a series (or event) does with its alarms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Alarms {
+    /// The edit set them: the ones written replace the old.
+    Written,
+    /// The edit left them alone: the old `VALARM`s stay as they were, the
+    /// ones Almanac does not read (an e-mail alarm, one relative to the
+    /// end) included.
+    Kept,
+}
+
 /// `new` (a whole `VCALENDAR`) with the modified occurrences of `old`, and
 /// the zones `new` lacks, added before its end; its series (or event) keeps
 /// the properties of `old`'s that Almanac does not model
-/// ([`with_unmodeled_kept`]).
-pub fn with_overrides(new: &str, old: &str) -> String {
-    let new = &with_unmodeled_kept(new, old);
+/// ([`with_unmodeled_kept`]), and with [`Alarms::Kept`] its alarms.
+pub fn with_overrides(new: &str, old: &str, alarms: Alarms) -> String {
+    let new = &with_unmodeled_kept(new, old, alarms);
     let kept = blocks(old)
         .into_iter()
         .filter(|block| match block.name.as_str() {
@@ -69,8 +80,9 @@ const MODELED: &[&str] = &[
 /// `new` with the properties of `old`'s version of its event (the `VEVENT`
 /// or `VTODO` of the same `UID` without `RECURRENCE-ID`) that Almanac does
 /// not model (`X-…`, `ATTENDEE`, `CREATED`, …) put back, before its first
-/// sub-component: an edit must not lose what another app wrote.
-fn with_unmodeled_kept(new: &str, old: &str) -> String {
+/// sub-component: an edit must not lose what another app wrote. With
+/// [`Alarms::Kept`], `old`'s sub-components replace `new`'s.
+fn with_unmodeled_kept(new: &str, old: &str, alarms: Alarms) -> String {
     let written_blocks = blocks(new);
     let Some(written) = written_blocks
         .iter()
@@ -100,13 +112,19 @@ fn with_unmodeled_kept(new: &str, old: &str) -> String {
         .map(|line| crlf(line.text))
         .collect();
     let body = &new[written.range.clone()];
+    let end = written.range.start + body.rfind("END:").unwrap_or(body.len());
     let at = written.range.start
         + body
             .find("\nBEGIN:")
             .map(|n| n + 1)
-            .or_else(|| body.rfind("END:"))
-            .unwrap_or(body.len());
-    format!("{}{kept}{}", &new[..at], &new[at..])
+            .unwrap_or(end - written.range.start);
+    match alarms {
+        Alarms::Written => format!("{}{kept}{}", &new[..at], &new[at..]),
+        Alarms::Kept => {
+            let children: String = before.children(old).map(crlf).collect();
+            format!("{}{kept}{children}{}", &new[..at], &new[end..])
+        }
+    }
 }
 
 /// One occurrence of the series of `uid`: `key` as [`override_keys`] gives
@@ -464,7 +482,7 @@ mod tests {
                    DTSTART:20260105T100000Z\r\nSUMMARY:New\r\nBEGIN:VALARM\r\n\
                    ACTION:DISPLAY\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT\r\n\
                    END:VCALENDAR\r\n";
-        let kept = with_overrides(new, old);
+        let kept = with_overrides(new, old, Alarms::Written);
         assert!(
             kept.contains(
                 "SUMMARY:New\r\nX-APP-COLOR:red\r\n\
@@ -481,13 +499,38 @@ mod tests {
     }
 
     #[test]
+    fn alarms_an_edit_left_alone_stay_as_the_server_had_them() {
+        let old = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY:Old\r\n\
+                   BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:-PT1H\r\nEND:VALARM\r\n\
+                   BEGIN:VALARM\r\nACTION:EMAIL\r\nTRIGGER;RELATED=END:PT0S\r\nEND:VALARM\r\n\
+                   END:VEVENT\r\nEND:VCALENDAR\r\n";
+        let new = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY:New\r\n\
+                   BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT60M\r\nEND:VALARM\r\n\
+                   END:VEVENT\r\nEND:VCALENDAR\r\n";
+        let kept = with_overrides(new, old, Alarms::Kept);
+        assert_eq!(
+            kept,
+            old.replace("SUMMARY:Old", "SUMMARY:New"),
+            "the old alarms, byte for byte"
+        );
+        let written = with_overrides(new, old, Alarms::Written);
+        assert_eq!(written, new);
+        // An event without alarms gets none from a new one's edit.
+        let bare = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY:Old\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        assert_eq!(
+            with_overrides(new, bare, Alarms::Kept),
+            bare.replace("SUMMARY:Old", "SUMMARY:New")
+        );
+    }
+
+    #[test]
     fn overrides_and_missing_zones_carry_over_and_the_old_master_does_not() {
         let old = "BEGIN:VCALENDAR\nBEGIN:VTIMEZONE\nTZID:Europe/Paris\nEND:VTIMEZONE\n\
                    BEGIN:VEVENT\nUID:s\nSUMMARY:Old\nBEGIN:VALARM\nEND:VALARM\nEND:VEVENT\n\
                    BEGIN:VEVENT\nUID:s\nRECURRENCE-ID;TZID=Europe/Paris:20260105T090000\nSUMMARY:Moved\nEND:VEVENT\n\
                    END:VCALENDAR\n";
         let new = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:s\r\nSUMMARY:New\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
-        let out = with_overrides(new, old);
+        let out = with_overrides(new, old, Alarms::Written);
         assert!(
             out.contains("SUMMARY:New") && out.contains("SUMMARY:Moved"),
             "{out}"
