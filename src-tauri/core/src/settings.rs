@@ -9,32 +9,42 @@
 //! value: the REST listener, the calendar engine, the reminder daemon) and as
 //! [`AppEvent::SettingsChanged`] on the [`EventBus`] (for everyone else, such
 //! as the desktop bridge). Secrets never live here: PATs are in the keyring.
+//!
+//! One file per section or concern: [`Settings`] and its top-level checks
+//! here; `calendars` (`calendarSources`), `caldav_server`, `reminders`,
+//! `task_date`, [`vault_path`] and [`bounds`] for their sections; `patch`
+//! (a partial object merged and checked whole), `store` ([`SettingsStore`]:
+//! the file and the commit), [`class`] (who may change what) and
+//! [`redact`] (what leaves the process).
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-use tokio::sync::watch;
 
-use self::class::{Actor, Refusal};
-use crate::events::{AppEvent, EventBus};
-use crate::fsutil::atomic_write_private;
+use self::class::Refusal;
 use crate::paths::Paths;
 use crate::view::CalendarView;
 
 pub mod bounds;
+mod caldav_server;
+mod calendars;
 pub mod class;
+mod patch;
 pub mod redact;
 mod reminders;
+mod store;
 mod task_date;
 pub mod vault_path;
 
 pub use crate::calendar::kinds::SourceKind;
+pub use caldav_server::CaldavServerSettings;
+pub(crate) use calendars::default_color;
+pub use calendars::{CALENDAR_COMPONENTS, CalendarSource};
 pub use reminders::{
     DEFAULT_REMINDER_MINUTES, HORIZON_DAYS, MAX_DEFAULT_MINUTES, MAX_HOOK_COMMAND_CHARS,
     ReminderSettings,
 };
+pub use store::SettingsStore;
 pub use task_date::TaskDateField;
 
 /// Ports below this need privileges; the REST server never asks for them.
@@ -66,57 +76,6 @@ pub struct Settings {
     pub vault_name: Option<String>,
     /// The CalDAV server for calendar apps (off by default).
     pub caldav_server: CaldavServerSettings,
-}
-
-/// The loopback CalDAV server (`crate::caldav_server`). Only the user may change
-/// it ([`class`]): it opens the calendars to any app holding a token.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct CaldavServerSettings {
-    /// The server listens only while this is true.
-    pub enabled: bool,
-    /// Its loopback port.
-    pub port: u16,
-}
-
-impl Default for CaldavServerSettings {
-    fn default() -> Self {
-        Self {
-            enabled: false,
-            port: 8541,
-        }
-    }
-}
-
-/// One configured calendar source.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CalendarSource {
-    /// Stable identifier used as `calendarId` in the API.
-    pub id: String,
-    /// Display name (`calendarName` on events).
-    pub name: String,
-    /// CSS colour for the calendar view.
-    #[serde(default = "default_color")]
-    pub color: String,
-    #[serde(flatten)]
-    pub kind: SourceKind,
-    /// Where a calendar app sorts this calendar among the others (Apple's
-    /// `calendar-order`, set by CalDAV clients); Almanac only keeps it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub order: Option<i64>,
-    /// The components a CalDAV client made this calendar for (`VEVENT`,
-    /// `VTODO`): its collection advertises and takes only these. Absent:
-    /// what the source's kind holds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub components: Option<Vec<String>>,
-}
-
-/// The components a calendar may be limited to.
-pub const CALENDAR_COMPONENTS: [&str; 2] = ["VEVENT", "VTODO"];
-
-pub(crate) fn default_color() -> String {
-    "#3788d8".to_string()
 }
 
 impl Default for Settings {
@@ -235,61 +194,7 @@ impl Settings {
         if self.vault_path.as_os_str().is_empty() {
             return Err(invalid("vaultPath", "must not be empty".to_string()));
         }
-        let mut seen = std::collections::HashSet::new();
-        for (index, source) in self.calendar_sources.iter().enumerate() {
-            // Named down to the field, so the settings window can show the
-            // reason next to it.
-            let field = |name: &str| format!("calendarSources[{index}].{name}");
-            if source.id.trim().is_empty() {
-                return Err(invalid(&field("id"), "a source has an empty id".into()));
-            }
-            if !seen.insert(source.id.as_str()) {
-                return Err(invalid(
-                    &field("id"),
-                    format!("duplicate source id `{}`", source.id),
-                ));
-            }
-            if source.name.trim().is_empty() {
-                return Err(invalid(&field("name"), "a calendar needs a name".into()));
-            }
-            if let Some(url) = source.kind.url()
-                && !(url.starts_with("http://") || url.starts_with("https://"))
-            {
-                return Err(invalid(
-                    &field("url"),
-                    format!("`{url}` is not an http(s) address"),
-                ));
-            }
-            if let Some(directory) = source.kind.directory()
-                && Path::new(directory.trim())
-                    .components()
-                    .any(|part| part == std::path::Component::ParentDir)
-            {
-                return Err(invalid(
-                    &field("directory"),
-                    format!("`{directory}` leaves the vault; pick a folder inside it"),
-                ));
-            }
-            if let Some((name, why)) = source.kind.invalid_field() {
-                return Err(invalid(&field(name), why));
-            }
-            if let Some(components) = &source.components {
-                let known = components
-                    .iter()
-                    .all(|c| CALENDAR_COMPONENTS.contains(&c.as_str()));
-                let unique = components
-                    .iter()
-                    .collect::<std::collections::HashSet<_>>()
-                    .len()
-                    == components.len();
-                if components.is_empty() || !known || !unique {
-                    return Err(invalid(
-                        &field("components"),
-                        "a calendar holds VEVENT, VTODO or both, each named once".into(),
-                    ));
-                }
-            }
-        }
+        calendars::validate(&self.calendar_sources)?;
         bounds::check(self)
     }
 
@@ -312,236 +217,13 @@ impl Settings {
             && self.calendar_sources == other.calendar_sources
             && self.display_timezone == other.display_timezone
     }
-
-    /// Returns these settings with `patch` applied. The patch is a partial
-    /// settings object: top-level keys replace whole values, except nested
-    /// objects (`reminders`), which merge one level. Unknown keys, wrong types
-    /// and invalid values reject the whole patch.
-    pub fn patched(&self, patch: &Value) -> Result<Settings, SettingsError> {
-        let Value::Object(patch) = patch else {
-            return Err(SettingsError::NotAnObject);
-        };
-        let Value::Object(mut merged) =
-            serde_json::to_value(self).expect("settings always serialize")
-        else {
-            unreachable!("settings serialize to an object")
-        };
-        for (key, value) in patch {
-            let Some(current) = merged.get_mut(key) else {
-                return Err(SettingsError::UnknownKey(key.clone()));
-            };
-            match (current, value) {
-                (Value::Object(current), Value::Object(update)) => {
-                    merge_known(current, update, key)?
-                }
-                (current, value) => *current = value.clone(),
-            }
-        }
-        let settings: Settings =
-            serde_json::from_value(Value::Object(merged)).map_err(|e| SettingsError::Invalid {
-                key: patch.keys().cloned().collect::<Vec<_>>().join(", "),
-                reason: e.to_string(),
-            })?;
-        // Serde ignores keys it does not know inside nested values (a calendar
-        // source, say); whatever does not survive the round trip was unknown.
-        let kept = serde_json::to_value(&settings).expect("settings always serialize");
-        if let Some(path) = first_dropped_key(&Value::Object(patch.clone()), &kept, "") {
-            return Err(SettingsError::UnknownKey(path));
-        }
-        settings.validate()?;
-        Ok(settings)
-    }
-}
-
-/// The path (`calendarSources[0].colour`) of the first key of `input` that is
-/// missing from `kept`.
-fn first_dropped_key(input: &Value, kept: &Value, path: &str) -> Option<String> {
-    match (input, kept) {
-        (Value::Object(input), Value::Object(kept)) => input.iter().find_map(|(key, value)| {
-            let path = if path.is_empty() {
-                key.clone()
-            } else {
-                format!("{path}.{key}")
-            };
-            match kept.get(key) {
-                None => Some(path),
-                Some(kept) => first_dropped_key(value, kept, &path),
-            }
-        }),
-        (Value::Array(input), Value::Array(kept)) => input
-            .iter()
-            .zip(kept)
-            .enumerate()
-            .find_map(|(i, (value, kept))| first_dropped_key(value, kept, &format!("{path}[{i}]"))),
-        _ => None,
-    }
-}
-
-fn merge_known(
-    current: &mut Map<String, Value>,
-    update: &Map<String, Value>,
-    parent: &str,
-) -> Result<(), SettingsError> {
-    for (key, value) in update {
-        let Some(slot) = current.get_mut(key) else {
-            return Err(SettingsError::UnknownKey(format!("{parent}.{key}")));
-        };
-        *slot = value.clone();
-    }
-    Ok(())
-}
-
-/// The settings of one instance: loaded from, and saved to, its JSON file.
-#[derive(Debug)]
-pub struct SettingsStore {
-    path: PathBuf,
-    current: watch::Sender<Arc<Settings>>,
-    /// Where commits are announced besides `current`.
-    events: EventBus,
-    /// Serializes writers so two updates cannot interleave load-modify-save.
-    write_lock: std::sync::Mutex<()>,
-}
-
-impl SettingsStore {
-    /// Loads the settings file, or creates it with defaults on first start.
-    /// A file that cannot be parsed is kept aside (`settings.json.corrupt-…`)
-    /// rather than overwritten, and defaults are used.
-    pub fn open(path: &Path) -> Result<Self, SettingsError> {
-        let settings = match std::fs::read(path) {
-            Ok(bytes) => match serde_json::from_slice::<Settings>(&bytes) {
-                Ok(settings) if settings.validate().is_ok() => settings,
-                outcome => {
-                    let reason = match outcome {
-                        Err(e) => e.to_string(),
-                        Ok(s) => s.validate().unwrap_err().to_string(),
-                    };
-                    let aside = path.with_extension(format!(
-                        "json.corrupt-{}",
-                        chrono::Utc::now().format("%Y%m%dT%H%M%S")
-                    ));
-                    tracing::error!(
-                        file = %path.display(), kept_as = %aside.display(), %reason,
-                        "settings file unreadable; starting from defaults"
-                    );
-                    let _ = std::fs::rename(path, &aside);
-                    Self::write(path, &Settings::default())?;
-                    Settings::default()
-                }
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let settings = Settings::default();
-                Self::write(path, &settings)?;
-                settings
-            }
-            Err(source) => {
-                return Err(SettingsError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
-        };
-        Ok(Self {
-            path: path.to_path_buf(),
-            current: watch::Sender::new(Arc::new(settings)),
-            events: EventBus::default(),
-            write_lock: std::sync::Mutex::new(()),
-        })
-    }
-
-    /// The current settings.
-    pub fn get(&self) -> Arc<Settings> {
-        self.current.borrow().clone()
-    }
-
-    /// Announces commits on `events` (the instance's bus) from now on; a
-    /// store opened alone announces on a bus of its own.
-    pub(crate) fn publishing_to(mut self, events: EventBus) -> Self {
-        self.events = events;
-        self
-    }
-
-    /// A receiver that wakes whenever the settings change.
-    pub fn subscribe(&self) -> watch::Receiver<Arc<Settings>> {
-        self.current.subscribe()
-    }
-
-    /// Applies a partial update (see [`Settings::patched`]) for `actor`,
-    /// persists it, then notifies. Nothing changes if the actor may not make
-    /// the change or any part is invalid. The in-process API, REST and the
-    /// desktop shell come through [`crate::api::CalendarPlugin::update_settings`],
-    /// which also checks a new vault path and waits for the calendar.
-    pub fn update(&self, actor: Actor, patch: &Value) -> Result<Arc<Settings>, SettingsError> {
-        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
-        self.commit_patch(actor, &self.get(), patch)
-    }
-
-    /// [`SettingsStore::update`] with a patch made from the current settings
-    /// under the write lock, so no other change falls between reading them
-    /// and writing the patch. `None` from `patch`: nothing to change.
-    pub fn update_from(
-        &self,
-        actor: Actor,
-        patch: impl FnOnce(&Settings) -> Option<Value>,
-    ) -> Result<Option<Arc<Settings>>, SettingsError> {
-        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
-        let current = self.get();
-        match patch(&current) {
-            Some(patch) => self.commit_patch(actor, &current, &patch).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Checks `patch` of `current` for `actor` and commits it. Callers hold
-    /// `write_lock`.
-    fn commit_patch(
-        &self,
-        actor: Actor,
-        current: &Settings,
-        patch: &Value,
-    ) -> Result<Arc<Settings>, SettingsError> {
-        actor.may_patch(current, patch)?;
-        let next = current.patched(patch)?;
-        actor.may_adopt(current, &next)?;
-        self.commit(next)
-    }
-
-    /// Replaces the settings wholesale for `actor` (class-checked as a patch
-    /// of every key, validated), persists, and notifies.
-    pub fn replace(&self, actor: Actor, next: Settings) -> Result<Arc<Settings>, SettingsError> {
-        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
-        let current = self.get();
-        let whole = serde_json::to_value(&next).expect("settings always serialize");
-        actor.may_patch(&current, &whole)?;
-        actor.may_adopt(&current, &next)?;
-        next.validate()?;
-        self.commit(next)
-    }
-
-    /// The one place settings change: the file, then the watch channel and
-    /// the bus, in that order, under `write_lock` so announcements keep the
-    /// order of commits. Callers hold `write_lock`.
-    fn commit(&self, next: Settings) -> Result<Arc<Settings>, SettingsError> {
-        Self::write(&self.path, &next)?;
-        let next = Arc::new(next);
-        self.current.send_replace(next.clone());
-        self.events.publish(AppEvent::SettingsChanged(next.clone()));
-        Ok(next)
-    }
-
-    fn write(path: &Path, settings: &Settings) -> Result<(), SettingsError> {
-        let mut json = serde_json::to_vec_pretty(settings).expect("settings always serialize");
-        json.push(b'\n');
-        atomic_write_private(path, &json).map_err(|source| SettingsError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::class::Actor;
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn store() -> (tempfile::TempDir, SettingsStore) {
         let dir = tempfile::tempdir().unwrap();

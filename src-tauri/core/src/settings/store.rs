@@ -1,0 +1,159 @@
+//! [`SettingsStore`]: the settings file, the one path every change takes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::class::Actor;
+use super::{Settings, SettingsError};
+use crate::events::{AppEvent, EventBus};
+use crate::fsutil::atomic_write_private;
+
+/// The settings of one instance: loaded from, and saved to, its JSON file.
+#[derive(Debug)]
+pub struct SettingsStore {
+    path: PathBuf,
+    current: watch::Sender<Arc<Settings>>,
+    /// Where commits are announced besides `current`.
+    events: EventBus,
+    /// Serializes writers so two updates cannot interleave load-modify-save.
+    write_lock: std::sync::Mutex<()>,
+}
+
+impl SettingsStore {
+    /// Loads the settings file, or creates it with defaults on first start.
+    /// A file that cannot be parsed is kept aside (`settings.json.corrupt-…`)
+    /// rather than overwritten, and defaults are used.
+    pub fn open(path: &Path) -> Result<Self, SettingsError> {
+        let settings = match std::fs::read(path) {
+            Ok(bytes) => match serde_json::from_slice::<Settings>(&bytes) {
+                Ok(settings) if settings.validate().is_ok() => settings,
+                outcome => {
+                    let reason = match outcome {
+                        Err(e) => e.to_string(),
+                        Ok(s) => s.validate().unwrap_err().to_string(),
+                    };
+                    let aside = path.with_extension(format!(
+                        "json.corrupt-{}",
+                        chrono::Utc::now().format("%Y%m%dT%H%M%S")
+                    ));
+                    tracing::error!(
+                        file = %path.display(), kept_as = %aside.display(), %reason,
+                        "settings file unreadable; starting from defaults"
+                    );
+                    let _ = std::fs::rename(path, &aside);
+                    Self::write(path, &Settings::default())?;
+                    Settings::default()
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let settings = Settings::default();
+                Self::write(path, &settings)?;
+                settings
+            }
+            Err(source) => {
+                return Err(SettingsError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            current: watch::Sender::new(Arc::new(settings)),
+            events: EventBus::default(),
+            write_lock: std::sync::Mutex::new(()),
+        })
+    }
+
+    /// The current settings.
+    pub fn get(&self) -> Arc<Settings> {
+        self.current.borrow().clone()
+    }
+
+    /// Announces commits on `events` (the instance's bus) from now on; a
+    /// store opened alone announces on a bus of its own.
+    pub(crate) fn publishing_to(mut self, events: EventBus) -> Self {
+        self.events = events;
+        self
+    }
+
+    /// A receiver that wakes whenever the settings change.
+    pub fn subscribe(&self) -> watch::Receiver<Arc<Settings>> {
+        self.current.subscribe()
+    }
+
+    /// Applies a partial update (see [`Settings::patched`]) for `actor`,
+    /// persists it, then notifies. Nothing changes if the actor may not make
+    /// the change or any part is invalid. The in-process API, REST and the
+    /// desktop shell come through [`crate::api::CalendarPlugin::update_settings`],
+    /// which also checks a new vault path and waits for the calendar.
+    pub fn update(&self, actor: Actor, patch: &Value) -> Result<Arc<Settings>, SettingsError> {
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.commit_patch(actor, &self.get(), patch)
+    }
+
+    /// [`SettingsStore::update`] with a patch made from the current settings
+    /// under the write lock, so no other change falls between reading them
+    /// and writing the patch. `None` from `patch`: nothing to change.
+    pub fn update_from(
+        &self,
+        actor: Actor,
+        patch: impl FnOnce(&Settings) -> Option<Value>,
+    ) -> Result<Option<Arc<Settings>>, SettingsError> {
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let current = self.get();
+        match patch(&current) {
+            Some(patch) => self.commit_patch(actor, &current, &patch).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Checks `patch` of `current` for `actor` and commits it. Callers hold
+    /// `write_lock`.
+    fn commit_patch(
+        &self,
+        actor: Actor,
+        current: &Settings,
+        patch: &Value,
+    ) -> Result<Arc<Settings>, SettingsError> {
+        actor.may_patch(current, patch)?;
+        let next = current.patched(patch)?;
+        actor.may_adopt(current, &next)?;
+        self.commit(next)
+    }
+
+    /// Replaces the settings wholesale for `actor` (class-checked as a patch
+    /// of every key, validated), persists, and notifies.
+    pub fn replace(&self, actor: Actor, next: Settings) -> Result<Arc<Settings>, SettingsError> {
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let current = self.get();
+        let whole = serde_json::to_value(&next).expect("settings always serialize");
+        actor.may_patch(&current, &whole)?;
+        actor.may_adopt(&current, &next)?;
+        next.validate()?;
+        self.commit(next)
+    }
+
+    /// The one place settings change: the file, then the watch channel and
+    /// the bus, in that order, under `write_lock` so announcements keep the
+    /// order of commits. Callers hold `write_lock`.
+    fn commit(&self, next: Settings) -> Result<Arc<Settings>, SettingsError> {
+        Self::write(&self.path, &next)?;
+        let next = Arc::new(next);
+        self.current.send_replace(next.clone());
+        self.events.publish(AppEvent::SettingsChanged(next.clone()));
+        Ok(next)
+    }
+
+    fn write(path: &Path, settings: &Settings) -> Result<(), SettingsError> {
+        let mut json = serde_json::to_vec_pretty(settings).expect("settings always serialize");
+        json.push(b'\n');
+        atomic_write_private(path, &json).map_err(|source| SettingsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
