@@ -24,7 +24,7 @@ mod settings;
 
 use serde::Serialize;
 
-pub use resolved::{ParsedNote, Skipped, SourceConfig, SourceType};
+pub use resolved::{NoteCalendar, ParsedNote, Skipped, SourceConfig, SourceType};
 pub use settings::{CaldavAccount, SourceKind};
 
 /// Every kind of calendar source.
@@ -236,6 +236,21 @@ mod tests {
             .unwrap();
             let config = SourceConfig::from_settings(&source, vault.path()).unwrap();
             assert_eq!(config.kind.kind(), kind);
+            // The engine routes on capabilities, then asks the resolved
+            // source for what that route needs: the two always agree.
+            let resolved = &config.kind;
+            assert_eq!(
+                kind.writes() == Writes::Notes,
+                resolved.note_calendar().is_some(),
+                "{kind}"
+            );
+            assert_eq!(
+                kind.writes() == Writes::TaskLines,
+                resolved.task_date_field().is_some(),
+                "{kind}"
+            );
+            assert_eq!(kind.origin() == Origin::Feed, resolved.feed().is_some());
+            assert_eq!(kind.refreshed(), resolved.address().is_some(), "{kind}");
         }
     }
 
