@@ -14,8 +14,10 @@
 //! (`fullnote`, `dailynote`, `ical`, `caldav`, `tasks`).
 //!
 //! Adding a kind: a variant in [`Kind`], [`SourceKind`] and [`SourceType`],
-//! then whatever the compiler asks for (every capability below, the
-//! mapping in `resolved`, and the writes in `dispatch`).
+//! then whatever the compiler asks for: every capability below, the
+//! settings' questions in `settings`, the mapping and the engine's questions
+//! in `resolved`. A read-only kind needs nothing outside `kinds/` but its
+//! own module of `sources`; a writable one also its writer in `dispatch`.
 
 #[cfg(test)]
 mod no_fall_through;
