@@ -21,7 +21,6 @@ use super::fields::EventFields;
 use super::id::EventId;
 use super::note_occurrences::{NoteOccurrences, Notes};
 use super::query::{EventQuery, QueryAnswer};
-use super::sources::SourceType;
 use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::write::TakenName;
 use crate::events::EventBus;
@@ -164,25 +163,14 @@ impl Calendar {
             .iter()
             .map(|source| {
                 let config = &source.config;
-                let (directory, heading, url) = match &config.kind {
-                    SourceType::FullNote { dir } | SourceType::Tasks { dir, .. } => {
-                        (Some(dir.clone()), None, None)
-                    }
-                    SourceType::DailyNote { dir, heading, .. } => {
-                        (Some(dir.clone()), Some(heading.clone()), None)
-                    }
-                    SourceType::Ical { url, .. } => (None, None, Some(url.clone())),
-                    SourceType::Caldav { server, .. } => (None, None, Some(server.clone())),
-                    SourceType::Holidays { .. } | SourceType::IcsFile { .. } => (None, None, None),
-                };
                 SourceInfo {
                     id: config.id.clone(),
                     name: config.name.clone(),
                     color: config.color.clone(),
                     kind: config.kind.kind(),
-                    directory,
-                    heading,
-                    url,
+                    directory: config.kind.listed_folder().map(str::to_string),
+                    heading: config.kind.heading().map(str::to_string),
+                    url: config.kind.address().map(str::to_string),
                     editable: !config.kind.kind().read_only(),
                     event_count: source.notes.values().map(Vec::len).sum(),
                     last_fetched: source.feed.last_fetched.clone(),

@@ -16,10 +16,11 @@ use chrono_tz::Tz;
 use super::budget::{Allowance, AnswerBudget, Exhausted, SeriesOutcome};
 use super::event::Event;
 use super::journal::Journal;
+use super::kinds::NoteCalendar;
 use super::memo::YearMemo;
 use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
 use super::recurrence::{Occurrence, Timing, Window};
-use super::sources::{ParsedNote, SourceConfig, SourceType};
+use super::sources::{ParsedNote, SourceConfig};
 use super::spec::{EventSpec, format_date, format_time};
 use super::status::{CacheStats, RECENT_SKIPS, SeriesLeftOut, SkippedNote};
 
@@ -447,9 +448,9 @@ impl Cache {
     /// (the first by name if several match), if any.
     pub fn daily_note_of(&self, source_id: &str, date: NaiveDate) -> Option<String> {
         let source = self.source(source_id)?;
-        let SourceType::DailyNote {
+        let Some(NoteCalendar::DailyNote {
             format: Ok(format), ..
-        } = &source.config.kind
+        }) = source.config.kind.note_calendar()
         else {
             return None;
         };

@@ -12,7 +12,8 @@ use super::engine::Calendar;
 use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
-use super::sources::{SourceConfig, SourceType, fullnote, ical};
+use super::kinds::{NoteCalendar, Writes};
+use super::sources::{SourceConfig, fullnote, ical};
 use super::write;
 
 impl Calendar {
@@ -63,8 +64,8 @@ impl Calendar {
             return Ok(());
         }
         let (vault, _, path, source) = self.locate(id)?;
-        match source.kind {
-            SourceType::FullNote { .. } => {
+        match (source.kind.kind().writes(), source.kind.note_calendar()) {
+            (Writes::Notes, Some(NoteCalendar::FullNote { .. })) => {
                 let text = write::read(&vault, &path)?;
                 if fullnote::holds_more_than_event(&text) {
                     return refused(
@@ -74,12 +75,10 @@ impl Calendar {
                 }
                 Ok(())
             }
-            SourceType::DailyNote { .. } => Ok(()),
-            SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => Err(CalendarError::ReadOnly(source.id)),
-            SourceType::Tasks { .. } => {
+            (Writes::Notes, Some(NoteCalendar::DailyNote { .. })) => Ok(()),
+            (Writes::Notes, None) => refused("not a note calendar"),
+            (Writes::ReadOnly | Writes::Server, _) => Err(CalendarError::ReadOnly(source.id)),
+            (Writes::TaskLines, _) => {
                 refused("a task stays in its note's Tasks calendar; move the line in Obsidian")
             }
         }

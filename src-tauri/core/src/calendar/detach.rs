@@ -15,8 +15,9 @@ use super::engine::Calendar;
 use super::error::CalendarError;
 use super::event::{Event, EventType};
 use super::fields::EventFields;
+use super::kinds::NoteCalendar;
 use super::query::EventQuery;
-use super::sources::{SourceConfig, SourceType, fullnote};
+use super::sources::fullnote;
 use super::spec::format_date;
 use super::vault::Vault;
 use super::write::{self, TakenName};
@@ -118,11 +119,7 @@ impl Calendar {
     ) -> Result<Series, CalendarError> {
         self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
-        let SourceConfig {
-            kind: SourceType::FullNote { dir },
-            ..
-        } = source
-        else {
+        let Some(NoteCalendar::FullNote { dir }) = source.kind.note_calendar() else {
             return Err(CalendarError::invalid(
                 "instanceDate",
                 "only a Full Note series can have one occurrence detached",
@@ -148,7 +145,7 @@ impl Calendar {
             path,
             event,
             uid,
-            dir,
+            dir: dir.to_string(),
         })
     }
 

@@ -11,8 +11,8 @@ use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
 use super::id::EventId;
-use super::kinds::Writes;
-use super::sources::{SourceConfig, SourceType, fullnote, tasks};
+use super::kinds::{NoteCalendar, Writes};
+use super::sources::{SourceConfig, fullnote, tasks};
 use super::status::VaultStatus;
 use super::vault::Vault;
 use super::write::{self, DailyTarget};
@@ -39,29 +39,30 @@ impl Calendar {
         self.require_vault()?;
         let source = self.source_config(calendar_id)?;
         let vault = self.inner.read().vault.clone();
-        match &source.kind {
-            SourceType::FullNote { dir } => {
-                let path = write::create_fullnote(&vault, dir, &fields, taken)?;
-                self.inner.refresh(std::slice::from_ref(&path));
-                self.cached(&path, &fullnote::event_id(&path))
-            }
-            SourceType::DailyNote {
-                dir,
-                heading,
-                format,
-            } => {
-                let target = DailyTarget::new(dir, heading, format)?;
-                let path = write::create_daily(&vault, &target, &fields, |date| {
-                    self.daily_note(&source.id, date)
-                })?;
-                self.inner.refresh(std::slice::from_ref(&path));
-                self.last_item(&source.id, &path)
-            }
-            SourceType::Caldav { .. } => self.caldav_create(&source, fields),
-            SourceType::Ical { .. } | SourceType::Holidays { .. } | SourceType::IcsFile { .. } => {
-                Err(CalendarError::ReadOnly(source.id.clone()))
-            }
-            SourceType::Tasks { .. } => Err(CalendarError::invalid(
+        match source.kind.kind().writes() {
+            Writes::Notes => match source.kind.note_calendar() {
+                Some(NoteCalendar::FullNote { dir }) => {
+                    let path = write::create_fullnote(&vault, dir, &fields, taken)?;
+                    self.inner.refresh(std::slice::from_ref(&path));
+                    self.cached(&path, &fullnote::event_id(&path))
+                }
+                Some(NoteCalendar::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                }) => {
+                    let target = DailyTarget::new(dir, heading, format)?;
+                    let path = write::create_daily(&vault, &target, &fields, |date| {
+                        self.daily_note(&source.id, date)
+                    })?;
+                    self.inner.refresh(std::slice::from_ref(&path));
+                    self.last_item(&source.id, &path)
+                }
+                None => Err(not_notes()),
+            },
+            Writes::Server => self.caldav_create(&source, fields),
+            Writes::ReadOnly => Err(CalendarError::ReadOnly(source.id.clone())),
+            Writes::TaskLines => Err(CalendarError::invalid(
                 "calendarId",
                 format!(
                     "`{}` shows the Obsidian Tasks of its notes: add the task in a note \
@@ -85,17 +86,20 @@ impl Calendar {
         }
         self.require_vault()?;
         let (vault, index, path, source) = self.locate(id)?;
-        match &source.kind {
-            SourceType::FullNote { .. } => {
+        match (source.kind.kind().writes(), source.kind.note_calendar()) {
+            (Writes::Notes, Some(NoteCalendar::FullNote { .. })) => {
                 let new_path = write::update_fullnote(&vault, &path, &fields)?;
                 self.inner.refresh(&[path, new_path.clone()]);
                 self.cached(&new_path, &fullnote::event_id(&new_path))
             }
-            SourceType::DailyNote {
-                dir,
-                heading,
-                format,
-            } => {
+            (
+                Writes::Notes,
+                Some(NoteCalendar::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                }),
+            ) => {
                 let target = DailyTarget::new(dir, heading, format)?;
                 let new_path = write::update_daily(&vault, &target, &path, id, &fields, |date| {
                     self.daily_note(&source.id, date)
@@ -122,11 +126,13 @@ impl Calendar {
                     .map(|e| e.event(config, &new_path))
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
-            SourceType::Tasks { date_field, .. } => {
+            (Writes::Notes, None) => Err(not_notes()),
+            (Writes::TaskLines, _) => {
+                let date_field = source.kind.task_date_field().unwrap_or_default();
                 let today = chrono::Utc::now()
                     .with_timezone(&self.inner.read().cache.display_tz)
                     .date_naive();
-                let line = tasks::edit::update(&vault, &path, id, *date_field, &fields, today)?;
+                let line = tasks::edit::update(&vault, &path, id, date_field, &fields, today)?;
                 self.inner.refresh(std::slice::from_ref(&path));
                 // Only that line changed: the task is still on it.
                 let state = self.inner.read();
@@ -139,10 +145,11 @@ impl Calendar {
                     })
                     .ok_or_else(|| CalendarError::NotFound(id.to_string()))
             }
-            SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => Err(CalendarError::ReadOnly(source.id.clone())),
+            // A CalDAV event is written above; one that is not there any
+            // more is refused as the read-only kinds' are.
+            (Writes::ReadOnly | Writes::Server, _) => {
+                Err(CalendarError::ReadOnly(source.id.clone()))
+            }
         }
     }
 
@@ -199,35 +206,21 @@ impl Calendar {
         self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
         let existing = |date| self.daily_note(&target.id, date);
-        let new_path = match (&source.kind, &target.kind) {
+        let (Some(from), Some(to)) = (source.kind.note_calendar(), target.kind.note_calendar())
+        else {
             // Sorted out by `move_to`: only note calendars get here.
-            (
-                SourceType::Ical { .. }
-                | SourceType::Caldav { .. }
-                | SourceType::Tasks { .. }
-                | SourceType::Holidays { .. }
-                | SourceType::IcsFile { .. },
-                _,
-            )
-            | (
-                _,
-                SourceType::Ical { .. }
-                | SourceType::Caldav { .. }
-                | SourceType::Tasks { .. }
-                | SourceType::Holidays { .. }
-                | SourceType::IcsFile { .. },
-            ) => {
-                return Err(CalendarError::invalid(
-                    "calendarId",
-                    "moved between note calendars only",
-                ));
-            }
-            (SourceType::FullNote { .. }, SourceType::FullNote { dir }) => {
+            return Err(CalendarError::invalid(
+                "calendarId",
+                "moved between note calendars only",
+            ));
+        };
+        let new_path = match (from, to) {
+            (NoteCalendar::FullNote { .. }, NoteCalendar::FullNote { dir }) => {
                 write::move_fullnote(&vault, &path, dir, &fields)?
             }
             (
-                SourceType::FullNote { .. },
-                SourceType::DailyNote {
+                NoteCalendar::FullNote { .. },
+                NoteCalendar::DailyNote {
                     dir,
                     heading,
                     format,
@@ -237,23 +230,23 @@ impl Calendar {
                 write::move_fullnote_to_daily(&vault, &path, &to, &fields, existing)?
             }
             (
-                SourceType::DailyNote {
+                NoteCalendar::DailyNote {
                     dir,
                     heading,
                     format,
                 },
-                SourceType::FullNote { dir: into },
+                NoteCalendar::FullNote { dir: into },
             ) => {
                 let from = DailyTarget::new(dir, heading, format)?;
                 write::move_daily_to_fullnote(&vault, &from, &path, id, into, &fields)?
             }
             (
-                SourceType::DailyNote {
+                NoteCalendar::DailyNote {
                     dir,
                     heading,
                     format,
                 },
-                SourceType::DailyNote {
+                NoteCalendar::DailyNote {
                     dir: to_dir,
                     heading: to_heading,
                     format: to_format,
@@ -265,14 +258,9 @@ impl Calendar {
             }
         };
         self.inner.refresh(&[path, new_path.clone()]);
-        match &target.kind {
-            SourceType::DailyNote { .. } => self.last_item(&target.id, &new_path),
-            SourceType::FullNote { .. }
-            | SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
+        match to {
+            NoteCalendar::DailyNote { .. } => self.last_item(&target.id, &new_path),
+            NoteCalendar::FullNote { .. } => self.cached(&new_path, &fullnote::event_id(&new_path)),
         }
     }
 
@@ -288,35 +276,41 @@ impl Calendar {
         }
         self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
-        match (&source.kind, instance_date) {
-            (SourceType::FullNote { .. }, None) => write::delete_fullnote(&vault, &path)?,
-            (SourceType::FullNote { .. }, Some(date)) => {
-                return self.cancel_occurrence(id, date);
-            }
-            (
-                SourceType::DailyNote {
-                    dir,
-                    heading,
-                    format,
-                },
-                None,
-            ) => write::delete_daily(&vault, &DailyTarget::new(dir, heading, format)?, &path, id)?,
-            (SourceType::DailyNote { .. }, Some(_)) => {
-                return Err(CalendarError::invalid(
-                    "instanceDate",
-                    "daily-note events are not recurring; delete the event instead",
-                ));
-            }
-            (
-                SourceType::Ical { .. }
-                | SourceType::Caldav { .. }
-                | SourceType::Holidays { .. }
-                | SourceType::IcsFile { .. },
-                _,
-            ) => {
+        match source.kind.kind().writes() {
+            Writes::Notes => match (source.kind.note_calendar(), instance_date) {
+                (Some(NoteCalendar::FullNote { .. }), None) => {
+                    write::delete_fullnote(&vault, &path)?
+                }
+                (Some(NoteCalendar::FullNote { .. }), Some(date)) => {
+                    return self.cancel_occurrence(id, date);
+                }
+                (
+                    Some(NoteCalendar::DailyNote {
+                        dir,
+                        heading,
+                        format,
+                    }),
+                    None,
+                ) => write::delete_daily(
+                    &vault,
+                    &DailyTarget::new(dir, heading, format)?,
+                    &path,
+                    id,
+                )?,
+                (Some(NoteCalendar::DailyNote { .. }), Some(_)) => {
+                    return Err(CalendarError::invalid(
+                        "instanceDate",
+                        "daily-note events are not recurring; delete the event instead",
+                    ));
+                }
+                (None, _) => return Err(not_notes()),
+            },
+            // A CalDAV event is deleted above; one that is not there any
+            // more is refused as the read-only kinds' are.
+            Writes::ReadOnly | Writes::Server => {
                 return Err(CalendarError::ReadOnly(source.id.clone()));
             }
-            (SourceType::Tasks { .. }, _) => {
+            Writes::TaskLines => {
                 return Err(CalendarError::invalid(
                     "id",
                     "a task is deleted in its note (its line may have notes of its own below it)",
@@ -393,4 +387,11 @@ impl Calendar {
     fn daily_note(&self, source_id: &str, date: NaiveDate) -> Option<String> {
         self.inner.read().cache.daily_note_of(source_id, date)
     }
+}
+
+/// The refusal of a note write to a calendar whose kind writes notes but
+/// gives no note calendar: the registry's two answers disagree, a bug
+/// refused rather than a panic.
+fn not_notes() -> CalendarError {
+    CalendarError::invalid("calendarId", "not a note calendar")
 }

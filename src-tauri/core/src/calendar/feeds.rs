@@ -14,7 +14,8 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
 use super::engine::{Calendar, Inner, lock};
-use super::sources::{SourceConfig, SourceType, ical};
+use super::kinds::Origin;
+use super::sources::{SourceConfig, ical};
 use crate::ics::bounds::Limits;
 
 /// A feed fetched less than this long ago is not fetched again unless forced.
@@ -119,21 +120,20 @@ impl Inner {
         }
         let feeds: Vec<(usize, SourceConfig)> = self.feed_sources();
         for (index, source) in feeds {
-            match &source.kind {
-                SourceType::Ical { url, .. } => {
+            match source.kind.kind().origin() {
+                Origin::Feed => {
+                    let Some((url, _)) = source.kind.feed() else {
+                        continue;
+                    };
                     if let Some((body, meta)) = self.feeds.load(&source.id, url) {
                         let parsed = ical::parse(&source, &body, tz, &Limits::FEED).map(Some);
                         self.apply_feed(index, &source, parsed, Some(&meta));
                     }
                 }
-                SourceType::Caldav { .. } => self.load_caldav_mirror(index, &source),
+                Origin::Server => self.load_caldav_mirror(index, &source),
                 // Read from the vault by the scan, or shipped: not by the
                 // feed worker.
-                SourceType::FullNote { .. }
-                | SourceType::DailyNote { .. }
-                | SourceType::Tasks { .. }
-                | SourceType::Holidays { .. }
-                | SourceType::IcsFile { .. } => {}
+                Origin::Notes | Origin::Shipped => {}
             }
         }
     }
@@ -193,19 +193,16 @@ impl Inner {
     fn revalidate_feeds(&self, force: bool) {
         let tz = self.read().cache.display_tz;
         for (index, source) in self.feed_sources() {
-            match &source.kind {
-                SourceType::Ical {
-                    url,
-                    allow_private_network,
-                } => self.fetch_feed(index, &source, url, *allow_private_network, force, tz),
-                SourceType::Caldav { .. } => self.sync_caldav(index, &source, force),
+            match source.kind.kind().origin() {
+                Origin::Feed => {
+                    if let Some((url, allow_private_network)) = source.kind.feed() {
+                        self.fetch_feed(index, &source, url, allow_private_network, force, tz);
+                    }
+                }
+                Origin::Server => self.sync_caldav(index, &source, force),
                 // Read from the vault by the scan, or shipped: not by the
                 // feed worker.
-                SourceType::FullNote { .. }
-                | SourceType::DailyNote { .. }
-                | SourceType::Tasks { .. }
-                | SourceType::Holidays { .. }
-                | SourceType::IcsFile { .. } => {}
+                Origin::Notes | Origin::Shipped => {}
             }
         }
     }

@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use serde_json::json;
 
 use crate::common::{TestVault, fields, wait_until};
-use crate::fixtures::{Broken, KindFixture};
+use crate::fixtures::{Broken, KindFixture, Placed};
 
 /// The title of the event each check puts into the kind.
 pub const TITLE: &str = "Contract review";
@@ -23,18 +23,21 @@ pub fn day() -> NaiveDate {
     chrono::Utc::now().date_naive() + chrono::Duration::days(2)
 }
 
-/// A vault with the kind's calendar (its event in it) and `local`.
-pub fn setup<F: KindFixture>() -> (F, TestVault) {
+/// A vault with the kind's calendar (its event in it, where the fixture
+/// says) and `local`.
+pub fn setup<F: KindFixture>() -> (F, TestVault, Placed) {
     let fixture = F::start();
     let vault = TestVault::new().with_source(&fixture.id(), fixture.source());
-    fixture.put_event(&vault.vault(), TITLE, day());
-    (fixture, vault)
+    let placed = fixture.put_event(&vault.vault(), TITLE, day());
+    (fixture, vault, placed)
 }
 
-/// The events of calendar `id` titled [`TITLE`], over the next weeks.
-pub fn events_of(calendar: &Calendar, id: &str) -> Vec<Event> {
-    let from = chrono::Utc::now() - chrono::Duration::days(7);
-    let to = from + chrono::Duration::days(60);
+/// The events of calendar `id` titled as the contract's event, for a month
+/// either side of its day.
+pub fn events_of(calendar: &Calendar, id: &str, placed: &Placed) -> Vec<Event> {
+    let day = placed.date.and_time(chrono::NaiveTime::MIN).and_utc();
+    let from = day - chrono::Duration::days(30);
+    let to = day + chrono::Duration::days(30);
     calendar
         .query(&EventQuery {
             start_millis: Some(from.timestamp_millis()),
@@ -43,23 +46,27 @@ pub fn events_of(calendar: &Calendar, id: &str) -> Vec<Event> {
             ..EventQuery::default()
         })
         .into_iter()
-        .filter(|event| event.title == TITLE)
+        .filter(|event| event.title == placed.title)
         .collect()
 }
 
 /// Opens the vault's engine and waits until the kind's event is read
 /// (fetched, for a remote kind).
-pub fn open_until_read<F: KindFixture>(fixture: &F, vault: &TestVault) -> Calendar {
+pub fn open_until_read<F: KindFixture>(
+    fixture: &F,
+    vault: &TestVault,
+    placed: &Placed,
+) -> Calendar {
     let calendar = vault.open();
     calendar.revalidate(true);
     wait_until(&calendar, "the kind's event", |c| {
-        !events_of(c, &fixture.id()).is_empty()
+        !events_of(c, &fixture.id(), placed).is_empty()
     });
     calendar
 }
 
-fn the_event(calendar: &Calendar, id: &str) -> Event {
-    let mut events = events_of(calendar, id);
+fn the_event(calendar: &Calendar, id: &str, placed: &Placed) -> Event {
+    let mut events = events_of(calendar, id, placed);
     assert_eq!(events.len(), 1, "one event in {id}: {events:?}");
     events.remove(0)
 }
@@ -75,15 +82,15 @@ fn eventually(what: &str, mut done: impl FnMut() -> bool) {
 }
 
 pub fn ids_are_stable<F: KindFixture>() {
-    let (fixture, vault) = setup::<F>();
-    let first = open_until_read(&fixture, &vault);
-    let before: Vec<String> = events_of(&first, &fixture.id())
+    let (fixture, vault, placed) = setup::<F>();
+    let first = open_until_read(&fixture, &vault, &placed);
+    let before: Vec<String> = events_of(&first, &fixture.id(), &placed)
         .into_iter()
         .map(|e| e.id)
         .collect();
     drop(first);
-    let second = open_until_read(&fixture, &vault);
-    let after: Vec<String> = events_of(&second, &fixture.id())
+    let second = open_until_read(&fixture, &vault, &placed);
+    let after: Vec<String> = events_of(&second, &fixture.id(), &placed)
         .into_iter()
         .map(|e| e.id)
         .collect();
@@ -92,9 +99,17 @@ pub fn ids_are_stable<F: KindFixture>() {
 }
 
 pub fn read_only_refuses<F: KindFixture>() {
-    let (fixture, vault) = setup::<F>();
+    let (fixture, vault, placed) = setup::<F>();
     let id = fixture.id();
     if !fixture.source().kind().read_only() {
+        // A writable kind: its edit is not refused as read-only.
+        let calendar = open_until_read(&fixture, &vault, &placed);
+        let event = the_event(&calendar, &id, &placed);
+        let edited = calendar.update(&event.id, fields(fixture.edit().0));
+        assert!(
+            !matches!(edited, Err(CalendarError::ReadOnly(_))),
+            "a writable kind refused an edit as read-only: {edited:?}"
+        );
         return;
     }
     let local_note = format!("events/{} Local.md", day());
@@ -102,8 +117,8 @@ pub fn read_only_refuses<F: KindFixture>() {
         &local_note,
         &format!("---\ntitle: Local\nallDay: true\ndate: {}\n---\n", day()),
     );
-    let calendar = open_until_read(&fixture, &vault);
-    let event = the_event(&calendar, &id);
+    let calendar = open_until_read(&fixture, &vault, &placed);
+    let event = the_event(&calendar, &id, &placed);
     let local = crate::common::all(&calendar)
         .into_iter()
         .find(|e| e.title == "Local")
@@ -133,23 +148,34 @@ pub fn read_only_refuses<F: KindFixture>() {
         );
         assert_eq!(refusal.code(), "read_only");
     }
-    assert_eq!(the_event(&calendar, &id).id, event.id, "nothing changed");
+    assert_eq!(
+        the_event(&calendar, &id, &placed).id,
+        event.id,
+        "nothing changed"
+    );
     assert!(vault.exists(&local_note));
 }
 
 pub fn edit_keeps_bytes<F: KindFixture>() {
-    let (fixture, vault) = setup::<F>();
+    let (fixture, vault, placed) = setup::<F>();
+    let calendar = open_until_read(&fixture, &vault, &placed);
+    let event = the_event(&calendar, &fixture.id(), &placed);
     if fixture.source().kind().read_only() {
+        // Nothing to keep: the edit is refused, and the event is as it was.
+        let refused = calendar.update(&event.id, fields(fixture.edit().0));
+        assert!(
+            matches!(refused, Err(CalendarError::ReadOnly(_))),
+            "{refused:?}"
+        );
+        assert_eq!(the_event(&calendar, &fixture.id(), &placed), event);
         return;
     }
-    let calendar = open_until_read(&fixture, &vault);
-    let event = the_event(&calendar, &fixture.id());
-    let before = fixture.stored(&vault.vault(), TITLE, day());
+    let before = fixture.stored(&vault.vault(), &placed.title, placed.date);
     let (patch, may_change) = fixture.edit();
     calendar.update(&event.id, fields(patch)).unwrap();
     let mut after = String::new();
     eventually("the stored event to change", || {
-        after = fixture.stored(&vault.vault(), TITLE, day());
+        after = fixture.stored(&vault.vault(), &placed.title, placed.date);
         after != before
     });
     let gone: Vec<&str> = before
@@ -176,10 +202,10 @@ pub fn edit_keeps_bytes<F: KindFixture>() {
 }
 
 pub fn moves<F: KindFixture>() {
-    let (fixture, vault) = setup::<F>();
+    let (fixture, vault, placed) = setup::<F>();
     let id = fixture.id();
-    let calendar = open_until_read(&fixture, &vault);
-    let event = the_event(&calendar, &id);
+    let calendar = open_until_read(&fixture, &vault, &placed);
+    let event = the_event(&calendar, &id, &placed);
     let moved = calendar.move_to(&event.id, LOCAL, EventFields::default());
     match fixture.source().kind().writes() {
         Writes::ReadOnly => {
@@ -194,33 +220,37 @@ pub fn moves<F: KindFixture>() {
                 matches!(&refusal, CalendarError::InvalidInput { field, .. } if field == "calendarId"),
                 "{refusal:?}"
             );
-            assert_eq!(the_event(&calendar, &id).id, event.id, "nothing changed");
+            assert_eq!(
+                the_event(&calendar, &id, &placed).id,
+                event.id,
+                "nothing changed"
+            );
         }
         Writes::Notes | Writes::Server => {
             let moved = moved.unwrap();
             assert_eq!(
                 (moved.calendar_id.as_str(), moved.title.as_str()),
-                (LOCAL, TITLE)
+                (LOCAL, placed.title.as_str())
             );
             wait_until(&calendar, "the event gone from its calendar", |c| {
-                events_of(c, &id).is_empty()
+                events_of(c, &id, &placed).is_empty()
             });
             let back = calendar
                 .move_to(&moved.id, &id, EventFields::default())
                 .unwrap();
             assert_eq!(back.calendar_id, id);
             wait_until(&calendar, "the event back in its calendar", |c| {
-                events_of(c, LOCAL).is_empty() && events_of(c, &id).len() == 1
+                events_of(c, LOCAL, &placed).is_empty() && events_of(c, &id, &placed).len() == 1
             });
         }
     }
 }
 
 pub fn broken<F: KindFixture>() {
-    let (mut fixture, vault) = setup::<F>();
+    let (mut fixture, vault, placed) = setup::<F>();
     let id = fixture.id();
-    let calendar = open_until_read(&fixture, &vault);
-    let broken = fixture.break_source(&vault.vault(), day());
+    let calendar = open_until_read(&fixture, &vault, &placed);
+    let broken = fixture.break_source(&vault.vault(), placed.date);
     calendar.revalidate(true);
     let info = |c: &Calendar| c.sources().into_iter().find(|s| s.id == id).unwrap();
     match &broken {
@@ -233,12 +263,57 @@ pub fn broken<F: KindFixture>() {
                 .iter()
                 .any(|s| s.path.starts_with(path))
         }),
+        Broken::Refused { source, field } => {
+            refused_by_settings(&calendar, &vault, &id, &placed, source, field)
+        }
     }
-    assert_eq!(events_of(&calendar, &id).len(), 1, "what it had is kept");
+    assert_eq!(
+        events_of(&calendar, &id, &placed).len(),
+        1,
+        "what it had is kept"
+    );
     let local = info_of(&calendar, LOCAL);
     assert_eq!(local.last_error, None, "the other calendar is fine");
 }
 
 fn info_of(calendar: &Calendar, id: &str) -> almanac_core::calendar::status::SourceInfo {
     calendar.sources().into_iter().find(|s| s.id == id).unwrap()
+}
+
+/// A source that cannot break once configured: the settings refuse what
+/// would break it, naming the field, and it keeps its event. Handed to the
+/// engine regardless (the settings store never does; a caller that skips
+/// its check could), the status names the problem and nothing panics; the
+/// settings it had bring the event back.
+fn refused_by_settings(
+    calendar: &Calendar,
+    vault: &TestVault,
+    id: &str,
+    placed: &Placed,
+    source: &almanac_core::settings::SourceKind,
+    field: &str,
+) {
+    let mut settings = vault.settings.clone();
+    let index = settings
+        .calendar_sources
+        .iter()
+        .position(|s| s.id == id)
+        .unwrap();
+    settings.calendar_sources[index].kind = source.clone();
+    let refusal = settings.validate().unwrap_err().to_string();
+    assert!(
+        refusal.contains(&format!("calendarSources[{index}].{field}")),
+        "the settings name the field: {refusal}"
+    );
+    assert_eq!(events_of(calendar, id, placed).len(), 1, "nothing changed");
+    assert_eq!(info_of(calendar, id).last_error, None);
+
+    calendar.apply_settings(&settings);
+    wait_until(calendar, "the status to name the problem", |c| {
+        info_of(c, id).last_error.is_some()
+    });
+    calendar.apply_settings(&vault.settings);
+    wait_until(calendar, "the event back with the settings it had", |c| {
+        events_of(c, id, placed).len() == 1 && info_of(c, id).last_error.is_none()
+    });
 }

@@ -25,7 +25,10 @@
 //!
 //! **Adding a kind:** implement [`fixtures::KindFixture`] for it (a file in
 //! `fixtures/`), then add one line below, e.g.
-//! `contract!(ics_file, crate::fixtures::IcsFile);`.
+//! `contract!(ics_file, crate::fixtures::IcsFile);`. A kind of fixed data
+//! (`holidays`) names an event its data has instead of writing one, and,
+//! when a user cannot break it once configured, what the settings refuse
+//! (`fixtures::Broken::Refused`).
 //!
 //! Run under `scripts/session.sh` (CalDAV passwords and tokens live in the
 //! OS keyring): `scripts/session.sh cargo test -p almanac-core --test
@@ -84,3 +87,4 @@ contract!(tasks, crate::fixtures::Tasks);
 contract!(ics_feed, crate::fixtures::IcsFeed);
 contract!(ics_file, crate::fixtures::IcsFile);
 contract!(caldav, crate::fixtures::Caldav);
+contract!(holidays, crate::fixtures::Holidays);

@@ -16,8 +16,9 @@ use crate::fixtures::KindFixture;
 
 pub async fn everywhere<F: KindFixture>() {
     // A fixture may block (a CalDAV server is filled over blocking HTTP).
-    let (fixture, builder) = tokio::task::spawn_blocking(|| {
+    let (fixture, builder, placed) = tokio::task::spawn_blocking(|| {
         let fixture = F::start();
+        let mut placed = None;
         let builder = InstanceBuilder::new().settings(|settings| {
             settings.display_timezone = "UTC".into();
             settings.reminders.default_reminders = true;
@@ -25,9 +26,9 @@ pub async fn everywhere<F: KindFixture>() {
             settings
                 .calendar_sources
                 .push(source(&fixture.id(), fixture.source()));
-            fixture.put_event(&settings.vault_path, TITLE, day());
+            placed = Some(fixture.put_event(&settings.vault_path, TITLE, day()));
         });
-        (fixture, builder)
+        (fixture, builder, placed.expect("the settings were made"))
     })
     .await
     .unwrap();
@@ -35,11 +36,11 @@ pub async fn everywhere<F: KindFixture>() {
     let instance = builder.open().await;
     let core = Arc::new(instance.core);
     let calendar = core.calendar.clone();
-    let waited = id.clone();
+    let waited = (id.clone(), placed.clone());
     tokio::task::spawn_blocking(move || {
         calendar.revalidate(true);
         wait_until(&calendar, "the kind's event", |c| {
-            !events_of(c, &waited).is_empty()
+            !events_of(c, &waited.0, &waited.1).is_empty()
         });
     })
     .await
@@ -52,8 +53,8 @@ pub async fn everywhere<F: KindFixture>() {
     let rest = Listening::bind(0, move |port| rest::router(state, port))
         .await
         .unwrap();
-    let from = day() - chrono::Duration::days(1);
-    let to = day() + chrono::Duration::days(1);
+    let from = placed.date - chrono::Duration::days(1);
+    let to = placed.date + chrono::Duration::days(1);
     let answer = client
         .get(format!(
             "http://{}/api/v1/events?start={from}&end={to}&calendars={id}",
@@ -65,7 +66,7 @@ pub async fn everywhere<F: KindFixture>() {
         .unwrap();
     assert!(answer.status().is_success(), "{answer:?}");
     let text = answer.text().await.unwrap();
-    assert!(text.contains(TITLE), "over REST: {text}");
+    assert!(text.contains(&placed.title), "over REST: {text}");
 
     // The CalDAV server, switched on as the Settings window does.
     let server = caldav_server::start(&core);
@@ -102,7 +103,7 @@ pub async fn everywhere<F: KindFixture>() {
     assert_eq!(listing.status(), reqwest::StatusCode::MULTI_STATUS);
     let text = listing.text().await.unwrap();
     assert!(
-        text.contains(&format!("SUMMARY:{TITLE}")),
+        text.contains(&format!("SUMMARY:{}", placed.title)),
         "over CalDAV: {text}"
     );
 
@@ -110,7 +111,7 @@ pub async fn everywhere<F: KindFixture>() {
     // on), at the start minus the event's own alarm or the default minutes.
     let mut reminders = core.vault_reminders();
     let reminded = |set: &almanac_core::vault_reminders::VaultReminders| {
-        set.reminders.iter().any(|r| r.title == TITLE)
+        set.reminders.iter().any(|r| r.title == placed.title)
     };
     let found = tokio::time::timeout(PATIENCE, reminders.wait_for(|set| reminded(set)))
         .await

@@ -14,8 +14,10 @@
 //! (`fullnote`, `dailynote`, `ical`, `caldav`, `tasks`).
 //!
 //! Adding a kind: a variant in [`Kind`], [`SourceKind`] and [`SourceType`],
-//! then whatever the compiler asks for (every capability below, the
-//! mapping in `resolved`, and the writes in `dispatch`).
+//! then whatever the compiler asks for: every capability below, the
+//! settings' questions in `settings`, the mapping and the engine's questions
+//! in `resolved`. A read-only kind needs nothing outside `kinds/` but its
+//! own module of `sources`; a writable one also its writer in `dispatch`.
 
 #[cfg(test)]
 mod no_fall_through;
@@ -24,7 +26,7 @@ mod settings;
 
 use serde::Serialize;
 
-pub use resolved::{ParsedNote, Skipped, SourceConfig, SourceType};
+pub use resolved::{NoteCalendar, ParsedNote, Skipped, SourceConfig, SourceType};
 pub use settings::{CaldavAccount, SourceKind};
 
 /// Every kind of calendar source.
@@ -236,6 +238,21 @@ mod tests {
             .unwrap();
             let config = SourceConfig::from_settings(&source, vault.path()).unwrap();
             assert_eq!(config.kind.kind(), kind);
+            // The engine routes on capabilities, then asks the resolved
+            // source for what that route needs: the two always agree.
+            let resolved = &config.kind;
+            assert_eq!(
+                kind.writes() == Writes::Notes,
+                resolved.note_calendar().is_some(),
+                "{kind}"
+            );
+            assert_eq!(
+                kind.writes() == Writes::TaskLines,
+                resolved.task_date_field().is_some(),
+                "{kind}"
+            );
+            assert_eq!(kind.origin() == Origin::Feed, resolved.feed().is_some());
+            assert_eq!(kind.refreshed(), resolved.address().is_some(), "{kind}");
         }
     }
 

@@ -85,6 +85,111 @@ impl SourceType {
     }
 }
 
+/// A calendar whose events are written into notes, as its writer needs it:
+/// the kinds whose [`Writes`](super::Writes) is `Notes`, told apart.
+#[derive(Debug, Clone, Copy)]
+pub enum NoteCalendar<'a> {
+    /// One note per event in `dir`.
+    FullNote { dir: &'a str },
+    /// List items under `heading` of the daily notes in `dir`.
+    DailyNote {
+        dir: &'a str,
+        heading: &'a str,
+        format: &'a Result<DateFormat, String>,
+    },
+}
+
+/// What the engine asks of a resolved source, so that no code outside the
+/// registry matches its variants.
+impl SourceType {
+    /// How its events are written into notes, if they are.
+    pub fn note_calendar(&self) -> Option<NoteCalendar<'_>> {
+        match self {
+            SourceType::FullNote { dir } => Some(NoteCalendar::FullNote { dir }),
+            SourceType::DailyNote {
+                dir,
+                heading,
+                format,
+            } => Some(NoteCalendar::DailyNote {
+                dir,
+                heading,
+                format,
+            }),
+            SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Tasks { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => None,
+        }
+    }
+
+    /// The date that places a task first, for a Tasks source.
+    pub fn task_date_field(&self) -> Option<TaskDateField> {
+        match self {
+            SourceType::Tasks { date_field, .. } => Some(*date_field),
+            SourceType::FullNote { .. }
+            | SourceType::DailyNote { .. }
+            | SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => None,
+        }
+    }
+
+    /// The ICS feed it fetches: its address, and whether it may reach
+    /// private addresses.
+    pub fn feed(&self) -> Option<(&str, bool)> {
+        match self {
+            SourceType::Ical {
+                url,
+                allow_private_network,
+            } => Some((url, *allow_private_network)),
+            SourceType::FullNote { .. }
+            | SourceType::DailyNote { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Tasks { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => None,
+        }
+    }
+
+    /// The folder of its notes as the calendar list shows it (`directory`):
+    /// a vault `.ics` file's folder is watched, not shown.
+    pub fn listed_folder(&self) -> Option<&str> {
+        match self {
+            SourceType::FullNote { dir }
+            | SourceType::DailyNote { dir, .. }
+            | SourceType::Tasks { dir, .. } => Some(dir),
+            SourceType::Ical { .. }
+            | SourceType::Caldav { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => None,
+        }
+    }
+
+    /// The heading its events are listed under in daily notes.
+    pub fn heading(&self) -> Option<&str> {
+        match self.note_calendar() {
+            Some(NoteCalendar::DailyNote { heading, .. }) => Some(heading),
+            Some(NoteCalendar::FullNote { .. }) | None => None,
+        }
+    }
+
+    /// The address it reads from as configured: a feed's URL, a CalDAV
+    /// server's.
+    pub fn address(&self) -> Option<&str> {
+        match self {
+            SourceType::Ical { url, .. } => Some(url),
+            SourceType::Caldav { server, .. } => Some(server),
+            SourceType::FullNote { .. }
+            | SourceType::DailyNote { .. }
+            | SourceType::Tasks { .. }
+            | SourceType::Holidays { .. }
+            | SourceType::IcsFile { .. } => None,
+        }
+    }
+}
+
 impl SourceConfig {
     /// Resolves a settings entry against the vault. A folder outside the
     /// vault is refused.
