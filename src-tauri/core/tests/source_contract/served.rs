@@ -122,10 +122,14 @@ pub async fn everywhere<F: KindFixture>() {
         reminders.borrow().reminders
     );
     let set = reminders.borrow().clone();
-    let reminder = set.reminders.iter().find(|r| r.title == TITLE).unwrap();
+    let reminder = set
+        .reminders
+        .iter()
+        .find(|r| r.title == placed.title)
+        .unwrap();
     // The occurrence the calendar shows (a kind whose events are not the
     // fixture's 09:00 ones, all-day holidays say, is checked alike).
-    let shown = events_of(&core.calendar, &id);
+    let shown = events_of(&core.calendar, &id, &placed);
     let start = chrono::DateTime::from_timestamp_millis(shown[0].start_millis.unwrap()).unwrap();
     assert_eq!(reminder.start, start);
     assert_eq!(reminder.calendar_id, id);
