@@ -9,6 +9,7 @@ pub mod cli;
 mod diagnostics;
 pub mod feeds;
 pub mod headless;
+pub mod mcp_cli;
 mod reminder_daemon;
 mod reminder_fired;
 pub mod token_cli;

@@ -40,6 +40,8 @@
 //!   event's fields, in the display zone (REST, the sidebar, the CLI, MCP).
 //! - [`caldav`]: the CalDAV server for calendar apps, and subscription
 //!   feeds; both off until the user turns `caldavServer` on.
+//! - [`mcp`]: the MCP server for AI assistants (`/mcp` on the REST port,
+//!   and stdio), off until the user turns `mcpServer` on.
 //! - [`app`]: [`app::Core`], the wired instance. Start here:
 //!
 //! ```no_run
@@ -71,6 +73,7 @@ pub mod clock;
 pub mod data_lock;
 pub mod events;
 pub mod fsutil;
+pub mod mcp;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod ics;

@@ -65,6 +65,18 @@ pub struct Settings {
     pub vault_name: Option<String>,
     /// The CalDAV server for calendar apps (off by default).
     pub caldav_server: CaldavServerSettings,
+    /// The MCP server for AI assistants, at `/mcp` on the REST port (off by
+    /// default; see `crate::mcp`).
+    pub mcp_server: McpServerSettings,
+}
+
+/// The MCP server at `/mcp` on the REST port. Only the user may change it
+/// ([`class`]): it lets an assistant holding a token act on the calendar.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct McpServerSettings {
+    /// `/mcp` answers only while this (and the REST server) is on.
+    pub enabled: bool,
 }
 
 /// The loopback CalDAV server (`crate::caldav`). Only the user may change
@@ -192,6 +204,7 @@ impl Default for Settings {
             reminders: ReminderSettings::default(),
             vault_name: None,
             caldav_server: CaldavServerSettings::default(),
+            mcp_server: McpServerSettings::default(),
         }
     }
 }
