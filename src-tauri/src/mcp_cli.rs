@@ -20,7 +20,7 @@ use almanac_core::app::Core;
 use almanac_core::data_lock::{DataLock, DataLockError};
 use almanac_core::mcp::{McpContext, serve_stdio};
 use almanac_core::paths::Paths;
-use almanac_core::settings::SettingsStore;
+use almanac_core::settings::Settings;
 use almanac_core::tokens::SecretsInUse;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -124,9 +124,12 @@ or set \"mcpServer\": {\"enabled\": true} in settings.json";
 
 /// Where the running instance serves `/mcp`.
 fn endpoint(paths: &Paths) -> Result<String, String> {
-    let settings = SettingsStore::open(&paths.settings_file())
-        .map_err(|error| format!("reading the running instance's settings: {error}"))?
-        .get();
+    // Read only: the running instance owns the file.
+    let file = paths.settings_file();
+    let settings: Settings = std::fs::read(&file)
+        .map_err(|error| error.to_string())
+        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|error| error.to_string()))
+        .map_err(|error| format!("reading {}: {error}", file.display()))?;
     if !settings.rest_server_enabled {
         return Err("Almanac is running with its REST server off; `almanac mcp` goes through \
             it: turn it on in Settings > API & Security (restServerEnabled)"

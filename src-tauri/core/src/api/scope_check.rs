@@ -21,7 +21,7 @@ impl AuthorizedApi {
     /// Blocks until the user answers: call it off the async workers.
     pub fn confirm_write(&self, action: &str) -> Option<bool> {
         let confirmation = WriteConfirmation {
-            token_name: self.grant.token_name.clone(),
+            token_name: self.grant.token_name.to_string(),
             action: action.to_string(),
         };
         self.plugin.confirm_write(&confirmation)
