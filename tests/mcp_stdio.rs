@@ -42,8 +42,8 @@ fn instance() -> Instance {
 }
 
 /// Runs the Python client's `scenario` against `almanac-server mcp` in
-/// `instance` with `token`; its facts.
-fn python_client(instance: &Instance, token: &str, scenario: &[&str]) -> Value {
+/// `instance` with `token`; its facts, and what `almanac-server mcp` logged.
+fn python_client(instance: &Instance, token: &str, scenario: &[&str]) -> (Value, String) {
     let venv = almanac_testkit::venv("mcp-venv.sh");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("core/tests/mcp/client.py");
     let output = Command::new(venv.join("bin/python"))
@@ -53,46 +53,53 @@ fn python_client(instance: &Instance, token: &str, scenario: &[&str]) -> Value {
         .args(&scenario[1..])
         .envs(instance.env())
         .env("ALMANAC_TOKEN", token)
+        .env("ALMANAC_LOG", "info")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
         output.status.success(),
-        "client.py {scenario:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        "client.py {scenario:?} failed:\n{stdout}\n{stderr}"
     );
-    serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("client.py printed no facts ({e}):\n{stdout}"))
+    let facts = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("client.py printed no facts ({e}):\n{stdout}"));
+    (facts, stderr)
 }
 
 fn events(instance: &Instance) -> PathBuf {
     instance.vault().join("events")
 }
 
-/// The session, the read-only token and the confirmed delete, and what they
-/// leave in the vault.
-fn drive(instance: &Instance) {
-    let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
-    let reader = instance.mint_token(&[Scope::EventsRead]);
-    let facts = python_client(instance, &writer, &["session"]);
+/// The session, the read-only token and the confirmed delete, what they
+/// leave in the vault, and that each went the way `expected_path` says
+/// (in-process or through the running instance).
+fn drive(instance: &Instance, writer: &str, reader: &str, expected_path: &str) {
+    let (facts, log) = python_client(instance, writer, &["session"]);
+    assert!(log.contains(expected_path), "{log}");
     assert_eq!(facts["standupId"], STANDUP_ID);
     assert_eq!(facts["edited"]["title"], "MCP lunch moved");
     assert!(events(instance).join("2026-01-07 MCP lunch moved.md").exists());
     assert!(events(instance).join(STANDUP).exists(), "refused, so kept");
 
-    let facts = python_client(instance, &reader, &["read-only"]);
+    let (facts, _) = python_client(instance, reader, &["read-only"]);
     assert_eq!(facts["tools"].as_array().unwrap().len(), 7);
 
-    let facts = python_client(instance, &writer, &["elicit", STANDUP_ID]);
+    let (facts, log) = python_client(instance, writer, &["elicit", STANDUP_ID]);
+    assert!(log.contains(expected_path), "{log}");
     assert!(facts["asked"][0].as_str().unwrap().contains("Standup"));
     assert!(!events(instance).join(STANDUP).exists(), "confirmed, so gone");
 }
 
+const IN_PROCESS: &str = "serving the vault in this process";
+const BRIDGED: &str = "going through the running Almanac";
+
 #[test]
 fn with_no_instance_running_it_serves_the_vault_itself() {
     let instance = instance();
-    // Tokens are minted before anything runs (the app reads them at start).
-    drive(&instance);
+    let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let reader = instance.mint_token(&[Scope::EventsRead]);
+    drive(&instance, &writer, &reader, IN_PROCESS);
 }
 
 #[tokio::test]
@@ -100,21 +107,10 @@ async fn with_an_instance_running_it_goes_through_it() {
     let instance = instance();
     let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
     let reader = instance.mint_token(&[Scope::EventsRead]);
+    // Tokens are minted before the app starts (it reads them at start).
     let app = instance.spawn_program(Path::new(SERVER), &[], std::iter::empty::<(&str, &str)>());
     eventually(|| port_open(instance.rest_port)).await;
-
-    let facts = python_client(&instance, &writer, &["session"]);
-    assert_eq!(facts["edited"]["title"], "MCP lunch moved");
-    assert!(events(&instance).join("2026-01-07 MCP lunch moved.md").exists());
-    assert!(events(&instance).join(STANDUP).exists());
-    let facts = python_client(&instance, &reader, &["read-only"]);
-    assert_eq!(facts["tools"].as_array().unwrap().len(), 7);
-    let facts = python_client(&instance, &writer, &["elicit", STANDUP_ID]);
-    assert!(facts["asked"][0].as_str().unwrap().contains("Standup"));
-    assert!(!events(&instance).join(STANDUP).exists());
-    // It went through the running instance: the log shows its MCP session.
-    let log = instance.log();
-    assert!(log.contains("mcp") || log.contains("MCP"), "{log}");
+    drive(&instance, &writer, &reader, BRIDGED);
     drop(app);
 }
 

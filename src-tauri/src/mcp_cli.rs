@@ -112,6 +112,7 @@ async fn in_process(paths: Paths, secret: String) -> Result<(), String> {
     if !context.enabled() {
         return Err(SWITCHED_OFF.to_string());
     }
+    tracing::info!("no Almanac is running: serving the vault in this process");
     let api = core
         .plugin()
         .with_token(&secret)
@@ -163,6 +164,7 @@ async fn bridge(paths: &Paths, secret: &str) -> Result<(), String> {
         protocol: RwLock::new(None),
         stdout: Mutex::new(tokio::io::stdout()),
     });
+    tracing::info!(url = %bridge.url, "going through the running Almanac");
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut in_flight = tokio::task::JoinSet::new();
     while let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? {

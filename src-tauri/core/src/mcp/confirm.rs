@@ -7,9 +7,18 @@
 //! 2. otherwise the desktop app's consent dialog asks, when the app runs
 //!    with a display;
 //! 3. otherwise the write is refused, with a message saying how to allow it.
+//!
+//! On protocol 2026-07-28, where a server may not send requests, the same
+//! form goes back as the call's `InputRequiredResult` and the client retries
+//! the call with the person's answer ([`input_round`]).
+
+use std::collections::BTreeMap;
 
 use rmcp::RoleServer;
-use rmcp::model::{ElicitRequestParams, ElicitationAction};
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest,
+    InputRequiredResult, InputResponses,
+};
 use rmcp::service::{ElicitationMode, Peer};
 use serde_json::{Value, json};
 
@@ -65,6 +74,38 @@ pub async fn ask(peer: &Peer<RoleServer>, api: &AuthorizedApi, action: &str) -> 
     }
 }
 
+/// The key of the confirmation among a call's input requests.
+const INPUT_KEY: &str = "almanac.confirm";
+
+/// Where a destructive call stands on protocol 2026-07-28.
+pub enum Round {
+    /// The retried call carries the person's answer.
+    Answered(Answer),
+    /// The question to send back; the client asks and retries.
+    Ask(InputRequiredResult),
+}
+
+/// The person's answer among `responses`, or the question to ask about
+/// `action`.
+pub fn input_round(responses: Option<&InputResponses>, action: &str) -> Round {
+    let Some(response) = responses.and_then(|responses| responses.get(INPUT_KEY)) else {
+        let request = ElicitRequest::new(question(action));
+        let requests = BTreeMap::from([(INPUT_KEY.to_string(), InputRequest::Elicitation(request))]);
+        return Round::Ask(InputRequiredResult::from_input_requests(requests));
+    };
+    let answer = serde_json::from_value::<ElicitResult>(response.clone()).ok();
+    Round::Answered(match answer {
+        Some(answer)
+            if answer.action == ElicitationAction::Accept && confirmed(answer.content.as_ref()) =>
+        {
+            Answer::Allowed
+        }
+        _ => Answer::Refused(format!(
+            "The person declined: {action}. Nothing was changed."
+        )),
+    })
+}
+
 /// The form: one required yes/no.
 fn question(action: &str) -> ElicitRequestParams {
     let request = json!({
@@ -103,5 +144,27 @@ mod tests {
         assert!(!confirmed(Some(&json!({"confirm": false}))));
         assert!(!confirmed(Some(&json!({}))));
         assert!(!confirmed(None));
+    }
+
+    #[test]
+    fn a_retried_call_is_allowed_only_with_an_accepted_confirmation() {
+        let Round::Ask(ask) = input_round(None, "delete “Standup”") else {
+            panic!("a first call is asked about");
+        };
+        let wire = serde_json::to_value(&ask).unwrap();
+        assert_eq!(wire["inputRequests"][INPUT_KEY]["method"], "elicitation/create");
+        let answered = |answer: Value| {
+            let responses = InputResponses::from([(INPUT_KEY.to_string(), answer)]);
+            match input_round(Some(&responses), "delete “Standup”") {
+                Round::Answered(answer) => answer,
+                Round::Ask(_) => panic!("an answered call is not asked again"),
+            }
+        };
+        let yes = json!({"action": "accept", "content": {"confirm": true}});
+        assert_eq!(answered(yes), Answer::Allowed);
+        let no = json!({"action": "decline"});
+        assert!(matches!(answered(no), Answer::Refused(_)));
+        let unticked = json!({"action": "accept", "content": {"confirm": false}});
+        assert!(matches!(answered(unticked), Answer::Refused(_)));
     }
 }

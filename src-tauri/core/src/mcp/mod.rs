@@ -111,15 +111,16 @@ impl AlmanacMcp {
     async fn call(
         &self,
         api: AuthorizedApi,
-        name: String,
-        args: Value,
+        call: CallToolRequestParams,
         request: &RequestContext<RoleServer>,
-    ) -> rmcp::model::CallToolResult {
+    ) -> CallToolResponse {
+        let name = call.name.to_string();
+        let args = Value::Object(call.arguments.clone().unwrap_or_default());
         let Some(scope) = catalogue::scope_of(&name) else {
-            return refusal(format!("there is no tool named `{name}`"));
+            return refusal(format!("there is no tool named `{name}`")).into();
         };
         if let Err(error) = api.require_scope(scope) {
-            return refusal(format!("{error}: this tool is not available to this token"));
+            return refusal(format!("{error}: this tool is not available to this token")).into();
         }
         let (checking, tool, arguments) = (api.clone(), name.clone(), args.clone());
         let action = almanac_loopback::blocking(move || {
@@ -128,21 +129,28 @@ impl AlmanacMcp {
         .await;
         match action {
             Ok(Ok(Some(action))) => {
-                if let confirm::Answer::Refused(message) =
-                    confirm::ask(&request.peer, &api, &action).await
-                {
-                    return refusal(message);
+                let answer = match asks_in_rounds(request) {
+                    true => match confirm::input_round(call.input_responses.as_ref(), &action) {
+                        confirm::Round::Ask(question) => return question.into(),
+                        confirm::Round::Answered(answer) => answer,
+                    },
+                    false => confirm::ask(&request.peer, &api, &action).await,
+                };
+                if let confirm::Answer::Refused(message) = answer {
+                    return refusal(message).into();
                 }
             }
             Ok(Ok(None)) => {}
-            Ok(Err(message)) => return refusal(message),
-            Err(_) => return refusal("internal error"),
+            Ok(Err(message)) => return refusal(message).into(),
+            Err(_) => return refusal("internal error").into(),
         }
         let context = self.context.clone();
-        match almanac_loopback::blocking(move || calls::run(&api, &context, &name, args)).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(message)) => refusal(message),
-            Err(_) => refusal("internal error"),
+        let result =
+            almanac_loopback::blocking(move || calls::run(&api, &context, &name, args)).await;
+        match result {
+            Ok(Ok(result)) => result.into(),
+            Ok(Err(message)) => refusal(message).into(),
+            Err(_) => refusal("internal error").into(),
         }
     }
 }
@@ -175,12 +183,20 @@ impl ServerHandler for AlmanacMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let api = self.api(&context)?;
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = self
-            .call(api, request.name.into_owned(), args, &context)
-            .await;
-        Ok(result.into())
+        Ok(self.call(api, request, &context).await)
     }
+}
+
+/// A client on protocol 2026-07-28 (no handshake; servers may not send it
+/// requests) that can show forms: it is asked through the call's result.
+fn asks_in_rounds(request: &RequestContext<RoleServer>) -> bool {
+    let modern = request
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize());
+    let forms = request
+        .client_capabilities()
+        .is_some_and(|capabilities| capabilities.elicitation.is_some());
+    modern && forms
 }
 
 /// The Streamable HTTP service `/mcp` serves (sessions kept in memory).

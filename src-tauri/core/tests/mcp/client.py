@@ -11,6 +11,10 @@ Scenarios:
   read-only  sees only the read-only tools; a write tool is refused.
   elicit ID  deletes event ID, accepting the confirmation asked through
              elicitation.
+MCP_MODE picks how the client negotiates: `legacy` (the default: the
+initialize handshake, where the server asks through elicitation requests) or
+`auto` (protocol 2026-07-28 when the server has it: no handshake, and the
+server asks through the call's InputRequiredResult).
 Prints one JSON object of facts on its last line; the Rust test checks the
 vault. Exits non-zero on any failed expectation.
 """
@@ -131,7 +135,8 @@ async def confirm(context, params):
 async def main():
     scenario, transport, target = sys.argv[1], sys.argv[2], sys.argv[3]
     callback = confirm if scenario == "elicit" else None
-    async with Client(server(transport, target), mode="legacy",
+    mode = os.environ.get("MCP_MODE", "legacy")
+    async with Client(server(transport, target), mode=mode,
                       elicitation_callback=callback) as client:
         if scenario == "session":
             facts = await session(client)
@@ -141,6 +146,7 @@ async def main():
             facts = await elicit(client, sys.argv[4])
         else:
             raise SystemExit(f"unknown scenario {scenario}")
+        facts["protocol"] = client.protocol_version
     print(json.dumps(facts))
 
 

@@ -81,10 +81,19 @@ impl Instance {
 
 /// Runs `client.py ARGS…` with `token` and returns its facts (last line).
 async fn client(token: &str, args: &[&str]) -> Value {
+    client_in_mode("legacy", token, args).await
+}
+
+/// [`client`], negotiating with `MCP_MODE=mode`.
+async fn client_in_mode(mode: &str, token: &str, args: &[&str]) -> Value {
     let venv = almanac_testkit::venv("mcp-venv.sh");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
     let mut command = Command::new(venv.join("bin/python"));
-    command.arg(script).args(args).env("ALMANAC_TOKEN", token);
+    command
+        .arg(script)
+        .args(args)
+        .env("ALMANAC_TOKEN", token)
+        .env("MCP_MODE", mode);
     let output = tokio::task::spawn_blocking(move || command.output())
         .await
         .unwrap()
@@ -132,6 +141,19 @@ async fn a_delete_confirmed_through_elicitation_removes_the_note() {
     let facts = client(&token, &["elicit", "http", &app.url, STANDUP_ID]).await;
     let asked = facts["asked"][0].as_str().unwrap();
     assert!(asked.contains("Standup"), "{asked}");
+    assert!(!app.vault().join(STANDUP).exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_the_2026_protocol_the_confirmation_comes_back_with_the_retried_call() {
+    let app = Instance::start(true).await;
+    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let facts = client_in_mode("auto", &token, &["session", "http", &app.url]).await;
+    assert_eq!(facts["protocol"], "2026-07-28");
+    assert!(app.vault().join(STANDUP).exists(), "refused, so kept");
+    let facts = client_in_mode("auto", &token, &["elicit", "http", &app.url, STANDUP_ID]).await;
+    assert_eq!(facts["protocol"], "2026-07-28");
+    assert!(facts["asked"][0].as_str().unwrap().contains("Standup"));
     assert!(!app.vault().join(STANDUP).exists());
 }
 
