@@ -109,7 +109,7 @@ async fn with_an_instance_running_it_goes_through_it() {
     let reader = instance.mint_token(&[Scope::EventsRead]);
     // Tokens are minted before the app starts (it reads them at start).
     let app = instance.spawn_program(Path::new(SERVER), &[], std::iter::empty::<(&str, &str)>());
-    eventually(|| port_open(instance.rest_port)).await;
+    eventually("the REST port", || async { port_open(instance.rest_port).then_some(()) }).await;
     drive(&instance, &writer, &reader, BRIDGED);
     drop(app);
 }
