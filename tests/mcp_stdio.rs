@@ -79,7 +79,11 @@ fn drive(instance: &Instance, writer: &str, reader: &str, expected_path: &str) {
     assert!(log.contains(expected_path), "{log}");
     assert_eq!(facts["standupId"], STANDUP_ID);
     assert_eq!(facts["edited"]["title"], "MCP lunch moved");
-    assert!(events(instance).join("2026-01-07 MCP lunch moved.md").exists());
+    assert!(
+        events(instance)
+            .join("2026-01-07 MCP lunch moved.md")
+            .exists()
+    );
     assert!(events(instance).join(STANDUP).exists(), "refused, so kept");
 
     let (facts, _) = python_client(instance, reader, &["read-only"]);
@@ -88,7 +92,10 @@ fn drive(instance: &Instance, writer: &str, reader: &str, expected_path: &str) {
     let (facts, log) = python_client(instance, writer, &["elicit", STANDUP_ID]);
     assert!(log.contains(expected_path), "{log}");
     assert!(facts["asked"][0].as_str().unwrap().contains("Standup"));
-    assert!(!events(instance).join(STANDUP).exists(), "confirmed, so gone");
+    assert!(
+        !events(instance).join(STANDUP).exists(),
+        "confirmed, so gone"
+    );
 }
 
 const IN_PROCESS: &str = "serving the vault in this process";
@@ -109,7 +116,10 @@ async fn with_an_instance_running_it_goes_through_it() {
     let reader = instance.mint_token(&[Scope::EventsRead]);
     // Tokens are minted before the app starts (it reads them at start).
     let app = instance.spawn_program(Path::new(SERVER), &[], std::iter::empty::<(&str, &str)>());
-    eventually("the REST port", || async { port_open(instance.rest_port).then_some(()) }).await;
+    eventually("the REST port", || async {
+        port_open(instance.rest_port).then_some(())
+    })
+    .await;
     drive(&instance, &writer, &reader, BRIDGED);
     drop(app);
 }
@@ -118,11 +128,10 @@ async fn with_an_instance_running_it_goes_through_it() {
 fn the_inspector_cli_lists_the_tools() {
     let instance = instance();
     let token = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
-    let inspector = Command::new(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/mcp-inspector.sh"),
-    )
-    .output()
-    .unwrap();
+    let inspector =
+        Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/mcp-inspector.sh"))
+            .output()
+            .unwrap();
     assert!(
         inspector.status.success(),
         "scripts/mcp-inspector.sh: {}",

@@ -47,7 +47,9 @@ pub fn main(mut args: impl Iterator<Item = String>) -> ExitCode {
         eprintln!("almanac mcp: unknown argument `{arg}`\n\n{USAGE}");
         return ExitCode::from(2);
     }
-    let Some(secret) = std::env::var("ALMANAC_TOKEN").ok().filter(|s| !s.trim().is_empty())
+    let Some(secret) = std::env::var("ALMANAC_TOKEN")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
     else {
         eprintln!("almanac mcp: set ALMANAC_TOKEN to a personal access token\n\n{USAGE}");
         return ExitCode::from(2);
@@ -132,14 +134,19 @@ fn endpoint(paths: &Paths) -> Result<String, String> {
         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|error| error.to_string()))
         .map_err(|error| format!("reading {}: {error}", file.display()))?;
     if !settings.rest_server_enabled {
-        return Err("Almanac is running with its REST server off; `almanac mcp` goes through \
+        return Err(
+            "Almanac is running with its REST server off; `almanac mcp` goes through \
             it: turn it on in Settings > API & Security (restServerEnabled)"
-            .to_string());
+                .to_string(),
+        );
     }
     if !settings.mcp_server.enabled {
         return Err(SWITCHED_OFF.to_string());
     }
-    Ok(format!("http://127.0.0.1:{}/mcp", settings.local_server_port))
+    Ok(format!(
+        "http://127.0.0.1:{}/mcp",
+        settings.local_server_port
+    ))
 }
 
 /// The bridge's state: the session the server gave, where to write.
@@ -213,7 +220,11 @@ impl Bridge {
         }
         let response = match request.send().await {
             Ok(response) => response,
-            Err(error) => return self.fail(id, format!("Almanac did not answer: {error}")).await,
+            Err(error) => {
+                return self
+                    .fail(id, format!("Almanac did not answer: {error}"))
+                    .await;
+            }
         };
         if let Some(session) = response.headers().get("mcp-session-id")
             && let Ok(session) = session.to_str()
@@ -223,7 +234,9 @@ impl Bridge {
         let status = response.status();
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();
-            return self.fail(id, format!("Almanac answered {status}: {body}")).await;
+            return self
+                .fail(id, format!("Almanac answered {status}: {body}"))
+                .await;
         }
         let event_stream = response
             .headers()

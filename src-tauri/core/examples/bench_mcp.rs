@@ -53,12 +53,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mcp = Mcp::connect(&client, &format!("{base}/mcp"), &secret).await?;
 
     let rest = time(rounds, || async {
-        let body = client.get(&rest_url).bearer_auth(&secret).send().await?.bytes().await?;
+        let body = client
+            .get(&rest_url)
+            .bearer_auth(&secret)
+            .send()
+            .await?
+            .bytes()
+            .await?;
         Ok(body.len())
     })
     .await?;
     let call = json!({"name": "list_events", "arguments": {"start": START, "end": END}});
-    let tools = time(rounds, || async { mcp.request("tools/call", call.clone()).await.map(|a| a.len()) }).await?;
+    let tools = time(rounds, || async {
+        mcp.request("tools/call", call.clone())
+            .await
+            .map(|a| a.len())
+    })
+    .await?;
     println!("one week ({START}..{END}), {rounds} rounds each, after one warm-up");
     report("REST GET /api/v1/events", &rest);
     report("MCP tools/call list_events", &tools);
@@ -93,16 +104,31 @@ impl<'a> Mcp<'a> {
         answer.bytes().await?;
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         post(client, url, secret, Some(&session), &initialized).await?;
-        Ok(Mcp { client, url: url.to_string(), secret: secret.to_string(), session })
+        Ok(Mcp {
+            client,
+            url: url.to_string(),
+            secret: secret.to_string(),
+            session,
+        })
     }
 
     /// The result's JSON text, read from the answer's SSE event.
-    async fn request(&self, method: &str, params: Value) -> Result<String, Box<dyn std::error::Error>> {
+    async fn request(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<String, Box<dyn std::error::Error>> {
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let text = post(self.client, &self.url, &self.secret, Some(&self.session), &message)
-            .await?
-            .text()
-            .await?;
+        let text = post(
+            self.client,
+            &self.url,
+            &self.secret,
+            Some(&self.session),
+            &message,
+        )
+        .await?
+        .text()
+        .await?;
         text.lines()
             .filter_map(|line| line.strip_prefix("data:"))
             .map(str::trim)
@@ -130,7 +156,10 @@ async fn post(
     request.send().await?.error_for_status()
 }
 
-async fn time<F, Fut>(rounds: usize, run: F) -> Result<Vec<(Duration, usize)>, Box<dyn std::error::Error>>
+async fn time<F, Fut>(
+    rounds: usize,
+    run: F,
+) -> Result<Vec<(Duration, usize)>, Box<dyn std::error::Error>>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<usize, Box<dyn std::error::Error>>>,

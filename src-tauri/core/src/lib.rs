@@ -73,10 +73,10 @@ pub mod clock;
 pub mod data_lock;
 pub mod events;
 pub mod fsutil;
-pub mod mcp;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod ics;
+pub mod mcp;
 pub mod onboarding;
 pub mod os_registration;
 pub mod paths;

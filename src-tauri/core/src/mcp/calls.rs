@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 
 use super::McpContext;
 use super::params::{
-    CreateParams, DeleteParams, EventIdParams, EventInput, NoParams, QuickAddParams,
-    RangeParams, RemindersParams, SearchParams, UpdateParams,
+    CreateParams, DeleteParams, EventIdParams, EventInput, NoParams, QuickAddParams, RangeParams,
+    RemindersParams, SearchParams, UpdateParams,
 };
 use super::untrusted::{answer, plain};
 use crate::api::{ApiError, AuthorizedApi, DateRange, EventFilter, EventOptions};

@@ -90,7 +90,8 @@ pub enum Round {
 pub fn input_round(responses: Option<&InputResponses>, action: &str) -> Round {
     let Some(response) = responses.and_then(|responses| responses.get(INPUT_KEY)) else {
         let request = ElicitRequest::new(question(action));
-        let requests = BTreeMap::from([(INPUT_KEY.to_string(), InputRequest::Elicitation(request))]);
+        let requests =
+            BTreeMap::from([(INPUT_KEY.to_string(), InputRequest::Elicitation(request))]);
         return Round::Ask(InputRequiredResult::from_input_requests(requests));
     };
     let answer = serde_json::from_value::<ElicitResult>(response.clone()).ok();
@@ -152,7 +153,10 @@ mod tests {
             panic!("a first call is asked about");
         };
         let wire = serde_json::to_value(&ask).unwrap();
-        assert_eq!(wire["inputRequests"][INPUT_KEY]["method"], "elicitation/create");
+        assert_eq!(
+            wire["inputRequests"][INPUT_KEY]["method"],
+            "elicitation/create"
+        );
         let answered = |answer: Value| {
             let responses = InputResponses::from([(INPUT_KEY.to_string(), answer)]);
             match input_round(Some(&responses), "delete “Standup”") {

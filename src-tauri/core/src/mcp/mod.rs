@@ -26,6 +26,7 @@ pub use confirm::NOBODY_TO_ASK;
 use std::sync::Arc;
 
 use axum::http::request::Parts;
+use rmcp::ErrorData as McpError;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
@@ -34,7 +35,6 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer, ServiceExt};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::ErrorData as McpError;
 use serde_json::Value;
 use tokio::sync::watch;
 

@@ -118,9 +118,12 @@ async fn the_python_client_reads_writes_and_is_refused_an_unconfirmed_delete() {
     assert_eq!(facts["edited"]["title"], "MCP lunch moved");
     // The edit is in the note the create made.
     let created = app.vault().join("events/2026-01-07 MCP lunch moved.md");
-    let note = std::fs::read_to_string(&created)
-        .unwrap_or_else(|e| panic!("{}: {e}", created.display()));
-    assert!(note.contains("startTime: \"12:30\"") || note.contains("startTime: 12:30"), "{note}");
+    let note =
+        std::fs::read_to_string(&created).unwrap_or_else(|e| panic!("{}: {e}", created.display()));
+    assert!(
+        note.contains("startTime: \"12:30\"") || note.contains("startTime: 12:30"),
+        "{note}"
+    );
     // Refused, so the note is still there.
     assert!(app.vault().join(STANDUP).exists());
 }
@@ -188,6 +191,9 @@ async fn mcp_answers_only_when_switched_on_and_only_with_a_token() {
         .unwrap()
         .unwrap();
     assert_eq!(post(None).send().await.unwrap().status(), 401);
-    assert_eq!(post(Some("not-a-token")).send().await.unwrap().status(), 403);
+    assert_eq!(
+        post(Some("not-a-token")).send().await.unwrap().status(),
+        403
+    );
     assert_eq!(post(Some(&token)).send().await.unwrap().status(), 200);
 }
