@@ -102,7 +102,7 @@ async def session(client):
     standup = next(e for e in data["events"] if e["title"] == "Standup")
     refused, text = await call(client, "delete_event", {"id": standup["id"]})
     check(refused.is_error, f"a delete with nobody to ask must be refused: {text}")
-    check("elicitation" in text and "desktop app" in text, f"says how to allow it: {text}")
+    check("elicitation" in text and "Nothing was changed" in text, f"says how to allow it: {text}")
     facts["refusal"] = text
     facts["standupId"] = standup["id"]
     return facts
