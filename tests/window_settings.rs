@@ -173,7 +173,7 @@ async fn tokens_can_be_generated_with_the_keyboard_alone() {
     let mut order = Vec::new();
     while session.focused_id().await != "generate-open" {
         assert!(
-            order.len() < 10,
+            order.len() < 12,
             "Generate Token is not reachable by Tab: {order:?}"
         );
         session.press(TAB).await;

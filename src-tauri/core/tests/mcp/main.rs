@@ -197,3 +197,18 @@ async fn mcp_answers_only_when_switched_on_and_only_with_a_token() {
     );
     assert_eq!(post(Some(&token)).send().await.unwrap().status(), 200);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_token_can_switch_the_mcp_server_on() {
+    let app = Instance::start(false).await;
+    let full_access = Actor::Token([Scope::SystemFullAccess].into_iter().collect());
+    let plugin = app.core.plugin().clone();
+    let refused = tokio::task::spawn_blocking(move || {
+        plugin.update_settings(full_access, &json!({"mcpServer": {"enabled": true}}))
+    })
+    .await
+    .unwrap();
+    let error = refused.expect_err("a token may not open the MCP server");
+    assert!(error.to_string().contains("mcpServer"), "{error}");
+    assert!(!app.core.settings.get().mcp_server.enabled);
+}
