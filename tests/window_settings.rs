@@ -173,7 +173,7 @@ async fn tokens_can_be_generated_with_the_keyboard_alone() {
     let mut order = Vec::new();
     while session.focused_id().await != "generate-open" {
         assert!(
-            order.len() < 10,
+            order.len() < 12,
             "Generate Token is not reachable by Tab: {order:?}"
         );
         session.press(TAB).await;
@@ -233,5 +233,45 @@ async fn an_unusable_vault_is_named_in_a_banner_until_it_is_fixed() {
     session
         .wait_for("document.getElementById('vault-problem').hidden")
         .await;
+    session.end().await;
+}
+
+/// The MCP switch opens `/mcp` on the REST port (the window is the user, the
+/// only one who may); before it, `/mcp` is a 404 even with a valid token.
+#[tokio::test]
+async fn the_mcp_switch_opens_mcp_on_the_rest_port() {
+    let instance = Instance::new();
+    // Before the app starts: it reads its tokens at start.
+    let token = instance.mint_token(&[almanac_core::tokens::Scope::EventsRead]);
+    let session = Session::start(&instance, "settings", Theme::Light).await;
+    session.click("#rest-enabled").await;
+    session.wait_for(&format!("{STATUS} === 'running'")).await;
+    let url = format!("http://127.0.0.1:{}/mcp", instance.rest_port);
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "window test", "version": "1"}},
+    });
+    let status = || async {
+        reqwest::Client::new()
+            .post(&url)
+            .bearer_auth(&token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+    assert_eq!(status().await, StatusCode::NOT_FOUND, "off by default");
+
+    session.click("#mcp-enabled").await;
+    session
+        .wait_for("document.getElementById('mcp-enabled').checked")
+        .await;
+    support::eventually("/mcp to answer", || async {
+        (status().await == StatusCode::OK).then_some(())
+    })
+    .await;
     session.end().await;
 }

@@ -12,6 +12,7 @@ Usage: almanac [--headless] [--vault DIR] [--open WINDOW]
        almanac --new-feed NAME --calendars ID,... | --list-feeds | --revoke-feed ID
        almanac token create|list|revoke ...   (see `almanac token --help`)
        almanac events|agenda|calendars|reminders ...   (see `almanac events --help`)
+       almanac mcp   (MCP for AI assistants on stdin/stdout; see `almanac mcp --help`)
 
   --headless     run the calendar REST server and the reminder daemon with no
                  windows (the default when no display is available)

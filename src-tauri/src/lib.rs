@@ -10,6 +10,7 @@ mod diagnostics;
 pub mod events_cli;
 pub mod feeds;
 pub mod headless;
+pub mod mcp_cli;
 mod reminder_daemon;
 mod reminder_fired;
 pub mod token_cli;

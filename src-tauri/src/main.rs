@@ -20,6 +20,9 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).is_some_and(|arg| arg == "token") {
         return token_cli::main(std::env::args().skip(2));
     }
+    if std::env::args().nth(1).is_some_and(|arg| arg == "mcp") {
+        return almanac::mcp_cli::main(std::env::args().skip(2));
+    }
     let args = match cli::Args::parse(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(message) => {

@@ -13,6 +13,8 @@ use almanac::{cli, headless, token_cli};
 const USAGE: &str = "\
 Usage: almanac-server [--vault DIR]
        almanac-server token create|list|revoke ...   (see `almanac-server token --help`)
+       almanac-server events|agenda|calendars|reminders ...   (see `almanac-server events --help`)
+       almanac-server mcp   (MCP for AI assistants on stdin/stdout; see `almanac-server mcp --help`)
 
 Runs the calendar REST server and the reminder daemon, with no windows, until
 SIGINT or SIGTERM. The desktop app is `almanac`.
@@ -26,6 +28,9 @@ fn main() -> ExitCode {
     }
     if std::env::args().nth(1).is_some_and(|arg| arg == "token") {
         return token_cli::main(std::env::args().skip(2));
+    }
+    if std::env::args().nth(1).is_some_and(|arg| arg == "mcp") {
+        return almanac::mcp_cli::main(std::env::args().skip(2));
     }
     let args = match cli::Args::parse(std::env::args().skip(1)) {
         Ok(args) if args.open.is_none() && args.request_access.is_none() => args,

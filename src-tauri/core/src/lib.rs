@@ -44,6 +44,8 @@
 //!   event's fields, in the display zone (REST, the sidebar, the CLI, MCP).
 //! - [`caldav_server`]: the CalDAV server for calendar apps, and subscription
 //!   feeds; both off until the user turns `caldavServer` on.
+//! - [`mcp`]: the MCP server for AI assistants (`/mcp` on the REST port,
+//!   and stdio), off until the user turns `mcpServer` on.
 //! - [`app`]: [`app::Core`], the wired instance. Start here:
 //!
 //! ```no_run
@@ -79,6 +81,7 @@ pub mod fsutil;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod ics;
+pub mod mcp;
 pub mod onboarding;
 pub mod os_registration;
 pub mod paths;

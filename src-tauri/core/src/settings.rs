@@ -11,7 +11,7 @@
 //! as the desktop bridge). Secrets never live here: PATs are in the keyring.
 //!
 //! One file per section or concern: [`Settings`] and its top-level checks
-//! here; `calendars` (`calendarSources`), `caldav_server`, `reminders`,
+//! here; `calendars` (`calendarSources`), `servers` (`caldavServer`, `mcpServer`), `reminders`,
 //! `task_date`, [`vault_path`] and [`bounds`] for their sections; `patch`
 //! (a partial object merged and checked whole), `store` ([`SettingsStore`]:
 //! the file and the commit), [`class`] (who may change what) and
@@ -26,24 +26,24 @@ use crate::paths::Paths;
 use crate::view::CalendarView;
 
 pub mod bounds;
-mod caldav_server;
 mod calendars;
 pub mod class;
 mod patch;
 pub mod redact;
 mod reminders;
+mod servers;
 mod store;
 mod task_date;
 pub mod vault_path;
 
 pub use crate::calendar::kinds::SourceKind;
-pub use caldav_server::CaldavServerSettings;
 pub(crate) use calendars::default_color;
 pub use calendars::{CALENDAR_COMPONENTS, CalendarSource};
 pub use reminders::{
     DEFAULT_REMINDER_MINUTES, HORIZON_DAYS, MAX_DEFAULT_MINUTES, MAX_HOOK_COMMAND_CHARS,
     ReminderSettings,
 };
+pub use servers::{CaldavServerSettings, McpServerSettings};
 pub use store::SettingsStore;
 pub use task_date::TaskDateField;
 
@@ -76,6 +76,9 @@ pub struct Settings {
     pub vault_name: Option<String>,
     /// The CalDAV server for calendar apps (off by default).
     pub caldav_server: CaldavServerSettings,
+    /// The MCP server for AI assistants, at `/mcp` on the REST port (off by
+    /// default; see `crate::mcp`).
+    pub mcp_server: McpServerSettings,
 }
 
 impl Default for Settings {
@@ -100,6 +103,7 @@ impl Default for Settings {
             reminders: ReminderSettings::default(),
             vault_name: None,
             caldav_server: CaldavServerSettings::default(),
+            mcp_server: McpServerSettings::default(),
         }
     }
 }

@@ -59,6 +59,8 @@ function showSettings(settings) {
   $('port-in-url').textContent = settings.localServerPort;
   if (document.activeElement !== portInput) portInput.value = settings.localServerPort;
   showCaldav(settings.caldavServer);
+  mcpSwitch.checked = settings.mcpServer.enabled;
+  $('mcp-port-in-url').textContent = settings.localServerPort;
 }
 
 /** The listener's state as reported by the shell (see `rest_status`). */
@@ -92,6 +94,24 @@ $('port-form').addEventListener('submit', async (event) => {
   } catch (error) {
     portMessage.className = 'error';
     portMessage.textContent = errorText(error);
+  }
+});
+
+// ---- MCP server ---------------------------------------------------------------
+
+const mcpSwitch = $('mcp-enabled');
+
+mcpSwitch.addEventListener('change', async () => {
+  const wanted = mcpSwitch.checked;
+  const message = $('mcp-message');
+  message.className = '';
+  message.textContent = '';
+  try {
+    showSettings(await invoke('settings_update', { patch: { mcpServer: { enabled: wanted } } }));
+  } catch (error) {
+    mcpSwitch.checked = !wanted;
+    message.className = 'error';
+    message.textContent = errorText(error);
   }
 });
 

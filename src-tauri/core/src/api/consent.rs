@@ -53,9 +53,34 @@ pub enum Consent {
     Declined,
 }
 
+/// A destructive write an assistant wants to make (an MCP delete or
+/// whole-series edit), for the user to allow or refuse.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteConfirmation {
+    /// The token the assistant acts with.
+    pub token_name: String,
+    /// What would happen, e.g. "delete “Standup” and all its occurrences".
+    pub action: String,
+}
+
 /// Asks the user about an [`AccessRequest`]. May block until they answer.
 pub trait ConsentPrompt: Send + Sync {
     fn ask(&self, request: &AccessRequest) -> Consent;
+
+    /// Whether [`ConsentPrompt::confirm_write`] can reach the user at all
+    /// (a display is there); when not, no dialog slot is spent on asking.
+    fn can_confirm_writes(&self) -> bool {
+        false
+    }
+
+    /// Asks the user whether a destructive write may go ahead: `Some(true)`
+    /// allows it, `Some(false)` refuses it, `None` means nobody can be asked
+    /// (no display), so the caller must refuse and say how to allow it.
+    fn confirm_write(&self, confirmation: &WriteConfirmation) -> Option<bool> {
+        let _ = confirmation;
+        None
+    }
 }
 
 /// The answer when no one can be asked.

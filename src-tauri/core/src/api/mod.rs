@@ -25,12 +25,15 @@ pub mod plugin;
 pub mod quick_add;
 pub mod registry;
 pub mod request;
+mod scope_check;
 pub mod shown_text;
 pub mod state;
 pub mod ui;
 
 pub use authorized::AuthorizedApi;
-pub use consent::{AccessRequest, Consent, ConsentPrompt, DeclineAll, ShownRequest};
+pub use consent::{
+    AccessRequest, Consent, ConsentPrompt, DeclineAll, ShownRequest, WriteConfirmation,
+};
 pub use consent_gate::MAX_REQUESTS_PER_MINUTE;
 pub use error::ApiError;
 pub use plugin::{CalendarPlugin, MAX_REASON_CHARS, PLUGIN_ID};

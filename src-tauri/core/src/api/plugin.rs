@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use super::authorized::AuthorizedApi;
-use super::consent::{AccessRequest, Consent, ConsentPrompt};
+use super::consent::{AccessRequest, Consent, ConsentPrompt, WriteConfirmation};
 use super::consent_gate::{ConsentGate, MAX_REQUESTS_PER_MINUTE};
 use super::error::ApiError;
 use super::ui::UiController;
@@ -96,6 +96,19 @@ impl CalendarPlugin {
                 .collect(),
         };
         AuthorizedApi::owner(self.clone(), grant)
+    }
+
+    /// Asks the user to allow a destructive write, through the same gate as
+    /// access requests (rate-limited, one dialog at a time); `None` when
+    /// nobody can be asked or the gate is full.
+    pub(super) fn confirm_write(&self, confirmation: &WriteConfirmation) -> Option<bool> {
+        if !self.consent.can_confirm_writes() {
+            return None;
+        }
+        let turn = self.consent_gate.admit(|| {}).ok()?;
+        let answer = self.consent.confirm_write(confirmation);
+        drop(turn);
+        answer
     }
 
     /// `requestAccess(name, reason, scopes)`: asks the user, through the

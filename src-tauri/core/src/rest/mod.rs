@@ -11,7 +11,7 @@
 //!    revoked token;
 //! 6. `limit`: `413` over 1 MiB;
 //! 7. routing: the feature routers (`events`, `quick_add`, `calendars`, `ui`,
-//!    `settings`), `404` for unknown paths, `405` + `Allow` for wrong methods.
+//!    `settings`, and `mcp`, the MCP server's `/mcp` when switched on), `404` for unknown paths, `405` + `Allow` for wrong methods.
 //!    Each handler's first extractor, `auth::Authorized`, answers `403` for
 //!    a missing scope before the query or body is looked at.
 //!
@@ -31,6 +31,7 @@ mod extract;
 mod fallback;
 mod host;
 mod limit;
+mod mcp;
 pub mod openapi;
 mod params;
 mod query_slots;
@@ -66,6 +67,17 @@ pub struct RestState {
     calendar: Calendar,
     answers: Arc<AnswerCache>,
     query_slots: Arc<QuerySlots>,
+    /// `/mcp`'s service, when this state serves a whole instance.
+    mcp: Option<Arc<McpRoute>>,
+}
+
+/// The MCP server as `/mcp` serves it.
+struct McpRoute {
+    context: crate::mcp::McpContext,
+    service: rmcp::transport::streamable_http_server::StreamableHttpService<
+        crate::mcp::AlmanacMcp,
+        rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+    >,
 }
 
 impl RestState {
@@ -77,13 +89,20 @@ impl RestState {
             calendar,
             answers,
             query_slots: Arc::new(QuerySlots::new()),
+            mcp: None,
         }
     }
 }
 
 impl From<&Core> for RestState {
+    /// The whole instance's API, `/mcp` included.
     fn from(core: &Core) -> Self {
-        Self::new(core.plugin().clone(), core.calendar.clone())
+        let context = crate::mcp::McpContext::from(core);
+        let service = crate::mcp::http_service(context.clone());
+        Self {
+            mcp: Some(Arc::new(McpRoute { context, service })),
+            ..Self::new(core.plugin().clone(), core.calendar.clone())
+        }
     }
 }
 
@@ -121,6 +140,7 @@ pub fn router(state: RestState, port: u16) -> Router {
         .merge(changes::routes())
         .merge(ui::routes())
         .merge(settings::routes())
+        .merge(mcp::routes())
         .fallback(fallback::not_found)
         .layer(limit::streaming())
         .layer(middleware::from_fn(limit::declared_length))

@@ -17,6 +17,7 @@
 //! | `displayTimezone`, `vaultPath`, `vaultName`, `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*` | privileged | `system:full-access` |
 //! | `calendarSources[].allowPrivateNetwork` (set, or a flagged source's URL changed) | user only | the desktop UI or the settings file |
 //! | `caldavServer` (`enabled`, `port`) | user only | the desktop UI or the settings file |
+//! | `mcpServer` (`enabled`) | user only | the desktop UI or the settings file |
 //!
 //! A key counts as changed when the value sent differs from the current one
 //! (as `GET /settings` shows it to a full-access token). Sending a privileged
@@ -55,7 +56,7 @@ impl SettingClass {
 
 /// Every top-level setting and its class; `reminders` stands for each of its
 /// keys. The one place the classification is stated.
-pub const CLASSES: [(&str, SettingClass); 10] = [
+pub const CLASSES: [(&str, SettingClass); 11] = [
     ("initialView", SettingClass::Display),
     ("firstDay", SettingClass::Display),
     // The zone of every event without its own, so when its reminder fires.
@@ -68,6 +69,7 @@ pub const CLASSES: [(&str, SettingClass); 10] = [
     ("localServerPort", SettingClass::Privileged),
     ("reminders", SettingClass::Privileged),
     ("caldavServer", SettingClass::Privileged),
+    ("mcpServer", SettingClass::Privileged),
 ];
 
 /// The per-source flag only the user may set.
@@ -187,6 +189,13 @@ impl Actor {
         if current.caldav_server != next.caldav_server {
             return Err(Refusal::UserOnly {
                 key: "caldavServer".to_string(),
+            });
+        }
+        // The MCP server lets an assistant act with a token: only the user
+        // opens that door.
+        if current.mcp_server != next.mcp_server {
+            return Err(Refusal::UserOnly {
+                key: "mcpServer".to_string(),
             });
         }
         for (index, source) in next.calendar_sources.iter().enumerate() {

@@ -17,7 +17,7 @@
 //!
 //! No maintained Rust crate speaks CalDAV's client side over a blocking
 //! reqwest client, so the few requests needed are written here; quick-xml
-//! parses the answers (through the server's `caldav::xml` tree).
+//! parses the answers (through the WebDAV XML tree it shares with the server, `crate::webdav::xml`).
 
 pub mod account;
 pub(crate) mod dav;

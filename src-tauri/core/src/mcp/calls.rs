@@ -1,0 +1,322 @@
+//! What each tool does, on the in-process API ([`AuthorizedApi`]): the same
+//! calls, scopes and limits as REST. These run on a blocking thread (the
+//! API's writes touch the disk); the confirmation of destructive writes
+//! ([`super::confirm`]) happens before, on the async side.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+use rmcp::model::CallToolResult;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::McpContext;
+use super::params::{
+    CreateParams, DeleteParams, EventIdParams, EventInput, NoParams, QuickAddParams, RangeParams,
+    RemindersParams, SearchParams, UpdateParams,
+};
+use super::untrusted::{answer, plain};
+use crate::api::{ApiError, AuthorizedApi, DateRange, EventFilter, EventOptions};
+use crate::calendar::{Event, EventFields, EventType, RangeSide, parse_range_bound};
+
+/// Why a call did not happen, as the assistant reads it.
+pub type Refusal = String;
+
+/// Runs tool `name` with `args`.
+pub fn run(
+    api: &AuthorizedApi,
+    context: &McpContext,
+    name: &str,
+    args: Value,
+) -> Result<CallToolResult, Refusal> {
+    let tz = context.calendar.display_timezone();
+    match name {
+        "list_calendars" => {
+            let NoParams {} = parse(args)?;
+            let sources = api.get_sources().map_err(refused)?;
+            Ok(answer(json!({ "calendars": sources })))
+        }
+        "list_events" => {
+            let params: RangeParams = parse(args)?;
+            let filter = EventFilter {
+                date_range: Some(range(Some(&params.start), Some(&params.end), tz)?),
+                calendar_ids: params.calendars,
+                ..EventFilter::default()
+            };
+            events_answer(api, &filter, tz)
+        }
+        "search_events" => {
+            let params: SearchParams = parse(args)?;
+            if params.text.trim().is_empty() {
+                return Err("invalid `text`: give the text to search for".into());
+            }
+            let filter = EventFilter {
+                query: Some(params.text),
+                date_range: Some(range(params.start.as_deref(), params.end.as_deref(), tz)?),
+                calendar_ids: params.calendars,
+                ..EventFilter::default()
+            };
+            events_answer(api, &filter, tz)
+        }
+        "get_event" => {
+            let EventIdParams { id } = parse(args)?;
+            let details = api.get_event_details(&id).map_err(refused)?;
+            Ok(answer(json!({
+                "event": event_view(&details.event, tz),
+                "location": details.location,
+            })))
+        }
+        "free_busy" => {
+            let params: RangeParams = parse(args)?;
+            free_busy(api, params, tz)
+        }
+        "current_time" => {
+            let NoParams {} = parse(args)?;
+            let now = Utc::now().with_timezone(&tz);
+            Ok(plain(json!({
+                "now": now.to_rfc3339(),
+                "date": now.date_naive().to_string(),
+                "weekday": now.format("%A").to_string(),
+                "timeZone": tz.name(),
+            })))
+        }
+        "upcoming_reminders" => {
+            let RemindersParams { limit } = parse(args)?;
+            api.require_scope(crate::tokens::Scope::EventsRead)
+                .map_err(refused)?;
+            let limit = limit.unwrap_or(10).clamp(1, 100) as usize;
+            let now = Utc::now();
+            let set = context.reminders.borrow().clone();
+            let reminders: Vec<Value> = set
+                .reminders
+                .iter()
+                .filter(|reminder| reminder.trigger >= now)
+                .take(limit)
+                .map(|reminder| {
+                    json!({
+                        "eventId": reminder.event_id,
+                        "calendarId": reminder.calendar_id,
+                        "title": reminder.title,
+                        "at": local(reminder.trigger, tz),
+                        "eventStart": local(reminder.start, tz),
+                        "minutesBefore": reminder.minutes_before,
+                    })
+                })
+                .collect();
+            Ok(answer(json!({ "reminders": reminders })))
+        }
+        "create_event" => {
+            let CreateParams { calendar_id, event } = parse(args)?;
+            let created = api
+                .create_event(&calendar_id, fields(event)?, EventOptions::default())
+                .map_err(refused)?;
+            Ok(answer(json!({ "created": event_view(&created, tz) })))
+        }
+        "update_event" => {
+            let params: UpdateParams = parse(args)?;
+            let options = EventOptions {
+                instance_date: occurrence(params.occurrence_date.as_deref())?,
+                ..EventOptions::default()
+            };
+            let updated = api
+                .update_event(&params.id, fields(params.changes)?, options)
+                .map_err(refused)?;
+            Ok(answer(json!({ "updated": event_view(&updated, tz) })))
+        }
+        "delete_event" => {
+            let params: DeleteParams = parse(args)?;
+            let options = EventOptions {
+                instance_date: occurrence(params.occurrence_date.as_deref())?,
+                ..EventOptions::default()
+            };
+            api.delete_event(&params.id, options).map_err(refused)?;
+            Ok(plain(json!({
+                "deleted": params.id,
+                "occurrenceDate": params.occurrence_date,
+            })))
+        }
+        "quick_add" => {
+            let params: QuickAddParams = parse(args)?;
+            let dry_run = params.dry_run.unwrap_or(false);
+            let added = api
+                .quick_add(&params.text, params.calendar_id.as_deref(), None, dry_run)
+                .map_err(refused)?;
+            let read = serde_json::to_value(&added.read.fields).unwrap_or(Value::Null);
+            Ok(answer(json!({
+                "calendarId": added.read.calendar_id,
+                "read": read,
+                "created": added.created.as_ref().map(|event| event_view(event, tz)),
+            })))
+        }
+        other => Err(format!("there is no tool named `{other}`")),
+    }
+}
+
+/// What a destructive call would do, for the person to confirm; `None`
+/// when it is not destructive (an edit of one occurrence, of a single
+/// event). Reads the event, so a bad id is refused before anyone is asked.
+pub fn destructive_action(
+    api: &AuthorizedApi,
+    name: &str,
+    args: &Value,
+) -> Result<Option<String>, Refusal> {
+    match name {
+        "delete_event" => {
+            let params: DeleteParams = parse(args.clone())?;
+            let event = api.get_event_details(&params.id).map_err(refused)?.event;
+            Ok(Some(match params.occurrence_date {
+                Some(date) => format!("delete the {date} occurrence of “{}”", event.title),
+                None if is_series(&event) => {
+                    format!("delete “{}” and every occurrence of it", event.title)
+                }
+                None => format!("delete “{}” ({})", event.title, event.date),
+            }))
+        }
+        "update_event" => {
+            let params: UpdateParams = parse(args.clone())?;
+            if params.occurrence_date.is_some() {
+                return Ok(None);
+            }
+            let event = api.get_event_details(&params.id).map_err(refused)?.event;
+            Ok(is_series(&event).then(|| {
+                format!(
+                    "change every occurrence of the recurring event “{}”",
+                    event.title
+                )
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn is_series(event: &Event) -> bool {
+    event.kind != EventType::Single
+}
+
+fn events_answer(
+    api: &AuthorizedApi,
+    filter: &EventFilter,
+    tz: Tz,
+) -> Result<CallToolResult, Refusal> {
+    let found = api.get_events_answer(filter).map_err(refused)?;
+    let events: Vec<Value> = found.events.iter().map(|e| event_view(e, tz)).collect();
+    let left_out = serde_json::to_value(&found.left_out).unwrap_or(Value::Null);
+    Ok(answer(json!({
+        "timeZone": tz.name(),
+        "count": events.len(),
+        "events": events,
+        "seriesLeftOut": left_out,
+    })))
+}
+
+fn free_busy(api: &AuthorizedApi, params: RangeParams, tz: Tz) -> Result<CallToolResult, Refusal> {
+    let window = range(Some(&params.start), Some(&params.end), tz)?;
+    let (from, to) = (
+        window.start_millis.unwrap_or_default(),
+        window.end_millis.unwrap_or_default(),
+    );
+    let filter = EventFilter {
+        date_range: Some(window),
+        calendar_ids: params.calendars,
+        // Busy time is the events': tasks and all-day events (which mark a
+        // day rather than block its hours) do not count.
+        is_task: Some(false),
+        ..EventFilter::default()
+    };
+    let events = api.get_events(&filter).map_err(refused)?;
+    let mut busy: Vec<(i64, i64)> = events
+        .iter()
+        .filter(|event| !event.all_day)
+        .filter_map(|event| Some((event.start_millis?, event.end_millis?)))
+        .map(|(start, end)| (start.max(from), end.min(to)))
+        .filter(|(start, end)| start < end)
+        .collect();
+    busy.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for (start, end) in busy {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    let busy: Vec<Value> = merged
+        .into_iter()
+        .map(|(start, end)| json!({ "start": local_millis(start, tz), "end": local_millis(end, tz) }))
+        .collect();
+    Ok(plain(json!({ "timeZone": tz.name(), "busy": busy })))
+}
+
+/// An event as the tools show it: times in the display zone, the id (and
+/// for an occurrence its date) to address it with.
+fn event_view(event: &Event, tz: Tz) -> Value {
+    let (start, end) = match event.all_day {
+        true => (
+            Some(event.date.clone()),
+            Some(event.end_date.clone().unwrap_or_else(|| event.date.clone())),
+        ),
+        false => (
+            event.start_millis.map(|ms| local_millis(ms, tz)),
+            event.end_millis.map(|ms| local_millis(ms, tz)),
+        ),
+    };
+    json!({
+        "id": event.id,
+        "instanceDate": event.instance_date,
+        "title": event.title,
+        "calendarId": event.calendar_id,
+        "calendarName": event.calendar_name,
+        "allDay": event.all_day,
+        "start": start,
+        "end": end,
+        "recurring": is_series(event),
+        "isTask": event.is_task(),
+        "completed": event.is_completed(),
+        "location": event.location,
+        "description": event.description,
+    })
+}
+
+fn local(at: DateTime<Utc>, tz: Tz) -> String {
+    at.with_timezone(&tz).to_rfc3339()
+}
+
+fn local_millis(millis: i64, tz: Tz) -> String {
+    DateTime::from_timestamp_millis(millis)
+        .map(|at| local(at, tz))
+        .unwrap_or_default()
+}
+
+/// A range read as REST reads `start`/`end`; a side left open is open.
+fn range(start: Option<&str>, end: Option<&str>, tz: Tz) -> Result<DateRange, Refusal> {
+    let bound = |value: Option<&str>, side| {
+        value
+            .map(|value| parse_range_bound(value, side, tz))
+            .transpose()
+            .map_err(|error| refused(ApiError::from(error)))
+    };
+    Ok(DateRange {
+        start_millis: bound(start, RangeSide::Start)?,
+        end_millis: bound(end, RangeSide::End)?,
+    })
+}
+
+fn occurrence(date: Option<&str>) -> Result<Option<NaiveDate>, Refusal> {
+    date.map(|date| {
+        date.parse::<NaiveDate>()
+            .map_err(|_| format!("invalid `occurrenceDate`: `{date}` is not a YYYY-MM-DD date"))
+    })
+    .transpose()
+}
+
+/// The tool's fields as the API's event fields (the same checks as REST).
+fn fields(input: EventInput) -> Result<EventFields, Refusal> {
+    let wire = serde_json::to_value(input).map_err(|error| error.to_string())?;
+    serde_json::from_value(wire).map_err(|error| format!("invalid event fields: {error}"))
+}
+
+fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Refusal> {
+    serde_json::from_value(args).map_err(|error| format!("invalid arguments: {error}"))
+}
+
+fn refused(error: ApiError) -> Refusal {
+    error.to_string()
+}

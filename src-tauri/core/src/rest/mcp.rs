@@ -1,0 +1,34 @@
+//! `/mcp`: the MCP server's Streamable HTTP transport ([`crate::mcp`]) on the
+//! REST port, behind the same layers as every route (loopback `Host`, the
+//! bearer check, the body limit). It answers only while the user has
+//! switched it on (`mcpServer.enabled`); otherwise `404`, saying how.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use tower::ServiceExt;
+
+use super::RestState;
+use super::error::RestError;
+
+pub fn routes() -> Router<RestState> {
+    Router::new().route("/mcp", any(serve))
+}
+
+/// Hands the request to the MCP service.
+async fn serve(State(state): State<RestState>, request: Request) -> Response {
+    let Some(mcp) = state.mcp.as_ref().filter(|mcp| mcp.context.enabled()) else {
+        return RestError::NotFound(
+            "the MCP server is off; the user can turn it on in Settings > API & Security \
+             (mcpServer.enabled)"
+                .to_string(),
+        )
+        .into_response();
+    };
+    match mcp.service.clone().oneshot(request).await {
+        Ok(response) => response.map(Body::new),
+        Err(never) => match never {},
+    }
+}

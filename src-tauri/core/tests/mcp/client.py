@@ -1,0 +1,153 @@
+"""Drives Almanac's MCP server with the official Python MCP client (PyPI `mcp`).
+
+Usage: client.py SCENARIO TRANSPORT TARGET
+  TRANSPORT `http`: TARGET is the /mcp URL, the token is in ALMANAC_TOKEN.
+  TRANSPORT `stdio`: TARGET is the almanac binary, run as `TARGET mcp` with
+  this process's environment (ALMANAC_TOKEN, XDG_*).
+Scenarios:
+  session    lists the tools with their hints, reads a week with a recurring
+             event expanded, creates and edits an event, and is refused a
+             delete (no elicitation, nobody to ask).
+  read-only  sees only the read-only tools; a write tool is refused.
+  elicit ID  deletes event ID, accepting the confirmation asked through
+             elicitation.
+MCP_MODE picks how the client negotiates: `legacy` (the default: the
+initialize handshake, where the server asks through elicitation requests) or
+`auto` (protocol 2026-07-28 when the server has it: no handshake, and the
+server asks through the call's InputRequiredResult).
+Prints one JSON object of facts on its last line; the Rust test checks the
+vault. Exits non-zero on any failed expectation.
+"""
+
+import asyncio
+import json
+import os
+import sys
+
+import httpx2
+from mcp import Client, StdioServerParameters, types
+from mcp.client.streamable_http import streamable_http_client
+
+WRITE_TOOLS = {"create_event", "update_event", "delete_event", "quick_add"}
+READ_TOOLS = {
+    "list_calendars", "list_events", "search_events", "get_event", "free_busy",
+    "current_time", "upcoming_reminders",
+}
+FENCE = "<untrusted-calendar-data>"
+
+
+def server(transport, target):
+    if transport == "http":
+        token = os.environ["ALMANAC_TOKEN"]
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        return streamable_http_client(target, http_client=http)
+    return StdioServerParameters(command=target, args=["mcp"], env=dict(os.environ))
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit(f"FAILED: {message}")
+
+
+async def tools_by_name(client):
+    listed = await client.list_tools()
+    return {tool.name: tool for tool in listed.tools}
+
+
+async def call(client, name, arguments):
+    result = await client.call_tool(name, arguments)
+    text = result.content[0].text if result.content else ""
+    return result, text
+
+
+async def session(client):
+    facts = {}
+    tools = await tools_by_name(client)
+    check(set(tools) == READ_TOOLS | WRITE_TOOLS, f"tools: {sorted(tools)}")
+    for name, tool in tools.items():
+        hints = tool.annotations
+        check(hints is not None, f"{name} has no annotations")
+        check(hints.read_only_hint == (name in READ_TOOLS), f"{name} readOnlyHint")
+        check(hints.destructive_hint is not None and hints.idempotent_hint is not None,
+              f"{name} destructive/idempotent hints")
+        check(tool.input_schema.get("type") == "object", f"{name} schema")
+    check(tools["delete_event"].annotations.destructive_hint is True, "delete is destructive")
+    check(tools["list_events"].annotations.destructive_hint is False, "a read is not destructive")
+    facts["tools"] = sorted(tools)
+
+    week, text = await call(client, "list_events", {"start": "2026-01-05", "end": "2026-01-11"})
+    check(not week.is_error, f"list_events: {text}")
+    check(text.count(FENCE) == 1 and "untrusted" in text, "note text is fenced as untrusted")
+    data = week.structured_content["data"]
+    check(week.structured_content["untrustedContent"] is True, "marked untrusted")
+    gym = [e for e in data["events"] if e["title"] == "Gym"]
+    check(len(gym) == 2, f"the weekly Gym (Mon, Thu) expanded in the week: {gym}")
+    check(all(e["recurring"] and e["instanceDate"] for e in gym), "occurrences carry their date")
+    check(gym[0]["start"].startswith("2026-01-05T07:00:00+01:00"), f"display zone: {gym[0]}")
+    facts["weekTitles"] = sorted(e["title"] for e in data["events"])
+
+    created, text = await call(client, "create_event", {
+        "calendarId": "local",
+        "event": {"title": "MCP lunch", "date": "2026-01-07", "startTime": "12:00",
+                  "endTime": "13:00", "allDay": False},
+    })
+    check(not created.is_error, f"create_event: {text}")
+    event_id = created.structured_content["data"]["created"]["id"]
+    edited, text = await call(client, "update_event", {
+        "id": event_id, "changes": {"title": "MCP lunch moved", "startTime": "12:30"},
+    })
+    check(not edited.is_error, f"update_event: {text}")
+    facts["edited"] = edited.structured_content["data"]["updated"]
+
+    standup = next(e for e in data["events"] if e["title"] == "Standup")
+    refused, text = await call(client, "delete_event", {"id": standup["id"]})
+    check(refused.is_error, f"a delete with nobody to ask must be refused: {text}")
+    check("elicitation" in text and "Nothing was changed" in text, f"says how to allow it: {text}")
+    facts["refusal"] = text
+    facts["standupId"] = standup["id"]
+    return facts
+
+
+async def read_only(client):
+    tools = await tools_by_name(client)
+    check(set(tools) == READ_TOOLS, f"a read-only token sees only the read tools: {sorted(tools)}")
+    result, text = await call(client, "create_event", {
+        "calendarId": "local", "event": {"title": "Sneaky", "date": "2026-01-07"},
+    })
+    check(result.is_error and "events:write" in text, f"a write tool is refused: {text}")
+    return {"tools": sorted(tools)}
+
+
+async def elicit(client, event_id):
+    result, text = await call(client, "delete_event", {"id": event_id})
+    check(not result.is_error, f"delete after an accepted confirmation: {text}")
+    return {"asked": ASKED, "deleted": result.structured_content["deleted"]}
+
+
+ASKED = []
+
+
+async def confirm(context, params):
+    ASKED.append(params.message)
+    return types.ElicitResult(action="accept", content={"confirm": True})
+
+
+async def main():
+    scenario, transport, target = sys.argv[1], sys.argv[2], sys.argv[3]
+    callback = confirm if scenario == "elicit" else None
+    mode = os.environ.get("MCP_MODE", "legacy")
+    async with Client(server(transport, target), mode=mode,
+                      elicitation_callback=callback) as client:
+        if scenario == "session":
+            facts = await session(client)
+        elif scenario == "read-only":
+            facts = await read_only(client)
+        elif scenario == "elicit":
+            facts = await elicit(client, sys.argv[4])
+        else:
+            raise SystemExit(f"unknown scenario {scenario}")
+        facts["protocol"] = client.protocol_version
+    print(json.dumps(facts))
+
+
+asyncio.run(main())

@@ -1,0 +1,214 @@
+//! The MCP server over Streamable HTTP (`/mcp` on the REST port), driven by
+//! the official Python MCP client (PyPI `mcp`, `scripts/mcp-venv.sh`) against
+//! a real instance on loopback, with tokens in the real keyring (run under
+//! `scripts/session.sh`). The stdio transport, through the real binary, is
+//! tested in the repository's `tests/mcp_stdio.rs`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use almanac_core::app::Core;
+use almanac_core::rest::{RestServer, ServerState};
+use almanac_core::settings::class::Actor;
+use almanac_core::tokens::{Expiry, Scope};
+use almanac_testkit::{InstanceBuilder, TestInstance, free_port, new_token};
+use serde_json::{Value, json};
+
+const STANDUP: &str = "events/2026-01-05 Standup.md";
+const STANDUP_ID: &str = "fullnote:events/2026-01-05 Standup.md";
+
+struct Instance {
+    dir: tempfile::TempDir,
+    core: Arc<Core>,
+    _server: RestServer,
+    url: String,
+}
+
+impl Instance {
+    /// An instance in Europe/Berlin with a timed event and a weekly one,
+    /// its REST server on a free port and the MCP server switched on (or
+    /// not) the way the Settings window does.
+    async fn start(mcp_on: bool) -> Self {
+        let TestInstance { dir, core } = InstanceBuilder::new()
+            .note(
+                STANDUP,
+                "---\ntitle: Standup\nallDay: false\ndate: 2026-01-05\nstartTime: \"09:00\"\n\
+                 endTime: \"09:15\"\n---\n",
+            )
+            .note(
+                "events/2026-01-01 Gym.md",
+                "---\ntitle: Gym\ntype: recurring\ndaysOfWeek: [M, R]\nstartRecur: 2026-01-01\n\
+                 endRecur: 2026-03-31\nallDay: false\nstartTime: \"07:00\"\nendTime: \"08:00\"\n---\n",
+            )
+            .settings(|settings| settings.display_timezone = "Europe/Berlin".into())
+            .open()
+            .await;
+        let core = Arc::new(core);
+        let server = RestServer::start(&core);
+        let port = free_port();
+        let patch = json!({
+            "restServerEnabled": true,
+            "localServerPort": port,
+            "mcpServer": {"enabled": mcp_on},
+        });
+        let plugin = core.plugin().clone();
+        tokio::task::spawn_blocking(move || plugin.update_settings(Actor::User, &patch))
+            .await
+            .unwrap()
+            .unwrap();
+        server
+            .subscribe()
+            .wait_for(|s| matches!(s, ServerState::Listening(a) if a.port() == port))
+            .await
+            .unwrap();
+        Self {
+            dir,
+            core,
+            _server: server,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+
+    async fn token(&self, scopes: &[Scope]) -> String {
+        new_token(&self.core, "mcp test", scopes, Expiry::Never).await
+    }
+
+    fn vault(&self) -> PathBuf {
+        self.dir.path().join("vault")
+    }
+}
+
+/// Runs `client.py ARGS…` with `token` and returns its facts (last line).
+async fn client(token: &str, args: &[&str]) -> Value {
+    client_in_mode("legacy", token, args).await
+}
+
+/// [`client`], negotiating with `MCP_MODE=mode`.
+async fn client_in_mode(mode: &str, token: &str, args: &[&str]) -> Value {
+    let venv = almanac_testkit::venv("mcp-venv.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let mut command = Command::new(venv.join("bin/python"));
+    command
+        .arg(script)
+        .args(args)
+        .env("ALMANAC_TOKEN", token)
+        .env("MCP_MODE", mode);
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "client.py {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("client.py printed no facts ({e}):\n{stdout}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_client_reads_writes_and_is_refused_an_unconfirmed_delete() {
+    let app = Instance::start(true).await;
+    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let facts = client(&token, &["session", "http", &app.url]).await;
+
+    assert_eq!(facts["standupId"], STANDUP_ID);
+    assert_eq!(facts["edited"]["title"], "MCP lunch moved");
+    // The edit is in the note the create made.
+    let created = app.vault().join("events/2026-01-07 MCP lunch moved.md");
+    let note =
+        std::fs::read_to_string(&created).unwrap_or_else(|e| panic!("{}: {e}", created.display()));
+    assert!(
+        note.contains("startTime: \"12:30\"") || note.contains("startTime: 12:30"),
+        "{note}"
+    );
+    // Refused, so the note is still there.
+    assert!(app.vault().join(STANDUP).exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_only_token_sees_no_write_tools() {
+    let app = Instance::start(true).await;
+    let token = app.token(&[Scope::EventsRead]).await;
+    let facts = client(&token, &["read-only", "http", &app.url]).await;
+    assert_eq!(facts["tools"].as_array().unwrap().len(), 7);
+    assert!(!app.vault().join("events/2026-01-07 Sneaky.md").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_delete_confirmed_through_elicitation_removes_the_note() {
+    let app = Instance::start(true).await;
+    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let facts = client(&token, &["elicit", "http", &app.url, STANDUP_ID]).await;
+    let asked = facts["asked"][0].as_str().unwrap();
+    assert!(asked.contains("Standup"), "{asked}");
+    assert!(!app.vault().join(STANDUP).exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_the_2026_protocol_the_confirmation_comes_back_with_the_retried_call() {
+    let app = Instance::start(true).await;
+    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let facts = client_in_mode("auto", &token, &["session", "http", &app.url]).await;
+    assert_eq!(facts["protocol"], "2026-07-28");
+    assert!(app.vault().join(STANDUP).exists(), "refused, so kept");
+    let facts = client_in_mode("auto", &token, &["elicit", "http", &app.url, STANDUP_ID]).await;
+    assert_eq!(facts["protocol"], "2026-07-28");
+    assert!(facts["asked"][0].as_str().unwrap().contains("Standup"));
+    assert!(!app.vault().join(STANDUP).exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_answers_only_when_switched_on_and_only_with_a_token() {
+    let app = Instance::start(false).await;
+    let token = app.token(&[Scope::EventsRead]).await;
+    let http = reqwest::Client::new();
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}},
+    });
+    let post = |token: Option<&str>| {
+        let request = http
+            .post(&app.url)
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize);
+        match token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        }
+    };
+    let off = post(Some(&token)).send().await.unwrap();
+    assert_eq!(off.status(), 404);
+    assert!(off.text().await.unwrap().contains("mcpServer"));
+
+    let patch = json!({"mcpServer": {"enabled": true}});
+    let plugin = app.core.plugin().clone();
+    tokio::task::spawn_blocking(move || plugin.update_settings(Actor::User, &patch))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(post(None).send().await.unwrap().status(), 401);
+    assert_eq!(
+        post(Some("not-a-token")).send().await.unwrap().status(),
+        403
+    );
+    assert_eq!(post(Some(&token)).send().await.unwrap().status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_token_can_switch_the_mcp_server_on() {
+    let app = Instance::start(false).await;
+    let full_access = Actor::Token([Scope::SystemFullAccess].into_iter().collect());
+    let plugin = app.core.plugin().clone();
+    let refused = tokio::task::spawn_blocking(move || {
+        plugin.update_settings(full_access, &json!({"mcpServer": {"enabled": true}}))
+    })
+    .await
+    .unwrap();
+    let error = refused.expect_err("a token may not open the MCP server");
+    assert!(error.to_string().contains("mcpServer"), "{error}");
+    assert!(!app.core.settings.get().mcp_server.enabled);
+}

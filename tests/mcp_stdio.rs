@@ -1,0 +1,164 @@
+//! `almanac-server mcp`: the MCP server on stdio, driven by the official
+//! Python MCP client (PyPI `mcp`, `scripts/mcp-venv.sh`) and the MCP
+//! Inspector's command line (`scripts/mcp-inspector.sh`), with tokens in the
+//! session's real keyring (run inside `scripts/session.sh`). Both ways it
+//! runs: with no instance (it opens the vault itself, under the data-folder
+//! lock) and with one running (it bridges stdio to that instance's `/mcp`,
+//! so one process writes the vault; an elicitation during a call crosses the
+//! bridge both ways).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use almanac_core::tokens::Scope;
+use serde_json::{Value, json};
+use support::instance::Instance;
+use support::{eventually, port_open};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_almanac-server");
+const STANDUP: &str = "2026-01-05 Standup.md";
+const STANDUP_ID: &str = "fullnote:events/2026-01-05 Standup.md";
+
+/// An instance with a timed event and a weekly one, the REST and MCP
+/// servers switched on in its settings.
+fn instance() -> Instance {
+    let instance = Instance::with_settings(json!({
+        "restServerEnabled": true,
+        "displayTimezone": "Europe/Berlin",
+        "mcpServer": { "enabled": true },
+    }));
+    instance.write_note(
+        STANDUP,
+        "title: Standup\nallDay: false\ndate: 2026-01-05\nstartTime: \"09:00\"\nendTime: \"09:15\"",
+    );
+    instance.write_note(
+        "2026-01-01 Gym.md",
+        "title: Gym\ntype: recurring\ndaysOfWeek: [M, R]\nstartRecur: 2026-01-01\n\
+         endRecur: 2026-03-31\nallDay: false\nstartTime: \"07:00\"\nendTime: \"08:00\"",
+    );
+    instance
+}
+
+/// Runs the Python client's `scenario` against `almanac-server mcp` in
+/// `instance` with `token`; its facts, and what `almanac-server mcp` logged.
+fn python_client(instance: &Instance, token: &str, scenario: &[&str]) -> (Value, String) {
+    let venv = almanac_testkit::venv("mcp-venv.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("core/tests/mcp/client.py");
+    let output = Command::new(venv.join("bin/python"))
+        .arg(script)
+        .arg(scenario[0])
+        .args(["stdio", SERVER])
+        .args(&scenario[1..])
+        .envs(instance.env())
+        .env("ALMANAC_TOKEN", token)
+        .env("ALMANAC_LOG", "info")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "client.py {scenario:?} failed:\n{stdout}\n{stderr}"
+    );
+    let facts = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("client.py printed no facts ({e}):\n{stdout}"));
+    (facts, stderr)
+}
+
+fn events(instance: &Instance) -> PathBuf {
+    instance.vault().join("events")
+}
+
+/// The session, the read-only token and the confirmed delete, what they
+/// leave in the vault, and that each went the way `expected_path` says
+/// (in-process or through the running instance).
+fn drive(instance: &Instance, writer: &str, reader: &str, expected_path: &str) {
+    let (facts, log) = python_client(instance, writer, &["session"]);
+    assert!(log.contains(expected_path), "{log}");
+    assert_eq!(facts["standupId"], STANDUP_ID);
+    assert_eq!(facts["edited"]["title"], "MCP lunch moved");
+    assert!(
+        events(instance)
+            .join("2026-01-07 MCP lunch moved.md")
+            .exists()
+    );
+    assert!(events(instance).join(STANDUP).exists(), "refused, so kept");
+
+    let (facts, _) = python_client(instance, reader, &["read-only"]);
+    assert_eq!(facts["tools"].as_array().unwrap().len(), 7);
+
+    let (facts, log) = python_client(instance, writer, &["elicit", STANDUP_ID]);
+    assert!(log.contains(expected_path), "{log}");
+    assert!(facts["asked"][0].as_str().unwrap().contains("Standup"));
+    assert!(
+        !events(instance).join(STANDUP).exists(),
+        "confirmed, so gone"
+    );
+}
+
+const IN_PROCESS: &str = "serving the vault in this process";
+const BRIDGED: &str = "going through the running Almanac";
+
+#[test]
+fn with_no_instance_running_it_serves_the_vault_itself() {
+    let instance = instance();
+    let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let reader = instance.mint_token(&[Scope::EventsRead]);
+    drive(&instance, &writer, &reader, IN_PROCESS);
+}
+
+#[tokio::test]
+async fn with_an_instance_running_it_goes_through_it() {
+    let instance = instance();
+    let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let reader = instance.mint_token(&[Scope::EventsRead]);
+    // Tokens are minted before the app starts (it reads them at start).
+    let app = instance.spawn_program(Path::new(SERVER), &[], std::iter::empty::<(&str, &str)>());
+    eventually("the REST port", || async {
+        port_open(instance.rest_port).then_some(())
+    })
+    .await;
+    drive(&instance, &writer, &reader, BRIDGED);
+    drop(app);
+}
+
+#[test]
+fn the_inspector_cli_lists_the_tools() {
+    let instance = instance();
+    let token = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let inspector =
+        Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/mcp-inspector.sh"))
+            .output()
+            .unwrap();
+    assert!(
+        inspector.status.success(),
+        "scripts/mcp-inspector.sh: {}",
+        String::from_utf8_lossy(&inspector.stderr)
+    );
+    let launcher = String::from_utf8(inspector.stdout).unwrap();
+    let output = Command::new(launcher.trim())
+        .args(["--cli", SERVER, "mcp", "--method", "tools/list"])
+        .envs(instance.env())
+        .env("ALMANAC_TOKEN", &token)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "inspector: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 11, "{names:?}");
+    assert!(names.contains(&"delete_event"));
+    let delete = &listed["tools"][names.iter().position(|n| *n == "delete_event").unwrap()];
+    assert_eq!(delete["annotations"]["destructiveHint"], true);
+}
