@@ -63,6 +63,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(body.len())
     })
     .await?;
+    // The REST server keeps its answers, so the row above is a repeated
+    // question; MCP answers each call anew. This row asks REST a new question
+    // each round (the week's end moved by a second), as MCP always does.
+    let asked = std::sync::atomic::AtomicUsize::new(0);
+    let fresh = time(rounds, || async {
+        let n = asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let end = format!("{END}T23:{:02}:{:02}", n / 60 % 60, n % 60);
+        let body = client
+            .get(format!("{base}/api/v1/events?start={START}&end={end}"))
+            .bearer_auth(&secret)
+            .send()
+            .await?
+            .error_for_status()?
+            .bytes()
+            .await?;
+        Ok(body.len())
+    })
+    .await?;
     let call = json!({"name": "list_events", "arguments": {"start": START, "end": END}});
     let tools = time(rounds, || async {
         mcp.request("tools/call", call.clone())
@@ -72,6 +90,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .await?;
     println!("one week ({START}..{END}), {rounds} rounds each, after one warm-up");
     report("REST GET /api/v1/events", &rest);
+    report("REST, a new question each time", &fresh);
     report("MCP tools/call list_events", &tools);
     server.shutdown().await;
     Ok(())
