@@ -130,7 +130,19 @@ pub async fn everywhere<F: KindFixture>() {
     // The occurrence the calendar shows (a kind whose events are not the
     // fixture's 09:00 ones, all-day holidays say, is checked alike).
     let shown = events_of(&core.calendar, &id, &placed);
-    let start = chrono::DateTime::from_timestamp_millis(shown[0].start_millis.unwrap()).unwrap();
+    let start = match shown[0].start_millis {
+        Some(millis) => chrono::DateTime::from_timestamp_millis(millis).unwrap(),
+        // An all-day event (a holiday) starts at midnight in the display zone.
+        None => {
+            use chrono::TimeZone;
+            let zone: chrono_tz::Tz = core.settings.get().display_timezone.parse().unwrap();
+            let day = chrono::NaiveDate::parse_from_str(&shown[0].date, "%Y-%m-%d").unwrap();
+            zone.from_local_datetime(&day.and_time(chrono::NaiveTime::MIN))
+                .earliest()
+                .unwrap()
+                .with_timezone(&chrono::Utc)
+        }
+    };
     assert_eq!(reminder.start, start);
     assert_eq!(reminder.calendar_id, id);
     assert_eq!(
