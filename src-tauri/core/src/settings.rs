@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 
 use self::class::Refusal;
 use crate::paths::Paths;
-use crate::view::CalendarView;
 
 pub mod bounds;
 mod calendars;
@@ -32,6 +31,7 @@ mod patch;
 pub mod redact;
 mod reminders;
 mod servers;
+pub mod shipped_data;
 mod store;
 mod task_date;
 pub mod vault_path;
@@ -44,6 +44,7 @@ pub use reminders::{
     ReminderSettings,
 };
 pub use servers::{CaldavServerSettings, McpServerSettings};
+pub use shipped_data::DataProblem;
 pub use store::SettingsStore;
 pub use task_date::TaskDateField;
 
@@ -147,8 +148,37 @@ pub enum SettingsError {
 }
 
 impl Settings {
-    /// Checks the invariants serde cannot express. The first problem wins.
+    /// Checks the invariants serde cannot express, including the values
+    /// judged against shipped data ([`shipped_data`]). The first problem
+    /// wins.
     pub fn validate(&self) -> Result<(), SettingsError> {
+        self.validate_shape()?;
+        shipped_data::first_problem(self)
+    }
+
+    /// [`Settings::validate`] for a change from `current`: whole, except
+    /// that a value the shipped data does not know passes when `current`
+    /// already had it (a file written before an update) and the change does
+    /// not `name` its key, so every other setting can still be changed.
+    pub fn validate_change(
+        &self,
+        current: &Settings,
+        names: &dyn Fn(&str) -> bool,
+    ) -> Result<(), SettingsError> {
+        self.validate_shape()?;
+        shipped_data::new_problem(current, self, names)
+    }
+
+    /// The values the shipped data does not know (kept when loaded from the
+    /// file; see [`shipped_data`]).
+    pub fn shipped_data_problems(&self) -> Vec<DataProblem> {
+        shipped_data::problems(self)
+    }
+
+    /// The checks that do not depend on data shipped in the binary: types
+    /// serde already read, ports, bounds, the shape of each field. A file
+    /// failing them is set aside at load.
+    pub fn validate_shape(&self) -> Result<(), SettingsError> {
         let invalid = |key: &str, reason: String| SettingsError::Invalid {
             key: key.to_string(),
             reason,
@@ -176,24 +206,8 @@ impl Settings {
                 "must not be empty (null means the vault folder's name)".to_string(),
             ));
         }
-        if self.display_timezone.parse::<chrono_tz::Tz>().is_err() {
-            return Err(invalid(
-                "displayTimezone",
-                format!("`{}` is not an IANA time zone", self.display_timezone),
-            ));
-        }
         if self.first_day > 6 {
             return Err(invalid("firstDay", "must be 0 (Sunday) to 6".to_string()));
-        }
-        if CalendarView::from_id(&self.initial_view).is_none() {
-            return Err(invalid(
-                "initialView",
-                format!(
-                    "`{}` is not a view; known views: {}",
-                    self.initial_view,
-                    CalendarView::known_ids()
-                ),
-            ));
         }
         if self.vault_path.as_os_str().is_empty() {
             return Err(invalid("vaultPath", "must not be empty".to_string()));

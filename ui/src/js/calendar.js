@@ -10,6 +10,7 @@ import listPlugin from '@fullcalendar/list';
 import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from './calendar_editing.js';
 import { setupEventDialog } from './event_dialog.js';
 import { eventSource, followChanges, showAnnouncements } from './events.js';
+import { knownZone } from './format.js';
 import { invoke, listen } from './ipc.js';
 // Named zones for `timeZone`: without a plugin FullCalendar can only show the
 // machine's zone, and the user's `displayTimezone` may differ from it.
@@ -41,7 +42,7 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   customButtons: { newEvent: newEventButton(() => calendar.getOption('timeZone'), () => sources) },
   initialView,
   // Events arrive as epoch millis, so they land at their wall time in this zone.
-  timeZone: settings.displayTimezone,
+  timeZone: knownZone(settings.displayTimezone),
   firstDay: settings.firstDay,
   height: '100%',
   nowIndicator: true,
@@ -69,9 +70,8 @@ await listen('change-view', (view) => calendar.changeView(view));
 await listen('settings-changed', async (changed) => {
   zoneInput.placeholder = `${changed.displayTimezone} (display zone)`;
   sources = await sourcesById();
-  if (changed.displayTimezone !== calendar.getOption('timeZone')) {
-    calendar.setOption('timeZone', changed.displayTimezone);
-  }
+  const shown = knownZone(changed.displayTimezone);
+  if (shown !== calendar.getOption('timeZone')) calendar.setOption('timeZone', shown);
   if (changed.firstDay !== calendar.getOption('firstDay')) calendar.setOption('firstDay', changed.firstDay);
 });
 await showAnnouncements(document.getElementById('announce'));

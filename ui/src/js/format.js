@@ -9,8 +9,23 @@ let dateTime;
 let dateOnly;
 let timeOnly;
 
-/** Shows times in `timeZone` (an IANA name) from now on. */
-export function setDisplayZone(timeZone) {
+/**
+ * `name` if this window knows the zone, else UTC: a settings file written
+ * before an update may name a zone the update dropped; it still loads, and
+ * times then show in UTC, as the core reads them.
+ */
+export function knownZone(name) {
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone: name });
+    return name;
+  } catch {
+    return 'UTC';
+  }
+}
+
+/** Shows times in `name` (an IANA zone; UTC if unknown) from now on. */
+export function setDisplayZone(name) {
+  const timeZone = knownZone(name);
   zone = timeZone;
   dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone });
   dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone });
@@ -34,7 +49,7 @@ export async function followDisplayZone(onChange = () => {}) {
   const settings = await invoke('settings_get');
   setDisplayZone(settings.displayTimezone);
   await listen('settings-changed', (changed) => {
-    if (changed.displayTimezone === zone) return;
+    if (knownZone(changed.displayTimezone) === zone) return;
     setDisplayZone(changed.displayTimezone);
     onChange(changed);
   });

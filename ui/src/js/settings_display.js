@@ -3,7 +3,7 @@
 // Each applies as soon as it is chosen; the calendar windows follow the
 // settings-changed event.
 
-import { el } from './format.js';
+import { el, knownZone } from './format.js';
 import { invoke } from './ipc.js';
 import { $, clearFieldError, flashSaved, saveSettings, showFieldError } from './settings_shared.js';
 
@@ -72,7 +72,11 @@ initialView.addEventListener('change', () => save({ initialView: initialView.val
 
 export function show(settings) {
   current = settings;
-  $('tz-current').textContent = settings.displayTimezone;
+  // A zone an update dropped stays in the file; say so where it is chosen.
+  const unknown = knownZone(settings.displayTimezone) !== settings.displayTimezone;
+  $('tz-current').textContent = unknown
+    ? `${settings.displayTimezone} (unknown to this version: times show in UTC; choose a zone below)`
+    : settings.displayTimezone;
   firstDay.value = String(settings.firstDay);
   initialView.value = settings.initialView;
   if (zones.length) renderZones();

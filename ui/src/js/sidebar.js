@@ -121,7 +121,7 @@ form.addEventListener('submit', async (submitted) => {
 // ---- agenda -------------------------------------------------------------------
 
 const settings = await followDisplayZone((changed) => {
-  calendar.setOption('timeZone', changed.displayTimezone);
+  calendar.setOption('timeZone', displayZone());
   showNextReminder();
 });
 
@@ -130,7 +130,7 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   initialView: 'agenda',
   // Today and the six days after it.
   views: { agenda: { type: 'list', duration: { days: 7 }, buttonText: 'Agenda' } },
-  timeZone: settings.displayTimezone,
+  timeZone: displayZone(),
   height: '100%',
   headerToolbar: { left: 'title', right: 'prev,next today' },
   // Text arrows: FullCalendar's icon font would need `font-src data:`.

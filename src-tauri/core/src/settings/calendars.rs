@@ -4,6 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::shipped_data::DataProblem;
 use super::{SettingsError, SourceKind};
 
 /// One configured calendar source.
@@ -38,7 +39,8 @@ pub(crate) fn default_color() -> String {
 }
 
 /// Checks the `calendarSources` list: ids unique and non-empty, names set,
-/// each kind's own fields (through the registry). Errors name the field
+/// each kind's own fields (through the registry) but the ones judged against
+/// shipped data ([`shipped_data_problems`]). Errors name the field
 /// down to the source (`calendarSources[2].url`), so the settings window
 /// can show the reason next to it.
 pub(super) fn validate(sources: &[CalendarSource]) -> Result<(), SettingsError> {
@@ -81,7 +83,9 @@ pub(super) fn validate(sources: &[CalendarSource]) -> Result<(), SettingsError> 
                 format!("`{directory}` leaves the vault; pick a folder inside it"),
             ));
         }
-        if let Some((name, why)) = source.kind.invalid_field() {
+        if !source.kind.checked_against_shipped_data()
+            && let Some((name, why)) = source.kind.invalid_field()
+        {
             return Err(invalid(&field(name), why));
         }
         if let Some(components) = &source.components {
@@ -102,4 +106,22 @@ pub(super) fn validate(sources: &[CalendarSource]) -> Result<(), SettingsError> 
         }
     }
     Ok(())
+}
+
+/// The sources' fields the shipped data does not know (a holiday calendar's
+/// lost place), each with why; see [`super::shipped_data`].
+pub(super) fn shipped_data_problems(sources: &[CalendarSource]) -> Vec<DataProblem> {
+    sources
+        .iter()
+        .enumerate()
+        .filter(|(_, source)| source.kind.checked_against_shipped_data())
+        .filter_map(|(index, source)| {
+            let (name, why) = source.kind.invalid_field()?;
+            Some(DataProblem::new(
+                format!("calendarSources[{index}].{name}"),
+                format!("calendarSources#{}", source.id),
+                why,
+            ))
+        })
+        .collect()
 }

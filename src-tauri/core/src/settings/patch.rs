@@ -41,7 +41,9 @@ impl Settings {
         if let Some(path) = first_dropped_key(&Value::Object(patch.clone()), &kept, "") {
             return Err(SettingsError::UnknownKey(path));
         }
-        settings.validate()?;
+        // A value on file the shipped data no longer knows may stay, but
+        // not be set again (see `shipped_data`).
+        settings.validate_change(self, &|key| patch.contains_key(key))?;
         Ok(settings)
     }
 }

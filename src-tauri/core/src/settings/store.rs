@@ -24,16 +24,28 @@ pub struct SettingsStore {
 
 impl SettingsStore {
     /// Loads the settings file, or creates it with defaults on first start.
-    /// A file that cannot be parsed is kept aside (`settings.json.corrupt-…`)
-    /// rather than overwritten, and defaults are used.
+    /// A file that cannot be parsed, or breaks a rule of its own shape
+    /// ([`Settings::validate_shape`]), is kept aside
+    /// (`settings.json.corrupt-…`) rather than overwritten, and defaults are
+    /// used. A value only the shipped data refuses (a holiday place or a
+    /// zone an update dropped) loads as it is, logged; the file is not
+    /// rewritten, and the part that reads it shows the problem.
     pub fn open(path: &Path) -> Result<Self, SettingsError> {
         let settings = match std::fs::read(path) {
             Ok(bytes) => match serde_json::from_slice::<Settings>(&bytes) {
-                Ok(settings) if settings.validate().is_ok() => settings,
+                Ok(settings) if settings.validate_shape().is_ok() => {
+                    for problem in settings.shipped_data_problems() {
+                        tracing::warn!(
+                            file = %path.display(), key = %problem.key, reason = %problem.reason,
+                            "setting kept although this version does not know its value"
+                        );
+                    }
+                    settings
+                }
                 outcome => {
                     let reason = match outcome {
                         Err(e) => e.to_string(),
-                        Ok(s) => s.validate().unwrap_err().to_string(),
+                        Ok(s) => s.validate_shape().unwrap_err().to_string(),
                     };
                     let aside = path.with_extension(format!(
                         "json.corrupt-{}",
@@ -133,7 +145,7 @@ impl SettingsStore {
         let whole = serde_json::to_value(&next).expect("settings always serialize");
         actor.may_patch(&current, &whole)?;
         actor.may_adopt(&current, &next)?;
-        next.validate()?;
+        next.validate_change(&current, &|_| false)?;
         self.commit(next)
     }
 

@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use almanac_core::calendar::kinds::Writes;
 use almanac_core::calendar::{Calendar, CalendarError, Event, EventFields, EventQuery};
+use almanac_core::settings::SettingsStore;
+use almanac_core::settings::class::Actor;
 use chrono::NaiveDate;
 use serde_json::json;
 
@@ -280,11 +282,12 @@ fn info_of(calendar: &Calendar, id: &str) -> almanac_core::calendar::status::Sou
     calendar.sources().into_iter().find(|s| s.id == id).unwrap()
 }
 
-/// A source that cannot break once configured: the settings refuse what
-/// would break it, naming the field, and it keeps its event. Handed to the
-/// engine regardless (the settings store never does; a caller that skips
-/// its check could), the status names the problem and nothing panics; the
-/// settings it had bring the event back.
+/// A source that cannot break once configured: a change naming what would
+/// break it is refused, naming the field, and it keeps its event. A
+/// settings file already naming it (written before an update dropped it
+/// from the shipped data) loads whole and untouched, and handed to the
+/// engine, the status names the problem and nothing panics; the settings it
+/// had bring the event back.
 fn refused_by_settings(
     calendar: &Calendar,
     vault: &TestVault,
@@ -300,15 +303,42 @@ fn refused_by_settings(
         .position(|s| s.id == id)
         .unwrap();
     settings.calendar_sources[index].kind = source.clone();
+    let named = format!("calendarSources[{index}].{field}");
     let refusal = settings.validate().unwrap_err().to_string();
     assert!(
-        refusal.contains(&format!("calendarSources[{index}].{field}")),
+        refusal.contains(&named),
         "the settings name the field: {refusal}"
+    );
+
+    let config = tempfile::tempdir().unwrap();
+    let file = config.path().join("settings.json");
+    let store = SettingsStore::open(&file).unwrap();
+    store
+        .replace(Actor::User, vault.settings.clone())
+        .expect("the working settings are taken");
+    let sources = serde_json::to_value(&settings.calendar_sources).unwrap();
+    let refusal = store
+        .update(Actor::User, &json!({ "calendarSources": sources }))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refusal.contains(&named),
+        "a change names the field: {refusal}"
+    );
+    assert_eq!(
+        *store.get(),
+        vault.settings,
+        "a refused change changes nothing"
     );
     assert_eq!(events_of(calendar, id, placed).len(), 1, "nothing changed");
     assert_eq!(info_of(calendar, id).last_error, None);
 
-    calendar.apply_settings(&settings);
+    let bytes = serde_json::to_vec_pretty(&settings).unwrap();
+    std::fs::write(&file, &bytes).unwrap();
+    let loaded = SettingsStore::open(&file).unwrap().get();
+    assert_eq!(*loaded, settings, "a file naming it loads whole");
+    assert_eq!(std::fs::read(&file).unwrap(), bytes, "and is not rewritten");
+    calendar.apply_settings(&loaded);
     wait_until(calendar, "the status to name the problem", |c| {
         info_of(c, id).last_error.is_some()
     });

@@ -27,7 +27,8 @@
 //! `fixtures/`), then add one line below, e.g.
 //! `contract!(ics_file, crate::fixtures::IcsFile);`. A kind of fixed data
 //! (`holidays`) names an event its data has instead of writing one, and,
-//! when a user cannot break it once configured, what the settings refuse
+//! when a user cannot break it once configured, what a change is refused
+//! and a settings file from before an update may still name
 //! (`fixtures::Broken::Refused`).
 //!
 //! Run under `scripts/session.sh` (CalDAV passwords and tokens live in the

@@ -200,6 +200,22 @@ impl SourceKind {
         }
     }
 
+    /// Whether [`SourceKind::invalid_field`] judges it against data shipped
+    /// in the binary (which an update may change) rather than its own shape:
+    /// a settings file naming such a value still loads, and the source's
+    /// status says what is wrong.
+    pub fn checked_against_shipped_data(&self) -> bool {
+        match self {
+            SourceKind::Holidays { .. } => true,
+            SourceKind::IcsFile { .. }
+            | SourceKind::FullNote { .. }
+            | SourceKind::DailyNote { .. }
+            | SourceKind::Ical { .. }
+            | SourceKind::Caldav { .. }
+            | SourceKind::Tasks { .. } => false,
+        }
+    }
+
     /// The vault file it reads, as configured, if it reads one file.
     pub fn vault_file(&self) -> Option<&str> {
         match self {

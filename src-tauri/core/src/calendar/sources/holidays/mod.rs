@@ -46,15 +46,22 @@ pub fn calendar_text(country: &str, subdivision: Option<&str>) -> Result<String,
     Ok(out)
 }
 
-/// The events of a holidays source, or why there are none (an unknown
-/// country or subdivision: the source's status says so).
+/// The events of a holidays source, or why there are none and what to do
+/// (an unknown country or subdivision: the source's status says so). The
+/// settings refuse such a place, so it comes from a settings file written
+/// before an update dropped it from the data.
 pub fn read(
     source: &SourceConfig,
     country: &str,
     subdivision: &str,
     display_tz: Tz,
 ) -> Result<ical::Parsed, String> {
-    let text = calendar_text(country, Some(subdivision))?;
+    let text = calendar_text(country, Some(subdivision)).map_err(|why| {
+        format!(
+            "{why}; this version of Almanac has no holidays for it: \
+             choose another country or subdivision in the calendar's settings"
+        )
+    })?;
     ical::parse(source, &text, display_tz, &Limits::FEED)
 }
 
