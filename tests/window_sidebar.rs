@@ -7,7 +7,7 @@ mod support;
 use almanac_core::quick_add::{CalendarName, Context, parse};
 use almanac_core::tokens::Scope;
 use almanac_testkit::quick_add_table::{shown as shown_in_table, table};
-use chrono::{Days, Utc};
+use chrono::{Days, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
 use support::instance::Instance;
@@ -211,9 +211,11 @@ async fn quick_add_creates_the_event_in_the_display_zone_and_shows_errors_inline
     session.end().await;
 }
 
-/// Rows of docs/quick-add.md's phrase table typed into the sidebar: each
-/// previews under the field, then creates the event the core's grammar
-/// reads from the line now, in the calendar it names, in the display zone.
+/// docs/quick-add.md's tables typed into the sidebar. Every row previews
+/// under the field exactly what the core's grammar reads from it now (in the
+/// display zone, with the calendar it names); every refused line previews
+/// nothing and, sent, says the doc's reason inline and writes nothing. Four
+/// rows are then sent and create the events the core reads.
 #[tokio::test]
 async fn quick_add_rows_of_the_phrase_table_create_their_events() {
     let table = table();
@@ -242,6 +244,64 @@ async fn quick_add_rows_of_the_phrase_table_create_their_events() {
             name: name.clone(),
         })
         .collect();
+    let now = Context {
+        now: Utc::now(),
+        zone,
+        calendars: &calendars,
+    };
+    for row in &table.rows {
+        let read = parse(&row.phrase, &now).unwrap_or_else(|e| panic!("{}: {e}", row.phrase));
+        assert_eq!(read.fields.title, row.shown.title, "{}", row.phrase);
+        let elsewhere = read.calendar_id.as_deref().map(|id| {
+            let (_, name) = table
+                .calendars
+                .iter()
+                .find(|(known, _)| known == id)
+                .unwrap();
+            name.as_str()
+        });
+        let expected = preview_of(&serde_json::to_value(&read.fields).unwrap(), elsewhere);
+        assert_eq!(
+            previewed(&session, &row.phrase).await,
+            expected,
+            "{}",
+            row.phrase
+        );
+    }
+    for refusal in &table.refusals {
+        let why = match parse(&refusal.phrase, &now) {
+            Ok(read) => {
+                // A refusal that hangs on the doc's day (e.g. "tomorrow
+                // friday" on a Thursday) reads today: the window must show
+                // that reading instead.
+                let expected = preview_of(&serde_json::to_value(&read.fields).unwrap(), None);
+                assert_eq!(previewed(&session, &refusal.phrase).await, expected);
+                continue;
+            }
+            Err(why) => why.to_string(),
+        };
+        assert!(
+            why.contains(&refusal.message_part),
+            "{}: {why}",
+            refusal.phrase
+        );
+        assert_eq!(
+            previewed(&session, &refusal.phrase).await,
+            "",
+            "{}",
+            refusal.phrase
+        );
+        session.click("#quick-add-submit").await;
+        let inline = session
+            .wait_for(
+                "!document.getElementById('quick-add-error').hidden
+                 && document.getElementById('quick-add-error').textContent",
+            )
+            .await;
+        let inline = inline.as_str().unwrap();
+        assert!(inline.contains(&why), "{}: {inline}", refusal.phrase);
+    }
+    assert!(notes(&instance).is_empty(), "a refused line wrote a note");
     for phrase in [
         "Workshop 3-4pm tomorrow",
         "Review in Work tomorrow at 10",
@@ -312,6 +372,120 @@ async fn quick_add_rows_of_the_phrase_table_create_their_events() {
         );
     }
     session.end().await;
+}
+
+/// Types `phrase` into the emptied quick-add field and returns the preview
+/// shown once the core's reading of the whole line has arrived.
+async fn previewed(session: &Session, phrase: &str) -> String {
+    session
+        .execute(
+            "document.getElementById('quick-add-text').value = ''",
+            json!([]),
+        )
+        .await;
+    session.type_into("#quick-add-text", phrase).await;
+    let line = serde_json::to_string(phrase).unwrap();
+    let shown = session
+        .wait_for(&format!(
+            "document.getElementById('quick-add-preview').dataset.line === {line}
+             && {{ text: document.getElementById('quick-add-preview').textContent }}"
+        ))
+        .await;
+    shown["text"].as_str().unwrap().to_string()
+}
+
+/// The preview of a line read as `event` (quick-add's field shape), as
+/// `describe` in ui/src/js/quickadd.js words it, dates as the page shows
+/// them (en-US): "Lunch: Tue, Nov 24, 12:30 – 13:30", and " · in Work" when
+/// the line names a calendar other than the chosen one.
+fn preview_of(event: &Value, elsewhere: Option<&str>) -> String {
+    let text = |key: &str| event[key].as_str().unwrap_or_default().to_string();
+    let day = |key: &str| {
+        NaiveDate::parse_from_str(&text(key), "%Y-%m-%d")
+            .unwrap_or_else(|_| panic!("{key} is not a date: {event}"))
+            .format("%a, %b %-d")
+            .to_string()
+    };
+    let (title, start, end) = (text("title"), text("startTime"), text("endTime"));
+    let all_day = event["allDay"].as_bool().unwrap_or(false);
+    let hours = match all_day {
+        true => "all day".to_string(),
+        false => format!("{start} – {end}"),
+    };
+    let ends_later = event["endDate"].is_string();
+    let last = match ends_later {
+        true => format!(" – {}", day("endDate")),
+        false => String::new(),
+    };
+    let described = if event["type"] == "single" {
+        match (all_day, ends_later) {
+            (true, _) => format!("{title}: {}{last}, all day", day("date")),
+            (false, true) => format!("{title}: {}, {start}{last}, {end}", day("date")),
+            (false, false) => format!("{title}: {}, {hours}", day("date")),
+        }
+    } else {
+        let first = match event["startRecur"].is_string() {
+            true => day("startRecur"),
+            false => day("startDate"),
+        };
+        let until = match event["endRecur"].is_string() {
+            true => format!(" until {}", day("endRecur")),
+            false => String::new(),
+        };
+        format!(
+            "{title}: {} from {first}{until}, {hours}",
+            repeats_in_words(event)
+        )
+    };
+    match elsewhere {
+        Some(name) => format!("{described} · in {name}"),
+        None => described,
+    }
+}
+
+/// How a series repeats, as the preview says it (quickadd.js `repeats`).
+fn repeats_in_words(event: &Value) -> String {
+    if let Some(rule) = event["rrule"].as_str() {
+        let interval = rule
+            .split(';')
+            .find_map(|part| part.strip_prefix("INTERVAL="));
+        return match interval {
+            Some(days) => format!("every {days} days"),
+            None => "repeating".into(),
+        };
+    }
+    let interval = event["repeatInterval"].as_i64().filter(|n| *n > 1);
+    let every = |unit: &str, plain: &str| match interval {
+        Some(n) => format!("every {n} {unit}s"),
+        None => plain.to_string(),
+    };
+    let days: Vec<&str> = event["daysOfWeek"]
+        .as_array()
+        .map(|days| days.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if days.len() == 7 && interval.is_none() {
+        return "every day".into();
+    }
+    if !days.is_empty() {
+        let names: Vec<&str> = days
+            .iter()
+            .map(|letter| match *letter {
+                "U" => "Sun",
+                "M" => "Mon",
+                "T" => "Tue",
+                "W" => "Wed",
+                "R" => "Thu",
+                "F" => "Fri",
+                _ => "Sat",
+            })
+            .collect();
+        let on = if interval.is_some() { "on " } else { "" };
+        return format!("{} {on}{}", every("week", "every"), names.join(", "));
+    }
+    if event["month"].as_i64().is_some_and(|month| month != 0) {
+        return every("year", "every year");
+    }
+    every("month", "every month")
 }
 
 /// The notes in the vault's `events` folder, sorted.

@@ -4,7 +4,7 @@
 import * as esbuild from 'esbuild';
 import { cp, readdir, rm } from 'node:fs/promises';
 
-const pages = ['calendar', 'sidebar', 'settings', 'reminders', 'consent'];
+const pages = ['calendar', 'sidebar', 'settings', 'reminders', 'consent', 'confirm'];
 
 await rm('dist', { recursive: true, force: true });
 await esbuild.build({

@@ -12,12 +12,13 @@ use serde_json::Value;
 use super::command_list::COMMANDS;
 
 /// Each page and the window label(s) showing it.
-const WINDOWS: [(&str, &str); 5] = [
+const WINDOWS: [(&str, &str); 6] = [
     ("calendar", "calendar"),
     ("sidebar", "sidebar"),
     ("settings", "settings"),
     ("reminders", "reminders"),
     ("consent", "consent-*"),
+    ("confirm", "confirm-*"),
 ];
 
 fn manifest_dir() -> PathBuf {
@@ -94,16 +95,20 @@ fn each_window_is_granted_exactly_the_commands_its_page_calls() {
 }
 
 #[test]
-fn the_consent_dialog_cannot_make_or_see_tokens() {
-    let granted = strings(&capability("consent.json")["permissions"]);
-    for command in [
-        "token_create",
-        "tokens_list",
-        "granted_secret_take",
-        "settings_update",
-    ] {
-        let permission = format!("allow-{}", command.replace('_', "-"));
-        assert!(!granted.contains(&permission), "{permission}");
+fn the_consent_dialogs_cannot_make_or_see_tokens_or_write_events() {
+    for dialog in ["consent.json", "confirm.json"] {
+        let granted = strings(&capability(dialog)["permissions"]);
+        for command in [
+            "token_create",
+            "tokens_list",
+            "granted_secret_take",
+            "settings_update",
+            "event_delete",
+            "event_update",
+        ] {
+            let permission = format!("allow-{}", command.replace('_', "-"));
+            assert!(!granted.contains(&permission), "{dialog}: {permission}");
+        }
     }
 }
 

@@ -23,6 +23,8 @@ pub const COMMANDS: &[&str] = &[
     "reminder_snooze",
     "consent_request",
     "consent_answer",
+    "write_confirmation",
+    "write_confirmation_answer",
     "event_create",
     "event_update",
     "event_replaced_series",

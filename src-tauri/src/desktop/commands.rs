@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use almanac_core::api::Consent;
+use almanac_core::api::{Consent, ShownWrite};
 use almanac_core::calendar::per_day::PerDay;
 use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
@@ -17,7 +17,7 @@ use tauri::State;
 use uuid::Uuid;
 
 use super::access::GrantedSecrets;
-use super::consent::ConsentDialogs;
+use super::consent::{ConsentDialogs, Question};
 use super::settings_commands::SettingsRefusal;
 use crate::wiring::Services;
 
@@ -245,9 +245,9 @@ pub struct ConsentShown {
 
 #[tauri::command]
 pub fn consent_request(dialogs: State<'_, ConsentDialogs>, id: u64) -> CommandResult<ConsentShown> {
-    let request = dialogs
-        .request(id)
-        .ok_or("this request was already answered or has expired")?;
+    let Some(Question::Access(request)) = dialogs.question(id) else {
+        return Err("this request was already answered or has expired".into());
+    };
     let shown = request.shown();
     Ok(ConsentShown {
         name: shown.name,
@@ -270,6 +270,34 @@ pub fn consent_answer(
         }
     } else {
         Consent::Declined
+    };
+    dialogs.answer(id, consent)
+}
+
+/// The destructive write the confirmation dialog `id` asks about, made safe
+/// to show by the core.
+#[tauri::command]
+pub fn write_confirmation(
+    dialogs: State<'_, ConsentDialogs>,
+    id: u64,
+) -> CommandResult<ShownWrite> {
+    match dialogs.question(id) {
+        Some(Question::Write(confirmation)) => Ok(confirmation.shown()),
+        _ => Err("this question was already answered or has expired".into()),
+    }
+}
+
+#[tauri::command]
+pub fn write_confirmation_answer(
+    dialogs: State<'_, ConsentDialogs>,
+    id: u64,
+    allow: bool,
+) -> CommandResult<()> {
+    let consent = match allow {
+        true => Consent::Granted {
+            expiry: Expiry::Never,
+        },
+        false => Consent::Declined,
     };
     dialogs.answer(id, consent)
 }

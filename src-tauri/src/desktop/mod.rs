@@ -78,6 +78,8 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::reminder_snooze,
             commands::consent_request,
             commands::consent_answer,
+            commands::write_confirmation,
+            commands::write_confirmation_answer,
             editing::event_create,
             editing::event_update,
             editing::event_replaced_series,

@@ -81,20 +81,28 @@ function previewText(answer) {
   return `${describe(answer)}${elsewhere}`;
 }
 
+/** Shows what the core read from `text` (empty: nothing it can read yet);
+ * `data-line` says which line the preview is for, so tests can await it. */
+function showPreview(text, shown) {
+  preview.textContent = shown;
+  preview.dataset.line = text;
+}
+
 // Each keystroke asks the core; only the answer to the latest line shows.
 let typed = 0;
 input.addEventListener('input', async () => {
   showQuickError(null);
   const line = ++typed;
-  if (!input.value.trim()) {
-    preview.textContent = '';
+  const text = input.value;
+  if (!text.trim()) {
+    showPreview(text, '');
     return;
   }
   try {
-    const answer = await readQuickAdd(input.value, calendarChoice.value);
-    if (line === typed) preview.textContent = previewText(answer);
+    const answer = await readQuickAdd(text, calendarChoice.value);
+    if (line === typed) showPreview(text, previewText(answer));
   } catch {
-    if (line === typed) preview.textContent = '';
+    if (line === typed) showPreview(text, '');
   }
 });
 
@@ -111,6 +119,7 @@ form.addEventListener('submit', async (submitted) => {
     form.dataset.createdId = created.id;
     input.value = '';
     preview.textContent = `Added “${created.title}”.`;
+    delete preview.dataset.line;
   } catch (error) {
     showQuickError(errorText(error));
   } finally {

@@ -64,6 +64,51 @@ pub struct WriteConfirmation {
     pub action: String,
 }
 
+impl WriteConfirmation {
+    /// The text as the confirmation dialog must show it (see
+    /// [`AccessRequest::shown`]), with the event's title, which an assistant
+    /// or a note's author chose, apart so the dialog can mark it as the
+    /// note's words rather than Almanac's.
+    pub fn shown(&self) -> ShownWrite {
+        // The action quotes the title in “…” (see `mcp::calls`); the first
+        // opening and the last closing quote bound it even when the title
+        // itself holds quotes.
+        let quoted = self.action.find('“').and_then(|open| {
+            let close = self.action.rfind('”')?;
+            (close > open).then_some((open, close))
+        });
+        let (before, title, after) = match quoted {
+            Some((open, close)) => (
+                &self.action[..open],
+                &self.action[open + '“'.len_utf8()..close],
+                &self.action[close + '”'.len_utf8()..],
+            ),
+            None => (self.action.as_str(), "", ""),
+        };
+        let mut warnings = look_alike_warnings(&self.token_name);
+        warnings.extend(look_alike_warnings(title));
+        ShownWrite {
+            token_name: visible(&self.token_name),
+            before: visible(before),
+            title: visible(title),
+            after: visible(after),
+            warnings,
+        }
+    }
+}
+
+/// A [`WriteConfirmation`]'s text, safe to show: `before`, the quoted
+/// `title` (empty when the action names none) and `after` read in a row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShownWrite {
+    pub token_name: String,
+    pub before: String,
+    pub title: String,
+    pub after: String,
+    pub warnings: Vec<String>,
+}
+
 /// Asks the user about an [`AccessRequest`]. May block until they answer.
 pub trait ConsentPrompt: Send + Sync {
     fn ask(&self, request: &AccessRequest) -> Consent;
@@ -94,5 +139,32 @@ impl ConsentPrompt for DeclineAll {
             "access request declined: no user interface to ask (headless mode)"
         );
         Consent::Declined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(action: &str) -> ShownWrite {
+        WriteConfirmation {
+            token_name: "claude".into(),
+            action: action.into(),
+        }
+        .shown()
+    }
+
+    #[test]
+    fn the_title_is_cut_out_of_the_action_and_made_visible() {
+        let write = shown("delete “Stand\u{202E}up ”big” day” and every occurrence of it");
+        assert_eq!(write.before, "delete ");
+        assert!(write.title.starts_with("Stand") && write.title.ends_with(" ”big” day"));
+        assert!(!write.title.contains('\u{202E}'), "{:?}", write.title);
+        assert_eq!(write.after, " and every occurrence of it");
+        let bare = shown("delete something");
+        assert_eq!(
+            (bare.before.as_str(), bare.title.as_str()),
+            ("delete something", "")
+        );
     }
 }

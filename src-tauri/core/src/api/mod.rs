@@ -32,7 +32,7 @@ pub mod ui;
 
 pub use authorized::AuthorizedApi;
 pub use consent::{
-    AccessRequest, Consent, ConsentPrompt, DeclineAll, ShownRequest, WriteConfirmation,
+    AccessRequest, Consent, ConsentPrompt, DeclineAll, ShownRequest, ShownWrite, WriteConfirmation,
 };
 pub use consent_gate::MAX_REQUESTS_PER_MINUTE;
 pub use error::ApiError;

@@ -5,8 +5,8 @@
 //! 1. a client that declared form elicitation asks the person itself
 //!    (`elicitation/create` during the tool call);
 //! 2. otherwise the app's consent prompt asks, when it can
-//!    ([`crate::api::ConsentPrompt::confirm_write`]; the desktop dialog for
-//!    it is still to come, so today no prompt can);
+//!    ([`crate::api::ConsentPrompt::confirm_write`]: the desktop app's
+//!    confirmation dialog; headless, nobody can be asked);
 //! 3. otherwise the write is refused, with a message saying how to allow it.
 //!
 //! On protocol 2026-07-28, where a server may not send requests, the same
@@ -28,7 +28,8 @@ use crate::api::AuthorizedApi;
 /// What the refusal says when nobody could be asked.
 pub const NOBODY_TO_ASK: &str = "Refused: deleting events and changing a whole series need \
 the person's confirmation, and nobody could be asked. Use an MCP client that supports \
-elicitation (it asks the person itself). Nothing was changed.";
+elicitation (it asks the person itself), or run the Almanac desktop app, whose dialog asks. \
+Nothing was changed.";
 
 /// The person's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

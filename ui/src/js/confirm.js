@@ -1,0 +1,59 @@
+// The confirmation dialog of an assistant's destructive write (an MCP delete
+// or whole-series edit) when its client cannot ask the person itself. Like
+// the access request dialog (consent.js): No has the focus, Yes is enabled
+// only after the question has stayed on screen, and closing the window or
+// letting it time out counts as No (the shell sees to it). The core has made
+// the text safe to show and cut out the event's title, which is the note's
+// words and is marked as such.
+
+import { el, errorText } from './format.js';
+import { invoke } from './ipc.js';
+
+const ALLOW_DELAY_MS = 1000;
+
+const id = Number(new URLSearchParams(location.search).get('request'));
+const allowButton = document.getElementById('allow');
+const write = await invoke('write_confirmation', { id });
+
+document.getElementById('token-name').textContent = write.tokenName;
+document.getElementById('action-before').textContent = write.before;
+document.getElementById('action-title').textContent = write.title;
+document.getElementById('action-after').textContent = write.after;
+document.getElementById('action-title-wrap').hidden = write.title === '';
+document.getElementById('title-origin').hidden = write.title === '';
+const warnings = document.getElementById('text-warnings');
+warnings.replaceChildren(...write.warnings.map((warning) => el('li', {}, warning)));
+warnings.hidden = write.warnings.length === 0;
+
+let arming = 0;
+function armAllow() {
+  const mine = ++arming;
+  allowButton.disabled = true;
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (mine === arming && document.visibilityState === 'visible') {
+          allowButton.disabled = false;
+        }
+      }, ALLOW_DELAY_MS),
+    ),
+  );
+}
+window.addEventListener('focus', armAllow);
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') armAllow();
+  else allowButton.disabled = true;
+});
+
+async function answer(allow) {
+  if (allow && allowButton.disabled) return;
+  try {
+    await invoke('write_confirmation_answer', { id, allow });
+  } catch (error) {
+    document.getElementById('error').textContent = errorText(error);
+  }
+}
+allowButton.addEventListener('click', () => answer(true));
+document.getElementById('deny').addEventListener('click', () => answer(false));
+armAllow();
+document.body.dataset.ready = 'true';
