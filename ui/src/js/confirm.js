@@ -6,10 +6,9 @@
 // the text safe to show and cut out the event's title, which is the note's
 // words and is marked as such.
 
+import { enableWhenSeen } from './allow_delay.js';
 import { el, errorText } from './format.js';
 import { invoke } from './ipc.js';
-
-const ALLOW_DELAY_MS = 1000;
 
 const id = Number(new URLSearchParams(location.search).get('request'));
 const allowButton = document.getElementById('allow');
@@ -25,26 +24,6 @@ const warnings = document.getElementById('text-warnings');
 warnings.replaceChildren(...write.warnings.map((warning) => el('li', {}, warning)));
 warnings.hidden = write.warnings.length === 0;
 
-let arming = 0;
-function armAllow() {
-  const mine = ++arming;
-  allowButton.disabled = true;
-  requestAnimationFrame(() =>
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        if (mine === arming && document.visibilityState === 'visible') {
-          allowButton.disabled = false;
-        }
-      }, ALLOW_DELAY_MS),
-    ),
-  );
-}
-window.addEventListener('focus', armAllow);
-document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible') armAllow();
-  else allowButton.disabled = true;
-});
-
 async function answer(allow) {
   if (allow && allowButton.disabled) return;
   try {
@@ -55,5 +34,5 @@ async function answer(allow) {
 }
 allowButton.addEventListener('click', () => answer(true));
 document.getElementById('deny').addEventListener('click', () => answer(false));
-armAllow();
+enableWhenSeen(allowButton);
 document.body.dataset.ready = 'true';

@@ -2,17 +2,13 @@
 // asks for which scopes and returns the user's answer to the waiting caller.
 // Closing the window without answering counts as Deny (the shell sees to it).
 //
-// Allow starts disabled and is enabled only once the request's text has been
-// painted and then stayed on screen for ALLOW_DELAY_MS, as browsers do for
-// install prompts: nobody can be rushed (or clicked, or Enter-ed) into
-// allowing a request they never saw. The delay starts again whenever the
-// window comes back into view or regains focus. Deny has the focus, so Enter
-// declines. The core has already made the name and reason safe to show.
+// Allow is enabled only once the request has been seen (allow_delay.js).
+// Deny has the focus, so Enter declines. The core has already made the name
+// and reason safe to show.
 
+import { enableWhenSeen } from './allow_delay.js';
 import { el, errorText } from './format.js';
 import { invoke } from './ipc.js';
-
-const ALLOW_DELAY_MS = 1000;
 
 const id = Number(new URLSearchParams(location.search).get('request'));
 const allowButton = document.getElementById('allow');
@@ -35,29 +31,6 @@ document.getElementById('scopes').replaceChildren(
   ),
 );
 
-// Each arming cancels the one before, so only the latest delay can enable.
-let arming = 0;
-function armAllow() {
-  const mine = ++arming;
-  allowButton.disabled = true;
-  // The first frame callback runs before the text's frame is painted, the
-  // second after it: only then is the request on screen.
-  requestAnimationFrame(() =>
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        if (mine === arming && document.visibilityState === 'visible') {
-          allowButton.disabled = false;
-        }
-      }, ALLOW_DELAY_MS),
-    ),
-  );
-}
-window.addEventListener('focus', armAllow);
-document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible') armAllow();
-  else allowButton.disabled = true;
-});
-
 async function answer(allow) {
   if (allow && allowButton.disabled) return;
   try {
@@ -69,5 +42,5 @@ async function answer(allow) {
 }
 allowButton.addEventListener('click', () => answer(true));
 document.getElementById('deny').addEventListener('click', () => answer(false));
-armAllow();
+enableWhenSeen(allowButton);
 document.body.dataset.ready = 'true';
