@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use almanac_core::calendar::sources::caldav::mirror::{Mirror, Resource};
 use almanac_core::calendar::sources::caldav::splice::{
-    Occurrence, put_override, remove_occurrence, with_overrides,
+    Alarms, Occurrence, put_override, remove_occurrence, with_overrides,
 };
 use almanac_core::calendar::sources::ical::override_keys;
 use almanac_core::calendar::sources::{SourceConfig, SourceType};
@@ -71,7 +71,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let written = WRITTEN.replace("{uid}", uid);
-    let _ = with_overrides(&written, old);
+    let _ = with_overrides(&written, old, Alarms::Written);
+    let _ = with_overrides(&written, old, Alarms::Kept);
     let at = NaiveDate::from_ymd_opt(2026, 1, 5)
         .and_then(|d| d.and_hms_opt(9, 0, 0))
         .expect("a date");
