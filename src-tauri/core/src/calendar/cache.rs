@@ -13,13 +13,12 @@ use std::time::Duration;
 use chrono::NaiveDate;
 use chrono_tz::Tz;
 
-use super::budget::{Allowance, AnswerBudget, Exhausted, SeriesOutcome};
 use super::event::Event;
 use super::journal::Journal;
 use super::kinds::NoteCalendar;
 use super::memo::YearMemo;
-use super::query::{EventQuery, UNBOUNDED_HORIZON_DAYS};
-use super::recurrence::{Occurrence, Timing, Window};
+use super::occurrence_index::OccurrenceIndex;
+use super::recurrence::{Occurrence, Timing};
 use super::sources::{ParsedNote, SourceConfig};
 use super::spec::{EventSpec, format_date, format_time};
 use super::status::{CacheStats, RECENT_SKIPS, SeriesLeftOut, SkippedNote};
@@ -81,7 +80,7 @@ impl Indexed {
             .then(|| SeriesLeftOut::new(&source.id, &self.id, &self.spec.title))
     }
 
-    fn mark_left_out(&self) {
+    pub(super) fn mark_left_out(&self) {
         self.left_out.0.store(true, Ordering::Relaxed);
     }
 
@@ -113,7 +112,7 @@ impl Indexed {
     }
 
     /// The event of one occurrence of this entry.
-    fn occurrence_event(
+    pub(super) fn occurrence_event(
         &self,
         source: &SourceConfig,
         path: &str,
@@ -177,7 +176,9 @@ pub struct Cache {
     recent_skips: VecDeque<SkippedNote>,
     pub last_scan: Duration,
     /// Expanded series years, shared by every query.
-    memo: Arc<YearMemo>,
+    pub(super) memo: Arc<YearMemo>,
+    /// What range reads are answered from (see [`super::occurrence_index`]).
+    pub(super) index: OccurrenceIndex,
     /// Which notes changed, for followers (see [`super::journal`]).
     pub journal: Journal,
 }
@@ -191,19 +192,10 @@ pub enum Ceiling {
     PerSeries,
 }
 
-/// One match, before it becomes an [`Event`] (only once the answer is known
-/// to fit): the occurrence for a series, `None` for a single event.
-struct Hit<'a> {
-    start: i64,
-    source: &'a SourceConfig,
-    path: &'a str,
-    entry: &'a Indexed,
-    occurrence: Option<Occurrence>,
-}
-
 impl Cache {
     pub fn new(sources: Vec<SourceConfig>, display_tz: Tz) -> Cache {
         Cache {
+            index: OccurrenceIndex::new(sources.len()),
             sources: sources.into_iter().map(SourceCache::new).collect(),
             display_tz,
             invalid: HashMap::new(),
@@ -248,6 +240,8 @@ impl Cache {
         }
         if changed {
             self.journal.touch(&source.config.id, path);
+            let entries = source.notes.get(path).map_or(&[][..], Vec::as_slice);
+            self.index.note_changed(index, path, entries, &self.memo);
         }
         changed || skips_changed
     }
@@ -264,6 +258,7 @@ impl Cache {
         let removed = source.notes.remove(path).is_some();
         if removed {
             self.journal.touch(&source.config.id, path);
+            self.index.note_changed(index, path, &[], &self.memo);
         }
         removed || skips
     }
@@ -305,108 +300,8 @@ impl Cache {
             let id = source.config.id.clone();
             self.invalid.retain(|(s, _), _| *s != id);
             self.journal.reset();
+            self.index.source_cleared(index);
         }
-    }
-
-    /// Runs a query (see [`super::query`] for the semantics and the
-    /// ceiling), with the series left out of the answer. Only
-    /// [`Ceiling::PerAnswer`] returns an error.
-    pub fn query(
-        &self,
-        query: &EventQuery,
-        now_millis: i64,
-        ceiling: Ceiling,
-    ) -> Result<(Vec<Event>, Vec<SeriesLeftOut>), Exhausted> {
-        let needle = query
-            .text
-            .as_deref()
-            .map(str::to_lowercase)
-            .filter(|n| !n.is_empty());
-        let window = series_window(query, now_millis);
-        let mut budget = AnswerBudget::default();
-        let mut occurrences = Vec::new();
-        let mut hits: Vec<Hit> = Vec::new();
-        let mut left_out = Vec::new();
-        for source in &self.sources {
-            if let Some(ids) = &query.calendars
-                && !ids.contains(&source.config.id)
-            {
-                continue;
-            }
-            for (path, entry) in source
-                .notes
-                .iter()
-                .flat_map(|(path, entries)| entries.iter().map(move |e| (path, e)))
-            {
-                if query.is_task.is_some_and(|t| t != entry.is_task())
-                    || query
-                        .is_completed
-                        .is_some_and(|c| c != entry.is_completed())
-                    || needle
-                        .as_deref()
-                        .is_some_and(|n| !entry.haystack.contains(n))
-                {
-                    continue;
-                }
-                let hit = |start, occurrence| Hit {
-                    start,
-                    source: &source.config,
-                    path,
-                    entry,
-                    occurrence,
-                };
-                if let Timing::Once(o) = &entry.timing {
-                    if o.span.overlaps(query.start_millis, query.end_millis) {
-                        if ceiling == Ceiling::PerAnswer {
-                            budget.occurrence()?;
-                        }
-                        hits.push(hit(o.span.start, None));
-                    }
-                    continue;
-                }
-                let mut expand = |allowance: &mut Allowance| {
-                    entry
-                        .timing
-                        .occurrences(window, &self.memo, allowance, &mut occurrences)
-                };
-                let kept = match ceiling {
-                    Ceiling::PerAnswer => budget.series(expand)? == SeriesOutcome::Kept,
-                    // Cut short, but what was produced is kept.
-                    Ceiling::PerSeries => {
-                        let outcome = expand(&mut Allowance::per_series());
-                        if outcome == Err(Exhausted::Steps) {
-                            entry.mark_left_out();
-                        }
-                        true
-                    }
-                };
-                if !kept {
-                    occurrences.clear();
-                    entry.mark_left_out();
-                    left_out.extend(entry.left_out(&source.config));
-                    continue;
-                }
-                for o in occurrences.drain(..) {
-                    if o.span.overlaps(query.start_millis, query.end_millis) {
-                        hits.push(hit(o.span.start, Some(o)));
-                    }
-                }
-            }
-        }
-        hits.sort_by(|a, b| {
-            a.start
-                .cmp(&b.start)
-                .then_with(|| a.entry.id.cmp(&b.entry.id))
-        });
-        let events = hits
-            .into_iter()
-            .map(|hit| match &hit.occurrence {
-                Some(o) => hit.entry.occurrence_event(hit.source, hit.path, o),
-                None => hit.entry.event(hit.source, hit.path),
-            })
-            .collect();
-        left_out.sort_by(|a: &SeriesLeftOut, b| a.event_id.cmp(&b.event_id));
-        Ok((events, left_out))
     }
 
     /// The memo of expanded series years.
@@ -499,12 +394,13 @@ impl Cache {
         if self.display_tz != old.display_tz {
             return;
         }
-        for source in self.sources.iter_mut() {
+        for (index, source) in self.sources.iter_mut().enumerate() {
             if let Some(previous) = old.source(&source.config.id)
                 && source.config.reads_same_feed_as(&previous.config)
             {
                 source.notes = previous.notes.clone();
                 source.feed = previous.feed.clone();
+                self.index.source_replaced(index, source);
             }
         }
     }
@@ -561,32 +457,4 @@ fn same_events(a: &[Indexed], b: &[Indexed]) -> bool {
                 && x.line_number == y.line_number
                 && x.haystack == y.haystack
         })
-}
-
-/// The window series are expanded in: the query's bounds, with an open side
-/// replaced by the horizon (see [`super::query`]).
-fn series_window(query: &EventQuery, now_millis: i64) -> Window {
-    // Years 1 to 9999: beyond that there are no calendar dates to expand.
-    const FIRST_MILLIS: i64 = -62_135_596_800_000;
-    const LAST_MILLIS: i64 = 253_402_300_799_999;
-    let horizon = UNBOUNDED_HORIZON_DAYS * 86_400_000;
-    let window = match (query.start_millis, query.end_millis) {
-        (Some(start), Some(end)) => Window { start, end },
-        (Some(start), None) => Window {
-            start,
-            end: start.saturating_add(horizon),
-        },
-        (None, Some(end)) => Window {
-            start: end.saturating_sub(horizon),
-            end,
-        },
-        (None, None) => Window {
-            start: now_millis - horizon,
-            end: now_millis + horizon,
-        },
-    };
-    Window {
-        start: window.start.clamp(FIRST_MILLIS, LAST_MILLIS),
-        end: window.end.clamp(FIRST_MILLIS, LAST_MILLIS),
-    }
 }

@@ -5,15 +5,18 @@
 //! and a feed refresh or a CalDAV sync records the notes it changed in the
 //! journal as a vault edit does.
 //!
-//! With [`Notes::ChangedSince`] only the notes the cache's journal recorded
-//! since the cursor are expanded, so following an edit costs one note, not
-//! the vault.
+//! Read from the occurrence index, as every range read is. With
+//! [`Notes::ChangedSince`] only the notes the cache's journal recorded since
+//! the cursor are answered, so following an edit costs one note's entries,
+//! not the vault's.
 
-use super::budget::Allowance;
+use std::collections::BTreeMap;
+
 use super::cache::{Cache, Indexed};
 use super::engine::Calendar;
 use super::journal::{NoteChanges, NoteKey};
-use super::recurrence::{Timing, Window};
+use super::occurrence_index::NoteRef;
+use super::recurrence::Window;
 
 /// One occurrence of an event.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,101 +91,121 @@ impl Calendar {
             Notes::ChangedSince(cursor) => cache.journal.since(cursor),
             Notes::All => (cache.journal.since(u64::MAX).0, NoteChanges::Everything),
         };
-        let mut answer = NoteOccurrences {
-            cursor,
-            everything: changes == NoteChanges::Everything,
-            ..NoteOccurrences::default()
-        };
-        match changes {
-            NoteChanges::Everything => {
-                for source in &cache.sources {
-                    for (path, entries) in &source.notes {
-                        let note = NoteKey {
-                            source_id: source.config.id.clone(),
-                            path: path.clone(),
-                        };
-                        let in_file = source.config.dir().is_some();
-                        let events = expand(cache, note, in_file, entries, window);
-                        if !events.occurrences.is_empty() || !events.cut_short.is_empty() {
-                            answer.notes.push(events);
-                        }
-                    }
-                }
-            }
-            NoteChanges::Notes(keys) => {
-                for note in keys {
-                    let Some(index) = cache.source_index(&note.source_id) else {
-                        continue;
-                    };
-                    let in_file = cache.sources[index].config.dir().is_some();
-                    let entries = cache
-                        .note_entries(index, &note.path)
-                        .map_or(&[][..], |(_, entries)| entries);
-                    answer
-                        .notes
-                        .push(expand(cache, note, in_file, entries, window));
-                }
+        let everything = changes == NoteChanges::Everything;
+        // The notes asked about, each with what it holds (so a note that
+        // holds nothing any more is answered, empty).
+        let mut held: BTreeMap<NoteRef, NoteEvents> = BTreeMap::new();
+        if let NoteChanges::Notes(keys) = changes {
+            for note in keys {
+                let Some(index) = cache.source_index(&note.source_id) else {
+                    continue;
+                };
+                let in_file = cache.sources[index].config.dir().is_some();
+                let key = NoteRef {
+                    source: index as u32,
+                    path: note.path.as_str().into(),
+                };
+                held.insert(key, NoteEvents::empty(note, in_file));
             }
         }
-        answer
+        let read = cache.index.read(
+            &cache.sources,
+            cache.memo(),
+            (Some(from_millis), Some(until_millis)),
+            window,
+            usize::MAX,
+            |found| {
+                let start = found.start;
+                if !(from_millis..=until_millis).contains(&start) {
+                    return Ok(());
+                }
+                if let Some((_, _, entry)) = cache.resolve(found.note, found.entry)
+                    && let Some(events) = note_events(&mut held, cache, everything, found.note)
+                {
+                    events.occurrences.push(NoteOccurrence::of(entry, start));
+                }
+                Ok(())
+            },
+        );
+        // Only a range past the index's reach is refused: nothing to follow.
+        let Ok(left_out) = read else {
+            return NoteOccurrences::default();
+        };
+        for left in &left_out {
+            let Some((_, _, entry)) = cache.resolve(&left.note, left.entry) else {
+                continue;
+            };
+            if let Some(events) = note_events(&mut held, cache, everything, &left.note)
+                && !events.cut_short.iter().any(|id| **id == *entry.id)
+            {
+                events.cut_short.push(entry.id.to_string());
+            }
+        }
+        let mut notes: Vec<NoteEvents> = held.into_values().collect();
+        for events in &mut notes {
+            events
+                .occurrences
+                .sort_by(|a, b| (a.start_millis, &a.event_id).cmp(&(b.start_millis, &b.event_id)));
+        }
+        NoteOccurrences {
+            cursor,
+            everything,
+            notes,
+        }
     }
 }
 
-/// The occurrences of one note's `entries` starting in `window`.
-fn expand(
+/// What `note` holds so far: asked about, or (with `everything`) any note.
+fn note_events<'m>(
+    held: &'m mut BTreeMap<NoteRef, NoteEvents>,
     cache: &Cache,
-    note: NoteKey,
-    in_vault_file: bool,
-    entries: &[Indexed],
-    window: Window,
-) -> NoteEvents {
-    let mut occurrences = Vec::new();
-    let mut cut_short = Vec::new();
-    let mut expanded = Vec::new();
-    for entry in entries {
-        expanded.clear();
-        match &entry.timing {
-            Timing::Once(occurrence) => expanded.push(*occurrence),
-            series => {
-                let mut allowance = Allowance::per_series();
-                if series
-                    .occurrences(window, cache.memo(), &mut allowance, &mut expanded)
-                    .is_err()
-                {
-                    cut_short.push(entry.id.to_string());
-                }
-            }
-        }
-        let starts = expanded
-            .iter()
-            .map(|o| o.span.start)
-            .filter(|start| (window.start..=window.end).contains(start));
-        for start_millis in starts {
-            occurrences.push(NoteOccurrence {
-                event_id: entry.id.to_string(),
-                title: entry.spec.title.clone(),
-                start_millis,
-                all_day: entry.spec.all_day,
-                notify_minutes: entry
-                    .spec
-                    .notify
-                    .as_ref()
-                    .and_then(|notify| notify.get("value"))
-                    .and_then(serde_json::Value::as_f64),
-                alarm_minutes: entry
-                    .spec
-                    .alarms
-                    .as_ref()
-                    .and_then(|alarms| alarms.first())
-                    .map(|alarm| alarm.minutes_before),
-                completed: entry.is_completed(),
-            });
+    everything: bool,
+    note: &NoteRef,
+) -> Option<&'m mut NoteEvents> {
+    if everything && !held.contains_key(note) {
+        let source = cache.sources.get(note.source as usize)?;
+        let key = NoteKey {
+            source_id: source.config.id.clone(),
+            path: note.path.to_string(),
+        };
+        let events = NoteEvents::empty(key, source.config.dir().is_some());
+        held.insert(note.clone(), events);
+    }
+    held.get_mut(note)
+}
+
+impl NoteEvents {
+    fn empty(note: NoteKey, in_vault_file: bool) -> NoteEvents {
+        NoteEvents {
+            note,
+            in_vault_file,
+            occurrences: Vec::new(),
+            cut_short: Vec::new(),
         }
     }
-    NoteEvents {
-        note,
-        in_vault_file,
-        occurrences,
-        cut_short,
+}
+
+impl NoteOccurrence {
+    /// The occurrence of `entry` starting at `start_millis`.
+    fn of(entry: &Indexed, start_millis: i64) -> NoteOccurrence {
+        NoteOccurrence {
+            event_id: entry.id.to_string(),
+            title: entry.spec.title.clone(),
+            start_millis,
+            all_day: entry.spec.all_day,
+            notify_minutes: entry
+                .spec
+                .notify
+                .as_ref()
+                .and_then(|notify| notify.get("value"))
+                .and_then(serde_json::Value::as_f64),
+            alarm_minutes: entry
+                .spec
+                .alarms
+                .as_ref()
+                .and_then(|alarms| alarms.first())
+                .map(|alarm| alarm.minutes_before),
+            completed: entry.is_completed(),
+        }
     }
 }

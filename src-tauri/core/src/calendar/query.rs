@@ -22,29 +22,33 @@
 //! limited to [`UNBOUNDED_HORIZON_DAYS`] days around the given bound (or
 //! around now when both are missing).
 //!
+//! Every range is read from the occurrence index (`occurrence_index`):
+//! single events are all indexed; series are expanded once per four-week
+//! page, the first time a read reaches the page, and kept.
+//!
 //! # The cost ceiling
 //!
 //! A query a client sends ([`Calendar::query_checked`]: REST, the in-process
-//! API, the calendar window, the CalDAV server) answers at most
-//! [`MAX_EVENTS_PER_ANSWER`] events and steps through at most
-//! [`MAX_EXPANSION_STEPS`] candidate dates of the series it answers. Past
-//! either, the query is refused with [`CalendarError::QueryTooLarge`] naming
-//! the limit: never a silently shortened answer. A year of 27 daily series
-//! fits; the same year of 150 daily series (55,000 occurrences) does not,
-//! and needs a narrower range or a `calendar` filter.
+//! API, the calendar window, the CalDAV server, MCP, the command line)
+//! answers at most [`MAX_EVENTS_PER_ANSWER`] events. Past it, the query is
+//! refused with [`CalendarError::QueryTooLarge`] naming the limit: never a
+//! silently shortened answer. The steps a query spends expanding series go
+//! only into index pages not built yet: at most [`MAX_EXPANSION_STEPS`]
+//! (the pages built so far are kept, and the query is refused). A range
+//! already indexed costs no steps, only its answer.
 //!
-//! One series may spend at most [`MAX_STEPS_PER_SERIES`] of those steps. A
-//! series that needs more (a rule no one writes for people, such as
+//! One series may spend at most [`MAX_STEPS_PER_SERIES`] steps and produce
+//! at most [`MAX_OCCURRENCES_PER_SERIES`] occurrences in one page. A series
+//! that needs more (a rule no one writes for people, such as
 //! `FREQ=SECONDLY;COUNT=1000000000` from 1990, read from a feed or a note)
-//! is left out of the answer and named in its `warnings` and in its
-//! calendar's status; everything else still answers. The steps such series
-//! burn come from a pool of their own of [`MAX_EXPANSION_STEPS`] (see
-//! [`AnswerBudget`](super::budget::AnswerBudget)).
+//! is left out of the page and named in the answer's `warnings` and in its
+//! calendar's status; everything else still answers. A page spends at most
+//! [`MAX_PAGE_STEPS`] in all, so a calendar of runaways costs a bounded
+//! time per page.
 //!
 //! [`Calendar::query`], the unchecked form for the engine's own tests,
-//! benchmarks and the window's per-day view, instead cuts each series at
-//! [`MAX_OCCURRENCES_PER_SERIES`] occurrences and [`MAX_STEPS_PER_SERIES`]
-//! steps.
+//! benchmarks and the window's per-day view, has no answer limit; past
+//! [`MAX_PAGE_STEPS`] of building it answers nothing.
 //!
 //! [`Calendar::query_checked`]: super::Calendar::query_checked
 //! [`Calendar::query`]: super::Calendar::query
@@ -64,17 +68,23 @@ pub const UNBOUNDED_HORIZON_DAYS: i64 = 366;
 /// never comes near it.
 pub const MAX_EVENTS_PER_ANSWER: usize = 10_000;
 
-/// Most candidate dates one checked query steps through while expanding its
-/// series (days of a weekly series, `rrule` instances before, in and after
-/// the range). Twenty steps per answered event: a weekly series on one day
-/// needs seven per occurrence.
+/// Most candidate dates (days of a weekly series, `rrule` instances) one
+/// checked query steps through building the index pages it needs. Twenty
+/// steps per answerable event: a weekly series on one day needs seven per
+/// occurrence.
 pub const MAX_EXPANSION_STEPS: usize = 20 * MAX_EVENTS_PER_ANSWER;
 
-/// Unchecked queries: occurrences one series contributes at most.
+/// Most steps one index page build spends in all, and what an unchecked
+/// query may spend building pages before it stops (answering nothing):
+/// room for a thousand busy series in each of a month view's pages.
+pub const MAX_PAGE_STEPS: usize = 10 * MAX_EXPANSION_STEPS;
+
+/// Occurrences one series contributes to one index page at most (hourly
+/// around the clock is 672).
 pub const MAX_OCCURRENCES_PER_SERIES: usize = 5_000;
 
-/// Candidate dates one series steps through at most: its share of a
-/// checked query (past it, left out), or its cut in an unchecked one.
+/// Candidate dates one series steps through at most in one index page; past
+/// it, the series is left out of the page.
 pub const MAX_STEPS_PER_SERIES: usize = 100_000;
 
 /// A filter over the cached events. Every present criterion must hold.

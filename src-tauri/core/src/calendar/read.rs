@@ -1,0 +1,143 @@
+//! Range reads of the cache, answered from the occurrence index (see
+//! [`super::occurrence_index`]): the one path every reader's occurrences
+//! come from.
+
+use super::budget::{Exhausted, spend};
+use super::cache::{Cache, Ceiling, Indexed};
+use super::event::Event;
+use super::occurrence_index::NoteRef;
+use super::query::{
+    EventQuery, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS, MAX_PAGE_STEPS, UNBOUNDED_HORIZON_DAYS,
+};
+use super::recurrence::{Occurrence, Window};
+use super::sources::SourceConfig;
+use super::status::SeriesLeftOut;
+
+/// One match, before it becomes an [`Event`] (only once the answer is known
+/// to fit).
+struct Hit<'a> {
+    start: i64,
+    source: &'a SourceConfig,
+    path: &'a str,
+    entry: &'a Indexed,
+    occurrence: Option<Occurrence>,
+}
+
+impl Cache {
+    /// Runs a query (see [`super::query`] for the semantics and the
+    /// ceiling), with the series left out of the answer. Only
+    /// [`Ceiling::PerAnswer`] returns an error.
+    pub fn query(
+        &self,
+        query: &EventQuery,
+        now_millis: i64,
+        ceiling: Ceiling,
+    ) -> Result<(Vec<Event>, Vec<SeriesLeftOut>), Exhausted> {
+        let needle = query
+            .text
+            .as_deref()
+            .map(str::to_lowercase)
+            .filter(|n| !n.is_empty());
+        let wanted = |source: &SourceConfig, entry: &Indexed| {
+            query
+                .calendars
+                .as_ref()
+                .is_none_or(|ids| ids.contains(&source.id))
+                && query.is_task.is_none_or(|t| t == entry.is_task())
+                && query.is_completed.is_none_or(|c| c == entry.is_completed())
+                && needle.as_deref().is_none_or(|n| entry.haystack.contains(n))
+        };
+        let step_limit = match ceiling {
+            Ceiling::PerAnswer => MAX_EXPANSION_STEPS,
+            Ceiling::PerSeries => MAX_PAGE_STEPS,
+        };
+        let window = series_window(query, now_millis);
+        let mut left = MAX_EVENTS_PER_ANSWER;
+        let mut hits = Vec::new();
+        let left_out = self.index.read(
+            &self.sources,
+            &self.memo,
+            (query.start_millis, query.end_millis),
+            window,
+            step_limit,
+            |found| {
+                let Some((source, path, entry)) = self.resolve(found.note, found.entry) else {
+                    return Ok(());
+                };
+                if wanted(source, entry) {
+                    if ceiling == Ceiling::PerAnswer {
+                        spend(&mut left, Exhausted::Occurrences)?;
+                    }
+                    hits.push(Hit {
+                        start: found.start,
+                        source,
+                        path,
+                        entry,
+                        occurrence: found.occurrence,
+                    });
+                }
+                Ok(())
+            },
+        )?;
+        hits.sort_by(|a, b| {
+            a.start
+                .cmp(&b.start)
+                .then_with(|| a.entry.id.cmp(&b.entry.id))
+        });
+        let events = hits
+            .into_iter()
+            .map(|hit| match &hit.occurrence {
+                Some(o) => hit.entry.occurrence_event(hit.source, hit.path, o),
+                None => hit.entry.event(hit.source, hit.path),
+            })
+            .collect();
+        let mut left_out: Vec<SeriesLeftOut> = left_out
+            .iter()
+            .filter_map(|left| self.resolve(&left.note, left.entry))
+            .filter(|(source, _, entry)| wanted(source, entry))
+            .filter_map(|(source, _, entry)| entry.left_out(source))
+            .collect();
+        left_out.sort_by(|a, b| a.event_id.cmp(&b.event_id));
+        left_out.dedup();
+        Ok((events, left_out))
+    }
+
+    /// The entry an index slot points at, with its source and note path.
+    pub(super) fn resolve(
+        &self,
+        note: &NoteRef,
+        entry: u32,
+    ) -> Option<(&SourceConfig, &str, &Indexed)> {
+        let source = self.sources.get(note.source as usize)?;
+        let (path, entries) = source.notes.get_key_value(&*note.path)?;
+        Some((&source.config, path, entries.get(entry as usize)?))
+    }
+}
+
+/// The window series are expanded in: the query's bounds, with an open side
+/// replaced by the horizon (see [`super::query`]).
+pub(super) fn series_window(query: &EventQuery, now_millis: i64) -> Window {
+    // Years 1 to 9999: beyond that there are no calendar dates to expand.
+    const FIRST_MILLIS: i64 = -62_135_596_800_000;
+    const LAST_MILLIS: i64 = 253_402_300_799_999;
+    let horizon = UNBOUNDED_HORIZON_DAYS * 86_400_000;
+    let window = match (query.start_millis, query.end_millis) {
+        (Some(start), Some(end)) => Window { start, end },
+        (Some(start), None) => Window {
+            start,
+            end: start.saturating_add(horizon),
+        },
+        (None, Some(end)) => Window {
+            start: end.saturating_sub(horizon),
+            end,
+        },
+        (None, None) => Window {
+            start: now_millis - horizon,
+            end: now_millis + horizon,
+        },
+    };
+    Window {
+        start: window.start.clamp(FIRST_MILLIS, LAST_MILLIS),
+        end: window.end.clamp(FIRST_MILLIS, LAST_MILLIS),
+    }
+}
