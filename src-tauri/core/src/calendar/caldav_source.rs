@@ -43,7 +43,6 @@ impl Inner {
         if fresh && !force {
             return;
         }
-        let tz = self.read().cache.display_tz;
         let _sync = lock(&self.caldav.lock);
         // Writes made while offline go first, so the sync reads them back.
         // The mirror is only locked between requests, never across one.
@@ -64,12 +63,29 @@ impl Inner {
         });
         let calendar_url = outcome.as_ref().ok().map(|(_, url, _)| url.clone());
         let mut mirrors = self.caldav.mirrors.live();
-        let live = mirrors.of(&source.id);
+        // The settings may have changed while the server answered. Asked
+        // under the mirrors' lock, which a new configuration's reload of the
+        // mirror (`load_caldav_mirror`) takes too: the answer goes into the
+        // mirror and the cache together, or into neither. A mirror moved on
+        // by an answer the cache dropped would hold the change, so the next
+        // sync would find nothing new and the cache would never show it.
+        let Some((index, current, tz)) = self.still_reading(index, source, calendar_url.as_ref())
+        else {
+            // Dropped whole, the mirror untouched: the source as it is now
+            // configured syncs at once, not at the next scheduled run (its
+            // mirror may look freshly synced).
+            drop(mirrors);
+            tracing::debug!(source = %source.id, "a CalDAV sync answered for a calendar since reconfigured; syncing again");
+            self.feed_worker.request(force);
+            return;
+        };
+        let current = &current;
+        let live = mirrors.of(&current.id);
         match outcome {
-            Ok((synced, calendar, notes)) => {
+            Ok((answer, calendar, notes)) => {
                 let notes = (!notes.is_empty()).then(|| notes.join("; "));
-                let Synced::Changed(mut delta) = synced else {
-                    return self.show_mirror(index, source, live, Some(&[]), tz, notes);
+                let Synced::Changed(mut delta) = answer else {
+                    return self.show_mirror(index, current, live, Some(&[]), tz, notes);
                 };
                 let set_aside = delta.take_set_aside();
                 let touched = delta.apply(&mut live.mirror, &calendar);
@@ -85,27 +101,50 @@ impl Inner {
                     Some(touched) => {
                         self.caldav
                             .mirrors
-                            .store_change(&source.id, &live.mirror, touched)
+                            .store_change(&current.id, &live.mirror, touched)
                     }
-                    None => self.caldav.mirrors.store(&source.id, &live.mirror),
+                    None => self.caldav.mirrors.store(&current.id, &live.mirror),
                 };
                 if let Err(error) = stored {
-                    tracing::warn!(source = %source.id, %error, "could not cache the CalDAV calendar on disk");
+                    tracing::warn!(source = %current.id, %error, "could not cache the CalDAV calendar on disk");
                 }
-                self.show_mirror(index, source, live, touched.as_deref(), tz, notes);
+                self.show_mirror(index, current, live, touched.as_deref(), tz, notes);
             }
             Err(error) => {
-                let error = match self.waiting(source) {
+                let error = match self.waiting(current) {
                     Some(waiting) => format!("{error}; {waiting}"),
                     None => error,
                 };
-                self.show_mirror(index, source, live, Some(&[]), tz, Some(error));
+                self.show_mirror(index, current, live, Some(&[]), tz, Some(error));
             }
         }
         drop(mirrors);
         if let Some(url) = calendar_url {
             self.remember_calendar_url(source, &url);
         }
+    }
+
+    /// Where the cache now has CalDAV source `synced` (synced as source
+    /// `index`; sources may have moved since), its configuration and the display zone, if it still reads the calendar
+    /// the sync read (at `calendar`, when the sync got that far): the same
+    /// configuration, or the same account's same calendar renamed,
+    /// recoloured or moved, or with the URL discovery found written back.
+    /// `None` when the source is gone or now reads another calendar.
+    fn still_reading(
+        &self,
+        index: usize,
+        synced: &SourceConfig,
+        calendar: Option<&Url>,
+    ) -> Option<(usize, SourceConfig, Tz)> {
+        let state = self.read();
+        let cache = &state.cache;
+        let index = match cache.config(index) {
+            Some(current) if current.id == synced.id => index,
+            _ => cache.source_index(&synced.id)?,
+        };
+        let current = cache.config(index)?;
+        let same = current.kind == synced.kind || same_calendar(current, synced, calendar?);
+        same.then(|| (index, current.clone(), cache.display_tz))
     }
 
     /// A client for `source` with its password from the keyring, and the
@@ -159,9 +198,10 @@ impl Inner {
     /// Writes `url`, the calendar [`Inner::connect`] found for `source`,
     /// into the settings when they have none yet, so the next start need not
     /// discover it again. The settings' change is adopted like any other:
-    /// the sources are rebuilt, and a sync still answering for the old ones
-    /// is dropped, so callers write it only once their answer is in the
-    /// cache (else the new source would start empty, its mirror fresh).
+    /// the sources are rebuilt and the mirror shown again, so callers write
+    /// it only once their answer is in the mirror (a sync still answering
+    /// for the old configuration then shows under the new one, which reads
+    /// the same calendar).
     pub(super) fn remember_calendar_url(&self, source: &SourceConfig, url: &Url) {
         let SourceType::Caldav {
             server, calendar, ..
@@ -286,6 +326,29 @@ impl Inner {
         drop(state);
         self.bump();
     }
+}
+
+/// Whether CalDAV sources `now` and `then` are the same account's calendar
+/// at `calendar`, each naming it or leaving it to discovery.
+fn same_calendar(now: &SourceConfig, then: &SourceConfig, calendar: &Url) -> bool {
+    let (
+        SourceType::Caldav {
+            server,
+            username,
+            calendar: named,
+        },
+        SourceType::Caldav {
+            server: server_then,
+            username: username_then,
+            calendar: named_then,
+        },
+    ) = (&now.kind, &then.kind)
+    else {
+        return false;
+    };
+    let names =
+        |named: &str| named.is_empty() || Url::parse(named).is_ok_and(|url| url == *calendar);
+    server == server_then && username == username_then && names(named) && names(named_then)
 }
 
 /// The warning for a CalDAV account reached over plain http on another

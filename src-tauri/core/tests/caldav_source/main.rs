@@ -4,6 +4,8 @@ mod account;
 #[path = "../common/mod.rs"]
 mod common;
 mod discovery;
+mod gate;
+mod in_flight;
 mod moves;
 mod occurrences;
 mod origin;

@@ -132,7 +132,6 @@ async fn a_feeds_events_remind_by_their_alarm_or_the_default_and_follow_a_refres
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "known regression, to fix next: since the holidays/icsfile kinds were merged (439ec43), an alarm changed on the CalDAV server reaches the engine's sync but not the vault reminders; the first sync's reminders are right (and the contract suite checks them for every kind)"]
 async fn a_caldav_calendars_events_remind_and_follow_a_sync() {
     let server = Arc::new(tokio::task::spawn_blocking(Radicale::start).await.unwrap());
     let id = format!("remind-dav-{}", std::process::id());
