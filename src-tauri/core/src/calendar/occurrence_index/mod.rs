@@ -39,6 +39,7 @@ use singles::Singles;
 use super::budget::Exhausted;
 use super::cache::{Indexed, SourceCache};
 use super::memo::YearMemo;
+use super::query::MAX_PAGE_STEPS;
 use super::recurrence::{Occurrence, Window};
 
 /// Series occurrences kept in all pages together (about 90 bytes each).
@@ -194,8 +195,9 @@ impl OccurrenceIndex {
     /// series left out of the pages read.
     ///
     /// Missing pages are built on the way. Building costs steps: past
-    /// `step_limit` in all, no further page is built and the read is
-    /// refused (the pages built are kept). A range over more than
+    /// `step_limit` in all on the series kept, or past [`MAX_PAGE_STEPS`]
+    /// burnt by series left out (runaway rules), no further page is built
+    /// and the read is refused (the pages built are kept). A range over more than
     /// [`MAX_PAGES`] pages is refused at once; `visit` refusing stops the
     /// read.
     #[allow(clippy::too_many_arguments)]
@@ -222,14 +224,17 @@ impl OccurrenceIndex {
             })?;
         }
         let mut steps = 0;
+        let mut burnt = 0;
+        let over = |steps: usize, burnt: usize| steps > step_limit || burnt > MAX_PAGE_STEPS;
         let mut left_out = Vec::new();
         for number in first..=last {
             let page = match self.kept(number) {
                 Some(page) => page,
-                None if steps > step_limit => return Err(Exhausted::Steps),
+                None if over(steps, burnt) => return Err(Exhausted::Steps),
                 None => {
                     let built = Page::build(number, sources, &self.series_notes, memo);
                     steps += built.steps;
+                    burnt += built.burnt;
                     let page = Arc::new(built.page);
                     self.keep(number, page.clone());
                     page
@@ -245,7 +250,7 @@ impl OccurrenceIndex {
             }
             left_out.extend(page.left_out.iter().cloned());
         }
-        if steps > step_limit {
+        if over(steps, burnt) {
             return Err(Exhausted::Steps);
         }
         Ok(left_out)

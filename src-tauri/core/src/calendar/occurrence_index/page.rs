@@ -55,10 +55,11 @@ pub struct Page {
     pub left_out: Vec<LeftOutRef>,
 }
 
-/// What one page build spent.
+/// What one page build spent: on the series kept, and on those left out.
 pub struct Built {
     pub page: Page,
     pub steps: usize,
+    pub burnt: usize,
 }
 
 impl Page {
@@ -76,6 +77,7 @@ impl Page {
             ..Page::default()
         };
         let mut pool = MAX_PAGE_STEPS;
+        let mut burnt = 0;
         for (source, paths) in notes.iter().enumerate() {
             for path in paths {
                 let Some(entries) = sources.get(source).and_then(|s| s.notes.get(&**path)) else {
@@ -85,13 +87,14 @@ impl Page {
                     source: source as u32,
                     path: path.clone(),
                 };
-                page.add_note(&note, entries, memo, &mut pool);
+                burnt += page.add_note(&note, entries, memo, &mut pool);
             }
         }
         page.sort();
         Built {
             page,
-            steps: MAX_PAGE_STEPS - pool,
+            steps: MAX_PAGE_STEPS - pool - burnt,
+            burnt,
         }
     }
 
@@ -109,7 +112,16 @@ impl Page {
         self.sort();
     }
 
-    fn add_note(&mut self, note: &NoteRef, entries: &[Indexed], memo: &YearMemo, pool: &mut usize) {
+    /// Adds the series of `entries`; returns the steps burnt by those left
+    /// out.
+    fn add_note(
+        &mut self,
+        note: &NoteRef,
+        entries: &[Indexed],
+        memo: &YearMemo,
+        pool: &mut usize,
+    ) -> usize {
+        let mut burnt = 0;
         let window = window_of(self.number);
         let mut expanded = Vec::new();
         for (position, entry) in entries.iter().enumerate() {
@@ -132,7 +144,8 @@ impl Page {
                     .timing
                     .occurrences(window, memo, &mut allowance, &mut expanded)
             };
-            *pool -= share - allowance.steps.min(share);
+            let spent = share - allowance.steps.min(share);
+            *pool -= spent;
             match outcome {
                 Ok(()) => self
                     .slots
@@ -142,6 +155,7 @@ impl Page {
                         entry: entry_ref,
                     })),
                 Err(Exhausted::Steps | Exhausted::Occurrences | Exhausted::Range) => {
+                    burnt += spent;
                     entry.mark_left_out();
                     self.left_out.push(LeftOutRef {
                         note: note.clone(),
@@ -150,6 +164,7 @@ impl Page {
                 }
             }
         }
+        burnt
     }
 
     fn sort(&mut self) {
