@@ -146,6 +146,20 @@ fn main() {
         summary(name, samples);
     }
 
+    // A text search without a range (a year around now), matching nothing:
+    // what the edit latency below asks after each edit.
+    let mut samples = Vec::with_capacity(200);
+    for i in 0..200 {
+        let query = EventQuery {
+            text: Some(format!("no-such-word-{i}")),
+            ..EventQuery::default()
+        };
+        let t = Instant::now();
+        assert!(calendar.query(&query).is_empty());
+        samples.push(t.elapsed());
+    }
+    summary("query text, open range", samples);
+
     // External edit → visible in a query, through the watcher.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()

@@ -112,7 +112,7 @@ impl Calendar {
             &cache.sources,
             cache.memo(),
             (Some(from_millis), Some(until_millis)),
-            window,
+            Some(window),
             usize::MAX,
             |found| {
                 let start = found.start;

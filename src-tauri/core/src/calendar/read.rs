@@ -2,6 +2,8 @@
 //! [`super::occurrence_index`]): the one path every reader's occurrences
 //! come from.
 
+use std::sync::Arc;
+
 use super::budget::{Exhausted, spend};
 use super::cache::{Cache, Ceiling, Indexed};
 use super::event::Event;
@@ -38,15 +40,48 @@ impl Cache {
             .as_deref()
             .map(str::to_lowercase)
             .filter(|n| !n.is_empty());
-        let wanted = |source: &SourceConfig, entry: &Indexed| {
-            query
-                .calendars
-                .as_ref()
-                .is_none_or(|ids| ids.contains(&source.id))
-                && query.is_task.is_none_or(|t| t == entry.is_task())
+        // The calendars asked for, by source position: checked before an
+        // occurrence's entry is even looked up.
+        let in_calendars: Option<Vec<bool>> = query.calendars.as_ref().map(|ids| {
+            self.sources
+                .iter()
+                .map(|s| ids.contains(&s.config.id))
+                .collect()
+        });
+        let by_entry = needle.is_some() || query.is_task.is_some() || query.is_completed.is_some();
+        let wanted = |entry: &Indexed| {
+            query.is_task.is_none_or(|t| t == entry.is_task())
                 && query.is_completed.is_none_or(|c| c == entry.is_completed())
                 && needle.as_deref().is_none_or(|n| entry.haystack.contains(n))
         };
+        // With a filter, the notes whose series it keeps, by the address of
+        // their shared path: an open range reads a year of every series,
+        // and the others' occurrences are passed over without a lookup.
+        let series_kept: Option<Vec<*const u8>> = (by_entry || in_calendars.is_some()).then(|| {
+            let mut kept: Vec<*const u8> = self
+                .index
+                .series_notes()
+                .iter()
+                .enumerate()
+                .filter(|(source, _)| {
+                    in_calendars
+                        .as_ref()
+                        .is_none_or(|wanted| wanted.get(*source).is_some_and(|w| *w))
+                })
+                .flat_map(|(source, paths)| paths.iter().map(move |path| (source, path)))
+                .filter(|(source, path)| {
+                    self.sources[*source]
+                        .notes
+                        .get(&***path)
+                        .is_some_and(|entries| {
+                            entries.iter().any(|e| e.timing.is_series() && wanted(e))
+                        })
+                })
+                .map(|(_, path)| Arc::as_ptr(path).cast::<u8>())
+                .collect();
+            kept.sort_unstable();
+            kept
+        });
         let step_limit = match ceiling {
             Ceiling::PerAnswer => MAX_EXPANSION_STEPS,
             Ceiling::PerSeries => MAX_PAGE_STEPS,
@@ -54,17 +89,35 @@ impl Cache {
         let window = series_window(query, now_millis);
         let mut left = MAX_EVENTS_PER_ANSWER;
         let mut hits = Vec::new();
+        // A filter no series passes reads no page (nor builds one).
+        let series_range =
+            (series_kept.as_ref().is_none_or(|kept| !kept.is_empty())).then_some(window);
         let left_out = self.index.read(
             &self.sources,
             &self.memo,
             (query.start_millis, query.end_millis),
-            window,
+            series_range,
             step_limit,
             |found| {
-                let Some((source, path, entry)) = self.resolve(found.note, found.entry) else {
+                if let Some(wanted_sources) = &in_calendars
+                    && !wanted_sources
+                        .get(found.note.source as usize)
+                        .is_some_and(|wanted| *wanted)
+                {
                     return Ok(());
-                };
-                if wanted(source, entry) {
+                }
+                if found.occurrence.is_some()
+                    && let Some(kept) = &series_kept
+                    && kept
+                        .binary_search(&Arc::as_ptr(&found.note.path).cast::<u8>())
+                        .is_err()
+                {
+                    return Ok(());
+                }
+                let resolved = self
+                    .resolve(found.note, found.entry)
+                    .filter(|(_, _, entry)| !by_entry || wanted(entry));
+                if let Some((source, path, entry)) = resolved {
                     if ceiling == Ceiling::PerAnswer {
                         spend(&mut left, Exhausted::Occurrences)?;
                     }
@@ -94,7 +147,13 @@ impl Cache {
         let mut left_out: Vec<SeriesLeftOut> = left_out
             .iter()
             .filter_map(|left| self.resolve(&left.note, left.entry))
-            .filter(|(source, _, entry)| wanted(source, entry))
+            .filter(|(source, _, entry)| {
+                wanted(entry)
+                    && query
+                        .calendars
+                        .as_ref()
+                        .is_none_or(|ids| ids.contains(&source.id))
+            })
             .filter_map(|(source, _, entry)| entry.left_out(source))
             .collect();
         left_out.sort_by(|a, b| a.event_id.cmp(&b.event_id));

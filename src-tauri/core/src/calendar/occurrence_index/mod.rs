@@ -145,9 +145,11 @@ impl OccurrenceIndex {
             notes.remove(path);
         }
         let built = self.built.get_mut().unwrap_or_else(|p| p.into_inner());
+        // Page slots share the path of `series_notes`, so a read can tell a
+        // series' note by its address (see [`OccurrenceIndex::series_notes`]).
         let note = NoteRef {
             source: source as u32,
-            path: path.into(),
+            path: notes.get(path).cloned().unwrap_or_else(|| path.into()),
         };
         if let Some(singles) = &mut built.singles {
             Arc::make_mut(singles).replace_note(&note, entries);
@@ -162,6 +164,12 @@ impl OccurrenceIndex {
             slots += page.len();
         }
         built.slots = slots;
+    }
+
+    /// Per source, the notes holding a series. Every page slot's path is
+    /// the very `Arc` kept here, so its address identifies the note.
+    pub fn series_notes(&self) -> &SeriesNotes {
+        &self.series_notes
     }
 
     /// Forgets everything built and what source `source` holds; the notes
@@ -191,8 +199,8 @@ impl OccurrenceIndex {
     /// Visits every occurrence overlapping the range: single events
     /// overlapping `start..=end` (open where `None`), then series
     /// occurrences overlapping `series_range` (the same range with open
-    /// sides closed at the horizon), page by page, each once. Returns the
-    /// series left out of the pages read.
+    /// sides closed at the horizon; `None` when no series is wanted), page
+    /// by page, each once. Returns the series left out of the pages read.
     ///
     /// Missing pages are built on the way. Building costs steps: past
     /// `step_limit` in all on the series kept, or past [`MAX_PAGE_STEPS`]
@@ -206,22 +214,26 @@ impl OccurrenceIndex {
         sources: &[SourceCache],
         memo: &YearMemo,
         (start, end): (Option<i64>, Option<i64>),
-        series_range: Window,
+        series_range: Option<Window>,
         step_limit: usize,
         mut visit: impl FnMut(Found<'_>) -> Result<(), Exhausted>,
     ) -> Result<Vec<LeftOutRef>, Exhausted> {
-        let first = page::page_of(series_range.start);
-        let last = page::page_of(series_range.end);
-        if last.saturating_sub(first) >= MAX_PAGES as i64 {
-            return Err(Exhausted::Range);
-        }
-        for slot in self.singles(sources).overlapping(start, end) {
+        let singles = self.singles(sources);
+        for slot in singles.overlapping(start, end) {
             visit(Found {
                 start: slot.span.start,
                 note: &slot.note,
                 entry: slot.entry,
                 occurrence: None,
             })?;
+        }
+        let Some(series_range) = series_range else {
+            return Ok(Vec::new());
+        };
+        let first = page::page_of(series_range.start);
+        let last = page::page_of(series_range.end);
+        if last.saturating_sub(first) >= MAX_PAGES as i64 {
+            return Err(Exhausted::Range);
         }
         let mut steps = 0;
         let mut burnt = 0;

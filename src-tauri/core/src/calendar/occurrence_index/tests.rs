@@ -42,10 +42,10 @@ fn time(index: u8) -> &'static str {
 fn note() -> impl Strategy<Value = String> {
     let single = (0u32..730, 0u8..5, 0u8..5, any::<bool>()).prop_map(|(day, from, to, all_day)| {
         if all_day {
-            format!("title: S\nallDay: true\ndate: {}\n", date(day))
+            format!("title: Alpha\nallDay: true\ndate: {}\n", date(day))
         } else {
             format!(
-                "title: S\nallDay: false\ndate: {}\nstartTime: '{}'\nendTime: '{}'\n",
+                "title: Alpha\nallDay: false\ndate: {}\nstartTime: '{}'\nendTime: '{}'\n",
                 date(day),
                 time(from),
                 time(to)
@@ -54,7 +54,7 @@ fn note() -> impl Strategy<Value = String> {
     });
     let multi = (0u32..730, 1u32..20).prop_map(|(day, length)| {
         format!(
-            "title: M\nallDay: true\ndate: {}\nendDate: {}\n",
+            "title: Multi\nallDay: true\ndate: {}\nendDate: {}\n",
             date(day),
             date(day + length)
         )
@@ -70,7 +70,7 @@ fn note() -> impl Strategy<Value = String> {
             let letters = if letters.is_empty() { vec!["M"] } else { letters };
             let end = length.map_or(String::new(), |l| format!("endRecur: {}\n", date(day + l)));
             format!(
-                "title: W\ntype: recurring\ndaysOfWeek: [{}]\nstartRecur: {}\n{end}allDay: false\nstartTime: '{}'\nendTime: '10:00'\n",
+                "title: Weekly\ntype: recurring\ndaysOfWeek: [{}]\nstartRecur: {}\n{end}allDay: false\nstartTime: '{}'\nendTime: '10:00'\n",
                 letters.join(", "),
                 date(day),
                 time(at)
@@ -108,7 +108,7 @@ fn note() -> impl Strategy<Value = String> {
                 )
             };
             format!(
-                "title: R\ntype: rrule\nrrule: {}\nstartDate: {}\n{timing}skipDates: [{}]\n",
+                "title: Rule\ntype: rrule\nrrule: {}\nstartDate: {}\n{timing}skipDates: [{}]\n",
                 rules[rule],
                 date(day),
                 skips.join(", ")
@@ -120,18 +120,33 @@ fn note() -> impl Strategy<Value = String> {
 
 #[derive(Debug, Clone)]
 enum Step {
-    Read { start: Option<i64>, length: i64 },
-    Edit { note: usize, text: String },
-    Remove { note: usize },
+    Read {
+        start: Option<i64>,
+        length: i64,
+        text: Option<&'static str>,
+    },
+    Edit {
+        note: usize,
+        text: String,
+    },
+    Remove {
+        note: usize,
+    },
 }
 
 fn step() -> impl Strategy<Value = Step> {
-    let read =
-        (prop::option::of(0i64..(760 * DAY)), 1i64..(120 * DAY)).prop_map(|(start, length)| {
-            Step::Read {
-                start: start.map(|s| BASE - 15 * DAY + s),
-                length,
-            }
+    let texts = prop::option::of(prop::sample::select(vec![
+        "alpha", "multi", "weekly", "rule",
+    ]));
+    let read = (
+        prop::option::of(0i64..(760 * DAY)),
+        1i64..(120 * DAY),
+        texts,
+    )
+        .prop_map(|(start, length, text)| Step::Read {
+            start: start.map(|s| BASE - 15 * DAY + s),
+            length,
+            text,
         });
     prop_oneof![
         3 => read,
@@ -161,6 +176,13 @@ fn expanded_directly(cache: &Cache, query: &EventQuery, now: i64) -> Vec<Event> 
     for source in &cache.sources {
         for (path, entries) in &source.notes {
             for entry in entries {
+                if query
+                    .text
+                    .as_deref()
+                    .is_some_and(|t| !entry.haystack.contains(t))
+                {
+                    continue;
+                }
                 if let Timing::Once(o) = &entry.timing {
                     if o.span.overlaps(query.start_millis, query.end_millis) {
                         hits.push((o.span.start, entry.event(&source.config, path)));
@@ -234,10 +256,11 @@ proptest! {
         let now = BASE + 200 * DAY;
         for step in steps {
             match step {
-                Step::Read { start, length } => {
+                Step::Read { start, length, text } => {
                     let query = EventQuery {
                         start_millis: start,
                         end_millis: start.map(|s| s + length),
+                        text: text.map(str::to_string),
                         ..EventQuery::default()
                     };
                     let (answer, left_out) = cache.query(&query, now, Ceiling::PerSeries).unwrap();
