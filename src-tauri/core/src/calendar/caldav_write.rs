@@ -10,7 +10,6 @@
 use chrono::{Duration, NaiveDate, NaiveDateTime, Utc};
 use reqwest::Url;
 
-use super::budget::Allowance;
 use super::cache::Indexed;
 use super::engine::{Calendar, Inner, lock};
 use super::error::CalendarError;
@@ -227,14 +226,7 @@ impl Calendar {
             start: day_start_millis(date - Duration::days(2), tz),
             end: day_start_millis(date + Duration::days(3), tz),
         };
-        let mut found = Vec::new();
-        // A failed expansion finds nothing, reported as no occurrence.
-        let _ = master.timing.occurrences(
-            window,
-            state.cache.memo(),
-            &mut Allowance::per_series(),
-            &mut found,
-        );
+        let found = state.cache.occurrences_of(&master.id, window);
         let occurrence = found.iter().find(|o| o.date == date).ok_or_else(|| {
             CalendarError::invalid(
                 "instanceDate",

@@ -161,6 +161,32 @@ impl Cache {
         Ok((events, left_out))
     }
 
+    /// The occurrences of series `id` overlapping `window`, read from the
+    /// index like every range (what a write to one occurrence checks its
+    /// date against). A series left out of the index has none.
+    pub(super) fn occurrences_of(&self, id: &str, window: Window) -> Vec<Occurrence> {
+        let mut found = Vec::new();
+        let _ = self.index.read(
+            &self.sources,
+            &self.memo,
+            (Some(window.start), Some(window.end)),
+            Some(window),
+            MAX_PAGE_STEPS,
+            |slot| {
+                if let Some(occurrence) = slot.occurrence
+                    && self
+                        .resolve(slot.note, slot.entry)
+                        .is_some_and(|(_, _, entry)| &*entry.id == id)
+                {
+                    found.push(occurrence);
+                }
+                Ok(())
+            },
+        );
+        found.sort_by_key(|occurrence| occurrence.span.start);
+        found
+    }
+
     /// The entry an index slot points at, with its source and note path.
     pub(super) fn resolve(
         &self,
