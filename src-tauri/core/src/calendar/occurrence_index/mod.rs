@@ -145,6 +145,10 @@ impl OccurrenceIndex {
             notes.remove(path);
         }
         let built = self.built.get_mut().unwrap_or_else(|p| p.into_inner());
+        if built.singles.is_none() && built.pages.is_empty() {
+            // Nothing built yet (the first scan): nothing to update.
+            return;
+        }
         // Page slots share the path of `series_notes`, so a read can tell a
         // series' note by its address (see [`OccurrenceIndex::series_notes`]).
         let note = NoteRef {
