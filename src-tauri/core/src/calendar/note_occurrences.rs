@@ -113,6 +113,7 @@ impl Calendar {
             cache.memo(),
             (Some(from_millis), Some(until_millis)),
             Some(window),
+            None,
             usize::MAX,
             |found| {
                 let start = found.start;

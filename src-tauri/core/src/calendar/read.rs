@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::budget::{Exhausted, spend};
 use super::cache::{Cache, Ceiling, Indexed};
 use super::event::Event;
-use super::occurrence_index::NoteRef;
+use super::occurrence_index::{NoteRef, SeriesNotes};
 use super::query::{
     EventQuery, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS, MAX_PAGE_STEPS, UNBOUNDED_HORIZON_DAYS,
 };
@@ -54,37 +54,49 @@ impl Cache {
                 && query.is_completed.is_none_or(|c| c == entry.is_completed())
                 && needle.as_deref().is_none_or(|n| entry.haystack.contains(n))
         };
-        // With a filter, the notes whose series it keeps, by the address of
-        // their shared path: an open range reads a year of every series,
-        // and the others' occurrences are passed over without a lookup.
-        let series_kept: Option<Vec<*const u8>> = (by_entry || in_calendars.is_some()).then(|| {
-            let mut kept: Vec<*const u8> = self
-                .index
+        // With a filter, the notes whose series it keeps: an open range
+        // reads a year of every series, and the others' occurrences are
+        // passed over by the address of their shared path, without a
+        // lookup (and a page not built yet may expand only these).
+        let kept_notes: Option<SeriesNotes> = (by_entry || in_calendars.is_some()).then(|| {
+            self.index
                 .series_notes()
                 .iter()
                 .enumerate()
-                .filter(|(source, _)| {
-                    in_calendars
+                .map(|(source, paths)| {
+                    let in_calendar = in_calendars
                         .as_ref()
-                        .is_none_or(|wanted| wanted.get(*source).is_some_and(|w| *w))
-                })
-                .flat_map(|(source, paths)| paths.iter().map(move |path| (source, path)))
-                .filter(|(source, path)| {
-                    self.sources[*source]
-                        .notes
-                        .get(&***path)
-                        .is_some_and(|entries| {
-                            entries.iter().any(|e| e.timing.is_series() && wanted(e))
+                        .is_none_or(|wanted| wanted.get(source).is_some_and(|w| *w));
+                    paths
+                        .iter()
+                        .filter(|path| {
+                            in_calendar
+                                && self.sources[source]
+                                    .notes
+                                    .get(&***path)
+                                    .is_some_and(|entries| {
+                                        entries.iter().any(|e| e.timing.is_series() && wanted(e))
+                                    })
                         })
+                        .cloned()
+                        .collect()
                 })
-                .map(|(_, path)| Arc::as_ptr(path).cast::<u8>())
+                .collect()
+        });
+        let series_kept: Option<Vec<*const u8>> = kept_notes.as_ref().map(|notes| {
+            let mut kept: Vec<*const u8> = notes
+                .iter()
+                .flatten()
+                .map(|path| Arc::as_ptr(path).cast::<u8>())
                 .collect();
             kept.sort_unstable();
             kept
         });
         let step_limit = match ceiling {
             Ceiling::PerAnswer => MAX_EXPANSION_STEPS,
-            Ceiling::PerSeries => MAX_PAGE_STEPS,
+            // Internal readers (the window's per-day view) are bounded by
+            // their range and each page's own pool.
+            Ceiling::PerSeries => usize::MAX,
         };
         let window = series_window(query, now_millis);
         let mut left = MAX_EVENTS_PER_ANSWER;
@@ -97,6 +109,7 @@ impl Cache {
             &self.memo,
             (query.start_millis, query.end_millis),
             series_range,
+            kept_notes.as_ref(),
             step_limit,
             |found| {
                 if let Some(wanted_sources) = &in_calendars
@@ -171,6 +184,7 @@ impl Cache {
             &self.memo,
             (Some(window.start), Some(window.end)),
             Some(window),
+            None,
             MAX_PAGE_STEPS,
             |slot| {
                 if let Some(occurrence) = slot.occurrence

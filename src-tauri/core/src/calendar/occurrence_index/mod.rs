@@ -206,7 +206,9 @@ impl OccurrenceIndex {
     /// sides closed at the horizon; `None` when no series is wanted), page
     /// by page, each once. Returns the series left out of the pages read.
     ///
-    /// Missing pages are built on the way. Building costs steps: past
+    /// Missing pages are built on the way and kept; when the read wants
+    /// the series of `only`, and those are few, a missing page is built for
+    /// them alone and not kept (a search costs its matches, not the vault). Building costs steps: past
     /// `step_limit` in all on the series kept, or past [`MAX_PAGE_STEPS`]
     /// burnt by series left out (runaway rules), no further page is built
     /// and the read is refused (the pages built are kept). A range over more than
@@ -219,6 +221,7 @@ impl OccurrenceIndex {
         memo: &YearMemo,
         (start, end): (Option<i64>, Option<i64>),
         series_range: Option<Window>,
+        only: Option<&SeriesNotes>,
         step_limit: usize,
         mut visit: impl FnMut(Found<'_>) -> Result<(), Exhausted>,
     ) -> Result<Vec<LeftOutRef>, Exhausted> {
@@ -248,11 +251,15 @@ impl OccurrenceIndex {
                 Some(page) => page,
                 None if over(steps, burnt) => return Err(Exhausted::Steps),
                 None => {
-                    let built = Page::build(number, sources, &self.series_notes, memo);
+                    let few = only.filter(|only| few_of(only, &self.series_notes));
+                    let built =
+                        Page::build(number, sources, few.unwrap_or(&self.series_notes), memo);
                     steps += built.steps;
                     burnt += built.burnt;
                     let page = Arc::new(built.page);
-                    self.keep(number, page.clone());
+                    if few.is_none() {
+                        self.keep(number, page.clone());
+                    }
                     page
                 }
             };
@@ -320,6 +327,12 @@ impl OccurrenceIndex {
     fn lock_write(&self) -> std::sync::RwLockWriteGuard<'_, Built> {
         self.built.write().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Whether `only` holds under a quarter of `all`'s notes.
+fn few_of(only: &SeriesNotes, all: &SeriesNotes) -> bool {
+    let count = |notes: &SeriesNotes| notes.iter().map(BTreeSet::len).sum::<usize>();
+    count(only) * 4 < count(all)
 }
 
 impl Built {
