@@ -47,8 +47,9 @@
 //! time per page.
 //!
 //! [`Calendar::query`], the unchecked form for the engine's own tests,
-//! benchmarks and the window's per-day view, has no answer limit; past
-//! [`MAX_PAGE_STEPS`] of building it answers nothing.
+//! benchmarks and the window's per-day view, has no answer limit, and
+//! builds the pages it needs bounded only by each page's pool (its callers
+//! ask for a few weeks).
 //!
 //! [`Calendar::query_checked`]: super::Calendar::query_checked
 //! [`Calendar::query`]: super::Calendar::query
@@ -74,9 +75,9 @@ pub const MAX_EVENTS_PER_ANSWER: usize = 10_000;
 /// occurrence.
 pub const MAX_EXPANSION_STEPS: usize = 20 * MAX_EVENTS_PER_ANSWER;
 
-/// Most steps one index page build spends in all, and what an unchecked
-/// query may spend building pages before it stops (answering nothing):
-/// room for a thousand busy series in each of a month view's pages.
+/// Most steps one index page build spends in all, and what one query may
+/// burn on series left out of its pages (runaway rules): room for tens of
+/// thousands of everyday series in a page.
 pub const MAX_PAGE_STEPS: usize = 10 * MAX_EXPANSION_STEPS;
 
 /// Occurrences one series contributes to one index page at most (hourly
