@@ -13,10 +13,12 @@ use chrono::{DateTime, NaiveDate};
 use chrono_tz::Tz;
 use serde::Serialize;
 
+use super::cache::Ceiling;
 use super::engine::Calendar;
 use super::error::CalendarError;
 use super::event::Event;
 use super::query::{EventQuery, validate_range};
+use super::read::Hit;
 
 /// Longest range a per-day query covers, in days: a month grid's six weeks
 /// with room to spare. Bounds the answer at `per_day` × this many events.
@@ -65,7 +67,19 @@ impl Calendar {
         let zone = self.display_timezone();
         let first = day_of(start, zone);
         let last = day_of(end, zone);
-        Ok(cap(self.query(query), per_day, first..=last, zone))
+        // Capped before any event is built: six weeks of a busy vault hold
+        // some 10,000 occurrences, of which a month grid keeps a few a day.
+        let state = self.inner.read();
+        let now = chrono::Utc::now().timestamp_millis();
+        let (hits, _) = state
+            .cache
+            .hits(query, now, Ceiling::PerSeries)
+            .unwrap_or_default();
+        let (kept, more) = cap(hits, per_day, first..=last, zone);
+        Ok(PerDay {
+            events: kept.iter().map(Hit::event).collect(),
+            more,
+        })
     }
 }
 
@@ -76,17 +90,59 @@ fn day_of(millis: i64, zone: Tz) -> NaiveDate {
         .date_naive()
 }
 
+/// What the cap needs to know of an event: an [`Event`], or a match not
+/// yet built into one.
+pub(super) trait Placed {
+    fn all_day(&self) -> bool;
+    /// `startMillis` and `endMillis`.
+    fn millis(&self) -> (Option<i64>, Option<i64>);
+    /// The days it covers in `zone`, as an inclusive range.
+    fn days(&self, zone: Tz) -> Option<(NaiveDate, NaiveDate)>;
+}
+
+impl Placed for Event {
+    fn all_day(&self) -> bool {
+        self.all_day
+    }
+
+    fn millis(&self) -> (Option<i64>, Option<i64>) {
+        (self.start_millis, self.end_millis)
+    }
+
+    fn days(&self, zone: Tz) -> Option<(NaiveDate, NaiveDate)> {
+        days(self, zone)
+    }
+}
+
+impl Placed for Hit<'_> {
+    fn all_day(&self) -> bool {
+        Hit::all_day(self)
+    }
+
+    fn millis(&self) -> (Option<i64>, Option<i64>) {
+        Hit::millis(self)
+    }
+
+    fn days(&self, zone: Tz) -> Option<(NaiveDate, NaiveDate)> {
+        match (self.all_day(), self.millis()) {
+            (false, (Some(start), end)) => Some(timed_days(start, end, zone)),
+            // All-day dates are the event's own: built for the few of them.
+            _ => days(&self.event(), zone),
+        }
+    }
+}
+
+/// The days a timed event from `start` to `end` covers in `zone`.
+fn timed_days(start: i64, end: Option<i64>, zone: Tz) -> (NaiveDate, NaiveDate) {
+    // An end at midnight does not reach into the next day.
+    let end = end.filter(|&end| end > start).map_or(start, |end| end - 1);
+    (day_of(start, zone), day_of(end, zone))
+}
+
 /// The days `event` covers in `zone`, as an inclusive range.
 fn days(event: &Event, zone: Tz) -> Option<(NaiveDate, NaiveDate)> {
     match (event.all_day, event.start_millis) {
-        (false, Some(start)) => {
-            // An end at midnight does not reach into the next day.
-            let end = event
-                .end_millis
-                .filter(|&end| end > start)
-                .map_or(start, |end| end - 1);
-            Some((day_of(start, zone), day_of(end, zone)))
-        }
+        (false, Some(start)) => Some(timed_days(start, event.end_millis, zone)),
         _ => {
             let first: NaiveDate = event.date.parse().ok()?;
             let last = event
@@ -100,19 +156,21 @@ fn days(event: &Event, zone: Tz) -> Option<(NaiveDate, NaiveDate)> {
     }
 }
 
-fn cap(
-    mut events: Vec<Event>,
+/// Keeps at most `per_day` of `events` on each day of `range`, and counts
+/// the rest per day.
+pub(super) fn cap<T: Placed>(
+    mut events: Vec<T>,
     per_day: usize,
     range: std::ops::RangeInclusive<NaiveDate>,
     zone: Tz,
-) -> PerDay {
+) -> (Vec<T>, Vec<MoreOnDay>) {
     // All-day first (a month cell draws them on top), then by start.
-    events.sort_by_key(|e| (!e.all_day, e.start_millis.unwrap_or(i64::MIN)));
+    events.sort_by_key(|e| (!e.all_day(), e.millis().0.unwrap_or(i64::MIN)));
     let mut shown: BTreeMap<NaiveDate, usize> = BTreeMap::new();
     let mut more: BTreeMap<NaiveDate, usize> = BTreeMap::new();
     let mut kept = Vec::new();
     for event in events {
-        let Some((first, last)) = days(&event, zone) else {
+        let Some((first, last)) = event.days(zone) else {
             continue;
         };
         let covered: Vec<NaiveDate> = first
@@ -134,13 +192,11 @@ fn cap(
             }
         }
     }
-    PerDay {
-        events: kept,
-        more: more
-            .into_iter()
-            .map(|(date, count)| MoreOnDay { date, count })
-            .collect(),
-    }
+    let more = more
+        .into_iter()
+        .map(|(date, count)| MoreOnDay { date, count })
+        .collect();
+    (kept, more)
 }
 
 #[cfg(test)]
@@ -182,16 +238,16 @@ mod tests {
             timed("d", "2026-11-02T12:00:00Z", "2026-11-02T13:00:00Z"),
             all_day("trip", "2026-11-02", Some("2026-11-04")),
         ];
-        let answer = cap(
+        let (kept, more) = cap(
             events,
             2,
             day("2026-11-01")..=day("2026-11-30"),
             Tz::Europe__Berlin,
         );
-        let titles: Vec<&str> = answer.events.iter().map(|e| e.title.as_str()).collect();
+        let titles: Vec<&str> = kept.iter().map(|e| e.title.as_str()).collect();
         assert_eq!(titles, ["trip", "a", "c"]);
         assert_eq!(
-            answer.more,
+            more,
             [MoreOnDay {
                 date: day("2026-11-02"),
                 count: 2
@@ -205,11 +261,11 @@ mod tests {
             timed("x", "2026-11-03T08:00:00Z", "2026-11-03T09:00:00Z"),
             all_day("year", "2026-01-01", Some("2026-12-31")),
         ];
-        let answer = cap(events, 1, day("2026-11-02")..=day("2026-11-04"), Tz::UTC);
-        let titles: Vec<&str> = answer.events.iter().map(|e| e.title.as_str()).collect();
+        let (kept, more) = cap(events, 1, day("2026-11-02")..=day("2026-11-04"), Tz::UTC);
+        let titles: Vec<&str> = kept.iter().map(|e| e.title.as_str()).collect();
         assert_eq!(titles, ["year"]);
         assert_eq!(
-            answer.more,
+            more,
             [MoreOnDay {
                 date: day("2026-11-03"),
                 count: 1

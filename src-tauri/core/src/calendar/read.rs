@@ -11,18 +11,41 @@ use super::occurrence_index::{NoteRef, SeriesNotes};
 use super::query::{
     EventQuery, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS, MAX_PAGE_STEPS, UNBOUNDED_HORIZON_DAYS,
 };
-use super::recurrence::{Occurrence, Window};
+use super::recurrence::{Occurrence, Timing, Window};
 use super::sources::SourceConfig;
 use super::status::SeriesLeftOut;
 
 /// One match, before it becomes an [`Event`] (only once the answer is known
-/// to fit).
-struct Hit<'a> {
+/// to fit, and only if the reader keeps it).
+pub(super) struct Hit<'a> {
     start: i64,
     source: &'a SourceConfig,
     path: &'a str,
     entry: &'a Indexed,
     occurrence: Option<Occurrence>,
+}
+
+impl Hit<'_> {
+    /// The event (of this occurrence, for a series).
+    pub(super) fn event(&self) -> Event {
+        match &self.occurrence {
+            Some(o) => self.entry.occurrence_event(self.source, self.path, o),
+            None => self.entry.event(self.source, self.path),
+        }
+    }
+
+    pub(super) fn all_day(&self) -> bool {
+        self.entry.spec.all_day
+    }
+
+    /// The `startMillis` / `endMillis` its event reports.
+    pub(super) fn millis(&self) -> (Option<i64>, Option<i64>) {
+        let span = match (&self.occurrence, &self.entry.timing) {
+            (Some(o), _) | (None, Timing::Once(o)) => o.span,
+            (None, _) => return (None, None),
+        };
+        (span.start_millis, span.end_millis)
+    }
 }
 
 impl Cache {
@@ -35,6 +58,18 @@ impl Cache {
         now_millis: i64,
         ceiling: Ceiling,
     ) -> Result<(Vec<Event>, Vec<SeriesLeftOut>), Exhausted> {
+        let (hits, left_out) = self.hits(query, now_millis, ceiling)?;
+        Ok((hits.iter().map(Hit::event).collect(), left_out))
+    }
+
+    /// [`Cache::query`]'s matches in answer order, before any [`Event`] is
+    /// built.
+    pub(super) fn hits(
+        &self,
+        query: &EventQuery,
+        now_millis: i64,
+        ceiling: Ceiling,
+    ) -> Result<(Vec<Hit<'_>>, Vec<SeriesLeftOut>), Exhausted> {
         let needle = query
             .text
             .as_deref()
@@ -150,13 +185,6 @@ impl Cache {
                 .cmp(&b.start)
                 .then_with(|| a.entry.id.cmp(&b.entry.id))
         });
-        let events = hits
-            .into_iter()
-            .map(|hit| match &hit.occurrence {
-                Some(o) => hit.entry.occurrence_event(hit.source, hit.path, o),
-                None => hit.entry.event(hit.source, hit.path),
-            })
-            .collect();
         let mut left_out: Vec<SeriesLeftOut> = left_out
             .iter()
             .filter_map(|left| self.resolve(&left.note, left.entry))
@@ -171,7 +199,7 @@ impl Cache {
             .collect();
         left_out.sort_by(|a, b| a.event_id.cmp(&b.event_id));
         left_out.dedup();
-        Ok((events, left_out))
+        Ok((hits, left_out))
     }
 
     /// The occurrences of series `id` overlapping `window`, read from the

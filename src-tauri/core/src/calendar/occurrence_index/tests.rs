@@ -12,6 +12,7 @@ use crate::calendar::cache::{Cache, Ceiling};
 use crate::calendar::event::Event;
 use crate::calendar::kinds::{ParsedNote, SourceConfig, SourceType};
 use crate::calendar::memo::YearMemo;
+use crate::calendar::per_day::cap;
 use crate::calendar::query::EventQuery;
 use crate::calendar::read::series_window;
 use crate::calendar::recurrence::Timing;
@@ -270,6 +271,23 @@ proptest! {
                     // The same range again comes from the pages kept.
                     let (again, _) = cache.query(&query, now, Ceiling::PerSeries).unwrap();
                     prop_assert_eq!(key(&again), key(&expected));
+                    // The window's per-day view caps matches before building
+                    // events; it keeps what capping the events would.
+                    if let (Some(start), Some(end)) = (query.start_millis, query.end_millis) {
+                        let day = |millis: i64| {
+                            chrono::DateTime::from_timestamp_millis(millis)
+                                .unwrap()
+                                .with_timezone(&zone)
+                                .date_naive()
+                        };
+                        let days = day(start)..=day(end);
+                        let (hits, _) = cache.hits(&query, now, Ceiling::PerSeries).unwrap();
+                        let (kept, more) = cap(hits, 2, days.clone(), zone);
+                        let kept: Vec<Event> = kept.iter().map(|hit| hit.event()).collect();
+                        let (kept_events, more_events) = cap(answer.clone(), 2, days, zone);
+                        prop_assert_eq!(key(&kept), key(&kept_events));
+                        prop_assert_eq!(more, more_events);
+                    }
                     let (slots, pages) = cache.index.size();
                     prop_assert!(slots <= super::MAX_SLOTS && pages <= super::MAX_PAGES);
                 }
