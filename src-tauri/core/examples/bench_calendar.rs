@@ -146,6 +146,23 @@ fn main() {
         summary(name, samples);
     }
 
+    // The window's month: six weeks, at most 3 events a day (what the month
+    // grid asks for), a different month each time.
+    let mut samples = Vec::with_capacity(200);
+    for i in 0..200i64 {
+        let start = first + (i * 29 % 1400) * day_ms;
+        let query = EventQuery {
+            start_millis: Some(start),
+            end_millis: Some(start + 42 * day_ms - 1),
+            ..EventQuery::default()
+        };
+        let t = Instant::now();
+        let answer = calendar.query_per_day(&query, 3).unwrap();
+        samples.push(t.elapsed());
+        assert!(!answer.events.is_empty());
+    }
+    summary("query six weeks per day (window)", samples);
+
     // A text search without a range (a year around now), matching nothing:
     // what the edit latency below asks after each edit.
     let mut samples = Vec::with_capacity(200);
