@@ -32,14 +32,29 @@ impl Radicale {
             dir,
             child: None,
         };
-        server.resume();
-        server.mkcalendar("work", "Work");
-        server
+        // Another test's server can take the port between `free_port` and
+        // Radicale's bind: ours then exits, and the port answers for the
+        // other one, whose `work` calendar already exists (409). A fresh
+        // storage never holds it, so start again on another port.
+        for _ in 0..5 {
+            server.resume();
+            if server.try_mkcalendar("work", "Work") == 201 {
+                return server;
+            }
+            server.stop();
+            server.port = free_port();
+        }
+        panic!("Radicale found no port of its own in five tries");
     }
 
     /// Makes user `alice`'s calendar `/alice/<name>/`, shown as `display`.
     pub fn mkcalendar(&self, name: &str, display: &str) {
-        let created = reqwest::blocking::Client::new()
+        assert_eq!(self.try_mkcalendar(name, display), 201, "MKCALENDAR");
+    }
+
+    /// [`Radicale::mkcalendar`], answering the status.
+    fn try_mkcalendar(&self, name: &str, display: &str) -> u16 {
+        reqwest::blocking::Client::new()
             .request(
                 reqwest::Method::from_bytes(b"MKCALENDAR").unwrap(),
                 self.url(&format!("/alice/{name}/")),
@@ -47,8 +62,9 @@ impl Radicale {
             .basic_auth(USER, Some(self.password()))
             .body(MKCALENDAR.replace("Work", display))
             .send()
-            .unwrap();
-        assert_eq!(created.status().as_u16(), 201, "MKCALENDAR");
+            .unwrap()
+            .status()
+            .as_u16()
     }
 
     /// Changes `alice`'s password on the server (Radicale rereads the file).
