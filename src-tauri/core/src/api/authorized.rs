@@ -17,7 +17,8 @@ use super::plugin::CalendarPlugin;
 use super::request::{EventFilter, EventOptions};
 use super::state::InternalState;
 use crate::calendar::{
-    Event, EventDetails, EventFields, EventQuery, QueryAnswer, SourceInfo, TakenName, VaultStatus,
+    Event, EventDetails, EventFields, EventQuery, JsonAnswer, QueryAnswer, SourceInfo, TakenName,
+    VaultStatus,
 };
 use crate::settings::Settings;
 use crate::settings::class::Actor;
@@ -76,6 +77,13 @@ impl AuthorizedApi {
             .plugin
             .calendar
             .query_answer(&EventQuery::from(filter))?)
+    }
+
+    /// [`Self::get_events_answer`] with the events serialized as one JSON
+    /// array. Scope `events:read`.
+    pub fn get_events_json(&self, filter: &EventFilter) -> Result<JsonAnswer, ApiError> {
+        self.require(Scope::EventsRead)?;
+        Ok(self.plugin.calendar.query_json(&EventQuery::from(filter))?)
     }
 
     /// One event with its note path and line. Scope `events:read`.

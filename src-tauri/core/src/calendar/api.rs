@@ -20,7 +20,7 @@ use super::event::{Event, EventDetails, EventType, FileRef, Location};
 use super::fields::EventFields;
 use super::id::EventId;
 use super::note_occurrences::{NoteOccurrences, Notes};
-use super::query::{EventQuery, QueryAnswer};
+use super::query::{EventQuery, JsonAnswer, QueryAnswer};
 use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::write::TakenName;
 use crate::events::EventBus;
@@ -95,6 +95,18 @@ impl Calendar {
             .cache
             .query(query, now, Ceiling::PerAnswer)?;
         Ok(QueryAnswer { events, left_out })
+    }
+
+    /// [`Calendar::query_answer`] with the events serialized (as JSON), from
+    /// bytes kept per cached event: what a server sends.
+    pub fn query_json(&self, query: &EventQuery) -> Result<JsonAnswer, CalendarError> {
+        super::query::validate_range(query)?;
+        let now = chrono::Utc::now().timestamp_millis();
+        Ok(self
+            .inner
+            .read()
+            .cache
+            .query_json(query, now, Ceiling::PerAnswer)?)
     }
 
     /// The event with this id (a series: unexpanded), with the note and line

@@ -14,6 +14,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 
 use super::event::Event;
+use super::event_json::JsonCell;
 use super::journal::Journal;
 use super::kinds::NoteCalendar;
 use super::memo::YearMemo;
@@ -37,6 +38,8 @@ pub struct Indexed {
     /// Set when a query left this series out (it needed more than its share
     /// of the query's steps); a re-read note is a new entry, unset.
     left_out: LeftOut,
+    /// The event's JSON, once an answer has written it.
+    json: JsonCell,
 }
 
 /// Whether a series was left out of an answer. Queries read the cache
@@ -69,6 +72,7 @@ impl Indexed {
             haystack: haystack.into_boxed_str(),
             line_number,
             left_out: LeftOut::default(),
+            json: JsonCell::default(),
         }
     }
 
@@ -121,10 +125,7 @@ impl Indexed {
         let mut event = self.event(source, path);
         if self.timing.is_series() {
             event.date = format_date(occurrence.date);
-            let days = match (self.spec.end_date, self.spec.first_day()) {
-                (Some(end), Some(first)) if self.spec.all_day => (end - first).num_days().max(0),
-                _ => 0,
-            };
+            let days = self.days_past_first();
             event.end_date =
                 (days > 0).then(|| format_date(occurrence.date + chrono::Duration::days(days)));
             if event.start_time.is_some() {
@@ -135,6 +136,35 @@ impl Indexed {
             event.instance_date = Some(format_date(occurrence.date));
         }
         event
+    }
+
+    /// Appends the JSON of [`Indexed::occurrence_event`] (of
+    /// [`Indexed::event`] without an occurrence), from bytes kept with the
+    /// entry.
+    pub(super) fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+        source: &SourceConfig,
+        path: &str,
+        occurrence: Option<&Occurrence>,
+    ) {
+        let series = self.timing.is_series();
+        let json = self.json.get_or_init(series, || self.event(source, path));
+        let timed = self.spec.start_time.is_some();
+        json.write(
+            out,
+            occurrence.filter(|_| series),
+            self.days_past_first(),
+            timed,
+        );
+    }
+
+    /// How many days an all-day event spans past its first.
+    fn days_past_first(&self) -> i64 {
+        match (self.spec.end_date, self.spec.first_day()) {
+            (Some(end), Some(first)) if self.spec.all_day => (end - first).num_days().max(0),
+            _ => 0,
+        }
     }
 }
 

@@ -114,6 +114,17 @@ pub struct QueryAnswer {
     pub left_out: Vec<SeriesLeftOut>,
 }
 
+/// A query's answer with its events already serialized.
+#[derive(Debug)]
+pub struct JsonAnswer {
+    /// How many events `events` holds.
+    pub count: usize,
+    /// The events as one JSON array, as serializing [`QueryAnswer::events`]
+    /// writes it.
+    pub events: Vec<u8>,
+    pub left_out: Vec<SeriesLeftOut>,
+}
+
 /// Which end of a range a bound is; decides what a plain date means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RangeSide {

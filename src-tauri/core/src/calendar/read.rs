@@ -9,7 +9,8 @@ use super::cache::{Cache, Ceiling, Indexed};
 use super::event::Event;
 use super::occurrence_index::{NoteRef, SeriesNotes};
 use super::query::{
-    EventQuery, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS, MAX_PAGE_STEPS, UNBOUNDED_HORIZON_DAYS,
+    EventQuery, JsonAnswer, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS, MAX_PAGE_STEPS,
+    UNBOUNDED_HORIZON_DAYS,
 };
 use super::recurrence::{Occurrence, Timing, Window};
 use super::sources::SourceConfig;
@@ -32,6 +33,12 @@ impl Hit<'_> {
             Some(o) => self.entry.occurrence_event(self.source, self.path, o),
             None => self.entry.event(self.source, self.path),
         }
+    }
+
+    /// Appends [`Hit::event`]'s JSON.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        self.entry
+            .write_json(out, self.source, self.path, self.occurrence.as_ref());
     }
 
     pub(super) fn all_day(&self) -> bool {
@@ -60,6 +67,31 @@ impl Cache {
     ) -> Result<(Vec<Event>, Vec<SeriesLeftOut>), Exhausted> {
         let (hits, left_out) = self.hits(query, now_millis, ceiling)?;
         Ok((hits.iter().map(Hit::event).collect(), left_out))
+    }
+
+    /// [`Cache::query`] with the events written as one JSON array (what
+    /// serializing them would write), from bytes kept per entry.
+    pub fn query_json(
+        &self,
+        query: &EventQuery,
+        now_millis: i64,
+        ceiling: Ceiling,
+    ) -> Result<JsonAnswer, Exhausted> {
+        let (hits, left_out) = self.hits(query, now_millis, ceiling)?;
+        let mut events = Vec::with_capacity(hits.len() * 512 + 2);
+        events.push(b'[');
+        for (n, hit) in hits.iter().enumerate() {
+            if n > 0 {
+                events.push(b',');
+            }
+            hit.write_json(&mut events);
+        }
+        events.push(b']');
+        Ok(JsonAnswer {
+            count: hits.len(),
+            events,
+            left_out,
+        })
     }
 
     /// [`Cache::query`]'s matches in answer order, before any [`Event`] is

@@ -20,8 +20,8 @@ use super::fallback::method_not_allowed;
 use super::params::EventsParams;
 use super::query_slots::QuerySlots;
 use super::{RestState, Success, blocking};
-use crate::api::{ApiError, EventOptions};
-use crate::calendar::{Calendar, Event, EventDetails, EventFields, SeriesLeftOut};
+use crate::api::EventOptions;
+use crate::calendar::{Calendar, Event, EventDetails, EventFields, JsonAnswer, SeriesLeftOut};
 
 /// The events routes.
 pub fn routes() -> Router<RestState> {
@@ -58,6 +58,35 @@ pub struct EventsList {
     /// none was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     warnings: Vec<SeriesLeftOut>,
+}
+
+impl EventsList {
+    /// The answer's JSON around events already serialized: the shape is
+    /// `EventsList`'s, with its empty `events` replaced by `answer.events`.
+    fn written(answer: JsonAnswer) -> Bytes {
+        let shell = EventsList {
+            success: true,
+            count: answer.count,
+            events: Vec::new(),
+            warnings: answer.left_out,
+        };
+        // Holds a bool, a number and plain structs of strings: always
+        // serializes.
+        let shell = serde_json::to_vec(&shell).expect("an event list serializes");
+        // `success` and `count` come first, so the first match is the field.
+        const EMPTY: &[u8] = b"\"events\":[]";
+        let at = shell
+            .windows(EMPTY.len())
+            .position(|w| w == EMPTY)
+            .expect("an event list has `events`")
+            + EMPTY.len()
+            - 2;
+        let mut out = Vec::with_capacity(shell.len() + answer.events.len());
+        out.extend_from_slice(&shell[..at]);
+        out.extend_from_slice(&answer.events);
+        out.extend_from_slice(&shell[at + 2..]);
+        Bytes::from(out)
+    }
 }
 
 /// Lists cached events matching the filters.
@@ -102,18 +131,7 @@ pub async fn list(
             // `query_slots`).
             let query = filter.clone();
             let answer = slots
-                .run(move || {
-                    let answer = api.get_events_answer(&query)?;
-                    let list = EventsList {
-                        success: true,
-                        count: answer.events.len(),
-                        events: answer.events,
-                        warnings: answer.left_out,
-                    };
-                    serde_json::to_vec(&list)
-                        .map(Bytes::from)
-                        .map_err(|error| ApiError::Internal(format!("an event list: {error}")))
-                })
+                .run(move || Ok(EventsList::written(api.get_events_json(&query)?)))
                 .await?;
             answers.put(&filter, generation, answer.clone());
             answer

@@ -271,6 +271,16 @@ proptest! {
                     // The same range again comes from the pages kept.
                     let (again, _) = cache.query(&query, now, Ceiling::PerSeries).unwrap();
                     prop_assert_eq!(key(&again), key(&expected));
+                    // The answer written from the bytes kept per entry is
+                    // what serializing the events writes, built or kept.
+                    for _ in 0..2 {
+                        let json = cache.query_json(&query, now, Ceiling::PerSeries).unwrap();
+                        prop_assert_eq!(json.count, answer.len());
+                        prop_assert_eq!(
+                            String::from_utf8(json.events).unwrap(),
+                            serde_json::to_string(&answer).unwrap()
+                        );
+                    }
                     // The window's per-day view caps matches before building
                     // events; it keeps what capping the events would.
                     if let (Some(start), Some(end)) = (query.start_millis, query.end_millis) {
