@@ -5,10 +5,12 @@
 //! expanding thousands of occurrences (up to the ceiling, tens of
 //! milliseconds) on an async worker would hold back every timer and request
 //! queued behind it: reminders would fire late. So the query and its
-//! serialization run on a small pool of dedicated threads, one per two cores
-//! (at least one), which on Linux lower their own priority (nice
-//! [`QUERY_NICE`]): when the CPU is contended, the reminder daemon, the other
-//! routes and the window go first; when it is not, queries get all of it.
+//! serialization run on a pool of dedicated threads, one per core, which on
+//! Linux lower their own priority (nice [`QUERY_NICE`]): when the CPU is
+//! contended, the reminder daemon, the other routes and the window go first;
+//! when it is not, queries get all of it. (Since answers are read from the
+//! occurrence index, a query is short enough that the priority alone keeps
+//! reminders on time; one thread per two cores left a core idle under load.)
 //! A query waits for a free thread in arrival order, holding no thread while
 //! it waits; one that cannot start within [`MAX_WAIT`] gets `503 Service
 //! Unavailable`.
@@ -41,10 +43,10 @@ pub struct QuerySlots {
 }
 
 impl QuerySlots {
-    /// One thread per two cores (at least one).
+    /// One thread per core.
     pub fn new() -> Self {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        Self::with((cores / 2).max(1), MAX_WAIT)
+        Self::with(cores, MAX_WAIT)
     }
 
     fn with(threads: usize, max_wait: Duration) -> Self {
