@@ -182,7 +182,9 @@ pub struct FeedStatus {
 #[derive(Debug, Clone)]
 pub struct SourceCache {
     pub config: SourceConfig,
-    pub notes: HashMap<String, Vec<Indexed>>,
+    /// Shared with the occurrence index's slots, which so reach an entry
+    /// without a lookup by path.
+    pub notes: HashMap<String, Vec<Arc<Indexed>>>,
     pub feed: FeedStatus,
 }
 
@@ -266,7 +268,8 @@ impl Cache {
         if parsed.entries.is_empty() {
             source.notes.remove(path);
         } else if changed {
-            source.notes.insert(path.to_string(), parsed.entries);
+            let entries = parsed.entries.into_iter().map(Arc::new).collect();
+            source.notes.insert(path.to_string(), entries);
         }
         if changed {
             self.journal.touch(&source.config.id, path);
@@ -351,7 +354,11 @@ impl Cache {
 
     /// The cached entries of note `path` of source `index`, with the
     /// source's configuration (to turn them into events).
-    pub fn note_entries(&self, index: usize, path: &str) -> Option<(&SourceConfig, &[Indexed])> {
+    pub fn note_entries(
+        &self,
+        index: usize,
+        path: &str,
+    ) -> Option<(&SourceConfig, &[Arc<Indexed>])> {
         let source = self.sources.get(index)?;
         Some((&source.config, source.notes.get(path)?.as_slice()))
     }
@@ -428,7 +435,16 @@ impl Cache {
             if let Some(previous) = old.source(&source.config.id)
                 && source.config.reads_same_feed_as(&previous.config)
             {
-                source.notes = previous.notes.clone();
+                // Copies, not shared: an entry keeps its JSON, which names
+                // the calendar as the old settings did.
+                source.notes = previous
+                    .notes
+                    .iter()
+                    .map(|(path, entries)| {
+                        let copies = entries.iter().map(|e| Arc::new(Indexed::clone(e)));
+                        (path.clone(), copies.collect())
+                    })
+                    .collect();
                 source.feed = previous.feed.clone();
                 self.index.source_replaced(index, source);
             }
@@ -442,7 +458,7 @@ impl Cache {
                 entries
                     .iter()
                     .find(|e| &*e.id == id)
-                    .map(|e| (index, path.as_str(), e))
+                    .map(|e| (index, path.as_str(), &**e))
             })
         })
     }
@@ -455,7 +471,7 @@ impl Cache {
                 .get(path)?
                 .iter()
                 .find(|e| &*e.id == id)
-                .map(|e| (index, e))
+                .map(|e| (index, &**e))
         })
     }
 
@@ -479,7 +495,7 @@ impl Cache {
     }
 }
 
-fn same_events(a: &[Indexed], b: &[Indexed]) -> bool {
+fn same_events(a: &[Arc<Indexed>], b: &[Indexed]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
             x.id == y.id

@@ -21,8 +21,10 @@ use super::status::SeriesLeftOut;
 pub(super) struct Hit<'a> {
     start: i64,
     source: &'a SourceConfig,
-    path: &'a str,
-    entry: &'a Indexed,
+    /// The note's path and the entry, as the index holds them (shared with
+    /// the cache, reached without a lookup).
+    path: Arc<str>,
+    entry: Arc<Indexed>,
     occurrence: Option<Occurrence>,
 }
 
@@ -30,15 +32,15 @@ impl Hit<'_> {
     /// The event (of this occurrence, for a series).
     pub(super) fn event(&self) -> Event {
         match &self.occurrence {
-            Some(o) => self.entry.occurrence_event(self.source, self.path, o),
-            None => self.entry.event(self.source, self.path),
+            Some(o) => self.entry.occurrence_event(self.source, &self.path, o),
+            None => self.entry.event(self.source, &self.path),
         }
     }
 
     /// Appends [`Hit::event`]'s JSON.
     fn write_json(&self, out: &mut Vec<u8>) {
         self.entry
-            .write_json(out, self.source, self.path, self.occurrence.as_ref());
+            .write_json(out, self.source, &self.path, self.occurrence.as_ref());
     }
 
     pub(super) fn all_day(&self) -> bool {
@@ -194,21 +196,22 @@ impl Cache {
                 {
                     return Ok(());
                 }
-                let resolved = self
-                    .resolve(found.note, found.entry)
-                    .filter(|(_, _, entry)| !by_entry || wanted(entry));
-                if let Some((source, path, entry)) = resolved {
-                    if ceiling == Ceiling::PerAnswer {
-                        spend(&mut left, Exhausted::Occurrences)?;
-                    }
-                    hits.push(Hit {
-                        start: found.start,
-                        source,
-                        path,
-                        entry,
-                        occurrence: found.occurrence,
-                    });
+                let Some(source) = self.sources.get(found.note.source as usize) else {
+                    return Ok(());
+                };
+                if by_entry && !wanted(found.indexed) {
+                    return Ok(());
                 }
+                if ceiling == Ceiling::PerAnswer {
+                    spend(&mut left, Exhausted::Occurrences)?;
+                }
+                hits.push(Hit {
+                    start: found.start,
+                    source: &source.config,
+                    path: found.note.path.clone(),
+                    entry: found.indexed.clone(),
+                    occurrence: found.occurrence,
+                });
                 Ok(())
             },
         )?;
@@ -248,9 +251,7 @@ impl Cache {
             MAX_PAGE_STEPS,
             |slot| {
                 if let Some(occurrence) = slot.occurrence
-                    && self
-                        .resolve(slot.note, slot.entry)
-                        .is_some_and(|(_, _, entry)| &*entry.id == id)
+                    && &*slot.indexed.id == id
                 {
                     found.push(occurrence);
                 }

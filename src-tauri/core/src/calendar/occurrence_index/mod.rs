@@ -71,6 +71,8 @@ pub struct Found<'a> {
     pub start: i64,
     pub note: &'a NoteRef,
     pub entry: u32,
+    /// The entry, shared with the cache (no lookup by path needed).
+    pub indexed: &'a Arc<Indexed>,
     pub occurrence: Option<Occurrence>,
 }
 
@@ -131,7 +133,7 @@ impl OccurrenceIndex {
         &mut self,
         source: usize,
         path: &str,
-        entries: &[Indexed],
+        entries: &[Arc<Indexed>],
         memo: &YearMemo,
     ) {
         let Some(notes) = self.series_notes.get_mut(source) else {
@@ -231,6 +233,7 @@ impl OccurrenceIndex {
                 start: slot.span.start,
                 note: &slot.note,
                 entry: slot.entry,
+                indexed: &slot.indexed,
                 occurrence: None,
             })?;
         }
@@ -268,6 +271,7 @@ impl OccurrenceIndex {
                     start: slot.occurrence.span.start,
                     note: &slot.note,
                     entry: slot.entry,
+                    indexed: &slot.indexed,
                     occurrence: Some(slot.occurrence),
                 })?;
             }

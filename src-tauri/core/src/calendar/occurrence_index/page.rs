@@ -1,6 +1,8 @@
 //! One page of the index: every series occurrence overlapping a fixed span
 //! of [`PAGE_MILLIS`], sorted by start.
 
+use std::sync::Arc;
+
 use super::{NoteRef, SeriesNotes};
 use crate::calendar::budget::{Allowance, Exhausted};
 use crate::calendar::cache::{Indexed, SourceCache};
@@ -35,6 +37,8 @@ pub struct SeriesSlot {
     pub note: NoteRef,
     /// The entry's position in its note's entries.
     pub entry: u32,
+    /// The entry itself, shared with the cache.
+    pub indexed: Arc<Indexed>,
 }
 
 /// A series left out of a page (it needed more than its share of steps).
@@ -104,7 +108,7 @@ impl Page {
     }
 
     /// Replaces what note `note` contributes with the series of `entries`.
-    pub fn replace_note(&mut self, note: &NoteRef, entries: &[Indexed], memo: &YearMemo) {
+    pub fn replace_note(&mut self, note: &NoteRef, entries: &[Arc<Indexed>], memo: &YearMemo) {
         self.slots.retain(|slot| slot.note != *note);
         self.left_out.retain(|left| left.note != *note);
         let mut pool = MAX_PAGE_STEPS;
@@ -117,7 +121,7 @@ impl Page {
     fn add_note(
         &mut self,
         note: &NoteRef,
-        entries: &[Indexed],
+        entries: &[Arc<Indexed>],
         memo: &YearMemo,
         pool: &mut usize,
     ) -> usize {
@@ -153,6 +157,7 @@ impl Page {
                         occurrence,
                         note: note.clone(),
                         entry: entry_ref,
+                        indexed: entry.clone(),
                     })),
                 Err(Exhausted::Steps | Exhausted::Occurrences | Exhausted::Range) => {
                     burnt += spent;

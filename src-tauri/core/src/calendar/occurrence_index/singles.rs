@@ -1,6 +1,8 @@
 //! The single (non-recurring) events of the whole cache, sorted by start:
 //! they need no expansion, so every one is indexed, whatever its date.
 
+use std::sync::Arc;
+
 use super::NoteRef;
 use crate::calendar::cache::{Indexed, SourceCache};
 use crate::calendar::recurrence::{Span, Timing};
@@ -14,6 +16,8 @@ pub struct SingleSlot {
     pub span: Span,
     pub note: NoteRef,
     pub entry: u32,
+    /// The entry itself, shared with the cache.
+    pub indexed: Arc<Indexed>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -40,7 +44,7 @@ impl Singles {
     }
 
     /// Replaces what `note` contributes with the single events of `entries`.
-    pub fn replace_note(&mut self, note: &NoteRef, entries: &[Indexed]) {
+    pub fn replace_note(&mut self, note: &NoteRef, entries: &[Arc<Indexed>]) {
         self.short.retain(|slot| slot.note != *note);
         self.long.retain(|slot| slot.note != *note);
         self.add_note(note, entries);
@@ -48,7 +52,7 @@ impl Singles {
         self.short.sort_by_key(|slot| slot.span.start);
     }
 
-    fn add_note(&mut self, note: &NoteRef, entries: &[Indexed]) {
+    fn add_note(&mut self, note: &NoteRef, entries: &[Arc<Indexed>]) {
         for (position, entry) in entries.iter().enumerate() {
             let Timing::Once(occurrence) = &entry.timing else {
                 continue;
@@ -57,6 +61,7 @@ impl Singles {
                 span: occurrence.span,
                 note: note.clone(),
                 entry: u32::try_from(position).unwrap_or(u32::MAX),
+                indexed: entry.clone(),
             };
             if slot.span.end - slot.span.start <= SHORT_MILLIS {
                 self.short.push(slot);
