@@ -76,6 +76,11 @@ LUA
 read -r h_rps h_p50 h_p99 h_err < <(measure "http://127.0.0.1:$hello_port/")
 read -r d_rps d_p50 d_p99 d_err < <(measure -H "$auth" "http://127.0.0.1:$rest_port$day")
 read -r w_rps w_p50 w_p99 w_err < <(measure -H "$auth" "http://127.0.0.1:$rest_port$week")
+# The occurrence index builds a four-week page the first time a read reaches
+# it; a first pass over the four years builds them, so the measured run is
+# the steady state: answers computed from the index, not served from the
+# answer cache. (`bench_calendar` measures building the pages.)
+wrk -t1 -c8 -d3s -H "$auth" -s "$work/random-day.lua" "http://127.0.0.1:$rest_port" >/dev/null
 read -r r_rps r_p50 r_p99 r_err < <(measure -H "$auth" -s "$work/random-day.lua" "http://127.0.0.1:$rest_port")
 empty="/api/v1/events?start=2025-03-12&end=2025-03-12&calendar=none"
 read -r e_rps e_p50 e_p99 e_err < <(measure -H "$auth" "http://127.0.0.1:$rest_port$empty")
@@ -88,6 +93,6 @@ cat <<TABLE
 | baseline: bare hyper "hello" | $h_rps | 1.00× | $h_p50 | $h_p99 | $h_err |
 | GET /events, one day ($day_count events) | $d_rps | $(ratio "$d_rps") | $d_p50 | $d_p99 | $d_err |
 | GET /events, one week ($week_count events) | $w_rps | $(ratio "$w_rps") | $w_p50 | $w_p99 | $w_err |
-| GET /events, a random day per request | $r_rps | $(ratio "$r_rps") | $r_p50 | $r_p99 | $r_err |
+| GET /events, a random day per request (index warm, answer uncached) | $r_rps | $(ratio "$r_rps") | $r_p50 | $r_p99 | $r_err |
 | GET /events, one day of an unknown calendar (0 events) | $e_rps | $(ratio "$e_rps") | $e_p50 | $e_p99 | $e_err |
 TABLE

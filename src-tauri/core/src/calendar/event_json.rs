@@ -11,7 +11,6 @@
 //! serde writes stays the definition: the pieces are cut from its output, and
 //! the tests compare every written occurrence with serde's own.
 
-use std::io::Write;
 use std::sync::OnceLock;
 
 use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
@@ -131,11 +130,14 @@ impl Pieces {
             out.push(b'"');
         }
         out.extend_from_slice(&self.bytes[self.date..self.kind]);
+        let mut digits = itoa::Buffer::new();
         if let Some(millis) = o.span.start_millis {
-            let _ = write!(out, ",\"startMillis\":{millis}");
+            out.extend_from_slice(b",\"startMillis\":");
+            out.extend_from_slice(digits.format(millis).as_bytes());
         }
         if let Some(millis) = o.span.end_millis {
-            let _ = write!(out, ",\"endMillis\":{millis}");
+            out.extend_from_slice(b",\"endMillis\":");
+            out.extend_from_slice(digits.format(millis).as_bytes());
         }
         out.extend_from_slice(&self.bytes[self.kind..]);
         out.extend_from_slice(b",\"instanceDate\":\"");
