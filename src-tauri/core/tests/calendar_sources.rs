@@ -433,6 +433,60 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
     );
 }
 
+/// Answers are written from JSON kept with each cached event; a feed
+/// calendar renamed keeps its events (same URL) but never the old name.
+#[test]
+fn a_renamed_feed_calendar_is_named_anew_in_answers_written_from_kept_json() {
+    let server = IcsServer::start(ICS);
+    let vault = TestVault::new().with_source(
+        "team",
+        SourceKind::Ical {
+            url: server.url.clone(),
+            allow_private_network: true,
+        },
+    );
+    let cal = vault.open();
+    wait_until(&cal, "feed loaded", |c| c.stats().events >= 4);
+    let march = EventQuery {
+        calendars: Some(vec!["team".into()]),
+        ..range("2024-03-01T00:00:00Z", "2024-04-01T23:59:59Z")
+    };
+    let names = |cal: &almanac_core::calendar::Calendar| -> Vec<String> {
+        let answer = cal.query_json(&march).unwrap();
+        let events: Vec<serde_json::Value> = serde_json::from_slice(&answer.events).unwrap();
+        assert_eq!(events.len(), answer.count);
+        assert_eq!(
+            serde_json::to_string(&cal.query(&march)).unwrap(),
+            String::from_utf8_lossy(&answer.events),
+            "the written answer is what serializing the events writes"
+        );
+        events
+            .iter()
+            .map(|e| e["calendarName"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = names(&cal);
+    assert!(before.len() >= 4 && before.iter().all(|n| n == "team calendar"));
+    let fetches = server.seen.lock().unwrap().len();
+
+    let mut settings = vault.settings.clone();
+    let team = settings
+        .calendar_sources
+        .iter_mut()
+        .find(|s| s.id == "team")
+        .unwrap();
+    team.name = "Team (renamed)".into();
+    cal.apply_settings(&settings);
+    let after = names(&cal);
+    assert_eq!(after.len(), before.len(), "the feed's events were kept");
+    assert!(after.iter().all(|n| n == "Team (renamed)"), "{after:?}");
+    assert_eq!(
+        server.seen.lock().unwrap().len(),
+        fetches,
+        "kept, not fetched again"
+    );
+}
+
 #[test]
 fn broken_feeds_report_errors_and_keep_nothing_stale() {
     let server = almanac_testkit::HttpStub::start(|stream| {
