@@ -268,8 +268,7 @@ impl Cache {
         if parsed.entries.is_empty() {
             source.notes.remove(path);
         } else if changed {
-            let entries = parsed.entries.into_iter().map(Arc::new).collect();
-            source.notes.insert(path.to_string(), entries);
+            source.notes.insert(path.to_string(), parsed.entries);
         }
         if changed {
             self.journal.touch(&source.config.id, path);
@@ -495,7 +494,7 @@ impl Cache {
     }
 }
 
-fn same_events(a: &[Arc<Indexed>], b: &[Indexed]) -> bool {
+fn same_events(a: &[Arc<Indexed>], b: &[Arc<Indexed>]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
             x.id == y.id

@@ -124,7 +124,7 @@ pub fn parse(
     for (_, group) in &groups {
         for (index, outcome) in convert_group(source, group, display_tz) {
             match outcome {
-                Ok(entry) => entries.push(entry),
+                Ok(entry) => entries.push(entry.into()),
                 Err(reason) => skip(index, reason),
             }
         }

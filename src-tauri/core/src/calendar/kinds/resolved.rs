@@ -414,7 +414,7 @@ impl SourceConfig {
         match &self.kind {
             SourceType::FullNote { .. } => match fullnote::parse(path, text, display_tz) {
                 Ok(entry) => ParsedNote {
-                    entries: vec![entry],
+                    entries: vec![entry.into()],
                     skipped: vec![],
                 },
                 Err(reason) => ParsedNote {
@@ -448,7 +448,9 @@ pub type Skipped = std::collections::HashMap<(String, String), Vec<SkippedNote>>
 /// What reading one note (or feed) produced.
 #[derive(Default)]
 pub struct ParsedNote {
-    pub entries: Vec<Indexed>,
+    /// Shared from the start: made on the reading thread, so taking them
+    /// into the cache (and the index) moves pointers, not copies.
+    pub entries: Vec<std::sync::Arc<Indexed>>,
     pub skipped: Vec<SkippedNote>,
 }
 

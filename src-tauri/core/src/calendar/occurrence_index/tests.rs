@@ -158,7 +158,10 @@ fn step() -> impl Strategy<Value = Step> {
 
 fn put(cache: &mut Cache, index: usize, text: &str, zone: Tz) {
     let path = format!("events/n{index}.md");
-    let entries = fullnote::parse(&path, text, zone).into_iter().collect();
+    let entries = fullnote::parse(&path, text, zone)
+        .into_iter()
+        .map(Into::into)
+        .collect();
     cache.put_note(
         0,
         &path,

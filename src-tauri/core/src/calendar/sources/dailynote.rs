@@ -484,7 +484,7 @@ pub fn parse(
             Ok((spec, timing)) => {
                 parsed
                     .entries
-                    .push(Indexed::new(id, spec, timing, "", item.line));
+                    .push(Indexed::new(id, spec, timing, "", item.line).into());
             }
             Err(e) => parsed.skipped.push(SkippedNote {
                 path: format!("{path}:{}", item.line),

@@ -193,7 +193,7 @@ pub fn parse(field: TaskDateField, path: &str, text: &str, display_tz: Tz) -> Pa
                 let contents = lines.get(task.line).copied().unwrap_or_default();
                 parsed
                     .entries
-                    .push(Indexed::new(id, event.spec, timing, contents, task.line));
+                    .push(Indexed::new(id, event.spec, timing, contents, task.line).into());
             }
             Err(reason) => parsed.skipped.push(SkippedNote {
                 path: place,
