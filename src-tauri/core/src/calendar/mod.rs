@@ -20,6 +20,9 @@
 //!   iCalendar series (several rules, RDATE, EXDATE, EXRULE); `rule_text`:
 //!   RRULE text shared with the iCalendar writer;
 //! - `cache`: the in-memory index; `scan`: the parallel vault scan;
+//!   `occurrence_index`: every range read's occurrences, and `read`: the
+//!   reads over it; `event_json`: an entry's event kept as JSON bytes, which
+//!   answers are written from; `per_day`: the window's capped day view;
 //! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
 //!   series years;
 //! - `journal`: which notes changed, and `note_occurrences`: their
