@@ -278,9 +278,8 @@ BEGIN:VEVENT\r\nUID:gone@x\r\nDTSTART:20240305T150000Z\r\nSTATUS:CANCELLED\r\nSU
 BEGIN:VEVENT\r\nSUMMARY:No uid\r\nDTSTART:20240305T150000Z\r\nEND:VEVENT\r\n\
 END:VCALENDAR\r\n";
 
-#[test]
-fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
-    let server = IcsServer::start(ICS);
+/// A vault whose calendar `team` is `server`'s feed, opened and loaded.
+fn open_team_feed(server: &IcsServer) -> (TestVault, almanac_core::calendar::Calendar) {
     let vault = TestVault::new().with_source(
         "team",
         SourceKind::Ical {
@@ -291,6 +290,13 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
     );
     let cal = vault.open();
     wait_until(&cal, "feed loaded", |c| c.stats().events >= 4);
+    (vault, cal)
+}
+
+#[test]
+fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
+    let server = IcsServer::start(ICS);
+    let (vault, cal) = open_team_feed(&server);
     let march = cal.query(&EventQuery {
         calendars: Some(vec!["team".into()]),
         ..range("2024-03-01T00:00:00Z", "2024-04-01T23:59:59Z")
@@ -438,15 +444,7 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
 #[test]
 fn a_renamed_feed_calendar_is_named_anew_in_answers_written_from_kept_json() {
     let server = IcsServer::start(ICS);
-    let vault = TestVault::new().with_source(
-        "team",
-        SourceKind::Ical {
-            url: server.url.clone(),
-            allow_private_network: true,
-        },
-    );
-    let cal = vault.open();
-    wait_until(&cal, "feed loaded", |c| c.stats().events >= 4);
+    let (vault, cal) = open_team_feed(&server);
     let march = EventQuery {
         calendars: Some(vec!["team".into()]),
         ..range("2024-03-01T00:00:00Z", "2024-04-01T23:59:59Z")
