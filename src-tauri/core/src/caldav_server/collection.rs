@@ -258,6 +258,26 @@ pub fn etag(events: &[Event], display_tz: Tz) -> String {
     format!("\"{hex}\"")
 }
 
+/// The sync token of `resources` in calendar `id`: a digest of their names
+/// and ETags.
+fn sync_token(id: &str, resources: &[Resource]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(id.as_bytes());
+    for resource in resources {
+        hasher.update([0]);
+        hasher.update(resource.name.as_bytes());
+        hasher.update(resource.etag.as_bytes());
+    }
+    let digest = hasher.finalize();
+    format!(
+        "urn:almanac:sync:{}",
+        digest[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    )
+}
+
 /// A calendar's resources as of one cache generation.
 type Listing = (u64, Arc<Collection>);
 
@@ -303,22 +323,8 @@ impl Listings {
     }
 
     /// The token of `resources` in calendar `id`, remembered.
-    pub fn token(&self, id: &str, resources: &[Resource]) -> String {
-        let mut hasher = Sha256::new();
-        hasher.update(id.as_bytes());
-        for resource in resources {
-            hasher.update([0]);
-            hasher.update(resource.name.as_bytes());
-            hasher.update(resource.etag.as_bytes());
-        }
-        let digest = hasher.finalize();
-        let token = format!(
-            "urn:almanac:sync:{}",
-            digest[..16]
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        );
+    pub fn token(&self, id: &str, resources: &Collection) -> String {
+        let token = resources.token(id, || sync_token(id, resources));
         let mut snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
         if !snapshots.iter().any(|(t, _)| *t == token) {
             let snapshot = resources

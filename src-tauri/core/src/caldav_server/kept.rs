@@ -41,6 +41,8 @@ pub struct Collection {
     /// Event id → index of the resource holding it, made when first needed.
     by_event: OnceLock<HashMap<String, usize>>,
     ranges: Mutex<VecDeque<(RangeKey, Arc<Vec<usize>>)>>,
+    /// The calendar id and the sync token, once worked out.
+    token: OnceLock<(String, String)>,
 }
 
 /// What decides which resources a `calendar-query` time-range selects:
@@ -80,6 +82,19 @@ impl Collection {
                 .binary_search_by(|r| r.name.as_str().cmp(&name))
                 .ok()
         })
+    }
+
+    /// The sync token of this listing as calendar `id`: as worked out
+    /// before, else by `work_out`.
+    pub fn token(&self, id: &str, work_out: impl FnOnce() -> String) -> String {
+        if let Some((kept_for, token)) = self.token.get()
+            && kept_for == id
+        {
+            return token.clone();
+        }
+        let token = work_out();
+        let _ = self.token.set((id.to_string(), token.clone()));
+        token
     }
 
     /// The resources (indices, ascending) time-range `key` selects: as

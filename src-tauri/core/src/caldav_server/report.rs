@@ -124,7 +124,11 @@ fn answer(
             .child(DAV, "sync-token")
             .map(|t| t.text.trim())
             .unwrap_or_default();
-        if token.is_empty() {
+        let next = listings.token(id, &all);
+        if token == next {
+            // The token is a digest of every name and ETag: the same token,
+            // nothing changed (no resource compared).
+        } else if token.is_empty() {
             for resource in all.iter() {
                 answer.push(reply(resource))?;
             }
@@ -152,7 +156,6 @@ fn answer(
                 })?;
             }
         }
-        let next = listings.token(id, &all);
         Ok(answer.finish(Some(&next)))
     } else {
         Err(DavError::Precondition(
