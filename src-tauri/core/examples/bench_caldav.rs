@@ -102,6 +102,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             ms(times[rounds - 1]),
         );
     }
+    // The server, the engine and this client share the process: an upper
+    // bound on what the server keeps (its listings and their texts).
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+        let memory: Vec<&str> = status
+            .lines()
+            .filter(|l| l.starts_with("VmRSS") || l.starts_with("VmHWM"))
+            .collect();
+        println!("process memory: {}", memory.join(", ").replace('\t', " "));
+    }
     server.shutdown().await;
     Ok(())
 }

@@ -23,6 +23,7 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
+use super::kept::{Collection, Kept};
 use crate::calendar::{Calendar, Event, EventId, EventType};
 use crate::ics::write::{Component, calendar_with_todos};
 
@@ -39,6 +40,8 @@ pub struct Resource {
     /// The events' `RECURRENCE-ID`s when they are occurrences of an
     /// expanded series (`caldav::expand`), else worked out from the events.
     pub expanded: Option<Vec<Option<String>>>,
+    /// Its `calendar-data` and href once written (see [`Kept`]).
+    pub kept: Kept,
 }
 
 impl Resource {
@@ -50,6 +53,18 @@ impl Resource {
             display_tz,
             stamp(&self.events[0]),
         )
+    }
+
+    /// [`Resource::ics`] XML-escaped, as `calendar-data` holds it: kept
+    /// with the listing once written (see [`super::kept`]).
+    pub fn calendar_data(&self, display_tz: Tz) -> Arc<str> {
+        Kept::of(self, display_tz)
+    }
+
+    /// Its path in calendar `id`, percent-encoded: kept with the listing
+    /// once written.
+    pub fn href(&self, id: &str) -> String {
+        Kept::href(self, id)
     }
 
     /// Each event's `RECURRENCE-ID`, for [`Resource::components`].
@@ -199,7 +214,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The resources of calendar `id`, sorted by name; `None` if it does not exist.
-fn list(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
+fn list(calendar: &Calendar, id: &str) -> Option<Collection> {
     let display_tz = calendar.display_timezone();
     let mut groups: BTreeMap<String, Vec<Event>> = BTreeMap::new();
     for event in calendar.source_events(id)? {
@@ -217,11 +232,12 @@ fn list(calendar: &Calendar, id: &str) -> Option<Vec<Resource>> {
                 uid,
                 events,
                 expanded: None,
+                kept: Kept::default(),
             }
         })
         .collect();
     resources.sort_by(|a, b| a.name.cmp(&b.name));
-    Some(resources)
+    Some(Collection::new(resources))
 }
 
 /// Changed whenever the same events are served as different text (2: tasks
@@ -242,8 +258,28 @@ pub fn etag(events: &[Event], display_tz: Tz) -> String {
     format!("\"{hex}\"")
 }
 
+/// The sync token of `resources` in calendar `id`: a digest of their names
+/// and ETags.
+fn sync_token(id: &str, resources: &[Resource]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(id.as_bytes());
+    for resource in resources {
+        hasher.update([0]);
+        hasher.update(resource.name.as_bytes());
+        hasher.update(resource.etag.as_bytes());
+    }
+    let digest = hasher.finalize();
+    format!(
+        "urn:almanac:sync:{}",
+        digest[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    )
+}
+
 /// A calendar's resources as of one cache generation.
-type Listing = (u64, Arc<Vec<Resource>>);
+type Listing = (u64, Arc<Collection>);
 
 /// What a collection held when a sync token was handed out: resource name →
 /// ETag.
@@ -268,7 +304,7 @@ pub struct Listings {
 impl Listings {
     /// The resources of calendar `id`, sorted by name; `None` if it does not
     /// exist.
-    pub fn resources(&self, calendar: &Calendar, id: &str) -> Option<Arc<Vec<Resource>>> {
+    pub fn resources(&self, calendar: &Calendar, id: &str) -> Option<Arc<Collection>> {
         // Read before listing: a change during the listing leaves the entry
         // stale under the older generation, and the next request lists again.
         let generation = *calendar.subscribe().borrow();
@@ -287,22 +323,8 @@ impl Listings {
     }
 
     /// The token of `resources` in calendar `id`, remembered.
-    pub fn token(&self, id: &str, resources: &[Resource]) -> String {
-        let mut hasher = Sha256::new();
-        hasher.update(id.as_bytes());
-        for resource in resources {
-            hasher.update([0]);
-            hasher.update(resource.name.as_bytes());
-            hasher.update(resource.etag.as_bytes());
-        }
-        let digest = hasher.finalize();
-        let token = format!(
-            "urn:almanac:sync:{}",
-            digest[..16]
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        );
+    pub fn token(&self, id: &str, resources: &Collection) -> String {
+        let token = resources.token(id, || sync_token(id, resources));
         let mut snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
         if !snapshots.iter().any(|(t, _)| *t == token) {
             let snapshot = resources
@@ -363,6 +385,7 @@ mod tests {
             uid: "gym".into(),
             events,
             expanded: None,
+            kept: Kept::default(),
         };
         assert_eq!(
             resource.recurrence_ids(),

@@ -67,11 +67,11 @@ pub fn of_resource(resource: &Resource) -> &'static str {
 }
 
 /// The `Content-Type` of a resource.
-pub fn content_type(resource: &Resource) -> String {
-    format!(
-        "text/calendar; charset=utf-8; component={}",
-        of_resource(resource).to_ascii_lowercase()
-    )
+pub fn content_type(resource: &Resource) -> &'static str {
+    match of_resource(resource) {
+        "VTODO" => "text/calendar; charset=utf-8; component=vtodo",
+        _ => "text/calendar; charset=utf-8; component=vevent",
+    }
 }
 
 /// The kind of resource a `calendar-query`'s `comp-filter`s select.
@@ -155,6 +155,7 @@ mod tests {
                 ..Event::default()
             }],
             expanded: None,
+            kept: Default::default(),
         }
     }
 

@@ -65,6 +65,8 @@ pub fn expanded(
         uid: resource.uid.clone(),
         events,
         expanded: Some(ids),
+        // Its occurrences in this range only: nothing to keep.
+        kept: Default::default(),
     })
 }
 

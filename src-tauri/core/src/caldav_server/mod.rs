@@ -38,6 +38,7 @@ mod feed;
 pub mod feeds;
 mod free_busy;
 mod href;
+mod kept;
 mod limits;
 mod manage;
 mod multistatus;

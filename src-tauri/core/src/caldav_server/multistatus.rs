@@ -139,7 +139,9 @@ pub fn href(path: &str) -> String {
 }
 
 fn href_element(out: &mut String, path: &str) {
-    out.push_str(&href(path));
+    out.push_str("<D:href>");
+    out.push_str(&escape(path));
+    out.push_str("</D:href>");
 }
 
 /// `<p:name>value</p:name>`, declaring a namespace we have no prefix for.
@@ -152,10 +154,19 @@ fn element(out: &mut String, name: &Name, value: &str) {
             format!(r#" xmlns:X="{}""#, escape(name.ns.as_str())),
         ),
     };
+    // Pieces rather than one `format!`: a value may be a whole iCalendar
+    // text, copied once here rather than twice.
+    out.push('<');
+    out.push_str(&tag);
+    out.push_str(&declaration);
     if value.is_empty() {
-        out.push_str(&format!("<{tag}{declaration}/>"));
+        out.push_str("/>");
     } else {
-        out.push_str(&format!("<{tag}{declaration}>{value}</{tag}>"));
+        out.push('>');
+        out.push_str(value);
+        out.push_str("</");
+        out.push_str(&tag);
+        out.push('>');
     }
 }
 

@@ -38,7 +38,7 @@ impl Subject<'_> {
             Subject::Collection { source, .. } => href::collection(&source.id),
             Subject::Resource {
                 source, resource, ..
-            } => href::resource(&source.id, &resource.name),
+            } => resource.href(&source.id),
         }
     }
 
@@ -139,8 +139,8 @@ impl Subject<'_> {
                 ..
             } => match (name.ns.as_str(), name.local.as_str()) {
                 (DAV, "getetag") => Some(escape(resource.etag.as_str()).into_owned()),
-                (DAV, "getcontenttype") => Some(super::components::content_type(resource)),
-                (CALDAV, "calendar-data") => Some(escape(resource.ics(*display_tz)).into_owned()),
+                (DAV, "getcontenttype") => Some(super::components::content_type(resource).into()),
+                (CALDAV, "calendar-data") => Some(resource.calendar_data(*display_tz).to_string()),
                 _ => None,
             },
             _ => None,

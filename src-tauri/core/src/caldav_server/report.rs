@@ -4,14 +4,16 @@
 //! by `expand`), `calendar-multiget` (§7.9) and `sync-collection` (RFC 6578).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use axum::response::Response;
 use chrono::NaiveDateTime;
 
-use super::collection::{Listings, Resource, resource_name, served_uid};
+use super::collection::{Listings, Resource};
 use super::components::Asked;
 use super::error::DavError;
 use super::href::{self, Target};
+use super::kept::Collection;
 use super::limits::{MAX_ANSWER_BYTES, MAX_HREFS, MAX_PROP_FILTERS};
 use super::multistatus::{Multistatus, Reply};
 use super::propfind::Wanted;
@@ -86,9 +88,9 @@ fn answer(
         }
         let chosen = query(calendar, id, root, &all)?;
         let expand = super::expand::range(root)?;
-        for resource in all
+        for resource in chosen
             .iter()
-            .filter(|r| chosen.contains(&r.name))
+            .filter_map(|&i| all.get(i))
             .filter(|r| filters.is_empty() || props_match(&r.ics(display_tz), &filters))
         {
             match expand {
@@ -122,7 +124,11 @@ fn answer(
             .child(DAV, "sync-token")
             .map(|t| t.text.trim())
             .unwrap_or_default();
-        if token.is_empty() {
+        let next = listings.token(id, &all);
+        if token == next {
+            // The token is a digest of every name and ETag: the same token,
+            // nothing changed (no resource compared).
+        } else if token.is_empty() {
             for resource in all.iter() {
                 answer.push(reply(resource))?;
             }
@@ -150,7 +156,6 @@ fn answer(
                 })?;
             }
         }
-        let next = listings.token(id, &all);
         Ok(answer.finish(Some(&next)))
     } else {
         Err(DavError::Precondition(
@@ -186,13 +191,14 @@ fn multiget_hrefs(root: &Element) -> Result<Vec<&str>, DavError> {
     Ok(hrefs)
 }
 
-/// The names of the resources a `calendar-query` selects.
+/// The resources a `calendar-query` selects, as indices into `all`
+/// (ascending: the listing's order).
 fn query(
     calendar: &Calendar,
     id: &str,
     root: &Element,
-    all: &[Resource],
-) -> Result<HashSet<String>, DavError> {
+    all: &Collection,
+) -> Result<Arc<Vec<usize>>, DavError> {
     let mut filters = Vec::new();
     root.descendants(CALDAV, "comp-filter", &mut filters);
     // Events are VEVENTs, tasks VTODOs; journals and the rest: none.
@@ -210,35 +216,35 @@ fn query(
     root.descendants(CALDAV, "time-range", &mut ranges);
     ranges.retain(|r| alarm_range.is_none_or(|alarm| !std::ptr::eq(*r, alarm)));
     if let Some(alarm) = alarm_range {
-        return alarm_query(calendar, id, alarm);
+        return alarm_query(calendar, id, alarm, all).map(Arc::new);
     }
     let Some(range) = ranges.first() else {
-        return Ok(all
-            .iter()
-            .filter(|r| asked.admits(r))
-            .map(|r| r.name.clone())
-            .collect());
+        return Ok(Arc::new(
+            (0..all.len()).filter(|&i| asked.admits(&all[i])).collect(),
+        ));
     };
     if asked == Asked::Nothing {
-        return Ok(HashSet::new());
+        return Ok(Arc::default());
     }
     let (start, end) = (bound(range, "start")?, bound(range, "end")?);
-    let query = EventQuery {
-        calendars: Some(vec![id.to_string()]),
-        start_millis: start,
-        // CalDAV ranges are half-open; the engine's are closed.
-        end_millis: end.map(|end| end - 1),
-        // A task's range is its start to its due time (RFC 4791 §9.9).
-        is_task: asked.is_task(),
-        ..EventQuery::default()
-    };
-    let events = calendar
-        .query_checked(&query)
-        .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
-    Ok(events
-        .iter()
-        .map(|e| resource_name(&served_uid(e)))
-        .collect())
+    // A task's range is its start to its due time (RFC 4791 §9.9).
+    let is_task = asked.is_task();
+    // The listing belongs to one generation of the calendar: what a range
+    // selected stays true as long as it is served.
+    all.in_range((start, end, is_task), || {
+        let query = EventQuery {
+            calendars: Some(vec![id.to_string()]),
+            start_millis: start,
+            // CalDAV ranges are half-open; the engine's are closed.
+            end_millis: end.map(|end| end - 1),
+            is_task,
+            ..EventQuery::default()
+        };
+        let events = calendar
+            .query_checked(&query)
+            .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+        Ok(events.iter().filter_map(|e| all.holding(e)).collect())
+    })
 }
 
 /// The longest an alarm may ring before its event (a week, as the engine
@@ -251,7 +257,8 @@ fn alarm_query(
     calendar: &Calendar,
     id: &str,
     range: &Element,
-) -> Result<HashSet<String>, DavError> {
+    all: &Collection,
+) -> Result<Vec<usize>, DavError> {
     let start = bound(range, "start")?;
     let end = bound(range, "end")?;
     let query = EventQuery {
@@ -275,7 +282,9 @@ fn alarm_query(
                 .flatten()
                 .any(|a| rings(begins - a.minutes_before * 60_000))
         })
-        .map(|e| resource_name(&served_uid(e)))
+        .filter_map(|e| all.holding(e))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .collect())
 }
 

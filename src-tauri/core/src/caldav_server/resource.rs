@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use super::collection::{Listings, Resource};
 use super::error::DavError;
 use super::href;
+use super::kept::Collection;
 use crate::api::{AuthorizedApi, EventOptions};
 use crate::calendar::{Calendar, EventFields, SourceInfo};
 use crate::ics::read::changes;
@@ -32,7 +33,7 @@ pub struct Place<'a> {
 
 impl Place<'_> {
     /// The calendar's resources, and the index of this one if it exists.
-    fn find(&self) -> Result<(Arc<Vec<Resource>>, Option<usize>), DavError> {
+    fn find(&self) -> Result<(Arc<Collection>, Option<usize>), DavError> {
         let all = self
             .listings
             .resources(self.calendar, self.id)
@@ -74,7 +75,7 @@ pub fn get(place: &Place<'_>, head: bool) -> Result<Response, DavError> {
         [
             (
                 header::CONTENT_TYPE,
-                super::components::content_type(resource),
+                super::components::content_type(resource).to_string(),
             ),
             (header::ETAG, resource.etag.clone()),
         ],

@@ -21,6 +21,7 @@ mod manage;
 mod occurrences;
 mod privileges;
 mod protocol;
+mod repeated;
 mod searches;
 mod tasks;
 mod thunderbird;
