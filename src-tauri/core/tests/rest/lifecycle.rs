@@ -24,6 +24,17 @@ async fn listening_on(state: &mut watch::Receiver<ServerState>, port: u16) -> So
     }
 }
 
+/// A free port that is not the reminder daemon's or the CalDAV server's
+/// (the settings refuse a clash even while those are off, and the daemon's
+/// default port lies in the ephemeral range `free_port` draws from).
+fn port_of_its_own(settings: &almanac_core::settings::SettingsStore) -> u16 {
+    let current = settings.get();
+    let taken = [current.reminders.daemon_port, current.caldav_server.port];
+    std::iter::repeat_with(free_port)
+        .find(|port| !taken.contains(port))
+        .expect("an endless supply of ports")
+}
+
 async fn refused(port: u16) -> bool {
     tokio::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port))
         .await
@@ -55,7 +66,7 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     assert_eq!(server.state(), ServerState::Disabled);
 
     // On.
-    let first = free_port();
+    let first = port_of_its_own(&settings);
     settings
         .update(
             Actor::User,
@@ -91,7 +102,7 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     }
 
     // A new port.
-    let second = free_port();
+    let second = port_of_its_own(&settings);
     settings
         .update(Actor::User, &json!({"localServerPort": second}))
         .unwrap();
@@ -100,7 +111,7 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
     assert_eq!(events(second).await.unwrap(), StatusCode::OK);
 
     // Moved by a client through PUT /settings: the answer still arrives.
-    let third = free_port();
+    let third = port_of_its_own(&settings);
     let reply = instance
         .client
         .put(format!("http://127.0.0.1:{second}/api/v1/settings"))
@@ -109,7 +120,8 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
         .send()
         .await
         .unwrap();
-    assert_eq!(reply.status(), StatusCode::OK);
+    let status = reply.status();
+    assert_eq!(status, StatusCode::OK, "{}", reply.text().await.unwrap());
     listening_on(&mut state, third).await;
     assert!(refused(second).await);
 
