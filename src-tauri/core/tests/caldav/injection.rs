@@ -8,7 +8,7 @@ use almanac_core::tokens::Scope;
 use icalendar::parser::{read_calendar, unfold};
 use reqwest::StatusCode;
 
-use crate::support::{Instance, LOCAL};
+use crate::support::{Instance, JANUARY, LOCAL};
 
 /// A note whose `url` and `description` try to end their line and add an
 /// attendee (who would get an invitation from the user's account).
@@ -18,14 +18,6 @@ startTime: \"10:00\"\nendTime: \"11:00\"\n\
 url: \"https://x.example/\\r\\nATTENDEE;RSVP=TRUE:mailto:victim@example.com\\r\\nX-INJ:1\"\n\
 description: \"Hi\\r\\nATTENDEE:mailto:victim@example.com\\nX-INJ:2\"\n\
 location: \"Room 1\\r\\nX-INJ:3\"\n---\n";
-
-const JANUARY: &str = r#"<?xml version="1.0"?>
-<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
-  <d:prop><d:getetag/><c:calendar-data/></d:prop>
-  <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">
-    <c:time-range start="20260101T000000Z" end="20260201T000000Z"/>
-  </c:comp-filter></c:comp-filter></c:filter>
-</c:calendar-query>"#;
 
 async fn with_trap() -> Instance {
     let app = Instance::start().await;

@@ -4,16 +4,7 @@
 
 use reqwest::StatusCode;
 
-use crate::support::{Client, Instance};
-
-/// January 2026 with each resource's ETag and text.
-const JANUARY: &str = r#"<?xml version="1.0"?>
-<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
-  <d:prop><d:getetag/><c:calendar-data/></d:prop>
-  <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">
-    <c:time-range start="20260101T000000Z" end="20260201T000000Z"/>
-  </c:comp-filter></c:comp-filter></c:filter>
-</c:calendar-query>"#;
+use crate::support::{Client, Instance, JANUARY};
 
 async fn january(client: &Client<'_>) -> String {
     let answer = client.query("REPORT", "/calendars/local/", JANUARY).await;

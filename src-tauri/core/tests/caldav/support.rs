@@ -301,3 +301,13 @@ pub fn client_script(name: &str) -> String {
         .display()
         .to_string()
 }
+
+/// A `calendar-query` of January 2026 asking for each event's ETag and
+/// text.
+pub const JANUARY: &str = r#"<?xml version="1.0"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+  <d:prop><d:getetag/><c:calendar-data/></d:prop>
+  <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">
+    <c:time-range start="20260101T000000Z" end="20260201T000000Z"/>
+  </c:comp-filter></c:comp-filter></c:filter>
+</c:calendar-query>"#;
