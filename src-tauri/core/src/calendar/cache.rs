@@ -14,7 +14,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 
 use super::event::Event;
-use super::event_json::JsonCell;
+use super::event_json::{self, JsonCell};
 use super::journal::Journal;
 use super::kinds::NoteCalendar;
 use super::memo::YearMemo;
@@ -151,12 +151,11 @@ impl Indexed {
         let series = self.timing.is_series();
         let json = self.json.get_or_init(series, || self.event(source, path));
         let timed = self.spec.start_time.is_some();
-        json.write(
-            out,
-            occurrence.filter(|_| series),
-            self.days_past_first(),
-            timed,
-        );
+        let occurrence = occurrence.filter(|_| series);
+        if !json.write(out, occurrence, self.days_past_first(), timed) {
+            // The series unexpanded, as `Indexed::event` reports it.
+            out.extend_from_slice(&event_json::to_json(&self.event(source, path)));
+        }
     }
 
     /// How many days an all-day event spans past its first.

@@ -97,20 +97,22 @@ impl EventJson {
     /// Appends the event's JSON: of `occurrence` for a series (as
     /// [`super::cache::Indexed::occurrence_event`] builds it, with
     /// `end_days` the days an all-day occurrence spans past its first and
-    /// `timed` whether it has a `startTime`).
+    /// `timed` whether it has a `startTime`). Returns false, writing
+    /// nothing, for a series without an occurrence: the pieces hold no
+    /// series fields of their own (range reads never ask for that).
     pub(super) fn write(
         &self,
         out: &mut Vec<u8>,
         occurrence: Option<&Occurrence>,
         end_days: i64,
         timed: bool,
-    ) {
+    ) -> bool {
         match (self, occurrence) {
             (Self::Whole(json), _) => out.extend_from_slice(json),
             (Self::Series(pieces), Some(o)) => pieces.write(out, o, end_days, timed),
-            // A series read as one event is never a range query's match.
-            (Self::Series(_), None) => unreachable!("a series is written per occurrence"),
+            (Self::Series(_), None) => return false,
         }
+        true
     }
 }
 
@@ -146,7 +148,7 @@ impl Pieces {
     }
 }
 
-fn to_json(event: &Event) -> Vec<u8> {
+pub(super) fn to_json(event: &Event) -> Vec<u8> {
     // An `Event` holds strings, numbers and JSON values only: it always
     // serializes.
     serde_json::to_vec(event).expect("an event serializes")
@@ -193,7 +195,7 @@ mod tests {
 
     fn written(event: &Event, occurrence: Option<&Occurrence>, end_days: i64) -> String {
         let mut out = Vec::new();
-        EventJson::new(event, occurrence.is_some()).write(
+        let _ = EventJson::new(event, occurrence.is_some()).write(
             &mut out,
             occurrence,
             end_days,
@@ -218,6 +220,21 @@ mod tests {
         let mut out = Vec::new();
         write_time(&mut out, NaiveTime::from_hms_opt(7, 5, 59).unwrap());
         assert_eq!(out, b"07:05");
+    }
+
+    #[test]
+    fn a_series_without_an_occurrence_is_left_to_the_caller() {
+        let series = Event {
+            id: "fullnote:s.md".into(),
+            kind: super::super::event::EventType::Rrule,
+            rrule: Some("FREQ=DAILY".into()),
+            ..Event::default()
+        };
+        let mut out = b"[".to_vec();
+        assert!(!EventJson::new(&series, true).write(&mut out, None, 0, false));
+        assert_eq!(out, b"[", "nothing written");
+        assert!(EventJson::new(&series, false).write(&mut out, None, 0, false));
+        assert_eq!(out[1..], to_json(&series)[..]);
     }
 
     #[test]
