@@ -120,10 +120,10 @@ impl Calendar {
                 if !(from_millis..=until_millis).contains(&start) {
                     return Ok(());
                 }
-                if let Some((_, _, entry)) = cache.resolve(found.note, found.entry)
-                    && let Some(events) = note_events(&mut held, cache, everything, found.note)
-                {
-                    events.occurrences.push(NoteOccurrence::of(entry, start));
+                if let Some(events) = note_events(&mut held, cache, everything, found.note) {
+                    events
+                        .occurrences
+                        .push(NoteOccurrence::of(found.indexed, start));
                 }
                 Ok(())
             },

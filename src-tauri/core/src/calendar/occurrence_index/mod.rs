@@ -70,7 +70,6 @@ pub struct Found<'a> {
     /// The occurrence's first millisecond.
     pub start: i64,
     pub note: &'a NoteRef,
-    pub entry: u32,
     /// The entry, shared with the cache (no lookup by path needed).
     pub indexed: &'a Arc<Indexed>,
     pub occurrence: Option<Occurrence>,
@@ -232,7 +231,6 @@ impl OccurrenceIndex {
             visit(Found {
                 start: slot.span.start,
                 note: &slot.note,
-                entry: slot.entry,
                 indexed: &slot.indexed,
                 occurrence: None,
             })?;
@@ -270,7 +268,6 @@ impl OccurrenceIndex {
                 visit(Found {
                     start: slot.occurrence.span.start,
                     note: &slot.note,
-                    entry: slot.entry,
                     indexed: &slot.indexed,
                     occurrence: Some(slot.occurrence),
                 })?;

@@ -35,9 +35,7 @@ pub fn window_of(number: i64) -> Window {
 pub struct SeriesSlot {
     pub occurrence: Occurrence,
     pub note: NoteRef,
-    /// The entry's position in its note's entries.
-    pub entry: u32,
-    /// The entry itself, shared with the cache.
+    /// The entry, shared with the cache.
     pub indexed: Arc<Indexed>,
 }
 
@@ -156,7 +154,6 @@ impl Page {
                     .extend(expanded.drain(..).map(|occurrence| SeriesSlot {
                         occurrence,
                         note: note.clone(),
-                        entry: entry_ref,
                         indexed: entry.clone(),
                     })),
                 Err(Exhausted::Steps | Exhausted::Occurrences | Exhausted::Range) => {

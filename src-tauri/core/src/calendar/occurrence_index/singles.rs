@@ -15,8 +15,7 @@ const SHORT_MILLIS: i64 = 7 * 86_400_000;
 pub struct SingleSlot {
     pub span: Span,
     pub note: NoteRef,
-    pub entry: u32,
-    /// The entry itself, shared with the cache.
+    /// The entry, shared with the cache.
     pub indexed: Arc<Indexed>,
 }
 
@@ -53,14 +52,13 @@ impl Singles {
     }
 
     fn add_note(&mut self, note: &NoteRef, entries: &[Arc<Indexed>]) {
-        for (position, entry) in entries.iter().enumerate() {
+        for entry in entries {
             let Timing::Once(occurrence) = &entry.timing else {
                 continue;
             };
             let slot = SingleSlot {
                 span: occurrence.span,
                 note: note.clone(),
-                entry: u32::try_from(position).unwrap_or(u32::MAX),
                 indexed: entry.clone(),
             };
             if slot.span.end - slot.span.start <= SHORT_MILLIS {
