@@ -5,7 +5,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use almanac_core::calendar::{CalendarError, Completion, EventQuery, EventType};
 use almanac_core::settings::SourceKind;
@@ -222,6 +222,46 @@ struct IcsServer {
     url: String,
     body: Arc<Mutex<String>>,
     seen: Arc<Mutex<Vec<Option<String>>>>,
+    hold: Arc<Hold>,
+}
+
+/// While closed, a request the server reads is held, unanswered, until the
+/// test opens it again: a fetch in flight at a moment the test knows.
+#[derive(Default)]
+struct Hold {
+    /// (closed, requests held so far)
+    state: Mutex<(bool, usize)>,
+    changed: Condvar,
+}
+
+impl Hold {
+    fn close(&self) {
+        self.state.lock().unwrap().0 = true;
+    }
+
+    fn open(&self) {
+        self.state.lock().unwrap().0 = false;
+        self.changed.notify_all();
+    }
+
+    /// Called by the server with a request read: waits while closed.
+    fn pass(&self) {
+        let mut state = self.state.lock().unwrap();
+        if state.0 {
+            state.1 += 1;
+            self.changed.notify_all();
+        }
+        let _state = self.changed.wait_while(state, |s| s.0).unwrap();
+    }
+
+    fn wait_held(&self) {
+        let state = self.state.lock().unwrap();
+        let (state, _) = self
+            .changed
+            .wait_timeout_while(state, almanac_testkit::wait::PATIENCE, |s| s.1 == 0)
+            .unwrap();
+        assert!(state.1 > 0, "timed out waiting for the feed's fetch");
+    }
 }
 
 impl IcsServer {
@@ -233,7 +273,8 @@ impl IcsServer {
         );
         let body = Arc::new(Mutex::new(body.to_string()));
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let (b, s) = (body.clone(), seen.clone());
+        let hold = Arc::new(Hold::default());
+        let (b, s, h) = (body.clone(), seen.clone(), hold.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { return };
@@ -250,6 +291,7 @@ impl IcsServer {
                         if_none_match = Some(value.trim().to_string());
                     }
                 }
+                h.pass();
                 let body = b.lock().unwrap().clone();
                 let etag = format!("\"{}\"", body.len());
                 s.lock().unwrap().push(if_none_match.clone());
@@ -264,7 +306,12 @@ impl IcsServer {
                 let _ = stream.write_all(response.as_bytes());
             }
         });
-        Self { url, body, seen }
+        Self {
+            url,
+            body,
+            seen,
+            hold,
+        }
     }
 }
 
@@ -482,6 +529,52 @@ fn a_renamed_feed_calendar_is_named_anew_in_answers_written_from_kept_json() {
         server.seen.lock().unwrap().len(),
         fetches,
         "kept, not fetched again"
+    );
+}
+
+/// A fetch that answers after the calendar's settings changed (here: a
+/// rename, which keeps the feed) must still reach the cache: the copy on
+/// disk, which the next conditional fetch is asked against, and the cache
+/// move together or not at all. Were the copy moved on alone, the server's
+/// next answer would be "not modified" and the change would never show.
+#[test]
+fn a_feed_answer_arriving_after_a_rename_still_shows() {
+    let server = IcsServer::start(ICS);
+    let (vault, cal) = open_team_feed(&server);
+    let march = EventQuery {
+        calendars: Some(vec!["team".into()]),
+        ..range("2024-03-01T00:00:00Z", "2024-04-01T23:59:59Z")
+    };
+    let titles = |cal: &almanac_core::calendar::Calendar| -> Vec<(String, String)> {
+        cal.query(&march)
+            .into_iter()
+            .map(|e| (e.title, e.calendar_name))
+            .collect()
+    };
+
+    server.hold.close();
+    *server.body.lock().unwrap() = ICS.replace("SUMMARY:Call", "SUMMARY:Call moved to Room 5");
+    cal.revalidate(true);
+    server.hold.wait_held();
+    let mut settings = vault.settings.clone();
+    let team = settings
+        .calendar_sources
+        .iter_mut()
+        .find(|s| s.id == "team")
+        .unwrap();
+    team.name = "Team (renamed)".into();
+    cal.apply_settings(&settings);
+    server.hold.open();
+
+    wait_until(&cal, "the held answer shown under the new name", |c| {
+        titles(c).contains(&("Call moved to Room 5".into(), "Team (renamed)".into()))
+    });
+    assert!(
+        titles(&cal)
+            .iter()
+            .all(|(_, name)| name == "Team (renamed)"),
+        "{:?}",
+        titles(&cal)
     );
 }
 

@@ -64,6 +64,10 @@ pub(crate) struct Inner {
     pub(super) watcher_alive: Arc<AtomicBool>,
     /// The on-disk copies of the feeds.
     pub(super) feeds: ical::FeedStore,
+    /// Held while a feed's copy is loaded into the cache, and from a fetched
+    /// feed's check of the settings until its answer is in both the copy and
+    /// the cache: the two move together (`feeds`).
+    pub(super) feed_copies: Mutex<()>,
     /// The CalDAV calendars' own state, owned by their kind.
     pub(super) caldav: CaldavState,
     /// Runs feed revalidations, one at a time.
@@ -139,6 +143,7 @@ impl Calendar {
             watcher: Mutex::new(None),
             watcher_alive: Arc::new(AtomicBool::new(false)),
             feeds: ical::FeedStore::new(&paths.ical_cache_dir()),
+            feed_copies: Mutex::new(()),
             caldav: CaldavState::new(paths),
             feed_worker: FeedWorker::start(engine.clone()),
             wanted: Mutex::new(settings.clone()),

@@ -125,6 +125,8 @@ impl Inner {
                     let Some((url, _)) = source.kind.feed() else {
                         continue;
                     };
+                    // See `fetch_feed`: copy and cache move together.
+                    let _copies = lock(&self.feed_copies);
                     if let Some((body, meta)) = self.feeds.load(&source.id, url) {
                         let parsed = ical::parse(&source, &body, tz, &Limits::FEED).map(Some);
                         self.apply_feed(index, &source, parsed, Some(&meta));
@@ -191,12 +193,11 @@ impl Inner {
 
     /// Fetches every feed that is due (all with `force`).
     fn revalidate_feeds(&self, force: bool) {
-        let tz = self.read().cache.display_tz;
         for (index, source) in self.feed_sources() {
             match source.kind.kind().origin() {
                 Origin::Feed => {
                     if let Some((url, allow_private_network)) = source.kind.feed() {
-                        self.fetch_feed(index, &source, url, allow_private_network, force, tz);
+                        self.fetch_feed(index, &source, url, allow_private_network, force);
                     }
                 }
                 Origin::Server => self.sync_caldav(index, &source, force),
@@ -208,7 +209,7 @@ impl Inner {
     }
 
     /// Fetches ICS feed `source` (at `url`) when due, and puts what it
-    /// read into the cache.
+    /// read into the copy on disk and the cache.
     fn fetch_feed(
         &self,
         index: usize,
@@ -216,7 +217,6 @@ impl Inner {
         url: &str,
         allow_private_network: bool,
         force: bool,
-        tz: chrono_tz::Tz,
     ) {
         let previous = self.feeds.load(&source.id, url).map(|(_, meta)| meta);
         let now = chrono::Utc::now().timestamp_millis();
@@ -226,17 +226,28 @@ impl Inner {
         if fresh && !force {
             return;
         }
-        let outcome = match ical::fetch(url, previous.as_ref(), allow_private_network) {
+        let fetched = ical::fetch(url, previous.as_ref(), allow_private_network);
+        // The settings may have changed while the server answered. Asked
+        // under the copies' lock, which loading the copies for a new
+        // configuration (`load_cached_feeds`) takes too: the answer goes into
+        // the copy and the cache together, or into neither. A copy moved on
+        // alone would make the next fetch "not modified" against it, and the
+        // cache would never show the change.
+        let _copies = lock(&self.feed_copies);
+        let Some((index, source, tz)) = self.still_fetching(index, source) else {
+            // Gone, or now another feed: the new configuration was adopted
+            // with a fetch of its own asked for.
+            tracing::debug!(source = %source.id, "a calendar feed answered for a source since reconfigured; dropped");
+            return;
+        };
+        let (parsed, meta) = match fetched {
             Ok(ical::Fetched::NotModified) => {
                 let meta = ical::FeedMeta {
                     fetched_at_millis: now,
-                    ..previous
-                        .clone()
-                        .unwrap_or_else(|| ical::meta_for(url, None, None))
+                    ..previous.unwrap_or_else(|| ical::meta_for(url, None, None))
                 };
                 self.store_feed(&source.id, None, &meta);
-                self.apply_feed(index, source, Ok(None), Some(&meta));
-                return;
+                (Ok(None), Some(meta))
             }
             Ok(ical::Fetched::Body {
                 text,
@@ -246,7 +257,7 @@ impl Inner {
                 // Only a body that reads is kept on disk, to be
                 // loaded at the next start.
                 let meta = ical::meta_for(url, etag, last_modified);
-                match ical::parse(source, &text, tz, &Limits::FEED) {
+                match ical::parse(&source, &text, tz, &Limits::FEED) {
                     Ok(parsed) => {
                         self.store_feed(&source.id, Some(&text), &meta);
                         (Ok(Some(parsed)), Some(meta))
@@ -256,7 +267,26 @@ impl Inner {
             }
             Err(e) => (Err(e), None),
         };
-        self.apply_feed(index, source, outcome.0, outcome.1.as_ref());
+        self.apply_feed(index, &source, parsed, meta.as_ref());
+    }
+
+    /// Where the cache now has feed `fetched` (fetched as source `index`;
+    /// sources may have moved since), its configuration and the display
+    /// zone, if it still reads the same feed: the same URL, perhaps renamed
+    /// or recoloured. `None` when the source is gone or reads another feed.
+    fn still_fetching(
+        &self,
+        index: usize,
+        fetched: &SourceConfig,
+    ) -> Option<(usize, SourceConfig, chrono_tz::Tz)> {
+        let state = self.read();
+        let cache = &state.cache;
+        let index = match cache.config(index) {
+            Some(current) if current.id == fetched.id => index,
+            _ => cache.source_index(&fetched.id)?,
+        };
+        let current = cache.config(index)?;
+        (current.kind == fetched.kind).then(|| (index, current.clone(), cache.display_tz))
     }
 
     fn store_feed(&self, source_id: &str, body: Option<&str>, meta: &ical::FeedMeta) {
