@@ -335,11 +335,6 @@ impl Cache {
         }
     }
 
-    /// The memo of expanded series years.
-    pub fn memo(&self) -> &YearMemo {
-        &self.memo
-    }
-
     /// Every source's configuration, in settings order.
     pub fn configs(&self) -> Vec<SourceConfig> {
         self.sources.iter().map(|s| s.config.clone()).collect()

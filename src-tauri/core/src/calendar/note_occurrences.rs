@@ -110,7 +110,7 @@ impl Calendar {
         }
         let read = cache.index.read(
             &cache.sources,
-            cache.memo(),
+            &cache.memo,
             (Some(from_millis), Some(until_millis)),
             Some(window),
             None,
