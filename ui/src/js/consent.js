@@ -2,23 +2,19 @@
 // asks for which scopes and returns the user's answer to the waiting caller.
 // Closing the window without answering counts as Deny (the shell sees to it).
 //
-// Allow is enabled only once the request has been seen (allow_delay.js).
-// Deny has the focus, so Enter declines. The core has already made the name
-// and reason safe to show.
+// Allow is enabled only once the request has been seen, and Deny has the
+// focus, so Enter declines (grant_dialog.js). The core has already made the
+// name and reason safe to show.
 
-import { enableWhenSeen } from './allow_delay.js';
-import { el, errorText } from './format.js';
+import { el } from './format.js';
+import { answerThrough, requestId, showWarnings } from './grant_dialog.js';
 import { invoke } from './ipc.js';
 
-const id = Number(new URLSearchParams(location.search).get('request'));
-const allowButton = document.getElementById('allow');
-const request = await invoke('consent_request', { id });
+const request = await invoke('consent_request', { id: requestId });
 
 document.getElementById('token-name').textContent = request.name;
 document.getElementById('reason').textContent = request.reason || 'No reason given.';
-const warnings = document.getElementById('text-warnings');
-warnings.replaceChildren(...request.warnings.map((warning) => el('li', {}, warning)));
-warnings.hidden = request.warnings.length === 0;
+showWarnings(request.warnings);
 document.getElementById('scopes').replaceChildren(
   ...request.scopes.map((scope) =>
     el(
@@ -30,17 +26,7 @@ document.getElementById('scopes').replaceChildren(
     ),
   ),
 );
-
-async function answer(allow) {
-  if (allow && allowButton.disabled) return;
-  try {
-    const days = document.getElementById('expiry').value;
-    await invoke('consent_answer', { id, allow, expiresInDays: days ? Number(days) : null });
-  } catch (error) {
-    document.getElementById('error').textContent = errorText(error);
-  }
-}
-allowButton.addEventListener('click', () => answer(true));
-document.getElementById('deny').addEventListener('click', () => answer(false));
-enableWhenSeen(allowButton);
-document.body.dataset.ready = 'true';
+answerThrough('consent_answer', () => {
+  const days = document.getElementById('expiry').value;
+  return { expiresInDays: days ? Number(days) : null };
+});
