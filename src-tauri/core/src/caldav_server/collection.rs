@@ -16,7 +16,7 @@
 //! in, so they change exactly when the served data does, and survive
 //! restarts.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
@@ -24,6 +24,7 @@ use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
 use super::kept::{Collection, Kept};
+use super::relist;
 use crate::calendar::{Calendar, Event, EventId, EventType};
 use crate::ics::write::{Component, calendar_with_todos};
 
@@ -36,7 +37,9 @@ pub struct Resource {
     pub etag: String,
     pub uid: String,
     /// The master (or only) event first, then modified occurrences.
-    pub events: Vec<Event>,
+    /// Shared: a listing made after a change carries unchanged resources
+    /// over (`relist`).
+    pub events: Arc<[Event]>,
     /// The events' `RECURRENCE-ID`s when they are occurrences of an
     /// expanded series (`caldav::expand`), else worked out from the events.
     pub expanded: Option<Vec<Option<String>>>,
@@ -45,6 +48,21 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// The resource of `uid` holding `events` (sorted by id).
+    pub fn of(uid: String, mut events: Vec<Event>, display_tz: Tz) -> Resource {
+        // The master first: the event without a RECURRENCE-ID.
+        events.sort_by_key(|e| recurrence_id(e).is_some());
+        let events = with_detached(events);
+        Resource {
+            name: resource_name(&uid),
+            etag: etag(&events, display_tz),
+            uid,
+            events: events.into(),
+            expanded: None,
+            kept: Kept::default(),
+        }
+    }
+
     /// The resource's iCalendar text.
     pub fn ics(&self, display_tz: Tz) -> String {
         let recurrences = self.recurrence_ids();
@@ -213,33 +231,6 @@ fn hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The resources of calendar `id`, sorted by name; `None` if it does not exist.
-fn list(calendar: &Calendar, id: &str) -> Option<Collection> {
-    let display_tz = calendar.display_timezone();
-    let mut groups: BTreeMap<String, Vec<Event>> = BTreeMap::new();
-    for event in calendar.source_events(id)? {
-        groups.entry(served_uid(&event)).or_default().push(event);
-    }
-    let mut resources: Vec<Resource> = groups
-        .into_iter()
-        .map(|(uid, mut events)| {
-            // The master first: the event without a RECURRENCE-ID.
-            events.sort_by_key(|e| recurrence_id(e).is_some());
-            let events = with_detached(events);
-            Resource {
-                name: resource_name(&uid),
-                etag: etag(&events, display_tz),
-                uid,
-                events,
-                expanded: None,
-                kept: Kept::default(),
-            }
-        })
-        .collect();
-    resources.sort_by(|a, b| a.name.cmp(&b.name));
-    Some(Collection::new(resources))
-}
-
 /// Changed whenever the same events are served as different text (2: tasks
 /// as `VTODO`s), so every ETag changes with it and syncing clients fetch
 /// the new form instead of keeping the old one under an unchanged tag.
@@ -314,7 +305,8 @@ impl Listings {
         {
             return Some(resources.clone());
         }
-        let Some(resources) = list(calendar, id).map(Arc::new) else {
+        let before = current().get(id).map(|(_, before)| before.clone());
+        let Some(resources) = relist::list(calendar, id, before.as_deref()).map(Arc::new) else {
             current().remove(id);
             return None;
         };
@@ -383,7 +375,7 @@ mod tests {
             name: "gym.ics".into(),
             etag: String::new(),
             uid: "gym".into(),
-            events,
+            events: events.into(),
             expanded: None,
             kept: Kept::default(),
         };

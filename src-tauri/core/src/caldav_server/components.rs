@@ -150,10 +150,11 @@ mod tests {
             name: "a.ics".into(),
             etag: "\"1\"".into(),
             uid: "a".into(),
-            events: vec![Event {
+            events: [Event {
                 completed,
                 ..Event::default()
-            }],
+            }]
+            .into(),
             expanded: None,
             kept: Default::default(),
         }

@@ -63,7 +63,7 @@ pub fn expanded(
         name: resource.name.clone(),
         etag: resource.etag.clone(),
         uid: resource.uid.clone(),
-        events,
+        events: events.into(),
         expanded: Some(ids),
         // Its occurrences in this range only: nothing to keep.
         kept: Default::default(),

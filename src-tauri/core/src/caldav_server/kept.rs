@@ -22,6 +22,7 @@ use quick_xml::escape::escape;
 
 use super::collection::{Resource, resource_name, served_uid};
 use super::href;
+use super::relist::Made;
 use crate::calendar::Event;
 
 /// The `calendar-data` bytes one listing keeps. The 10,000-note vault's
@@ -43,6 +44,8 @@ pub struct Collection {
     ranges: Mutex<VecDeque<(RangeKey, Arc<Vec<usize>>)>>,
     /// The calendar id and the sync token, once worked out.
     token: OnceLock<(String, String)>,
+    /// What it was made of, for the listing after the next change.
+    made: Option<Made>,
 }
 
 /// What decides which resources a `calendar-query` time-range selects:
@@ -55,12 +58,24 @@ impl Collection {
     pub fn new(mut resources: Vec<Resource>) -> Self {
         let budget = Arc::new(Budget(AtomicUsize::new(MAX_KEPT_TEXT_BYTES)));
         for resource in &mut resources {
-            resource.kept = Kept::within(&budget);
+            resource.kept.rehome(&budget);
         }
         Self {
             resources,
             ..Self::default()
         }
+    }
+
+    /// This listing, made of `made`.
+    pub fn made_of(self, made: Made) -> Self {
+        Self {
+            made: Some(made),
+            ..self
+        }
+    }
+
+    pub fn made(&self) -> Option<&Made> {
+        self.made.as_ref()
     }
 
     /// The index of the resource holding `event` (an occurrence of a series
@@ -69,7 +84,7 @@ impl Collection {
         let by_event = self.by_event.get_or_init(|| {
             let mut map = HashMap::new();
             for (index, resource) in self.resources.iter().enumerate() {
-                for event in &resource.events {
+                for event in resource.events.iter() {
                     map.insert(event.id.clone(), index);
                 }
             }
@@ -168,11 +183,15 @@ struct Written {
 }
 
 impl Kept {
-    fn within(budget: &Arc<Budget>) -> Self {
-        Self {
-            budget: Some(budget.clone()),
-            ..Self::default()
+    /// Puts the text under `budget`: a text kept already (carried over
+    /// from the listing before, see `relist`) stays if it fits.
+    fn rehome(&mut self, budget: &Arc<Budget>) {
+        if let Some(written) = self.text.get()
+            && !budget.take(written.xml.len())
+        {
+            self.text = OnceLock::new();
         }
+        self.budget = Some(budget.clone());
     }
 
     /// `resource`'s path in calendar `id`.
@@ -238,7 +257,8 @@ mod tests {
                     kind: EventType::Single,
                     ..Event::default()
                 })
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
             expanded: None,
             kept: Kept::default(),
         }

@@ -26,7 +26,8 @@
 //!    is bounded (`limits`: property names, hrefs, answer bytes).
 //!
 //! Modules: `href` (the URL space), `xml` and `multistatus` (the XML bodies),
-//! `collection` (resources, ETags, sync tokens), `props`, `feeds` (the feed
+//! `collection` (resources, ETags, sync tokens), `relist` (a listing made
+//! again after a change, from the one before), `props`, `feeds` (the feed
 //! records) and `feed` (serving one), `error`.
 
 mod auth;
@@ -46,6 +47,7 @@ mod overrides;
 mod principal_search;
 mod propfind;
 mod props;
+mod relist;
 mod report;
 mod resource;
 pub(crate) mod xml;

@@ -1,0 +1,315 @@
+//! A calendar's listing made again after a change, from the one before.
+//!
+//! Every change to the vault moves the cache to a new generation, and the
+//! listing of each calendar with it. Made from nothing, a listing builds,
+//! serializes and hashes every event of the calendar: some 100 ms for
+//! 10,000 notes, paid by the first request after each edit. But the cache's
+//! entries of unchanged notes are the same, shared entries from one
+//! generation to the next ([`HeldEntry`]). So a listing remembers which
+//! entries each resource was made of, and the next one carries a resource
+//! over whole (its ETag, and its text if kept) when its entries are
+//! exactly the same; only the resources of changed notes are built.
+//!
+//! Nothing is carried over when the calendar's configuration or the
+//! display zone changed: both are part of what is served.
+
+use std::collections::HashMap;
+
+use chrono_tz::Tz;
+
+use super::collection::{Resource, served_uid};
+use super::kept::Collection;
+use crate::calendar::sources::SourceConfig;
+use crate::calendar::{Calendar, Event, HeldEntry};
+
+/// What a listing was made of.
+#[derive(Debug)]
+pub struct Made {
+    source: SourceConfig,
+    display_tz: Tz,
+    /// Entry address → the entry, held (so the address stays its own).
+    members: HashMap<usize, Member>,
+    /// A resource's `UID` → its entries' addresses (ascending) and its
+    /// index in the listing.
+    by_uid: HashMap<String, (Vec<usize>, usize)>,
+}
+
+#[derive(Debug, Clone)]
+struct Member {
+    entry: HeldEntry,
+    path: String,
+    uid: String,
+}
+
+/// The resources of calendar `id`, sorted by name, reusing what `before`
+/// (its listing of an earlier generation) holds; `None` if it does not
+/// exist.
+pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Option<Collection> {
+    calendar.with_source_entries(id, |source, display_tz, entries| {
+        let before = before.and_then(|collection| {
+            let made = collection.made()?;
+            (made.source == *source && made.display_tz == display_tz).then_some((made, collection))
+        });
+        let mut members = HashMap::new();
+        // The events built for entries not listed before: each one's
+        // resource is new or changed, so they are all used below.
+        let mut built: HashMap<usize, Event> = HashMap::new();
+        let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+        for entry in entries {
+            let address = entry.address();
+            let known = before
+                .and_then(|(made, _)| made.members.get(&address))
+                .filter(|m| m.path == entry.path);
+            let member = match known {
+                Some(member) => member.clone(),
+                None => {
+                    let held = entry.hold();
+                    let event = held.event(source, entry.path);
+                    let uid = served_uid(&event);
+                    built.insert(address, event);
+                    Member {
+                        entry: held,
+                        path: entry.path.to_string(),
+                        uid,
+                    }
+                }
+            };
+            groups.entry(member.uid.clone()).or_default().push(address);
+            members.insert(address, member);
+        }
+        let mut resources: Vec<(Resource, Vec<usize>)> = groups
+            .into_iter()
+            .map(|(uid, mut addresses)| {
+                addresses.sort_unstable();
+                let same = before.and_then(|(made, collection)| {
+                    let (was, index) = made.by_uid.get(&uid)?;
+                    (*was == addresses).then(|| collection[*index].clone())
+                });
+                let resource = same.unwrap_or_else(|| {
+                    let mut events: Vec<Event> = addresses
+                        .iter()
+                        .map(|address| {
+                            built.remove(address).unwrap_or_else(|| {
+                                let member = &members[address];
+                                member.entry.event(source, &member.path)
+                            })
+                        })
+                        .collect();
+                    events.sort_by(|a, b| a.id.cmp(&b.id));
+                    Resource::of(uid, events, display_tz)
+                });
+                (resource, addresses)
+            })
+            .collect();
+        resources.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        let mut by_uid = HashMap::with_capacity(resources.len());
+        let resources = resources
+            .into_iter()
+            .enumerate()
+            .map(|(index, (resource, addresses))| {
+                by_uid.insert(resource.uid.clone(), (addresses, index));
+                resource
+            })
+            .collect();
+        let made = Made {
+            source: source.clone(),
+            display_tz,
+            members,
+            by_uid,
+        };
+        Collection::new(resources).made_of(made)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use chrono::NaiveDate;
+    use serde_json::json;
+
+    use super::*;
+    use crate::calendar::EventFields;
+    use crate::paths::Paths;
+    use crate::settings::{CalendarSource, Settings, SourceKind};
+
+    const NOTES: &[(&str, &str)] = &[
+        (
+            "2026-01-05 Standup.md",
+            "---\ntitle: Standup\nallDay: false\ndate: 2026-01-05\nstartTime: \"09:00\"\nendTime: \"09:15\"\n---\n",
+        ),
+        (
+            "2026-01-05 Gym.md",
+            "---\ntitle: Gym\ntype: recurring\ndaysOfWeek: [M, R]\nstartRecur: 2026-01-01\n\
+             allDay: false\nstartTime: \"07:00\"\nendTime: \"08:00\"\n---\n",
+        ),
+        (
+            "2026-01-20 Offsite.md",
+            "---\ntitle: Offsite\nallDay: true\ndate: 2026-01-20\nendDate: 2026-01-21\n---\n",
+        ),
+        (
+            "2026-01-22 Review.md",
+            "---\ntitle: Review\nallDay: false\ndate: 2026-01-22\nstartTime: \"14:00\"\nendTime: \"15:00\"\nuid: review@example.org\n---\n",
+        ),
+    ];
+
+    fn fields(value: serde_json::Value) -> EventFields {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn day(text: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
+    }
+
+    /// Each resource as a client gets it: name, ETag and text.
+    fn served(listing: &Collection, tz: Tz) -> Vec<(String, String, String)> {
+        listing
+            .iter()
+            .map(|r| (r.name.clone(), r.etag.clone(), r.ics(tz)))
+            .collect()
+    }
+
+    /// How many of `now`'s resources are `before`'s, carried over.
+    fn carried(before: &Collection, now: &Collection) -> usize {
+        now.iter()
+            .filter(|r| before.iter().any(|b| Arc::ptr_eq(&b.events, &r.events)))
+            .count()
+    }
+
+    /// After each kind of change (an edit, a detached occurrence, a deleted
+    /// note and occurrence, a new note, an edit on disk, a renamed calendar),
+    /// the listing made from the one before serves exactly what a listing
+    /// made afresh serves, and the resources nothing touched are carried
+    /// over with their kept texts.
+    #[test]
+    fn a_listing_made_from_the_one_before_serves_what_one_made_afresh_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path().join("vault");
+        std::fs::create_dir_all(vault.join("events")).unwrap();
+        for (name, text) in NOTES {
+            std::fs::write(vault.join("events").join(name), text).unwrap();
+        }
+        let mut settings = Settings {
+            vault_path: vault.clone(),
+            display_timezone: "Europe/Berlin".into(),
+            calendar_sources: vec![CalendarSource {
+                id: "local".into(),
+                name: "Local".into(),
+                color: "#123456".into(),
+                kind: SourceKind::FullNote {
+                    directory: "events".into(),
+                },
+                order: None,
+                components: None,
+            }],
+            ..Settings::default()
+        };
+        let calendar = Calendar::open(
+            &settings,
+            &Paths::new(dir.path().join("config"), dir.path().join("data")),
+        );
+        let tz = calendar.display_timezone();
+        let series = "fullnote:events/2026-01-05 Gym.md";
+        let edit_on_disk = vault.join("events/2026-01-20 Offsite.md");
+        type Change<'a> = (&'a str, usize, Box<dyn Fn(&Calendar) + 'a>);
+        let changes: Vec<Change> = vec![
+            (
+                "an edited title",
+                1,
+                Box::new(|c: &Calendar| {
+                    c.update(
+                        "fullnote:events/2026-01-05 Standup.md",
+                        fields(json!({"title": "Standup (moved)"})),
+                    )
+                    .unwrap();
+                }),
+            ),
+            (
+                "a detached occurrence",
+                1,
+                Box::new(|c: &Calendar| {
+                    c.update_occurrence(
+                        series,
+                        day("2026-01-08"),
+                        fields(json!({"startTime": "18:00", "endTime": "19:00"})),
+                    )
+                    .unwrap();
+                }),
+            ),
+            (
+                "a deleted occurrence",
+                1,
+                Box::new(|c: &Calendar| {
+                    c.delete(series, Some(day("2026-01-12"))).unwrap();
+                }),
+            ),
+            (
+                "a new note",
+                1,
+                Box::new(|c: &Calendar| {
+                    c.create(
+                        "local",
+                        fields(json!({"title": "Lunch", "date": "2026-01-06", "allDay": true})),
+                    )
+                    .unwrap();
+                }),
+            ),
+            (
+                "a deleted note",
+                1,
+                Box::new(|c: &Calendar| {
+                    c.delete("fullnote:events/2026-01-22 Review.md", None)
+                        .unwrap();
+                }),
+            ),
+            (
+                "an edit on disk",
+                1,
+                Box::new(|c: &Calendar| {
+                    let text = std::fs::read_to_string(&edit_on_disk).unwrap();
+                    std::fs::write(&edit_on_disk, text.replace("Offsite", "Offsite (Lisbon)"))
+                        .unwrap();
+                    c.refresh_path(&edit_on_disk);
+                }),
+            ),
+        ];
+        let mut before = list(&calendar, "local", None).unwrap();
+        for (change, touched, apply) in changes {
+            // What requests would have written and kept.
+            before.iter().for_each(|r| drop(r.calendar_data(tz)));
+            apply(&calendar);
+            let relisted = list(&calendar, "local", Some(&before)).unwrap();
+            let afresh = list(&calendar, "local", None).unwrap();
+            assert_eq!(served(&relisted, tz), served(&afresh, tz), "after {change}");
+            for (carried, fresh) in relisted.iter().zip(afresh.iter()) {
+                assert_eq!(carried.events, fresh.events, "after {change}");
+                assert_eq!(carried.calendar_data(tz), fresh.calendar_data(tz));
+            }
+            let untouched = before.len().min(relisted.len()) - touched;
+            assert!(
+                carried(&before, &relisted) >= untouched,
+                "after {change}: {} of {} carried over",
+                carried(&before, &relisted),
+                relisted.len()
+            );
+            assert!(
+                relisted.iter().filter(|r| r.kept.is_kept()).count() >= untouched,
+                "after {change}: kept texts carried over"
+            );
+            before = relisted;
+        }
+
+        // Renamed: the name is in every event, so nothing is carried over.
+        settings.calendar_sources[0].name = "Renamed".into();
+        calendar.apply_settings(&settings);
+        let relisted = list(&calendar, "local", Some(&before)).unwrap();
+        let afresh = list(&calendar, "local", None).unwrap();
+        assert_eq!(served(&relisted, tz), served(&afresh, tz));
+        assert_eq!(carried(&before, &relisted), 0);
+        assert!(
+            relisted
+                .iter()
+                .all(|r| r.events[0].calendar_name == "Renamed")
+        );
+    }
+}
