@@ -5,13 +5,13 @@
 //!
 //! Kept: each resource's `calendar-data` (its iCalendar text, XML-escaped)
 //! once a request asks for it, within [`MAX_KEPT_TEXT_BYTES`] per listing;
-//! which resource holds each event id, to match a range query's events
-//! without working out their resource names; and the resources the last
-//! few `calendar-query` time-ranges selected. A client polling the month it
+//! what it was made of (`relist`), which also says which resource holds
+//! each entry a range query matches; and the resources the last few
+//! `calendar-query` time-ranges selected. A client polling the month it
 //! shows (Thunderbird, DAVx⁵ do, every few minutes) then costs a copy of
 //! bytes rather than a range query and the writing of a thousand texts.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -23,7 +23,7 @@ use quick_xml::escape::escape;
 use super::collection::{Resource, resource_name, served_uid};
 use super::href;
 use super::relist::Made;
-use crate::calendar::Event;
+use crate::calendar::{Event, MatchedEntry};
 
 /// The `calendar-data` bytes one listing keeps. The 10,000-note vault's
 /// whole calendar is about 12 MB of text; a month of it about 1.3 MB. Past
@@ -39,8 +39,6 @@ const KEPT_RANGES: usize = 8;
 #[derive(Debug, Default)]
 pub struct Collection {
     resources: Vec<Resource>,
-    /// Event id → index of the resource holding it, made when first needed.
-    by_event: OnceLock<HashMap<String, usize>>,
     ranges: Mutex<VecDeque<(RangeKey, Arc<Vec<usize>>)>>,
     /// The calendar id and the sync token, once worked out.
     token: OnceLock<(String, String)>,
@@ -78,25 +76,24 @@ impl Collection {
         self.made.as_ref()
     }
 
-    /// The index of the resource holding `event` (an occurrence of a series
-    /// has its series' id).
-    pub fn holding(&self, event: &Event) -> Option<usize> {
-        let by_event = self.by_event.get_or_init(|| {
-            let mut map = HashMap::new();
-            for (index, resource) in self.resources.iter().enumerate() {
-                for event in resource.events.iter() {
-                    map.insert(event.id.clone(), index);
-                }
-            }
-            map
-        });
-        by_event.get(&event.id).copied().or_else(|| {
-            // Not listed under its id (never seen so far): by its name.
-            let name = resource_name(&served_uid(event));
-            self.resources
-                .binary_search_by(|r| r.name.as_str().cmp(&name))
-                .ok()
+    /// The index of the resource holding `matched`, an entry of this
+    /// listing's calendar.
+    pub fn holding(&self, matched: &MatchedEntry) -> Option<usize> {
+        let made = self.made()?;
+        made.holding(matched).or_else(|| {
+            // An entry newer than this listing (the calendar changed since
+            // it was made): the resource of its name, if listed.
+            self.named(&matched.entry.event(made.source(), &matched.path))
         })
+    }
+
+    /// The index of the resource `event` belongs in (an occurrence of a
+    /// series: the series'), by its name.
+    pub fn named(&self, event: &Event) -> Option<usize> {
+        let name = resource_name(&served_uid(event));
+        self.resources
+            .binary_search_by(|r| r.name.as_str().cmp(&name))
+            .ok()
     }
 
     /// The sync token of this listing as calendar `id`: as worked out
@@ -298,17 +295,16 @@ mod tests {
     }
 
     #[test]
-    fn events_are_found_by_id_else_by_name() {
+    fn events_are_found_by_the_name_of_their_uid() {
         let collection = Collection::new(vec![resource("a", &["x", "x2"]), resource("b", &["y"])]);
         let event = |id: &str, uid: Option<&str>| Event {
             id: id.into(),
             uid: uid.map(str::to_string),
             ..Event::default()
         };
-        assert_eq!(collection.holding(&event("x2", None)), Some(0));
-        assert_eq!(collection.holding(&event("y", None)), Some(1));
-        assert_eq!(collection.holding(&event("new", Some("b"))), Some(1));
-        assert_eq!(collection.holding(&event("new", None)), None);
+        assert_eq!(collection.named(&event("a", None)), Some(0));
+        assert_eq!(collection.named(&event("new", Some("b"))), Some(1));
+        assert_eq!(collection.named(&event("new", None)), None);
     }
 
     #[test]

@@ -14,13 +14,15 @@
 //! display zone changed: both are part of what is served.
 
 use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
 
 use chrono_tz::Tz;
 
 use super::collection::{Resource, served_uid};
 use super::kept::Collection;
 use crate::calendar::sources::SourceConfig;
-use crate::calendar::{Calendar, Event, HeldEntry};
+use crate::calendar::{Calendar, Event, HeldEntry, MatchedEntry};
 
 /// What a listing was made of.
 #[derive(Debug)]
@@ -29,16 +31,31 @@ pub struct Made {
     display_tz: Tz,
     /// Entry address → the entry, held (so the address stays its own).
     members: HashMap<usize, Member>,
-    /// A resource's `UID` → its entries' addresses (ascending) and its
-    /// index in the listing.
-    by_uid: HashMap<String, (Vec<usize>, usize)>,
+    /// A resource's `UID` → its index in the listing, and where its
+    /// entries' addresses are in `addresses` (ascending).
+    by_uid: HashMap<Arc<str>, (usize, Range<usize>)>,
+    addresses: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
 struct Member {
     entry: HeldEntry,
-    path: String,
-    uid: String,
+    path: Arc<str>,
+    uid: Arc<str>,
+}
+
+impl Made {
+    /// The calendar's configuration, as listed.
+    pub fn source(&self) -> &SourceConfig {
+        &self.source
+    }
+
+    /// The index of the resource holding `matched`, an entry of this
+    /// listing's calendar (`None` for one it does not list).
+    pub fn holding(&self, matched: &MatchedEntry) -> Option<usize> {
+        let uid = &self.members.get(&matched.address())?.uid;
+        self.by_uid.get(uid).map(|(index, _)| *index)
+    }
 }
 
 /// The resources of calendar `id`, sorted by name, reusing what `before`
@@ -50,64 +67,69 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
             let made = collection.made()?;
             (made.source == *source && made.display_tz == display_tz).then_some((made, collection))
         });
-        let mut members = HashMap::new();
+        let mut members = HashMap::with_capacity(before.map_or(0, |(m, _)| m.members.len()));
         // The events built for entries not listed before: each one's
         // resource is new or changed, so they are all used below.
         let mut built: HashMap<usize, Event> = HashMap::new();
-        let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut listed: Vec<(Arc<str>, usize)> = Vec::with_capacity(members.capacity());
         for entry in entries {
             let address = entry.address();
             let known = before
                 .and_then(|(made, _)| made.members.get(&address))
-                .filter(|m| m.path == entry.path);
+                .filter(|m| *m.path == *entry.path);
             let member = match known {
                 Some(member) => member.clone(),
                 None => {
                     let held = entry.hold();
                     let event = held.event(source, entry.path);
-                    let uid = served_uid(&event);
+                    let uid = served_uid(&event).into();
                     built.insert(address, event);
                     Member {
                         entry: held,
-                        path: entry.path.to_string(),
+                        path: entry.path.into(),
                         uid,
                     }
                 }
             };
-            groups.entry(member.uid.clone()).or_default().push(address);
+            listed.push((member.uid.clone(), address));
             members.insert(address, member);
         }
-        let mut resources: Vec<(Resource, Vec<usize>)> = groups
-            .into_iter()
-            .map(|(uid, mut addresses)| {
-                addresses.sort_unstable();
-                let same = before.and_then(|(made, collection)| {
-                    let (was, index) = made.by_uid.get(&uid)?;
-                    (*was == addresses).then(|| collection[*index].clone())
-                });
-                let resource = same.unwrap_or_else(|| {
-                    let mut events: Vec<Event> = addresses
-                        .iter()
-                        .map(|address| {
-                            built.remove(address).unwrap_or_else(|| {
-                                let member = &members[address];
-                                member.entry.event(source, &member.path)
-                            })
+        // Grouped by UID, each group's entries in address order.
+        listed.sort_unstable();
+        let addresses: Vec<usize> = listed.iter().map(|(_, address)| *address).collect();
+        let mut resources: Vec<(Resource, Range<usize>)> = Vec::new();
+        let mut start = 0;
+        for group in listed.chunk_by(|a, b| a.0 == b.0) {
+            let range = start..start + group.len();
+            start = range.end;
+            let uid = &group[0].0;
+            let same = before.and_then(|(made, collection)| {
+                let (index, was) = made.by_uid.get(uid)?;
+                (made.addresses[was.clone()] == addresses[range.clone()])
+                    .then(|| collection[*index].clone())
+            });
+            let resource = same.unwrap_or_else(|| {
+                let mut events: Vec<Event> = group
+                    .iter()
+                    .map(|(_, address)| {
+                        built.remove(address).unwrap_or_else(|| {
+                            let member = &members[address];
+                            member.entry.event(source, &member.path)
                         })
-                        .collect();
-                    events.sort_by(|a, b| a.id.cmp(&b.id));
-                    Resource::of(uid, events, display_tz)
-                });
-                (resource, addresses)
-            })
-            .collect();
+                    })
+                    .collect();
+                events.sort_by(|a, b| a.id.cmp(&b.id));
+                Resource::of(uid.to_string(), events, display_tz)
+            });
+            resources.push((resource, range));
+        }
         resources.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         let mut by_uid = HashMap::with_capacity(resources.len());
         let resources = resources
             .into_iter()
             .enumerate()
-            .map(|(index, (resource, addresses))| {
-                by_uid.insert(resource.uid.clone(), (addresses, index));
+            .map(|(index, (resource, range))| {
+                by_uid.insert(listed[range.start].0.clone(), (index, range));
                 resource
             })
             .collect();
@@ -116,6 +138,7 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
             display_tz,
             members,
             by_uid,
+            addresses,
         };
         Collection::new(resources).made_of(made)
     })
@@ -123,8 +146,6 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use chrono::NaiveDate;
     use serde_json::json;
 
@@ -167,6 +188,40 @@ mod tests {
             .iter()
             .map(|r| (r.name.clone(), r.etag.clone(), r.ics(tz)))
             .collect()
+    }
+
+    fn january() -> crate::calendar::EventQuery {
+        crate::calendar::EventQuery {
+            start_millis: Some(1_767_225_600_000),
+            end_millis: Some(1_769_903_999_999),
+            ..Default::default()
+        }
+    }
+
+    /// The names of the resources January's entries are in.
+    fn selected(calendar: &Calendar, listing: &Collection) -> Vec<String> {
+        let mut names: Vec<String> = calendar
+            .query_entries(&january())
+            .unwrap()
+            .iter()
+            .map(|m| listing[listing.holding(m).unwrap()].name.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The same, found from January's events.
+    fn selected_by_events(calendar: &Calendar, listing: &Collection) -> Vec<String> {
+        let mut names: Vec<String> = calendar
+            .query_checked(&january())
+            .unwrap()
+            .iter()
+            .map(|e| listing[listing.named(e).unwrap()].name.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
     /// How many of `now`'s resources are `before`'s, carried over.
@@ -285,6 +340,11 @@ mod tests {
                 assert_eq!(carried.events, fresh.events, "after {change}");
                 assert_eq!(carried.calendar_data(tz), fresh.calendar_data(tz));
             }
+            assert_eq!(
+                selected(&calendar, &relisted),
+                selected_by_events(&calendar, &afresh),
+                "after {change}"
+            );
             let untouched = before.len().min(relisted.len()) - touched;
             assert!(
                 carried(&before, &relisted) >= untouched,

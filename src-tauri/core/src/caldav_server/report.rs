@@ -240,10 +240,10 @@ fn query(
             is_task,
             ..EventQuery::default()
         };
-        let events = calendar
-            .query_checked(&query)
+        let entries = calendar
+            .query_entries(&query)
             .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
-        Ok(events.iter().filter_map(|e| all.holding(e)).collect())
+        Ok(entries.iter().filter_map(|e| all.holding(e)).collect())
     })
 }
 
@@ -282,7 +282,7 @@ fn alarm_query(
                 .flatten()
                 .any(|a| rings(begins - a.minutes_before * 60_000))
         })
-        .filter_map(|e| all.holding(e))
+        .filter_map(|e| all.named(e))
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect())

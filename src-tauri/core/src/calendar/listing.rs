@@ -7,9 +7,11 @@ use std::sync::Arc;
 
 use chrono_tz::Tz;
 
-use super::cache::Indexed;
+use super::cache::{Ceiling, Indexed};
 use super::engine::Calendar;
+use super::error::CalendarError;
 use super::event::Event;
+use super::query::{EventQuery, validate_range};
 use super::sources::SourceConfig;
 
 impl Calendar {
@@ -53,16 +55,52 @@ impl SourceEntry<'_> {
 /// an entry is held, its address names it alone, and a later generation's
 /// entry at that address is that same entry, unchanged.
 #[derive(Debug, Clone)]
-pub(crate) struct HeldEntry(Arc<Indexed>);
+pub(crate) struct HeldEntry(pub(super) Arc<Indexed>);
 
 impl HeldEntry {
+    /// See [`SourceEntry::address`].
+    pub fn address(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
     /// Its event (a series unexpanded), in calendar `source`, note `path`.
     pub fn event(&self, source: &SourceConfig, path: &str) -> Event {
         self.0.event(source, path)
     }
 }
 
+/// An entry a query matched, with its note (see
+/// [`Calendar::query_entries`]).
+pub(crate) struct MatchedEntry {
+    pub entry: HeldEntry,
+    pub path: Arc<str>,
+}
+
+impl MatchedEntry {
+    pub fn address(&self) -> usize {
+        self.entry.address()
+    }
+}
+
 impl Calendar {
+    /// The entries [`Calendar::query_checked`]'s events come from, each
+    /// once (a series for all its occurrences), with the same checks, and
+    /// without building an event: what a reader that wants the entries
+    /// rather than the occurrences asks (the CalDAV server's
+    /// `calendar-query`, which answers with whole resources).
+    pub(crate) fn query_entries(
+        &self,
+        query: &EventQuery,
+    ) -> Result<Vec<MatchedEntry>, CalendarError> {
+        validate_range(query)?;
+        let now = chrono::Utc::now().timestamp_millis();
+        Ok(self
+            .inner
+            .read()
+            .cache
+            .matched_entries(query, now, Ceiling::PerAnswer)?)
+    }
+
     /// Calls `visit` with calendar `id`'s configuration, the display zone
     /// and each of its cached entries, all as of one read of the cache (in
     /// no particular order); `None` if there is no such calendar. What a

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::budget::{Exhausted, spend};
 use super::cache::{Cache, Ceiling, Indexed};
 use super::event::Event;
+use super::listing::{HeldEntry, MatchedEntry};
 use super::occurrence_index::{NoteRef, SeriesNotes};
 use super::query::{
     EventQuery, JsonAnswer, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS, MAX_PAGE_STEPS,
@@ -94,6 +95,26 @@ impl Cache {
             events,
             left_out,
         })
+    }
+
+    /// The note and entry of each of [`Cache::query`]'s matches, each
+    /// entry once (a series for all its occurrences), no [`Event`] built.
+    pub(super) fn matched_entries(
+        &self,
+        query: &EventQuery,
+        now_millis: i64,
+        ceiling: Ceiling,
+    ) -> Result<Vec<MatchedEntry>, Exhausted> {
+        let (hits, _) = self.hits(query, now_millis, ceiling)?;
+        let mut seen = std::collections::HashSet::with_capacity(hits.len());
+        Ok(hits
+            .into_iter()
+            .filter(|hit| seen.insert(Arc::as_ptr(&hit.entry)))
+            .map(|hit| MatchedEntry {
+                entry: HeldEntry(hit.entry),
+                path: hit.path,
+            })
+            .collect())
     }
 
     /// [`Cache::query`]'s matches in answer order, before any [`Event`] is
