@@ -32,10 +32,10 @@ use crate::ics::write::{Component, calendar_with_todos};
 #[derive(Debug, Clone)]
 pub struct Resource {
     /// The last path segment, decoded (`<UID>.ics`).
-    pub name: String,
+    pub name: Arc<str>,
     /// Quoted, as sent in `ETag` and `getetag`.
-    pub etag: String,
-    pub uid: String,
+    pub etag: Arc<str>,
+    pub uid: Arc<str>,
     /// The master (or only) event first, then modified occurrences.
     /// Shared: a listing made after a change carries unchanged resources
     /// over (`relist`).
@@ -49,13 +49,13 @@ pub struct Resource {
 
 impl Resource {
     /// The resource of `uid` holding `events` (sorted by id).
-    pub fn of(uid: String, mut events: Vec<Event>, display_tz: Tz) -> Resource {
+    pub fn of(uid: Arc<str>, mut events: Vec<Event>, display_tz: Tz) -> Resource {
         // The master first: the event without a RECURRENCE-ID.
         events.sort_by_key(|e| recurrence_id(e).is_some());
         let events = with_detached(events);
         Resource {
-            name: resource_name(&uid),
-            etag: etag(&events, display_tz),
+            name: resource_name(&uid).into(),
+            etag: etag(&events, display_tz).into(),
             uid,
             events: events.into(),
             expanded: None,
@@ -274,7 +274,7 @@ type Listing = (u64, Arc<Collection>);
 
 /// What a collection held when a sync token was handed out: resource name →
 /// ETag.
-type Snapshot = Arc<HashMap<String, String>>;
+type Snapshot = Arc<HashMap<Arc<str>, Arc<str>>>;
 
 /// How many snapshots are kept for `sync-collection` (tokens older than
 /// that get `valid-sync-token` refused, and the client starts over).
@@ -373,7 +373,7 @@ mod tests {
         assert_eq!(events[1], moved);
         let resource = Resource {
             name: "gym.ics".into(),
-            etag: String::new(),
+            etag: "".into(),
             uid: "gym".into(),
             events: events.into(),
             expanded: None,

@@ -47,7 +47,7 @@ pub fn expanded(
         .query_checked(&query)
         .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?
         .into_iter()
-        .filter(|e| served_uid(e) == resource.uid)
+        .filter(|e| *served_uid(e) == *resource.uid)
         .collect();
     events.sort_by_key(|e| e.start_millis);
     let series = resource.events.iter().find(|e| is_note_series(e));

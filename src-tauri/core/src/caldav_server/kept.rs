@@ -92,7 +92,7 @@ impl Collection {
     pub fn named(&self, event: &Event) -> Option<usize> {
         let name = resource_name(&served_uid(event));
         self.resources
-            .binary_search_by(|r| r.name.as_str().cmp(&name))
+            .binary_search_by(|r| (*r.name).cmp(&name))
             .ok()
     }
 
@@ -165,7 +165,7 @@ impl Budget {
 pub struct Kept {
     text: OnceLock<Written>,
     /// The calendar id it was written for, and the href.
-    href: OnceLock<(String, String)>,
+    href: OnceLock<(Arc<str>, Arc<str>)>,
     budget: Option<Arc<Budget>>,
 }
 
@@ -196,9 +196,9 @@ impl Kept {
         let (kept_for, href) = resource
             .kept
             .href
-            .get_or_init(|| (id.to_string(), href::resource(id, &resource.name)));
-        if kept_for == id {
-            href.clone()
+            .get_or_init(|| (id.into(), href::resource(id, &resource.name).into()));
+        if **kept_for == *id {
+            href.to_string()
         } else {
             href::resource(id, &resource.name)
         }
@@ -242,7 +242,7 @@ mod tests {
 
     fn resource(name: &str, ids: &[&str]) -> Resource {
         Resource {
-            name: format!("{name}.ics"),
+            name: format!("{name}.ics").into(),
             etag: "\"1\"".into(),
             uid: name.into(),
             events: ids

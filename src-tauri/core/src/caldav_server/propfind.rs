@@ -147,7 +147,7 @@ pub fn answer(
                 .ok_or_else(|| DavError::not_found(id))?;
             let resource = resources
                 .iter()
-                .find(|r| r.name == *name)
+                .find(|r| *r.name == **name)
                 .ok_or_else(|| DavError::not_found(name))?;
             answer.push(wanted.reply(&Subject::Resource {
                 source,

@@ -138,7 +138,7 @@ impl Subject<'_> {
                 display_tz,
                 ..
             } => match (name.ns.as_str(), name.local.as_str()) {
-                (DAV, "getetag") => Some(escape(resource.etag.as_str()).into_owned()),
+                (DAV, "getetag") => Some(escape(&*resource.etag).into_owned()),
                 (DAV, "getcontenttype") => Some(super::components::content_type(resource).into()),
                 (CALDAV, "calendar-data") => Some(resource.calendar_data(*display_tz).to_string()),
                 _ => None,

@@ -119,18 +119,23 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
                     })
                     .collect();
                 events.sort_by(|a, b| a.id.cmp(&b.id));
-                Resource::of(uid.to_string(), events, display_tz)
+                Resource::of(uid.clone(), events, display_tz)
             });
             resources.push((resource, range));
         }
-        resources.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-        let mut by_uid = HashMap::with_capacity(resources.len());
-        let resources = resources
+        // Sorted by name (what is moved about: an index, not a resource).
+        let mut order: Vec<usize> = (0..resources.len()).collect();
+        order.sort_unstable_by(|&a, &b| resources[a].0.name.cmp(&resources[b].0.name));
+        let mut resources: Vec<Option<(Resource, Range<usize>)>> =
+            resources.into_iter().map(Some).collect();
+        let mut by_uid = HashMap::with_capacity(order.len());
+        let resources = order
             .into_iter()
             .enumerate()
-            .map(|(index, (resource, range))| {
-                by_uid.insert(listed[range.start].0.clone(), (index, range));
-                resource
+            .filter_map(|(index, at)| {
+                let (resource, range) = resources[at].take()?;
+                by_uid.insert(resource.uid.clone(), (index, range));
+                Some(resource)
             })
             .collect();
         let made = Made {
@@ -186,7 +191,7 @@ mod tests {
     fn served(listing: &Collection, tz: Tz) -> Vec<(String, String, String)> {
         listing
             .iter()
-            .map(|r| (r.name.clone(), r.etag.clone(), r.ics(tz)))
+            .map(|r| (r.name.to_string(), r.etag.to_string(), r.ics(tz)))
             .collect()
     }
 
@@ -204,7 +209,7 @@ mod tests {
             .query_entries(&january())
             .unwrap()
             .iter()
-            .map(|m| listing[listing.holding(m).unwrap()].name.clone())
+            .map(|m| listing[listing.holding(m).unwrap()].name.to_string())
             .collect();
         names.sort();
         names.dedup();
@@ -217,7 +222,7 @@ mod tests {
             .query_checked(&january())
             .unwrap()
             .iter()
-            .map(|e| listing[listing.named(e).unwrap()].name.clone())
+            .map(|e| listing[listing.named(e).unwrap()].name.to_string())
             .collect();
         names.sort();
         names.dedup();

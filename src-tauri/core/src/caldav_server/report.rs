@@ -105,7 +105,7 @@ fn answer(
         }
         Ok(answer.finish(None))
     } else if root.name.is(CALDAV, "calendar-multiget") {
-        let by_name: HashMap<&str, &Resource> = all.iter().map(|r| (r.name.as_str(), r)).collect();
+        let by_name: HashMap<&str, &Resource> = all.iter().map(|r| (&*r.name, r)).collect();
         for asked in multiget_hrefs(root)? {
             let found = match href::parse(asked) {
                 Some(Target::Resource { calendar: c, name }) if c == id => {
@@ -140,14 +140,11 @@ fn answer(
                     "the sync token is unknown or too old; sync again from scratch".into(),
                 )
             })?;
-            let now: HashSet<&str> = all.iter().map(|r| r.name.as_str()).collect();
+            let now: HashSet<&str> = all.iter().map(|r| &*r.name).collect();
             for resource in all.iter().filter(|r| before.get(&r.name) != Some(&r.etag)) {
                 answer.push(reply(resource))?;
             }
-            let mut gone: Vec<&String> = before
-                .keys()
-                .filter(|n| !now.contains(n.as_str()))
-                .collect();
+            let mut gone: Vec<&Arc<str>> = before.keys().filter(|n| !now.contains(&***n)).collect();
             gone.sort();
             for name in gone {
                 answer.push(Reply::Status {

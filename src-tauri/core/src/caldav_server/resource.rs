@@ -38,7 +38,7 @@ impl Place<'_> {
             .listings
             .resources(self.calendar, self.id)
             .ok_or_else(|| DavError::not_found(self.id))?;
-        let index = all.iter().position(|r| r.name == self.name);
+        let index = all.iter().position(|r| *r.name == *self.name);
         Ok((all, index))
     }
 
@@ -77,7 +77,7 @@ pub fn get(place: &Place<'_>, head: bool) -> Result<Response, DavError> {
                 header::CONTENT_TYPE,
                 super::components::content_type(resource).to_string(),
             ),
-            (header::ETAG, resource.etag.clone()),
+            (header::ETAG, resource.etag.to_string()),
         ],
         body,
     )
@@ -130,7 +130,7 @@ pub fn put(
     preconditions(headers, existing)?;
     let status = match existing {
         Some(resource) => {
-            if client.master.uid != resource.uid {
+            if *client.master.uid != *resource.uid {
                 // A resource is named by its event: another UID here would
                 // be another event under this one's name.
                 return Err(DavError::Precondition(
@@ -164,7 +164,7 @@ pub fn put(
                 // resource instead: its inline fields cannot hold an id.)
                 let renames = patch.title.is_some() || patch.date.is_some();
                 if renames && event.uid.is_none() && event.id.starts_with("fullnote:") {
-                    patch.uid = Some(Some(resource.uid.clone()));
+                    patch.uid = Some(Some(resource.uid.to_string()));
                 }
                 series_id = api
                     .update_event(&event.id, patch, EventOptions::default())?
@@ -174,7 +174,7 @@ pub fn put(
             StatusCode::NO_CONTENT
         }
         None => {
-            if all.iter().any(|r| r.uid == client.master.uid) {
+            if all.iter().any(|r| *r.uid == *client.master.uid) {
                 return Err(DavError::Precondition(
                     StatusCode::CONFLICT,
                     "C:no-uid-conflict",
@@ -210,15 +210,15 @@ pub fn put(
     };
     // Where the event is now, and its new ETag.
     let now = listings.resources(calendar, id).unwrap_or_default();
-    let now = now.iter().find(|r| {
-        r.uid == client.master.uid || Some(r.name.as_str()) == existing.map(|e| e.name.as_str())
-    });
+    let now = now
+        .iter()
+        .find(|r| *r.uid == *client.master.uid || Some(&*r.name) == existing.map(|e| &*e.name));
     let mut response = status.into_response();
     if let Some(now) = now {
         if let Ok(etag) = HeaderValue::from_str(&now.etag) {
             response.headers_mut().insert(header::ETAG, etag);
         }
-        if now.name != name
+        if *now.name != *name
             && let Ok(location) = HeaderValue::from_str(&href::resource(id, &now.name))
         {
             response.headers_mut().insert(header::LOCATION, location);
@@ -258,7 +258,7 @@ fn preconditions(headers: &HeaderMap, existing: Option<&Resource>) -> Result<(),
         })
     };
     if let Some(tags) = listed(header::IF_MATCH) {
-        let matches = existing.is_some_and(|r| tags.iter().any(|t| t == "*" || *t == r.etag));
+        let matches = existing.is_some_and(|r| tags.iter().any(|t| t == "*" || **t == *r.etag));
         if !matches {
             return Err(DavError::precondition_failed(match existing {
                 Some(_) => "the resource changed since it was read (If-Match)",
@@ -268,7 +268,7 @@ fn preconditions(headers: &HeaderMap, existing: Option<&Resource>) -> Result<(),
     }
     if let Some(tags) = listed(header::IF_NONE_MATCH)
         && let Some(resource) = existing
-        && tags.iter().any(|t| t == "*" || *t == resource.etag)
+        && tags.iter().any(|t| t == "*" || **t == *resource.etag)
     {
         return Err(DavError::precondition_failed(
             "the resource already exists (If-None-Match)",
