@@ -83,7 +83,7 @@ impl Collection {
         made.holding(matched).or_else(|| {
             // An entry newer than this listing (the calendar changed since
             // it was made): the resource of its name, if listed.
-            self.named(&matched.entry.event(made.source(), &matched.path))
+            self.named(&made.event_of(matched))
         })
     }
 

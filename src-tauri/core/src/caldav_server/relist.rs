@@ -17,44 +17,33 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use chrono_tz::Tz;
-
 use super::collection::{Resource, served_uid};
 use super::kept::Collection;
-use crate::calendar::sources::SourceConfig;
-use crate::calendar::{Calendar, Event, HeldEntry, MatchedEntry};
+use crate::calendar::{Calendar, EntryMemo, Event, MatchedEntry};
 
-/// What a listing was made of.
+/// What a listing was made of: each entry of the calendar with its
+/// resource's `UID`, and each resource's entries.
 #[derive(Debug)]
 pub struct Made {
-    source: SourceConfig,
-    display_tz: Tz,
-    /// Entry address → the entry, held (so the address stays its own).
-    members: HashMap<usize, Member>,
+    entries: EntryMemo<Arc<str>>,
     /// A resource's `UID` → its index in the listing, and where its
     /// entries' addresses are in `addresses` (ascending).
     by_uid: HashMap<Arc<str>, (usize, Range<usize>)>,
     addresses: Vec<usize>,
 }
 
-#[derive(Debug, Clone)]
-struct Member {
-    entry: HeldEntry,
-    path: Arc<str>,
-    uid: Arc<str>,
-}
-
 impl Made {
-    /// The calendar's configuration, as listed.
-    pub fn source(&self) -> &SourceConfig {
-        &self.source
-    }
-
     /// The index of the resource holding `matched`, an entry of this
     /// listing's calendar (`None` for one it does not list).
     pub fn holding(&self, matched: &MatchedEntry) -> Option<usize> {
-        let uid = &self.members.get(&matched.address())?.uid;
+        let uid = &self.entries.get(matched.address())?.value;
         self.by_uid.get(uid).map(|(index, _)| *index)
+    }
+
+    /// The event of an entry this listing does not hold, as this
+    /// listing's calendar shows it.
+    pub fn event_of(&self, matched: &MatchedEntry) -> Event {
+        matched.entry.event(self.entries.source(), &matched.path)
     }
 }
 
@@ -62,96 +51,68 @@ impl Made {
 /// (its listing of an earlier generation) holds; `None` if it does not
 /// exist.
 pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Option<Collection> {
-    calendar.with_source_entries(id, |source, display_tz, entries| {
-        let before = before.and_then(|collection| {
-            let made = collection.made()?;
-            (made.source == *source && made.display_tz == display_tz).then_some((made, collection))
+    let made_before = before.and_then(Collection::made);
+    let entries = calendar.remember_entries(id, made_before.map(|m| &m.entries), |event| {
+        Arc::<str>::from(served_uid(event))
+    })?;
+    let before = before
+        .zip(made_before)
+        .filter(|(_, made)| entries.continues(&made.entries));
+    // Grouped by UID, each group's entries in address order.
+    let mut listed: Vec<(&Arc<str>, usize)> = entries
+        .iter()
+        .map(|(address, r)| (&r.value, address))
+        .collect();
+    listed.sort_unstable();
+    let addresses: Vec<usize> = listed.iter().map(|(_, address)| *address).collect();
+    let mut resources: Vec<(Resource, Range<usize>)> = Vec::new();
+    let mut start = 0;
+    for group in listed.chunk_by(|a, b| a.0 == b.0) {
+        let range = start..start + group.len();
+        start = range.end;
+        let uid = group[0].0;
+        let same = before.and_then(|(collection, made)| {
+            let (index, was) = made.by_uid.get(uid)?;
+            (made.addresses[was.clone()] == addresses[range.clone()])
+                .then(|| collection[*index].clone())
         });
-        let mut members = HashMap::with_capacity(before.map_or(0, |(m, _)| m.members.len()));
-        // The events built for entries not listed before: each one's
-        // resource is new or changed, so they are all used below.
-        let mut built: HashMap<usize, Event> = HashMap::new();
-        let mut listed: Vec<(Arc<str>, usize)> = Vec::with_capacity(members.capacity());
-        for entry in entries {
-            let address = entry.address();
-            let known = before
-                .and_then(|(made, _)| made.members.get(&address))
-                .filter(|m| *m.path == *entry.path);
-            let member = match known {
-                Some(member) => member.clone(),
-                None => {
-                    let held = entry.hold();
-                    let event = held.event(source, entry.path);
-                    let uid = served_uid(&event).into();
-                    built.insert(address, event);
-                    Member {
-                        entry: held,
-                        path: entry.path.into(),
-                        uid,
-                    }
-                }
-            };
-            listed.push((member.uid.clone(), address));
-            members.insert(address, member);
-        }
-        // Grouped by UID, each group's entries in address order.
-        listed.sort_unstable();
-        let addresses: Vec<usize> = listed.iter().map(|(_, address)| *address).collect();
-        let mut resources: Vec<(Resource, Range<usize>)> = Vec::new();
-        let mut start = 0;
-        for group in listed.chunk_by(|a, b| a.0 == b.0) {
-            let range = start..start + group.len();
-            start = range.end;
-            let uid = &group[0].0;
-            let same = before.and_then(|(made, collection)| {
-                let (index, was) = made.by_uid.get(uid)?;
-                (made.addresses[was.clone()] == addresses[range.clone()])
-                    .then(|| collection[*index].clone())
-            });
-            let resource = same.unwrap_or_else(|| {
-                let mut events: Vec<Event> = group
-                    .iter()
-                    .map(|(_, address)| {
-                        built.remove(address).unwrap_or_else(|| {
-                            let member = &members[address];
-                            member.entry.event(source, &member.path)
-                        })
-                    })
-                    .collect();
-                events.sort_by(|a, b| a.id.cmp(&b.id));
-                Resource::of(uid.clone(), events, display_tz)
-            });
-            resources.push((resource, range));
-        }
-        // Sorted by name (what is moved about: an index, not a resource).
-        let mut order: Vec<usize> = (0..resources.len()).collect();
-        order.sort_unstable_by(|&a, &b| resources[a].0.name.cmp(&resources[b].0.name));
-        let mut resources: Vec<Option<(Resource, Range<usize>)>> =
-            resources.into_iter().map(Some).collect();
-        let mut by_uid = HashMap::with_capacity(order.len());
-        let resources = order
-            .into_iter()
-            .enumerate()
-            .filter_map(|(index, at)| {
-                let (resource, range) = resources[at].take()?;
-                by_uid.insert(resource.uid.clone(), (index, range));
-                Some(resource)
-            })
-            .collect();
-        let made = Made {
-            source: source.clone(),
-            display_tz,
-            members,
-            by_uid,
-            addresses,
-        };
-        Collection::new(resources).made_of(made)
-    })
+        let resource = same.unwrap_or_else(|| {
+            let mut events: Vec<Event> = group
+                .iter()
+                .filter_map(|(_, address)| Some(entries.event(entries.get(*address)?)))
+                .collect();
+            events.sort_by(|a, b| a.id.cmp(&b.id));
+            Resource::of(uid.clone(), events, entries.display_tz())
+        });
+        resources.push((resource, range));
+    }
+    // Sorted by name (what is moved about: an index, not a resource).
+    let mut order: Vec<usize> = (0..resources.len()).collect();
+    order.sort_unstable_by(|&a, &b| resources[a].0.name.cmp(&resources[b].0.name));
+    let mut resources: Vec<Option<(Resource, Range<usize>)>> =
+        resources.into_iter().map(Some).collect();
+    let mut by_uid = HashMap::with_capacity(order.len());
+    let resources = order
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, at)| {
+            let (resource, range) = resources[at].take()?;
+            by_uid.insert(resource.uid.clone(), (index, range));
+            Some(resource)
+        })
+        .collect();
+    let made = Made {
+        entries,
+        by_uid,
+        addresses,
+    };
+    Some(Collection::new(resources).made_of(made))
 }
 
 #[cfg(test)]
 mod tests {
     use chrono::NaiveDate;
+    use chrono_tz::Tz;
     use serde_json::json;
 
     use super::*;

@@ -3,6 +3,7 @@
 //! cached entries themselves, for a listing kept from one change to the
 //! next (the CalDAV server's).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono_tz::Tz;
@@ -29,26 +30,6 @@ impl Calendar {
     }
 }
 
-/// One cached entry of a source, as [`Calendar::with_source_entries`]
-/// hands it out.
-pub(crate) struct SourceEntry<'a> {
-    /// Its note (`""` for a feed's or CalDAV calendar's resources).
-    pub path: &'a str,
-    entry: &'a Arc<Indexed>,
-}
-
-impl SourceEntry<'_> {
-    /// Where the entry is: while it is held ([`SourceEntry::hold`]), no
-    /// other entry is there (see [`HeldEntry`]).
-    pub fn address(&self) -> usize {
-        Arc::as_ptr(self.entry) as usize
-    }
-
-    pub fn hold(&self) -> HeldEntry {
-        HeldEntry(self.entry.clone())
-    }
-}
-
 /// An entry held past the read of the cache. The cache's entries never
 /// change: a note re-read gets new ones, and the entries of an unchanged
 /// note are shared from one generation of the cache to the next. So while
@@ -58,7 +39,7 @@ impl SourceEntry<'_> {
 pub(crate) struct HeldEntry(pub(super) Arc<Indexed>);
 
 impl HeldEntry {
-    /// See [`SourceEntry::address`].
+    /// Where the entry is: while it is held, no other entry is there.
     pub fn address(&self) -> usize {
         Arc::as_ptr(&self.0) as usize
     }
@@ -66,6 +47,59 @@ impl HeldEntry {
     /// Its event (a series unexpanded), in calendar `source`, note `path`.
     pub fn event(&self, source: &SourceConfig, path: &str) -> Event {
         self.0.event(source, path)
+    }
+}
+
+/// What a reader works out per cached entry of one calendar (see
+/// [`Calendar::remember_entries`]), kept from one generation of the cache
+/// to the next, so that after a change only new entries are worked out:
+/// the entries of unchanged notes are the same entries (see
+/// [`HeldEntry`]).
+#[derive(Debug)]
+pub(crate) struct EntryMemo<T> {
+    source: SourceConfig,
+    display_tz: Tz,
+    /// Entry address → the entry, held, and its value.
+    entries: HashMap<usize, Remembered<T>>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Remembered<T> {
+    pub entry: HeldEntry,
+    /// Its note (`""` for a feed's or CalDAV calendar's resources).
+    pub path: Arc<str>,
+    pub value: T,
+}
+
+impl<T> EntryMemo<T> {
+    /// Whether this memo was made from `before`: the same calendar
+    /// configuration and display zone, so an entry at the same address is
+    /// the same.
+    pub fn continues(&self, before: &EntryMemo<T>) -> bool {
+        self.source == before.source && self.display_tz == before.display_tz
+    }
+
+    /// The calendar's configuration, as remembered.
+    pub fn source(&self) -> &SourceConfig {
+        &self.source
+    }
+
+    pub fn display_tz(&self) -> Tz {
+        self.display_tz
+    }
+
+    pub fn get(&self, address: usize) -> Option<&Remembered<T>> {
+        self.entries.get(&address)
+    }
+
+    /// Every entry, by address (in no particular order).
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Remembered<T>)> {
+        self.entries.iter().map(|(address, r)| (*address, r))
+    }
+
+    /// The event of `remembered`, an entry of this memo.
+    pub fn event(&self, remembered: &Remembered<T>) -> Event {
+        remembered.entry.event(&self.source, &remembered.path)
     }
 }
 
@@ -101,24 +135,44 @@ impl Calendar {
             .matched_entries(query, now, Ceiling::PerAnswer)?)
     }
 
-    /// Calls `visit` with calendar `id`'s configuration, the display zone
-    /// and each of its cached entries, all as of one read of the cache (in
-    /// no particular order); `None` if there is no such calendar. What a
-    /// listing that is made again after every change visits to find what
-    /// it already has.
-    pub(crate) fn with_source_entries<R>(
+    /// Calendar `id`'s cached entries, each with a value: carried over
+    /// from `before` (the memo of an earlier generation) for an entry it
+    /// holds, else `work_out` of the entry's event; all as of one read of
+    /// the cache. Nothing is carried over if the calendar's configuration
+    /// or the display zone changed, as both are part of an event. `None`
+    /// if there is no such calendar.
+    pub(crate) fn remember_entries<T: Clone>(
         &self,
         id: &str,
-        visit: impl FnOnce(&SourceConfig, Tz, &mut dyn Iterator<Item = SourceEntry<'_>>) -> R,
-    ) -> Option<R> {
+        before: Option<&EntryMemo<T>>,
+        mut work_out: impl FnMut(&Event) -> T,
+    ) -> Option<EntryMemo<T>> {
         let state = self.inner.read();
         let source = state.cache.source(id)?;
-        let mut entries = source.notes.iter().flat_map(|(path, entries)| {
-            entries.iter().map(move |entry| SourceEntry {
-                path: path.as_str(),
-                entry,
-            })
-        });
-        Some(visit(&source.config, state.cache.display_tz, &mut entries))
+        let display_tz = state.cache.display_tz;
+        let before = before.filter(|b| b.source == source.config && b.display_tz == display_tz);
+        let mut entries = HashMap::with_capacity(before.map_or(0, |b| b.entries.len()));
+        for (path, note) in &source.notes {
+            for entry in note {
+                let address = Arc::as_ptr(entry) as usize;
+                let known = before
+                    .and_then(|b| b.entries.get(&address))
+                    .filter(|known| *known.path == **path);
+                let remembered = match known {
+                    Some(known) => known.clone(),
+                    None => Remembered {
+                        value: work_out(&entry.event(&source.config, path)),
+                        entry: HeldEntry(entry.clone()),
+                        path: path.as_str().into(),
+                    },
+                };
+                entries.insert(address, remembered);
+            }
+        }
+        Some(EntryMemo {
+            source: source.config.clone(),
+            display_tz,
+            entries,
+        })
     }
 }
