@@ -14,6 +14,7 @@
 //! display zone changed: both are part of what is served.
 
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -25,7 +26,7 @@ use crate::calendar::{Calendar, EntryMemo, Event, MatchedEntry};
 /// resource's `UID`, and each resource's entries.
 #[derive(Debug)]
 pub struct Made {
-    entries: EntryMemo<Arc<str>>,
+    entries: EntryMemo<Uid>,
     /// A resource's `UID` → its index in the listing, and where its
     /// entries' addresses are in `addresses` (ascending).
     by_uid: HashMap<Arc<str>, (usize, Range<usize>)>,
@@ -36,7 +37,7 @@ impl Made {
     /// The index of the resource holding `matched`, an entry of this
     /// listing's calendar (`None` for one it does not list).
     pub fn holding(&self, matched: &MatchedEntry) -> Option<usize> {
-        let uid = &self.entries.get(matched.address())?.value;
+        let uid = &self.entries.get(matched.address())?.value.text;
         self.by_uid.get(uid).map(|(index, _)| *index)
     }
 
@@ -47,19 +48,48 @@ impl Made {
     }
 }
 
+/// A resource's `UID`, ordered by its hash first: what groups the
+/// entries of one resource together without comparing long texts.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Uid {
+    hash: u64,
+    text: Arc<str>,
+}
+
+impl Uid {
+    fn new(text: String) -> Uid {
+        let mut hasher = DefaultHasher::new();
+        text.hash(&mut hasher);
+        Uid {
+            hash: hasher.finish(),
+            text: text.into(),
+        }
+    }
+}
+
+/// The first eight bytes of `name` as a number in the same order: most
+/// names are told apart by it alone.
+fn leading(name: &str) -> u64 {
+    let mut bytes = [0; 8];
+    let head = &name.as_bytes()[..name.len().min(8)];
+    bytes[..head.len()].copy_from_slice(head);
+    u64::from_be_bytes(bytes)
+}
+
 /// The resources of calendar `id`, sorted by name, reusing what `before`
 /// (its listing of an earlier generation) holds; `None` if it does not
 /// exist.
 pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Option<Collection> {
     let made_before = before.and_then(Collection::made);
     let entries = calendar.remember_entries(id, made_before.map(|m| &m.entries), |event| {
-        Arc::<str>::from(served_uid(event))
+        Uid::new(served_uid(event))
     })?;
     let before = before
         .zip(made_before)
         .filter(|(_, made)| entries.continues(&made.entries));
-    // Grouped by UID, each group's entries in address order.
-    let mut listed: Vec<(&Arc<str>, usize)> = entries
+    // Grouped by UID (compared by its hash first), each group's entries
+    // in address order.
+    let mut listed: Vec<(&Uid, usize)> = entries
         .iter()
         .map(|(address, r)| (&r.value, address))
         .collect();
@@ -70,7 +100,7 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
     for group in listed.chunk_by(|a, b| a.0 == b.0) {
         let range = start..start + group.len();
         start = range.end;
-        let uid = group[0].0;
+        let uid = &group[0].0.text;
         let same = before.and_then(|(collection, made)| {
             let (index, was) = made.by_uid.get(uid)?;
             (made.addresses[was.clone()] == addresses[range.clone()])
@@ -88,7 +118,12 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
     }
     // Sorted by name (what is moved about: an index, not a resource).
     let mut order: Vec<usize> = (0..resources.len()).collect();
-    order.sort_unstable_by(|&a, &b| resources[a].0.name.cmp(&resources[b].0.name));
+    let names: Vec<(u64, &str)> = resources
+        .iter()
+        .map(|(r, _)| (leading(&r.name), &*r.name))
+        .collect();
+    order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+    drop(names);
     let mut resources: Vec<Option<(Resource, Range<usize>)>> =
         resources.into_iter().map(Some).collect();
     let mut by_uid = HashMap::with_capacity(order.len());
