@@ -340,6 +340,18 @@ fn open_team_feed(server: &IcsServer) -> (TestVault, almanac_core::calendar::Cal
     (vault, cal)
 }
 
+/// Renames the calendar `team` in the settings `cal` follows.
+fn rename_team(vault: &TestVault, cal: &almanac_core::calendar::Calendar, name: &str) {
+    let mut settings = vault.settings.clone();
+    let team = settings
+        .calendar_sources
+        .iter_mut()
+        .find(|s| s.id == "team")
+        .unwrap();
+    team.name = name.into();
+    cal.apply_settings(&settings);
+}
+
 #[test]
 fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
     let server = IcsServer::start(ICS);
@@ -514,14 +526,7 @@ fn a_renamed_feed_calendar_is_named_anew_in_answers_written_from_kept_json() {
     assert!(before.len() >= 4 && before.iter().all(|n| n == "team calendar"));
     let fetches = server.seen.lock().unwrap().len();
 
-    let mut settings = vault.settings.clone();
-    let team = settings
-        .calendar_sources
-        .iter_mut()
-        .find(|s| s.id == "team")
-        .unwrap();
-    team.name = "Team (renamed)".into();
-    cal.apply_settings(&settings);
+    rename_team(&vault, &cal, "Team (renamed)");
     let after = names(&cal);
     assert_eq!(after.len(), before.len(), "the feed's events were kept");
     assert!(after.iter().all(|n| n == "Team (renamed)"), "{after:?}");
@@ -556,14 +561,7 @@ fn a_feed_answer_arriving_after_a_rename_still_shows() {
     *server.body.lock().unwrap() = ICS.replace("SUMMARY:Call", "SUMMARY:Call moved to Room 5");
     cal.revalidate(true);
     server.hold.wait_held();
-    let mut settings = vault.settings.clone();
-    let team = settings
-        .calendar_sources
-        .iter_mut()
-        .find(|s| s.id == "team")
-        .unwrap();
-    team.name = "Team (renamed)".into();
-    cal.apply_settings(&settings);
+    rename_team(&vault, &cal, "Team (renamed)");
     server.hold.open();
 
     wait_until(&cal, "the held answer shown under the new name", |c| {

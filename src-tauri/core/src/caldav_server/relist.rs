@@ -146,6 +146,8 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use chrono::NaiveDate;
     use chrono_tz::Tz;
     use serde_json::json;
@@ -200,29 +202,17 @@ mod tests {
     }
 
     /// The names of the resources January's entries are in.
-    fn selected(calendar: &Calendar, listing: &Collection) -> Vec<String> {
-        let mut names: Vec<String> = calendar
-            .query_entries(&january())
-            .unwrap()
-            .iter()
-            .map(|m| listing[listing.holding(m).unwrap()].name.to_string())
-            .collect();
-        names.sort();
-        names.dedup();
-        names
+    fn selected(calendar: &Calendar, listing: &Collection) -> BTreeSet<Arc<str>> {
+        let entries = calendar.query_entries(&january()).unwrap();
+        let holding = entries.iter().map(|m| listing.holding(m).unwrap());
+        holding.map(|at| listing[at].name.clone()).collect()
     }
 
     /// The same, found from January's events.
-    fn selected_by_events(calendar: &Calendar, listing: &Collection) -> Vec<String> {
-        let mut names: Vec<String> = calendar
-            .query_checked(&january())
-            .unwrap()
-            .iter()
-            .map(|e| listing[listing.named(e).unwrap()].name.to_string())
-            .collect();
-        names.sort();
-        names.dedup();
-        names
+    fn selected_by_events(calendar: &Calendar, listing: &Collection) -> BTreeSet<Arc<str>> {
+        let events = calendar.query_checked(&january()).unwrap();
+        let holding = events.iter().map(|e| listing.named(e).unwrap());
+        holding.map(|at| listing[at].name.clone()).collect()
     }
 
     /// How many of `now`'s resources are `before`'s, carried over.

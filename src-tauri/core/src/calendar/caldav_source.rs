@@ -69,8 +69,17 @@ impl Inner {
         // mirror and the cache together, or into neither. A mirror moved on
         // by an answer the cache dropped would hold the change, so the next
         // sync would find nothing new and the cache would never show it.
-        let Some((index, current, tz)) = self.still_reading(index, source, calendar_url.as_ref())
-        else {
+        // Still the calendar the sync read (at `calendar_url`, when it got
+        // that far): the same configuration, or the same account's same
+        // calendar renamed, recoloured or moved, or with the URL discovery
+        // found written back.
+        let still = |current: &SourceConfig| {
+            current.kind == source.kind
+                || calendar_url
+                    .as_ref()
+                    .is_some_and(|url| same_calendar(current, source, url))
+        };
+        let Some((index, current, tz)) = self.now_reading(index, source, still) else {
             // Dropped whole, the mirror untouched: the source as it is now
             // configured syncs at once, not at the next scheduled run (its
             // mirror may look freshly synced).
@@ -122,29 +131,6 @@ impl Inner {
         if let Some(url) = calendar_url {
             self.remember_calendar_url(source, &url);
         }
-    }
-
-    /// Where the cache now has CalDAV source `synced` (synced as source
-    /// `index`; sources may have moved since), its configuration and the display zone, if it still reads the calendar
-    /// the sync read (at `calendar`, when the sync got that far): the same
-    /// configuration, or the same account's same calendar renamed,
-    /// recoloured or moved, or with the URL discovery found written back.
-    /// `None` when the source is gone or now reads another calendar.
-    fn still_reading(
-        &self,
-        index: usize,
-        synced: &SourceConfig,
-        calendar: Option<&Url>,
-    ) -> Option<(usize, SourceConfig, Tz)> {
-        let state = self.read();
-        let cache = &state.cache;
-        let index = match cache.config(index) {
-            Some(current) if current.id == synced.id => index,
-            _ => cache.source_index(&synced.id)?,
-        };
-        let current = cache.config(index)?;
-        let same = current.kind == synced.kind || same_calendar(current, synced, calendar?);
-        same.then(|| (index, current.clone(), cache.display_tz))
     }
 
     /// A client for `source` with its password from the keyring, and the

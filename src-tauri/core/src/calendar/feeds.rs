@@ -234,7 +234,10 @@ impl Inner {
         // alone would make the next fetch "not modified" against it, and the
         // cache would never show the change.
         let _copies = lock(&self.feed_copies);
-        let Some((index, source, tz)) = self.still_fetching(index, source) else {
+        // Still the same feed: the same URL, perhaps renamed or recoloured.
+        let Some((index, source, tz)) =
+            self.now_reading(index, source, |current| current.kind == source.kind)
+        else {
             // Gone, or now another feed: the new configuration was adopted
             // with a fetch of its own asked for.
             tracing::debug!(source = %source.id, "a calendar feed answered for a source since reconfigured; dropped");
@@ -270,23 +273,24 @@ impl Inner {
         self.apply_feed(index, &source, parsed, meta.as_ref());
     }
 
-    /// Where the cache now has feed `fetched` (fetched as source `index`;
-    /// sources may have moved since), its configuration and the display
-    /// zone, if it still reads the same feed: the same URL, perhaps renamed
-    /// or recoloured. `None` when the source is gone or reads another feed.
-    fn still_fetching(
+    /// Where the cache now has source `was` (last seen at `index`; sources
+    /// may have moved since), its configuration and the display zone, if
+    /// `still` says that configuration reads what `was` read. `None` when
+    /// the source is gone or reads something else.
+    pub(super) fn now_reading(
         &self,
         index: usize,
-        fetched: &SourceConfig,
+        was: &SourceConfig,
+        still: impl FnOnce(&SourceConfig) -> bool,
     ) -> Option<(usize, SourceConfig, chrono_tz::Tz)> {
         let state = self.read();
         let cache = &state.cache;
         let index = match cache.config(index) {
-            Some(current) if current.id == fetched.id => index,
-            _ => cache.source_index(&fetched.id)?,
+            Some(current) if current.id == was.id => index,
+            _ => cache.source_index(&was.id)?,
         };
         let current = cache.config(index)?;
-        (current.kind == fetched.kind).then(|| (index, current.clone(), cache.display_tz))
+        still(current).then(|| (index, current.clone(), cache.display_tz))
     }
 
     fn store_feed(&self, source_id: &str, body: Option<&str>, meta: &ical::FeedMeta) {
