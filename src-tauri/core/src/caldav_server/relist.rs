@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use super::collection::{Resource, served_uid};
 use super::kept::Collection;
-use crate::calendar::{Calendar, EntryMemo, Event, MatchedEntry};
+use crate::calendar::{Calendar, EntryMemo, Event, MatchedEntry, Remembered};
 
 /// What a listing was made of: each entry of the calendar with its
 /// resource's `UID`, and each resource's entries.
@@ -89,12 +89,12 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
         .filter(|(_, made)| entries.continues(&made.entries));
     // Grouped by UID (compared by its hash first), each group's entries
     // in address order.
-    let mut listed: Vec<(&Uid, usize)> = entries
+    let mut listed: Vec<(&Uid, usize, &Remembered<Uid>)> = entries
         .iter()
-        .map(|(address, r)| (&r.value, address))
+        .map(|(address, r)| (&r.value, address, r))
         .collect();
-    listed.sort_unstable();
-    let addresses: Vec<usize> = listed.iter().map(|(_, address)| *address).collect();
+    listed.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let addresses: Vec<usize> = listed.iter().map(|(_, address, _)| *address).collect();
     let mut resources: Vec<(Resource, Range<usize>)> = Vec::new();
     let mut start = 0;
     for group in listed.chunk_by(|a, b| a.0 == b.0) {
@@ -109,31 +109,22 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
         let resource = same.unwrap_or_else(|| {
             let mut events: Vec<Event> = group
                 .iter()
-                .filter_map(|(_, address)| Some(entries.event(entries.get(*address)?)))
+                .map(|(_, _, remembered)| entries.event(remembered))
                 .collect();
             events.sort_by(|a, b| a.id.cmp(&b.id));
             Resource::of(uid.clone(), events, entries.display_tz())
         });
         resources.push((resource, range));
     }
-    // Sorted by name (what is moved about: an index, not a resource).
-    let mut order: Vec<usize> = (0..resources.len()).collect();
-    let names: Vec<(u64, &str)> = resources
-        .iter()
-        .map(|(r, _)| (leading(&r.name), &*r.name))
-        .collect();
-    order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
-    drop(names);
-    let mut resources: Vec<Option<(Resource, Range<usize>)>> =
-        resources.into_iter().map(Some).collect();
-    let mut by_uid = HashMap::with_capacity(order.len());
-    let resources = order
+    // Sorted by name (each key worked out once, then each resource moved once).
+    resources.sort_by_cached_key(|(r, _)| (leading(&r.name), r.name.clone()));
+    let mut by_uid = HashMap::with_capacity(resources.len());
+    let resources = resources
         .into_iter()
         .enumerate()
-        .filter_map(|(index, at)| {
-            let (resource, range) = resources[at].take()?;
+        .map(|(index, (resource, range))| {
             by_uid.insert(resource.uid.clone(), (index, range));
-            Some(resource)
+            resource
         })
         .collect();
     let made = Made {

@@ -76,7 +76,12 @@ impl<T> EntryMemo<T> {
     /// configuration and display zone, so an entry at the same address is
     /// the same.
     pub fn continues(&self, before: &EntryMemo<T>) -> bool {
-        self.source == before.source && self.display_tz == before.display_tz
+        before.reads(&self.source, self.display_tz)
+    }
+
+    /// Whether this memo's entries are events of `source` in `display_tz`.
+    fn reads(&self, source: &SourceConfig, display_tz: Tz) -> bool {
+        self.source == *source && self.display_tz == display_tz
     }
 
     /// The calendar's configuration, as remembered.
@@ -150,7 +155,7 @@ impl Calendar {
         let state = self.inner.read();
         let source = state.cache.source(id)?;
         let display_tz = state.cache.display_tz;
-        let before = before.filter(|b| b.source == source.config && b.display_tz == display_tz);
+        let before = before.filter(|b| b.reads(&source.config, display_tz));
         let mut entries = HashMap::with_capacity(before.map_or(0, |b| b.entries.len()));
         for (path, note) in &source.notes {
             for entry in note {

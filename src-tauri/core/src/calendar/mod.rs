@@ -91,7 +91,7 @@ pub use event::{
 pub use fields::EventFields;
 pub use id::EventId;
 pub use journal::NoteKey;
-pub(crate) use listing::{EntryMemo, MatchedEntry};
+pub(crate) use listing::{EntryMemo, MatchedEntry, Remembered};
 pub use note_occurrences::{NoteEvents, NoteOccurrence, NoteOccurrences, Notes};
 pub use query::{EventQuery, JsonAnswer, QueryAnswer, RangeSide, parse_range_bound};
 pub use status::{CacheStats, SeriesLeftOut, SkippedNote, SourceInfo, VaultStatus};
