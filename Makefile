@@ -1,5 +1,5 @@
 # The two set-up commands of the README. Both install their own prerequisites.
-.PHONY: run test setup release check-install icons
+.PHONY: run test test-fast setup release check-install icons
 
 setup:
 	scripts/setup.sh
@@ -10,6 +10,11 @@ run: setup
 
 test: setup
 	scripts/test.sh
+
+# The inner loop (not the whole truth): the core crate's tests, then those
+# named in ARGS (cargo-nextest options), e.g. ARGS="-p almanac-reminders".
+test-fast:
+	scripts/test-fast.sh $(ARGS)
 
 # Release artefacts in artifacts/: the optimised binaries, the .deb and the
 # AppImage, the .deb then checked by installing it into a scratch root and

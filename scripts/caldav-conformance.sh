@@ -9,4 +9,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ALMANAC_WRITE_CONFORMANCE=1 exec scripts/session.sh \
-  cargo test -p almanac-core --test caldav conformance -- --nocapture
+  cargo nextest run -p almanac-core -E 'test(/^caldav::conformance/)' --no-capture

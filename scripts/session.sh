@@ -3,7 +3,7 @@
 # a private D-Bus session bus, an unlocked gnome-keyring (Secret Service), a
 # virtual X display (Xvfb) and a notification server (dunst).
 #
-#   scripts/session.sh cargo test -p almanac-core
+#   scripts/session.sh cargo nextest run -p almanac-core
 #
 # Nothing touches the caller's desktop, and nothing outlives the command:
 # whatever its exit status (or a Ctrl-C), every service is stopped with its

@@ -47,6 +47,12 @@ if ! command -v tauri-driver >/dev/null; then
   cargo install tauri-driver --locked --version '^2'
 fi
 
+# The test runner: each test in a process of its own, side by side.
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "setup: installing cargo-nextest"
+  cargo install cargo-nextest --locked
+fi
+
 # The fuzz targets' runner (make test runs each target briefly).
 if ! cargo fuzz --help >/dev/null 2>&1; then
   echo "setup: installing cargo-fuzz"

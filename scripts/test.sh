@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Every test Almanac has, as CI runs it: formatting and lints, then the whole
-# workspace's tests inside a private desktop session (scripts/session.sh) so that
-# keyring, D-Bus notifications and windows are real. Last, a check that the run
-# left no process of its own behind.
+# Every test Almanac has, as CI runs it: formatting; the Windows and macOS
+# type-checks; one build that lints as it compiles; every test of the
+# workspace, each in a process of its own (cargo-nextest) inside a private
+# desktop session (scripts/session.sh) so that keyring, D-Bus notifications
+# and windows are real; the documentation examples; a short fuzz of every
+# parser. Last, checks that the run left no process of its own behind and the
+# work tree as it found it. Each stage prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,25 +30,65 @@ if [ "$free_kib" -lt $((12 * 1048576)) ]; then
   echo "warning: a run from nothing needs about 11 GiB; this one may run out of space" >&2
 fi
 
-echo "== web UI"
-scripts/build-ui.sh
+# Each stage says how long it took (BENCHMARKS.md, "make test").
+stage_started=$(date +%s)
+stage() {
+  local now
+  now=$(date +%s)
+  [ -n "${stage_name:-}" ] && echo "-- $stage_name: $((now - stage_started)) s"
+  stage_name="$1"
+  stage_started=$now
+  [ -n "$1" ] && echo "== $1"
+  return 0
+}
 
-echo "== format"
+# What the tree looked like before: the run must leave it so (last stage).
+tree_state() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff | sha256sum; }
+tree_before=$(tree_state)
+
+# The web UI (ui/dist) is built by scripts/setup.sh, which `make test` runs
+# first; the shell embeds it at compile time.
+
+stage format
 cargo fmt --all --check
 
-echo "== lint"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-
-echo "== Windows and macOS (cargo check)"
+# Before the Linux build: the shell's build script rewrites the capability
+# schemas for the target it checks, and the Linux build then writes the
+# committed ones (scripts/check-platforms.sh).
+stage "Windows and macOS (cargo check)"
 scripts/check-platforms.sh
 
-echo "== tests"
-scripts/session.sh cargo test --workspace --locked --no-fail-fast
+# One compilation lints and builds (scripts/lint-env.sh): every target of
+# every workspace crate (libraries, binaries, tests, examples, benches), as
+# `cargo clippy --all-targets -- -D warnings` checked them.
+# shellcheck source=scripts/lint-env.sh
+. scripts/lint-env.sh
+stage "lint and build"
+cargo build --workspace --all-targets --locked
 
-echo "== fuzz (short)"
+stage tests
+# Every test in a process of its own, side by side (.config/nextest.toml),
+# inside the private desktop session; then the documentation examples,
+# which nextest does not run.
+scripts/session.sh cargo nextest run --workspace --locked --no-fail-fast
+cargo test --workspace --doc --locked
+
+stage "fuzz (short)"
 # Every parser of outside input, fuzzed briefly from its seeds (fuzz/).
 scripts/fuzz-short.sh
 
+stage "tree unchanged"
+# Generated files (the capability schemas, the fuzz lockfile) are committed up
+# to date, so a run changes nothing that git tracks.
+if [ "$(tree_state)" != "$tree_before" ]; then
+  echo "the test run changed the work tree:" >&2
+  git status --short >&2
+  git diff --stat >&2
+  exit 1
+fi
+echo "unchanged"
+
+stage ""
 echo "== leftovers"
 # A process that was told to stop may need a moment to go.
 for _ in $(seq 50); do

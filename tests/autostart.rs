@@ -4,7 +4,7 @@
 //! entry naming this executable, the switch removes it again, and the
 //! reminder daemon's `/doctor` reports each state.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -6,7 +6,7 @@
 //! to the frame after that being painted. Prints one JSON line per month and
 //! the averages; BENCHMARKS.md has the figures and the command.
 
-mod support;
+use crate::support;
 
 #[path = "../src-tauri/core/examples/support/vault_gen.rs"]
 #[allow(dead_code)] // the generator's other helpers serve the engine's examples

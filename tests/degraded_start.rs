@@ -5,7 +5,7 @@
 //! Each time the app stays up, the reminder daemon answers, the problem is
 //! reported, and fixing the fault recovers without a restart.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

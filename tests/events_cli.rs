@@ -5,7 +5,7 @@
 //! `jq` into `events rm` and `DELETE /api/v1/events/{id}`; `--tsv` goes
 //! through the real `cut`. Run inside scripts/session.sh (the keyring).
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

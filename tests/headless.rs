@@ -1,6 +1,6 @@
 //! Black-box tests of the `almanac` binary in headless mode.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -9,7 +9,7 @@
 //! absence of injected iCalendar lines and the one-day query answering are
 //! checked strictly.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! so one process writes the vault; an elicitation during a call crosses the
 //! bridge both ways).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

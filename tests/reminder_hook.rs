@@ -2,7 +2,7 @@
 //! with the reminder as JSON on its standard input, and shows in the change
 //! feed as `reminder.fired`; no token may set the hook.
 
-mod support;
+use crate::support;
 
 use almanac_core::tokens::Scope;
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! through the system opener (`xdg-open`), observed via a URL handler
 //! registered in the instance's own XDG dirs.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

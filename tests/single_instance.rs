@@ -1,7 +1,7 @@
 //! A second launch of the same profile hands over to the running instance
 //! (tauri-plugin-single-instance over D-Bus) instead of starting another.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

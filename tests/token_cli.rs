@@ -4,7 +4,7 @@
 //! its log and `/doctor`, and maps no WebKit. No desktop session needed: the
 //! D-Bus session address points at nothing, as on a bare server.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Output};

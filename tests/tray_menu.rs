@@ -4,7 +4,7 @@
 //! this test plays the tray host: it is the watcher, reads the menu layout and
 //! sends `Event(id, "clicked")` — what a panel does when the user clicks.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, TcpListener};

@@ -5,12 +5,12 @@
 //! revoked one still refused.
 //!
 //! The fixture in `tests/fixtures/upgrade-0.1.0` was written by the 0.1.0
-//! build itself: `ALMANAC_BLESS=1 scripts/session.sh cargo test -p almanac
-//! --test upgrade` runs the app over a fresh profile, makes the data and
+//! build itself: `ALMANAC_BLESS=1 scripts/session.sh cargo nextest run -p almanac
+//! -E 'test(/^upgrade::/)'` runs the app over a fresh profile, makes the data and
 //! copies the files there. Re-bless only when a release is cut: the point is
 //! that today's files keep working in every later build.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

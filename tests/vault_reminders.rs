@@ -8,7 +8,7 @@
 //! first one at least 75 s ahead, so `notify: {value: 1}` triggers 15 to 75 s
 //! after the test starts.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::instance::Instance;

@@ -3,7 +3,7 @@
 //! through the real window (tauri-driver + WebKitWebDriver under Xvfb), with
 //! the session's real keyring and the app's real loopback servers.
 
-mod support;
+use crate::support;
 
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_testkit::radicale::{PASSWORD, Radicale, USER};

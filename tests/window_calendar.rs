@@ -2,7 +2,7 @@
 //! routes `ui/open-calendar`, `ui/open-sidebar` and `ui/change-view` through
 //! the shell's UI controller.
 
-mod support;
+use crate::support;
 
 use almanac_core::tokens::Scope;
 use chrono::TimeZone;

@@ -1,7 +1,7 @@
 //! A day with more events than a month cell shows: the month view draws a
 //! few and a "+N more" link, which opens that day with all of them.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::instance::Instance;

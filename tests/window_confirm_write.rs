@@ -4,7 +4,7 @@
 //! told it was refused; Yes deletes it. The note's title is shown made safe
 //! and marked as the note's words; Yes waits until the question was seen.
 
-mod support;
+use crate::support;
 
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};

@@ -6,7 +6,7 @@
 //! (again after the dialog regains focus); Enter goes to Deny;
 //! hidden characters are shown; requests queue, one dialog at a time.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! WebDriver (real mouse drags and key presses), writing real notes in a real
 //! vault through the shell's editing commands.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -4,7 +4,7 @@
 //! unticking it), and the keyboard focus kept on an event across redraws.
 //! The real window driven through WebDriver, on a real vault.
 
-mod support;
+use crate::support;
 
 use chrono::{Datelike, Duration, NaiveDate};
 use serde_json::{Value, json};

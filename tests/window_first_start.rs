@@ -6,7 +6,7 @@
 //! Obsidian's list, it says how to choose a folder. The start-at-login
 //! switch shows off: no autostart entry exists before an answer.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

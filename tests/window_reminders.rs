@@ -2,7 +2,7 @@
 //! working from the window (the path that works where notifications have no
 //! action buttons).
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::instance::Instance;

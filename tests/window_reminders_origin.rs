@@ -2,7 +2,7 @@
 //! synced it, or the vault) and shows its times in the settings' display
 //! zone, not the machine's.
 
-mod support;
+use crate::support;
 
 use almanac_core::tokens::Scope;
 use serde_json::json;

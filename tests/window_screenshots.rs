@@ -4,7 +4,7 @@
 //! shows the vault's and daemon's data; the calendar's month and week show a
 //! populated vault of two calendars, each in its colour.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

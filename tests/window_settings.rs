@@ -1,7 +1,7 @@
 //! Settings › API & Security, driven through the real window (tauri-driver +
 //! WebKitWebDriver under Xvfb) against the real REST server and keyring.
 
-mod support;
+use crate::support;
 
 use reqwest::StatusCode;
 use support::instance::Instance;

@@ -3,7 +3,7 @@
 //! Driven through the real window (tauri-driver + WebKitWebDriver under
 //! Xvfb) against a real vault and the settings file.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::instance::Instance;

@@ -3,7 +3,7 @@
 //! vault, the settings file and the real REST server; and each section in
 //! light and dark, saved under `artifacts/screenshots/` for review.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

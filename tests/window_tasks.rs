@@ -2,7 +2,7 @@
 //! the calendar, and ticking one there rewrites that line only, as the Tasks
 //! plugin would (`[x]` and a done date), every other byte of the note kept.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::instance::Instance;

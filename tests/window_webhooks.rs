@@ -4,7 +4,7 @@
 //! the Standard Webhooks reference library verifies; its delivery log,
 //! turning it off, and deleting it (the keyring item goes too).
 
-mod support;
+use crate::support;
 
 use almanac_testkit::{WebhookReceiver, files_containing};
 use support::instance::Instance;

@@ -39,7 +39,7 @@ pub fn require_desktop_session() {
         assert!(
             std::env::var_os(var).is_some(),
             "{var} is not set: run the window tests inside scripts/session.sh \
-             (e.g. `scripts/session.sh cargo test -p almanac`)"
+             (e.g. `scripts/session.sh cargo nextest run -p almanac`)"
         );
     }
 }

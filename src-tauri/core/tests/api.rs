@@ -1,6 +1,6 @@
 //! The in-process API over a real instance: a vault on disk, the calendar
 //! engine, and tokens in the real OS keyring. Run with
-//! `scripts/session.sh cargo test -p almanac-core`.
+//! `scripts/session.sh cargo nextest run -p almanac-core`.
 
 use std::sync::{Arc, Mutex};
 

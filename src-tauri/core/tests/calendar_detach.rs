@@ -4,7 +4,7 @@
 //! (`recurrenceId`), the series skipping that date and keeping every other
 //! byte; a second edit updates the same note; bad dates change nothing.
 
-mod common;
+use crate::common;
 
 use almanac_core::calendar::CalendarError;
 use chrono::NaiveDate;

@@ -1,7 +1,7 @@
 //! The `holidays` kind: a country's public holidays from the data Almanac
 //! ships. A real temp vault and the real engine; nothing is fetched.
 
-mod common;
+use crate::common;
 
 use almanac_core::calendar::{CalendarError, EventQuery};
 use almanac_core::settings::SourceKind;

@@ -2,7 +2,7 @@
 //! watched as notes are. Real temp vaults, the real engine and watcher;
 //! changes are awaited on the engine, never slept on.
 
-mod common;
+use crate::common;
 
 use almanac_core::calendar::CalendarError;
 use almanac_core::settings::SourceKind;

@@ -3,7 +3,7 @@
 //! move between daily notes and to and from Full Note calendars, and a move
 //! the target cannot hold is refused, naming `calendarId`, changing nothing.
 
-mod common;
+use crate::common;
 
 use almanac_core::calendar::CalendarError;
 use almanac_core::settings::SourceKind;

@@ -2,7 +2,7 @@
 //! vaults: every Full Calendar event shape, touching bounds, all-day and
 //! multi-day events, DST transitions, filters and the unbounded-range cap.
 
-mod common;
+use crate::common;
 
 use almanac_core::calendar::{Completion, EventQuery, EventType, RangeSide, parse_range_bound};
 use common::*;

@@ -4,7 +4,7 @@
 //! dates are worked out by hand from a calendar (the 2nd Tuesdays of 2026 are
 //! Jan 13, Feb 10, Mar 10, ...), never by the code under test.
 
-mod common;
+use crate::common;
 
 use almanac_core::calendar::{Calendar, Event};
 use almanac_core::settings::SourceKind;

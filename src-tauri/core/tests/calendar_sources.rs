@@ -1,7 +1,7 @@
 //! The daily-note and ICS sources, over real files and a real HTTP server on
 //! loopback (with the ETag / 304 path), and invalid notes being skipped.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;

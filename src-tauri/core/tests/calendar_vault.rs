@@ -6,7 +6,7 @@
 //! The fault is real: the vault path is an existing regular file. (Tests run
 //! as root here, and root reads a mode-000 folder as if nothing were wrong.)
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! deletes, renames of notes and of folders, and settings changes. Every test
 //! awaits the change subscription (no fixed sleeps).
 
-mod common;
+use crate::common;
 
 use almanac_core::calendar::{Calendar, EventQuery};
 use almanac_core::settings::SourceKind;

@@ -3,7 +3,7 @@
 //! deletes, suppressed occurrences, conflicts, bad input and every path
 //! escape we know of.
 
-mod common;
+use crate::common;
 
 use almanac_core::calendar::{CalendarError, EventFields};
 use chrono::NaiveDate;

@@ -1,7 +1,7 @@
 //! The application event bus over a real instance (settings file, vault on
 //! disk, tokens in the real OS keyring): each change is announced once, from
 //! the place it happens, and a subscriber that falls behind is told to
-//! resync. Run with `scripts/session.sh cargo test -p almanac-core --test events`.
+//! resync. Run with `scripts/session.sh cargo nextest run -p almanac-core -E 'test(/^events::/)'`.
 
 use almanac_core::api::ApiError;
 use almanac_core::events::{AppEvent, CAPACITY, Delivery, Subscription};

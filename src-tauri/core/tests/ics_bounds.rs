@@ -4,7 +4,7 @@
 //! start brings the engine down. Real feeds over HTTP on loopback, real
 //! files.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

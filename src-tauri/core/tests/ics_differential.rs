@@ -12,7 +12,7 @@
 //! (no `python3-venv`: run `scripts/setup.sh`; PyPI unreachable), the test
 //! fails, never skips.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,5 +1,5 @@
 //! Tokens against the real OS keyring (gnome-keyring over D-Bus). Run with
-//! `scripts/session.sh cargo test -p almanac-core`; without a Secret Service
+//! `scripts/session.sh cargo nextest run -p almanac-core`; without a Secret Service
 //! these tests fail, they do not skip.
 
 use std::sync::Arc;

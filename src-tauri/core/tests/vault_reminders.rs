@@ -5,7 +5,7 @@
 //! minus the default minutes); changes are awaited on the published set,
 //! never slept on.
 
-mod common;
+use crate::common;
 #[path = "vault_reminders/remote.rs"]
 mod remote;
 

@@ -3,7 +3,7 @@
 //! (`standardwebhooks`, pinned in
 //! `src-tauri/testkit/webhook_receiver/requirements.txt`),
 //! signing secrets in the real OS keyring. Run with
-//! `scripts/session.sh cargo test -p almanac-core --test webhooks`; without
+//! `scripts/session.sh cargo nextest run -p almanac-core -E 'test(/^webhooks::/)'`; without
 //! a Secret Service or the venv these tests fail, they do not skip.
 
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! daemon's error shape, `/sync` bodies are read two at a time, and
 //! `/doctor` runs the host's diagnostics off the async workers.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! observes the `Notify` call; `dunstctl action 0` clicks the notification,
 //! which must reach the daemon as `ActionInvoked` and open the reminder's URL.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::sync::Arc;

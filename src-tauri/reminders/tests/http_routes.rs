@@ -1,7 +1,7 @@
 //! Every route over real HTTP: answers, validation errors, atomicity, the
 //! browser-hardening refusals, and unknown paths and methods.
 
-mod common;
+use crate::common;
 
 use almanac_reminders::{Daemon, DaemonConfig, Limits, LogNotifier, StartError, SystemOpener};
 use common::{TestDaemon, config, now_epoch, raw_request, reminder};

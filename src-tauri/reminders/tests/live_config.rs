@@ -1,7 +1,7 @@
 //! `DaemonHandle::reconfigure`: every setting the shell passes on takes
 //! effect on the running daemon, over real HTTP, without a restart.
 
-mod common;
+use crate::common;
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! store (one record, or the whole database) is kept aside and reported by
 //! `/doctor`, and the rest is served.
 
-mod common;
+use crate::common;
 
 use common::{TestDaemon, config, now_epoch, reminder};
 use serde_json::{Value, json};

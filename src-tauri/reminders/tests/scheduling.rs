@@ -2,7 +2,7 @@
 //! the shell's handle. Notifications are awaited on a channel; nothing here
 //! asserts on timing.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

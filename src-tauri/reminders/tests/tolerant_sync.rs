@@ -4,7 +4,7 @@
 //! within the grace window are accepted and fire at once; older ones are
 //! reported as expired; a malformed element still refuses the whole array.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

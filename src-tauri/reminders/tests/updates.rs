@@ -1,7 +1,7 @@
 //! `/updates` against a local release feed: checked in the background when
 //! enabled, reported from the cache by the route.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

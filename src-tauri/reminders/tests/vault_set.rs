@@ -2,7 +2,7 @@
 //! never by a `/sync` (and the other way round), listed by the read routes
 //! with its source and event, durable across a restart, and fired once.
 
-mod common;
+use crate::common;
 
 use almanac_reminders::{EventRef, Reminder, Source};
 use common::{TestDaemon, now_epoch, reminder};

@@ -11,7 +11,7 @@ pub fn real_keyring() -> Arc<KeyringSecretStore> {
     if let Err(e) = keyring.probe() {
         panic!(
             "these tests need a reachable Secret Service; run them as \
-             `scripts/session.sh cargo test -p almanac-core` ({e})"
+             `scripts/session.sh cargo nextest run -p almanac-core` ({e})"
         );
     }
     Arc::new(keyring)

@@ -4,7 +4,7 @@
 
 use reqwest::StatusCode;
 
-use crate::support::Instance;
+use crate::caldav::support::Instance;
 
 fn vevent(uid: &str, summary: &str, extra: &str) -> String {
     format!(

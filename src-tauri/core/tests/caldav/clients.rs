@@ -9,7 +9,7 @@ use std::process::Command;
 use almanac_core::calendar::EventFields;
 use serde_json::json;
 
-use crate::support::{Instance, PLANNING, client_script, run, venv};
+use crate::caldav::support::{Instance, PLANNING, client_script, run, venv};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_caldav_library_discovers_queries_writes_and_syncs() {

@@ -17,7 +17,7 @@ use almanac_core::tokens::Scope;
 use almanac_testkit::radicale::{self, Radicale};
 use serde_json::Value;
 
-use crate::support::Instance;
+use crate::caldav::support::Instance;
 
 /// Where Almanac differs on purpose, and why (shown in docs/caldav.md).
 const DELIBERATE: &[(&str, &str)] = &[

@@ -5,7 +5,7 @@
 
 use std::net::SocketAddr;
 
-use crate::support::Instance;
+use crate::caldav::support::Instance;
 
 #[tokio::test]
 async fn a_client_trickling_its_headers_is_dropped_after_ten_seconds() {

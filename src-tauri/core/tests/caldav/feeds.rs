@@ -4,7 +4,7 @@
 use almanac_core::caldav_server::feeds::FeedStore;
 use reqwest::StatusCode;
 
-use crate::support::{HOLIDAYS, Instance, LOCAL, client_script, run, venv};
+use crate::caldav::support::{HOLIDAYS, Instance, LOCAL, client_script, run, venv};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_feed_imports_cleanly_and_stops_when_revoked() {

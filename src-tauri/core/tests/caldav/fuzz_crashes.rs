@@ -6,7 +6,7 @@
 use almanac_core::tokens::Scope;
 use reqwest::StatusCode;
 
-use crate::support::Instance;
+use crate::caldav::support::Instance;
 
 fn reproducer(target: &str, name: &str) -> String {
     let path = format!(

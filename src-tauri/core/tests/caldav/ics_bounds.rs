@@ -8,7 +8,7 @@ use almanac_core::ics::bounds::{
 use almanac_core::tokens::Scope;
 use reqwest::StatusCode;
 
-use crate::support::Instance;
+use crate::caldav::support::Instance;
 
 /// An event `uid` with `inside` (whole lines) in its VEVENT: 2 components
 /// (VCALENDAR, VEVENT) and 7 properties of its own.

@@ -8,7 +8,7 @@ use almanac_core::tokens::Scope;
 use icalendar::parser::{read_calendar, unfold};
 use reqwest::StatusCode;
 
-use crate::support::{Instance, JANUARY, LOCAL};
+use crate::caldav::support::{Instance, JANUARY, LOCAL};
 
 /// A note whose `url` and `description` try to end their line and add an
 /// attendee (who would get an invitation from the user's account).

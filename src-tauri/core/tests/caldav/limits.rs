@@ -8,7 +8,7 @@ use almanac_core::tokens::Scope;
 use almanac_testkit::InstanceBuilder;
 use reqwest::StatusCode;
 
-use crate::support::{Client, Instance};
+use crate::caldav::support::{Client, Instance};
 
 /// The tests that measure this process's peak memory run one at a time,
 /// so that none counts another's.

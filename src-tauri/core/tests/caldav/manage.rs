@@ -6,7 +6,7 @@
 use almanac_core::tokens::Scope;
 use reqwest::StatusCode;
 
-use crate::support::Instance;
+use crate::caldav::support::Instance;
 
 const MKCALENDAR: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:I="http://apple.com/ns/ical/">

@@ -2,7 +2,7 @@
 //! client (`RECURRENCE-ID` overrides): a detached note plus a skipped date
 //! in the series, read back as one resource with the override.
 
-use crate::support::{Instance, client_script, run, venv};
+use crate::caldav::support::{Instance, client_script, run, venv};
 
 /// The hand-written Gym series of [`Instance::start`].
 const GYM: &str = "events/2026-01-05 Gym.md";

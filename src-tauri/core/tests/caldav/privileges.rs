@@ -13,7 +13,7 @@ use almanac_testkit::radicale::{PASSWORD, Radicale, USER};
 use almanac_testkit::{HttpStub, wait_until};
 use reqwest::StatusCode;
 
-use crate::support::Instance;
+use crate::caldav::support::Instance;
 
 const FEED: &str = "published";
 

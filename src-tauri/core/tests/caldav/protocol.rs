@@ -10,7 +10,7 @@ use almanac_core::tokens::{Scope, ScopeSet};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::support::{HOLIDAYS, Instance, PLANNING, PLANNING_NOTE};
+use crate::caldav::support::{HOLIDAYS, Instance, PLANNING, PLANNING_NOTE};
 
 const PROPFIND_CALENDARS: &str = r#"<?xml version="1.0"?>
 <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/">

@@ -4,7 +4,7 @@
 
 use reqwest::StatusCode;
 
-use crate::support::{Client, Instance, JANUARY};
+use crate::caldav::support::{Client, Instance, JANUARY};
 
 async fn january(client: &Client<'_>) -> String {
     let answer = client.query("REPORT", "/calendars/local/", JANUARY).await;

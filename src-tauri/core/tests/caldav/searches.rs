@@ -3,7 +3,7 @@
 
 use reqwest::StatusCode;
 
-use crate::support::Instance;
+use crate::caldav::support::Instance;
 
 /// Alarms 15 minutes before 08:00 UTC on 10 January 2026 (07:45), and a
 /// second event the same morning without one.

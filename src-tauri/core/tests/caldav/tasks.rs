@@ -7,7 +7,7 @@
 use almanac_core::settings::{CalendarSource, SourceKind, TaskDateField};
 use chrono::{Duration, Utc};
 
-use crate::support::{Instance, client_script, run, venv};
+use crate::caldav::support::{Instance, client_script, run, venv};
 
 const TAXES: &str = "events/2026-02-02 File taxes.md";
 const TAXES_NOTE: &str = "---\ntitle: File taxes\nallDay: true\ndate: 2026-02-02\n\

@@ -7,7 +7,7 @@
 
 use reqwest::StatusCode;
 
-use crate::support::{Client, Instance};
+use crate::caldav::support::{Client, Instance};
 
 const TASK: &str = "events/2026-01-07 Pay rent.md";
 const TASK_NOTE: &str = "---\ntitle: Pay rent\nallDay: true\ndate: 2026-01-07\ncompleted: false\n---\nIBAN in the folder.\n";

@@ -14,9 +14,9 @@ use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::settings::{Settings, SettingsStore, SourceKind};
 use almanac_testkit::wait_until;
 
-use crate::common::TestVault;
-use crate::radicale::{PASSWORD, Radicale, USER};
-use crate::setup::{Setup, vevent};
+use crate::caldav_source::common::TestVault;
+use crate::caldav_source::radicale::{PASSWORD, Radicale, USER};
+use crate::caldav_source::setup::{Setup, vevent};
 
 /// A settings store (a real file) over `vault`'s settings, followed by a
 /// calendar engine, as in the app.

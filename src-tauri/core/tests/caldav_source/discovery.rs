@@ -4,7 +4,7 @@
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::calendar::sources::caldav::{DavClient, DavError, discover};
 
-use crate::radicale::{PASSWORD, Radicale, USER};
+use crate::caldav_source::radicale::{PASSWORD, Radicale, USER};
 
 #[test]
 fn discovery_finds_the_calendar_from_the_server_root() {

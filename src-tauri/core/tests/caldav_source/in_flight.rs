@@ -9,10 +9,10 @@
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::settings::{CalendarSource, SourceKind};
 
-use crate::common::{TestVault, wait_until};
-use crate::gate::Gate;
-use crate::radicale::{PASSWORD, Radicale, USER};
-use crate::setup::{Setup, source_id, vevent};
+use crate::caldav_source::common::{TestVault, wait_until};
+use crate::caldav_source::gate::Gate;
+use crate::caldav_source::radicale::{PASSWORD, Radicale, USER};
+use crate::caldav_source::setup::{Setup, source_id, vevent};
 
 /// Syncs the CalDAV calendar `name` on `server` (reached through a
 /// [`Gate`], its calendar URL `calendar_url`: empty to discover it) once,

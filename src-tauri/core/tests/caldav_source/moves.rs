@@ -5,8 +5,8 @@
 use almanac_core::calendar::{CalendarError, EventFields};
 use serde_json::json;
 
-use crate::radicale::Radicale;
-use crate::setup::Setup;
+use crate::caldav_source::radicale::Radicale;
+use crate::caldav_source::setup::Setup;
 
 fn fields(value: serde_json::Value) -> EventFields {
     serde_json::from_value(value).unwrap()
@@ -69,7 +69,7 @@ fn a_note_moves_to_a_caldav_calendar_and_back() {
 #[test]
 fn what_the_target_cannot_hold_is_refused_and_nothing_changes() {
     let server = Radicale::start();
-    server.put("series.ics", crate::write::SERIES);
+    server.put("series.ics", crate::caldav_source::write::SERIES);
     let setup = Setup::correct("moves-refused", &server);
     let with_text = "---\ntitle: Plan\ndate: 2026-02-04\nallDay: true\n---\nAgenda:\n- budget\n";
     setup.vault.write("events/2026-02-04 Plan.md", with_text);

@@ -7,9 +7,9 @@ use almanac_core::calendar::{Calendar, CalendarError, Event, EventQuery};
 use chrono::NaiveDate;
 use serde_json::{Value, json};
 
-use crate::common::{fields, ics_oracle, ics_oracle_python, ms};
-use crate::radicale::Radicale;
-use crate::setup::Setup;
+use crate::caldav_source::common::{fields, ics_oracle, ics_oracle_python, ms};
+use crate::caldav_source::radicale::Radicale;
+use crate::caldav_source::setup::Setup;
 
 const PARIS: &str = "BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nBEGIN:STANDARD\r\nDTSTART:19701025T030000\r\n\
 RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU\r\nTZOFFSETFROM:+0200\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\n\

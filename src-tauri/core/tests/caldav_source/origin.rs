@@ -19,8 +19,8 @@ use almanac_core::settings::SourceKind;
 use almanac_testkit::wait_until;
 use url::Url;
 
-use crate::common::TestVault;
-use crate::setup::{source_id, vevent};
+use crate::caldav_source::common::TestVault;
+use crate::caldav_source::setup::{source_id, vevent};
 
 /// One request a fake server received.
 #[derive(Debug, Clone)]

@@ -6,8 +6,8 @@ use almanac_core::calendar::sources::caldav::mirror::{Mirror, MirrorStore, Resou
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::settings::SourceKind;
 
-use crate::radicale::{PASSWORD, Radicale, USER};
-use crate::setup::{Setup, source_id, vevent};
+use crate::caldav_source::radicale::{PASSWORD, Radicale, USER};
+use crate::caldav_source::setup::{Setup, source_id, vevent};
 
 /// The local Full Note calendar is untouched: its one note, no error.
 fn local_is_fine(calendar: &Calendar) {
@@ -173,7 +173,7 @@ fn each_caldav_calendar_has_its_own_state_and_a_failing_one_breaks_no_other() {
     ] {
         vault
             .calendar_sources
-            .push(crate::common::source(id, kind(url)));
+            .push(crate::caldav_source::common::source(id, kind(url)));
     }
     let calendar = Calendar::open(&vault, &good.vault.paths());
     let state = |c: &Calendar, id: &str| {

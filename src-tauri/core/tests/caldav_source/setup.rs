@@ -7,8 +7,8 @@ use almanac_core::calendar::{Calendar, Event, EventQuery};
 use almanac_core::settings::SourceKind;
 use almanac_testkit::wait_until;
 
-use crate::common::TestVault;
-use crate::radicale::{PASSWORD, Radicale, USER};
+use crate::caldav_source::common::TestVault;
+use crate::caldav_source::radicale::{PASSWORD, Radicale, USER};
 
 /// A source id unique to this test process and `name` (the keyring is
 /// shared by every test).

@@ -6,8 +6,8 @@
 use almanac_core::calendar::{CalendarError, EventFields};
 use serde_json::json;
 
-use crate::radicale::Radicale;
-use crate::setup::{Setup, vevent};
+use crate::caldav_source::radicale::Radicale;
+use crate::caldav_source::setup::{Setup, vevent};
 
 fn fields(value: serde_json::Value) -> EventFields {
     serde_json::from_value(value).unwrap()

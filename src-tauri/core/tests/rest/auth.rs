@@ -17,7 +17,7 @@ use reqwest::header::{AUTHORIZATION, HOST};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::support::{Instance, STANDUP_PATH};
+use crate::rest::support::{Instance, STANDUP_PATH};
 
 #[tokio::test]
 async fn options_is_204_on_any_path_without_a_token() {
@@ -45,7 +45,7 @@ async fn no_bearer_header_is_401_before_anything_else() {
         if let Some(value) = header {
             request = request.header(AUTHORIZATION, value);
         }
-        let reply = crate::support::Reply::read(request.send().await.unwrap()).await;
+        let reply = crate::rest::support::Reply::read(request.send().await.unwrap()).await;
         assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{header:?}");
         assert_eq!(reply.error_id(), "Unauthorized");
         assert_eq!(reply.body["message"], MISSING_AUTHORIZATION, "{header:?}");
@@ -139,7 +139,7 @@ async fn an_expired_token_is_403() {
 
     assert_eq!(get().await.unwrap().status(), StatusCode::OK);
     clock.advance(Duration::days(30));
-    let reply = crate::support::Reply::read(get().await.unwrap()).await;
+    let reply = crate::rest::support::Reply::read(get().await.unwrap()).await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN);
     assert_eq!(reply.body["message"], REFUSED_TOKEN, "{reply:?}");
 }
@@ -237,7 +237,7 @@ async fn foreign_host_headers_are_421_before_anything_else() {
                 .send()
                 .await
                 .unwrap();
-            let reply = crate::support::Reply::read(reply).await;
+            let reply = crate::rest::support::Reply::read(reply).await;
             assert_eq!(
                 reply.status,
                 StatusCode::MISDIRECTED_REQUEST,

@@ -5,7 +5,7 @@
 use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 /// Writes `count` open-ended daily series starting on `first_day` (half
 /// `rrule`, half weekly on every day) and reads them into the cache.
@@ -28,7 +28,7 @@ fn daily_series(instance: &Instance, count: usize, first_day: &str) {
     assert_eq!(stats.events, count + 1, "the series and the Standup note");
 }
 
-async fn events(instance: &Instance, token: &str, range: &str) -> crate::support::Reply {
+async fn events(instance: &Instance, token: &str, range: &str) -> crate::rest::support::Reply {
     instance
         .send(
             Method::GET,

@@ -9,7 +9,7 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 /// The feed's current cursor, as a new follower learns it.
 async fn cursor(app: &Instance, token: &str) -> u64 {

@@ -9,7 +9,7 @@ use almanac_loopback::connections::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 #[tokio::test]
 async fn a_client_trickling_its_headers_is_dropped_after_ten_seconds() {

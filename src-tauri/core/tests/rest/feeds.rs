@@ -12,7 +12,7 @@ use almanac_testkit::HttpStub;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 const ICS: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
 BEGIN:VEVENT\r\nUID:lan-party@x\r\nDTSTART:20260105T180000Z\r\nDTEND:20260105T200000Z\r\n\

@@ -6,7 +6,7 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 /// A `rest_body` reproducer: the first byte picks the route (0: `POST
 /// /api/v1/events`), the rest is the JSON body.

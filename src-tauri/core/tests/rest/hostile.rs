@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Value, json};
 
-use crate::support::{Instance, RawReply};
+use crate::rest::support::{Instance, RawReply};
 
 /// Every file of the instance except the data dir (token last-used times and
 /// the ICS cache change there on their own), by path, with its contents.

@@ -4,7 +4,7 @@
 use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 
-use crate::support::{Instance, STANDUP_ID, STANDUP_PATH};
+use crate::rest::support::{Instance, STANDUP_ID, STANDUP_PATH};
 
 #[tokio::test]
 async fn encoded_and_raw_ids_name_the_same_event_for_every_method() {

@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 async fn listening_on(state: &mut watch::Receiver<ServerState>, port: u16) -> SocketAddr {
     let state = state

@@ -9,7 +9,7 @@ use almanac_core::tokens::{SCOPES, Scope};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::support::{Instance, STANDUP_PATH};
+use crate::rest::support::{Instance, STANDUP_PATH};
 
 fn committed_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json")
@@ -28,7 +28,7 @@ fn the_committed_document_matches_the_code() {
     assert!(
         committed == generated,
         "docs/openapi.json is out of date with the code; regenerate it with \
-         `ALMANAC_BLESS=1 scripts/session.sh cargo test -p almanac-core --test rest openapi` \
+         `ALMANAC_BLESS=1 scripts/session.sh cargo nextest run -p almanac-core -E 'test(/^rest::openapi/)'` \
          and review the diff"
     );
 }

@@ -12,7 +12,7 @@ use almanac_testkit::quick_add_table::{Table, shown, table};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 const PATH: &str = "/api/v1/events/quick";
 

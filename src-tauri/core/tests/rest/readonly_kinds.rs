@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use almanac_core::api::HeadlessUi;
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 const SCHOOL: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
 BEGIN:VEVENT\r\nUID:term@school\r\nDTSTART;VALUE=DATE:20260907\r\nSUMMARY:Term starts\r\nEND:VEVENT\r\n\
@@ -120,7 +120,7 @@ async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
         .unwrap()
         .to_string();
 
-    let before = crate::hostile::snapshot(&instance);
+    let before = crate::rest::hostile::snapshot(&instance);
     for calendar in ["public", "school"] {
         let reply = instance
             .send(
@@ -152,7 +152,7 @@ async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
             "{reply:?}"
         );
     }
-    assert_eq!(crate::hostile::snapshot(&instance), before);
+    assert_eq!(crate::rest::hostile::snapshot(&instance), before);
 
     // The CalDAV server, switched on as the Settings window does, serves
     // both as read-only collections.
@@ -196,7 +196,7 @@ async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
             &text[..text.len().min(2000)]
         );
     }
-    let before = crate::hostile::snapshot(&instance);
+    let before = crate::rest::hostile::snapshot(&instance);
     let refused = instance
         .client
         .put(format!("http://127.0.0.1:{port}/calendars/public/new.ics"))
@@ -207,5 +207,5 @@ async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
         .await
         .unwrap();
     assert!(refused.status().is_client_error(), "{refused:?}");
-    assert_eq!(crate::hostile::snapshot(&instance), before);
+    assert_eq!(crate::rest::hostile::snapshot(&instance), before);
 }

@@ -6,7 +6,7 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::support::{ICS_CALENDAR, Instance, RecordingUi, STANDUP_ID, STANDUP_PATH};
+use crate::rest::support::{ICS_CALENDAR, Instance, RecordingUi, STANDUP_ID, STANDUP_PATH};
 
 async fn admin(instance: &Instance) -> String {
     instance.token(&[Scope::SystemFullAccess]).await
@@ -128,7 +128,7 @@ async fn post_creates_a_note_and_refuses_bad_bodies() {
     assert_eq!(again.status, StatusCode::CONFLICT, "{again:?}");
     assert_eq!(again.error_id(), "Conflict");
 
-    let before = crate::hostile::snapshot(&instance);
+    let before = crate::rest::hostile::snapshot(&instance);
     for (body, field) in [
         (
             json!({"event": {"title": "x", "date": "2026-01-01"}}),
@@ -167,7 +167,7 @@ async fn post_creates_a_note_and_refuses_bad_bodies() {
         assert!(message.contains(field), "{body}: {message}");
     }
     assert_eq!(
-        crate::hostile::snapshot(&instance),
+        crate::rest::hostile::snapshot(&instance),
         before,
         "a refused create changed the disk"
     );
@@ -240,7 +240,7 @@ async fn put_updates_the_note() {
     assert!(note.contains("09:45"), "{note}");
     assert!(note.contains("Daily sync."), "the body was lost: {note}");
 
-    let before = crate::hostile::snapshot(&instance);
+    let before = crate::rest::hostile::snapshot(&instance);
     for (path, body, status) in [
         (STANDUP_PATH, json!({}), StatusCode::BAD_REQUEST),
         (
@@ -267,7 +267,7 @@ async fn put_updates_the_note() {
         reply.error_id();
     }
     assert_eq!(
-        crate::hostile::snapshot(&instance),
+        crate::rest::hostile::snapshot(&instance),
         before,
         "a refused update changed the disk"
     );
@@ -538,7 +538,7 @@ async fn put_with_a_calendar_id_moves_the_event_or_says_why_not() {
                 .await
         }
     };
-    let before = crate::hostile::snapshot(&instance);
+    let before = crate::rest::hostile::snapshot(&instance);
     for (calendar, says) in [(ICS_CALENDAR, "read-only"), ("nope", "calendar")] {
         let reply = put(json!({"calendarId": calendar, "event": {}})).await;
         assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
@@ -547,7 +547,7 @@ async fn put_with_a_calendar_id_moves_the_event_or_says_why_not() {
             "{reply:?}"
         );
     }
-    assert_eq!(crate::hostile::snapshot(&instance), before);
+    assert_eq!(crate::rest::hostile::snapshot(&instance), before);
 
     instance
         .settings_as_user(json!({"calendarSources": [

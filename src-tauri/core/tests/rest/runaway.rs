@@ -12,7 +12,7 @@ use almanac_testkit::HttpStub;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::{Instance, STANDUP_ID};
+use crate::rest::support::{Instance, STANDUP_ID};
 
 const INJECTED_URL: &str =
     "https://x.example/\r\nATTENDEE;RSVP=TRUE:mailto:victim@example.com\r\nX-INJ:1";
@@ -23,7 +23,7 @@ const RUNAWAY_RULE: &str = "FREQ=SECONDLY;COUNT=1000000000";
 /// One day with the Standup note on it.
 const STANDUP_DAY: &str = "start=2026-01-05&end=2026-01-05";
 
-async fn post_event(instance: &Instance, token: &str, event: Value) -> crate::support::Reply {
+async fn post_event(instance: &Instance, token: &str, event: Value) -> crate::rest::support::Reply {
     instance
         .send(
             Method::POST,
@@ -112,7 +112,7 @@ async fn a_sub_hourly_rule_is_refused_when_written() {
 }
 
 /// `GET /events?{range}` (optionally of one calendar), answered.
-async fn events(instance: &Instance, token: &str, query: &str) -> crate::support::Reply {
+async fn events(instance: &Instance, token: &str, query: &str) -> crate::rest::support::Reply {
     instance
         .send(
             Method::GET,
@@ -123,7 +123,7 @@ async fn events(instance: &Instance, token: &str, query: &str) -> crate::support
         .await
 }
 
-fn titles(reply: &crate::support::Reply) -> Vec<String> {
+fn titles(reply: &crate::rest::support::Reply) -> Vec<String> {
     reply.body["events"]
         .as_array()
         .unwrap_or_else(|| panic!("{reply:?}"))
@@ -144,7 +144,7 @@ async fn calendar(instance: &Instance, token: &str, id: &str) -> Value {
         .unwrap_or_else(|| panic!("no calendar {id}: {reply:?}"))
 }
 
-fn assert_warns_of(reply: &crate::support::Reply, title: &str) {
+fn assert_warns_of(reply: &crate::rest::support::Reply, title: &str) {
     let warnings = reply.body["warnings"]
         .as_array()
         .unwrap_or_else(|| panic!("no warnings: {reply:?}"));

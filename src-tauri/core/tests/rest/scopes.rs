@@ -8,7 +8,7 @@ use almanac_core::tokens::{SCOPES, Scope};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{Instance, RecordingUi, STANDUP_PATH};
+use crate::rest::support::{Instance, RecordingUi, STANDUP_PATH};
 
 struct Route {
     method: Method,

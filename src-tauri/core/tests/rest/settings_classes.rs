@@ -11,7 +11,7 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{Instance, Reply};
+use crate::rest::support::{Instance, Reply};
 
 async fn put(instance: &Instance, token: &str, settings: Value) -> Reply {
     instance

@@ -6,7 +6,7 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::support::Instance;
+use crate::rest::support::Instance;
 
 #[tokio::test]
 async fn shapes_and_extra_keys_round_trip_over_http() {
@@ -62,7 +62,7 @@ async fn shapes_and_extra_keys_round_trip_over_http() {
 
     assert_eq!(first["id"], "fullnote:events/2026-01-01 Payday.md");
     let path = "/api/v1/events/fullnote%3Aevents%2F2026-01-01%20Payday.md";
-    let before = crate::hostile::snapshot(&instance);
+    let before = crate::rest::hostile::snapshot(&instance);
     for bad in [
         json!({"dayOfMonth": 0}),
         json!({"month": 13, "dayOfMonth": 1}),
@@ -78,7 +78,7 @@ async fn shapes_and_extra_keys_round_trip_over_http() {
         reply.error_id();
     }
     assert_eq!(
-        crate::hostile::snapshot(&instance),
+        crate::rest::hostile::snapshot(&instance),
         before,
         "a refused update changed the disk"
     );

@@ -11,8 +11,8 @@ use almanac_core::settings::class::Actor;
 use chrono::NaiveDate;
 use serde_json::json;
 
-use crate::common::{TestVault, fields, wait_until};
-use crate::fixtures::{Broken, KindFixture, Placed};
+use crate::source_contract::common::{TestVault, fields, wait_until};
+use crate::source_contract::fixtures::{Broken, KindFixture, Placed};
 
 /// The title of the event each check puts into the kind.
 pub const TITLE: &str = "Contract review";
@@ -121,7 +121,7 @@ pub fn read_only_refuses<F: KindFixture>() {
     );
     let calendar = open_until_read(&fixture, &vault, &placed);
     let event = the_event(&calendar, &id, &placed);
-    let local = crate::common::all(&calendar)
+    let local = crate::source_contract::common::all(&calendar)
         .into_iter()
         .find(|e| e.title == "Local")
         .expect("the local event");

@@ -10,9 +10,9 @@ use almanac_core::tokens::{Expiry, Scope};
 use almanac_testkit::{InstanceBuilder, PATIENCE, free_port, new_token};
 use serde_json::json;
 
-use crate::checks::{TITLE, day, events_of};
-use crate::common::{source, wait_until};
-use crate::fixtures::KindFixture;
+use crate::source_contract::checks::{TITLE, day, events_of};
+use crate::source_contract::common::{source, wait_until};
+use crate::source_contract::fixtures::KindFixture;
 
 pub async fn everywhere<F: KindFixture>() {
     // A fixture may block (a CalDAV server is filled over blocking HTTP).

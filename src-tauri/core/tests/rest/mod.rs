@@ -1,6 +1,6 @@
 //! Black-box tests of the REST server: a real instance (vault, engine, tokens
 //! in the real OS keyring) serving real HTTP on loopback. Run with
-//! `scripts/session.sh cargo test -p almanac-core --test rest`.
+//! `scripts/session.sh cargo nextest run -p almanac-core -E 'test(/^rest::/)'`.
 
 mod support;
 

@@ -1,8 +1,7 @@
 //! The CalDAV calendar source against a real Radicale server.
 
 mod account;
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod discovery;
 mod gate;
 mod in_flight;

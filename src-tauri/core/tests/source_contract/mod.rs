@@ -25,18 +25,17 @@
 //!
 //! **Adding a kind:** implement [`fixtures::KindFixture`] for it (a file in
 //! `fixtures/`), then add one line below, e.g.
-//! `contract!(ics_file, crate::fixtures::IcsFile);`. A kind of fixed data
+//! `contract!(ics_file, crate::source_contract::fixtures::IcsFile);`. A kind of fixed data
 //! (`holidays`) names an event its data has instead of writing one, and,
 //! when a user cannot break it once configured, what a change is refused
 //! and a settings file from before an update may still name
 //! (`fixtures::Broken::Refused`).
 //!
 //! Run under `scripts/session.sh` (CalDAV passwords and tokens live in the
-//! OS keyring): `scripts/session.sh cargo test -p almanac-core --test
-//! source_contract`. The CalDAV kind starts a real Radicale server.
+//! OS keyring): `scripts/session.sh cargo nextest run -p almanac-core -E
+//! 'test(/^source_contract::/)'`. The CalDAV kind starts a real Radicale server.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod checks;
 mod fixtures;
@@ -50,42 +49,42 @@ macro_rules! contract {
         mod $name {
             #[test]
             fn ids_are_stable_across_restarts() {
-                crate::checks::ids_are_stable::<$fixture>();
+                crate::source_contract::checks::ids_are_stable::<$fixture>();
             }
 
             #[test]
             fn a_read_only_kind_refuses_every_write_alike() {
-                crate::checks::read_only_refuses::<$fixture>();
+                crate::source_contract::checks::read_only_refuses::<$fixture>();
             }
 
             #[test]
             $(#[ignore = $gap])?
             fn an_edit_keeps_every_byte_outside_its_fields() {
-                crate::checks::edit_keeps_bytes::<$fixture>();
+                crate::source_contract::checks::edit_keeps_bytes::<$fixture>();
             }
 
             #[test]
             fn an_event_moves_to_another_calendar_and_back() {
-                crate::checks::moves::<$fixture>();
+                crate::source_contract::checks::moves::<$fixture>();
             }
 
             #[test]
             fn a_broken_source_says_so_and_keeps_its_events() {
-                crate::checks::broken::<$fixture>();
+                crate::source_contract::checks::broken::<$fixture>();
             }
 
             #[tokio::test(flavor = "multi_thread")]
             async fn its_events_show_over_rest_caldav_and_as_reminders() {
-                crate::served::everywhere::<$fixture>().await;
+                crate::source_contract::served::everywhere::<$fixture>().await;
             }
         }
     };
 }
 
-contract!(full_note, crate::fixtures::FullNote);
-contract!(daily_note, crate::fixtures::DailyNote);
-contract!(tasks, crate::fixtures::Tasks);
-contract!(ics_feed, crate::fixtures::IcsFeed);
-contract!(ics_file, crate::fixtures::IcsFile);
-contract!(caldav, crate::fixtures::Caldav);
-contract!(holidays, crate::fixtures::Holidays);
+contract!(full_note, crate::source_contract::fixtures::FullNote);
+contract!(daily_note, crate::source_contract::fixtures::DailyNote);
+contract!(tasks, crate::source_contract::fixtures::Tasks);
+contract!(ics_feed, crate::source_contract::fixtures::IcsFeed);
+contract!(ics_file, crate::source_contract::fixtures::IcsFile);
+contract!(caldav, crate::source_contract::fixtures::Caldav);
+contract!(holidays, crate::source_contract::fixtures::Holidays);

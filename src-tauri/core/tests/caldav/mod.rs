@@ -4,7 +4,7 @@
 //! by reqwest for the protocol's edges, and by real clients from PyPI (the
 //! `caldav` library, vdirsyncer, the `icalendar` parser) installed by
 //! `scripts/caldav-venv.sh` into a cached virtualenv. Run with
-//! `scripts/session.sh cargo test -p almanac-core --test caldav`.
+//! `scripts/session.sh cargo nextest run -p almanac-core -E 'test(/^caldav::/)'`.
 
 mod support;
 
