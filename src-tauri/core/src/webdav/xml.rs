@@ -68,6 +68,13 @@ impl Element {
     }
 }
 
+/// The namespaces of the `xmlns` and `xml` prefixes: no other prefix may be
+/// bound to them, so an element in one could not be written back.
+const RESERVED_NAMESPACES: [&str; 2] = [
+    "http://www.w3.org/2000/xmlns/",
+    "http://www.w3.org/XML/1998/namespace",
+];
+
 /// Parses a whole document into its root element.
 pub fn parse(body: &str) -> Result<Element, String> {
     parse_within(body, usize::MAX)
@@ -105,6 +112,15 @@ pub fn parse_within(body: &str, max_nodes: usize) -> Result<Element, String> {
                 if !is_local_name(&local) {
                     return Err(format!(
                         "`{}` is not an XML element name",
+                        local.escape_debug()
+                    ));
+                }
+                // Nor can an element in a namespace reserved to XML itself
+                // (`<xmlns:x/>`, which the namespaces spec forbids, or
+                // `xml:`): no prefix may be declared for it in the answer.
+                if RESERVED_NAMESPACES.contains(&ns.as_str()) {
+                    return Err(format!(
+                        "`{}` is in a namespace reserved to XML (`{ns}`)",
                         local.escape_debug()
                     ));
                 }
@@ -247,6 +263,11 @@ mod tests {
         assert!(parse("<a xmlns='DAV:'><1b/></a>").is_err());
         let control = "<a xmlns='DAV:'><x:b xmlns:x='urn:\u{1}'/></a>";
         assert!(parse(control).unwrap_err().contains("namespace"));
+        // The fuzzers' body: a property in the `xmlns` prefix's namespace.
+        let reserved =
+            "<d:propfind xmlns:d=\"DAV:\"><d:prop><xmlns:cdar-home-set/></d:prop></d:propfind>";
+        assert!(parse(reserved).unwrap_err().contains("reserved to XML"));
+        assert!(parse("<a xmlns='DAV:'><xml:lang/></a>").is_err());
         let fine = parse("<a xmlns='DAV:'><b-1.x xmlns='urn:x&amp;y'/><ü/></a>").unwrap();
         assert_eq!(fine.children.len(), 2);
     }

@@ -97,3 +97,20 @@ async fn a_property_name_that_is_no_xml_name_is_refused_not_echoed() {
     assert!(text.contains("not an XML element name"), "{text}");
     app.still_answers().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_property_in_a_namespace_reserved_to_xml_is_refused_not_echoed() {
+    let app = Instance::start().await;
+    let reader = app.token(&[Scope::EventsRead]).await;
+    let body = reproducer("dav_server", "property-in-the-xmlns-namespace");
+    // The target's first byte (1) picks a PROPFIND of the principal.
+    let body = body.get(1..).unwrap().to_string();
+    let answer = app
+        .as_client(Some(&reader))
+        .query("PROPFIND", "/principal/", body)
+        .await;
+    assert_eq!(answer.status(), StatusCode::BAD_REQUEST);
+    let text = answer.text().await.unwrap();
+    assert!(text.contains("reserved to XML"), "{text}");
+    app.still_answers().await;
+}
