@@ -6,7 +6,7 @@
 //! `scripts/session.sh` (D-Bus session, gnome-keyring, Xvfb, dunst); they fail
 //! loudly, never skip, when those are missing.
 
-#![allow(dead_code)] // each test binary uses its own subset
+#![allow(dead_code)] // not every helper is used by a test today
 
 pub mod instance;
 pub mod notify_monitor;

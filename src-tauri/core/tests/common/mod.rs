@@ -1,6 +1,6 @@
 //! Shared helpers of the calendar tests: temp vaults, queries, and awaiting
 //! changes (the wait itself lives in `almanac_testkit`).
-#![allow(dead_code, unused_imports)] // each test binary uses a different subset
+#![allow(dead_code, unused_imports)] // not every helper is used by a test today
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

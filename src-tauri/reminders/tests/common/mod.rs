@@ -2,7 +2,7 @@
 //! a real sled store in a temp dir, reached over real HTTP. The notifier and
 //! opener record into channels so tests await events instead of sleeping.
 
-#![allow(dead_code)] // each test binary uses a different part of the harness
+#![allow(dead_code)] // not every part of the harness is used by a test today
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
