@@ -100,6 +100,47 @@ fn cancelling_a_detached_occurrence_deletes_its_note() {
     );
 }
 
+/// The minutes someone wrote in an occurrence's own note are not deleted
+/// because the occurrence is cancelled: the cancellation is refused (409)
+/// naming the note, and changes nothing; deleting that note by its own id
+/// is the delete that takes its text.
+#[test]
+fn cancelling_an_occurrence_whose_note_holds_minutes_keeps_them() {
+    let vault = TestVault::new();
+    vault.write(SERIES, SERIES_NOTE);
+    let cal = vault.open();
+    let id = format!("fullnote:{SERIES}");
+    let detached = cal
+        .update_occurrence(
+            &id,
+            day("2026-03-16"),
+            fields(json!({"location": "Room 4"})),
+        )
+        .unwrap();
+    let path = "events/2026-03-16 Review.md";
+    let minutes = format!("{}\n## Minutes\n- Ada: ship on Friday\n", vault.read(path));
+    vault.write(path, &minutes);
+    let series_before = vault.read(SERIES);
+
+    let refused = cal.delete(&id, Some(day("2026-03-16"))).unwrap_err();
+    assert!(matches!(refused, CalendarError::Conflict(_)), "{refused:?}");
+    let why = refused.to_string();
+    assert!(why.contains(path) && why.contains(&detached.id), "{why}");
+    assert!(cal.check_cancellable(&id, day("2026-03-16")).is_err());
+    assert_eq!(
+        vault.read(path),
+        minutes,
+        "the minutes are kept byte for byte"
+    );
+    assert_eq!(vault.read(SERIES), series_before, "the series is unchanged");
+
+    // A note with no words of its own still goes with its occurrence.
+    cal.delete(&id, Some(day("2026-03-23"))).unwrap();
+    // The user deletes the note itself: its text goes, as asked.
+    cal.delete(&detached.id, None).unwrap();
+    assert!(!vault.exists(path));
+}
+
 #[test]
 fn dates_the_series_does_not_have_and_single_events_are_refused() {
     let vault = TestVault::new();

@@ -5,8 +5,12 @@
 //! Full Note series the engine detaches the occurrence into a note of its
 //! own, or updates the note already detached for it); a cancelled one, or
 //! a new `EXDATE` on a detached occurrence, is `deleteEvent` with
-//! `instanceDate` (a skipped date, the detached note deleted). An override
-//! the client leaves out is kept: a `PUT` never deletes a note by omission.
+//! `instanceDate` (a skipped date, the detached note deleted; refused with a
+//! `409` before anything is written when that note holds text of its own).
+//! An override the client leaves out is kept: a `PUT` never deletes a note
+//! by omission.
+
+use chrono::NaiveDate;
 
 use super::collection::Resource;
 use crate::api::{AuthorizedApi, EventOptions};
@@ -43,6 +47,18 @@ pub fn check(
     client: &ClientSeries,
     served: Option<&ClientSeries>,
 ) -> Result<(), DavError> {
+    // A cancellation that would delete a detached note's own text is
+    // refused before anything is written.
+    let cancelled = client
+        .overrides
+        .iter()
+        .filter(|o| o.cancelled)
+        .map(|o| o.date);
+    for date in cancelled.chain(dropped_and_skipped(client, served)) {
+        calendar
+            .check_cancellable(series_id, date)
+            .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+    }
     let retimed = patch.date.is_some()
         || patch.kind.is_some()
         || patch.rrule.is_some()
@@ -95,14 +111,24 @@ pub fn apply(
         }
         api.update_event(series_id, fields, one(wanted.date))?;
     }
-    // A detached occurrence the client dropped and skipped instead.
-    let skipped = client.master.fields.skip_dates.clone().flatten();
-    for gone in served.map_or(&[][..], |s| &s.overrides[..]) {
-        let day = gone.date.format("%Y-%m-%d").to_string();
-        let dropped = !client.overrides.iter().any(|o| o.date == gone.date);
-        if dropped && skipped.as_ref().is_some_and(|s| s.contains(&day)) {
-            api.delete_event(series_id, one(gone.date))?;
-        }
+    for date in dropped_and_skipped(client, served) {
+        api.delete_event(series_id, one(date))?;
     }
     Ok(())
+}
+
+/// The dates of the detached occurrences the client dropped and skipped
+/// instead (a new `EXDATE`): cancelled as well.
+fn dropped_and_skipped(client: &ClientSeries, served: Option<&ClientSeries>) -> Vec<NaiveDate> {
+    let skipped = client.master.fields.skip_dates.clone().flatten();
+    let skipped = |date: NaiveDate| {
+        let day = date.format("%Y-%m-%d").to_string();
+        skipped.as_ref().is_some_and(|s| s.contains(&day))
+    };
+    served
+        .map_or(&[][..], |s| &s.overrides[..])
+        .iter()
+        .map(|gone| gone.date)
+        .filter(|&date| !client.overrides.iter().any(|o| o.date == date) && skipped(date))
+        .collect()
 }

@@ -329,6 +329,14 @@ impl Calendar {
         self.check_detachable(id, date)
     }
 
+    /// Whether the occurrence on `date` of the Full Note series `id` may be
+    /// cancelled ([`Calendar::delete`] with that date): refused (409) when
+    /// the note detached for it holds text of its own. Checked before a
+    /// write of several parts, so a refusal changes nothing.
+    pub fn check_cancellable(&self, id: &str, date: NaiveDate) -> Result<(), CalendarError> {
+        self.check_cancellable_occurrence(id, date)
+    }
+
     /// Starts a background refetch of the ICS sources and returns at once.
     /// Without `force`, a feed fetched less than `ICS_MIN_INTERVAL` (five
     /// minutes) ago is left alone; with it, every feed is asked

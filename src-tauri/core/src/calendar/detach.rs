@@ -79,18 +79,34 @@ impl Calendar {
     }
 
     /// Cancels the occurrence on `date` of the Full Note series `id`: the
-    /// series skips it, and the note detached for it, if any, is deleted.
-    /// The caller holds the write lock ([`Calendar::delete`]).
+    /// series skips it, and the note detached for it, if any, is deleted —
+    /// unless that note holds words of its own, which are not deleted as a
+    /// side effect ([`refuse_to_lose_words`]). The caller holds the write
+    /// lock ([`Calendar::delete`]).
     pub(super) fn cancel_occurrence(&self, id: &str, date: NaiveDate) -> Result<(), CalendarError> {
         let series = self.series_for_occurrence(id, date, false)?;
         let mut touched = vec![series.path.clone()];
         if let Some(detached) = self.detached_path(&series, date) {
+            refuse_to_lose_words(&series.vault, &detached, date)?;
             write::delete_fullnote(&series.vault, &detached)?;
             touched.push(detached);
         }
         self.skip_in_series(&series, date, false)?;
         self.inner.refresh(&touched);
         Ok(())
+    }
+
+    /// The work of [`Calendar::check_cancellable`].
+    pub(super) fn check_cancellable_occurrence(
+        &self,
+        id: &str,
+        date: NaiveDate,
+    ) -> Result<(), CalendarError> {
+        let series = self.series_for_occurrence(id, date, false)?;
+        match self.detached_path(&series, date) {
+            Some(detached) => refuse_to_lose_words(&series.vault, &detached, date),
+            None => Ok(()),
+        }
     }
 
     /// The work of [`Calendar::check_occurrence`].
@@ -198,6 +214,27 @@ impl Calendar {
         let uid = pin.then_some(series.uid.as_str());
         write::skip_fullnote_occurrence(&series.vault, &series.path, date, uid)
     }
+}
+
+/// Refuses (409) to delete the note detached for `date` when it holds more
+/// than its event (a body, keys of the user's own): the minutes someone
+/// wrote in that meeting's note are not lost because an occurrence was
+/// cancelled. Deleting that note by its own id is a delete the user asked
+/// for, and takes its text with it.
+fn refuse_to_lose_words(
+    vault: &Vault,
+    detached: &str,
+    date: NaiveDate,
+) -> Result<(), CalendarError> {
+    if !fullnote::holds_more_than_event(&write::read(vault, detached)?) {
+        return Ok(());
+    }
+    Err(CalendarError::Conflict(format!(
+        "the {} occurrence has a note of its own with text in it (`{detached}`); \
+         delete that note (id `{}`) to delete its text with it, or empty it first",
+        format_date(date),
+        fullnote::event_id(detached)
+    )))
 }
 
 /// A new detached note's fields: what the client sent, else the series'
