@@ -20,9 +20,56 @@ use tempfile::NamedTempFile;
 
 use almanac_loopback::private_dir;
 
-/// Atomically replaces (or creates) `path` with `contents`.
+/// Atomically replaces (or creates) `path` with `contents`. A file that
+/// exists keeps its permission bits exactly, and its owner and group where
+/// this process may set them: an edit never widens who can read a note (a
+/// 0600 note stays 0600), however the umask is set.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    replace_with(path, contents, DEFAULT_MODE)
+    let dir = parent_of(path);
+    fs::create_dir_all(dir)?;
+    let existing = fs::symlink_metadata(path).ok().filter(|m| m.is_file());
+    // Staged no wider than the file it replaces, from its first byte.
+    let mode = existing.as_ref().map_or(DEFAULT_MODE, kept_mode);
+    let staged = staged(path, contents, mode)?;
+    if let Some(existing) = &existing {
+        keep_owner_and_mode(staged.as_file(), existing)?;
+    }
+    staged.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
+}
+
+#[cfg(unix)]
+fn kept_mode(existing: &fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    existing.permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+fn kept_mode(_existing: &fs::Metadata) -> u32 {
+    DEFAULT_MODE
+}
+
+/// Gives the staged file the owner, group and mode of the one it replaces.
+/// Only root may give a file to another user, and only a member of a group
+/// may give it that group: what this process may not set stays its own
+/// (never wider: the mode is the old file's). The mode is set last, since a
+/// change of owner clears the set-id bits.
+#[cfg(unix)]
+fn keep_owner_and_mode(staged: &fs::File, existing: &fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, fchown};
+    let ours = staged.metadata()?;
+    if ours.uid() != existing.uid() || ours.gid() != existing.gid() {
+        let owner_and_group = fchown(staged, Some(existing.uid()), Some(existing.gid()));
+        if owner_and_group.is_err() {
+            let _ = fchown(staged, None, Some(existing.gid()));
+        }
+    }
+    staged.set_permissions(fs::Permissions::from_mode(kept_mode(existing)))
+}
+
+#[cfg(not(unix))]
+fn keep_owner_and_mode(_staged: &fs::File, _existing: &fs::Metadata) -> io::Result<()> {
+    Ok(())
 }
 
 /// [`atomic_write`] for a file only its owner may read or write (mode 0600
@@ -141,6 +188,23 @@ mod tests {
         assert_eq!(fs::read(&target).unwrap(), b"two");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "temp file left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_mode_exactly() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("note.md");
+        for mode in [0o600, 0o640, 0o664, 0o400] {
+            fs::write(&path, "old").unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+            atomic_write(&path, b"new").unwrap();
+            assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+            let kept = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+            assert_eq!(kept, mode, "{mode:o} became {kept:o}");
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        }
     }
 
     #[test]

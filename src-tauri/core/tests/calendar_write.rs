@@ -530,3 +530,33 @@ fn a_single_event_knows_the_series_whose_occurrence_it_replaces() {
         Err(CalendarError::NotFound(_))
     ));
 }
+
+/// An edit replaces the note's file, and the new file is exactly as private
+/// as the old one: a 0600 note stays 0600 and a 0640 one 0640, whatever the
+/// umask would give a new file; the body and the user's own keys are kept.
+#[cfg(unix)]
+#[test]
+fn an_edit_keeps_the_notes_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let vault = TestVault::new();
+    let rel = "events/2026-03-02 Private.md";
+    let note = "---\ntitle: Private\ndate: 2026-03-02\nallDay: true\nmood: calm\n---\nDiary.\n";
+    let path = vault.write(rel, note);
+    let cal = vault.open();
+    for mode in [0o600, 0o640] {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        let location = format!("Room {mode:o}");
+        cal.update(
+            &format!("fullnote:{rel}"),
+            fields(json!({ "location": location })),
+        )
+        .unwrap();
+        let kept = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(kept, mode, "{mode:o} became {kept:o}");
+        let text = vault.read(rel);
+        assert!(
+            text.contains("mood: calm\n") && text.ends_with("---\nDiary.\n"),
+            "{text}"
+        );
+    }
+}
