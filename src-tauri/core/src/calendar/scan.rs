@@ -5,10 +5,12 @@
 //! vault and never reads a half-written file.
 
 use std::fs;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use almanac_loopback::blocking::panic_message;
 use chrono_tz::Tz;
 
 use super::sources::{ParsedNote, SourceConfig};
@@ -84,12 +86,29 @@ pub fn read_note(vault: &Vault, source: &SourceConfig, rel: &str, tz: Tz) -> Opt
     }
     match fs::read(&path) {
         Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => Some(source.parse_note(rel, &text, tz)),
+            Ok(text) => Some(guarded(rel, || source.parse_note(rel, &text, tz))),
             Err(_) => skipped("not UTF-8 text".to_string()),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => skipped(format!("unreadable: {e}")),
     }
+}
+
+/// `parse`'s reading of note `rel`, or, when a reader panics on it (a bug
+/// no check foresaw), the note left out with the reason: one note never
+/// takes the scan, and every other note, down with it.
+fn guarded(rel: &str, parse: impl FnOnce() -> ParsedNote) -> ParsedNote {
+    catch_unwind(AssertUnwindSafe(parse)).unwrap_or_else(|panic| {
+        let why = panic_message(panic.as_ref());
+        tracing::error!(note = rel, "reading the note failed: {why}");
+        ParsedNote {
+            entries: vec![],
+            skipped: vec![SkippedNote {
+                path: rel.to_string(),
+                reason: format!("Almanac could not read it (an internal error: {why})"),
+            }],
+        }
+    })
 }
 
 /// Reads many notes on all cores. `jobs` are `(source index, path)`.
@@ -128,4 +147,27 @@ pub fn read_notes(
         }
     });
     results.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reader_that_panics_leaves_its_note_out_with_the_reason() {
+        let parsed = guarded("events/Odd.md", || panic!("index out of range"));
+        assert!(parsed.entries.is_empty());
+        assert_eq!(parsed.skipped.len(), 1);
+        assert_eq!(parsed.skipped[0].path, "events/Odd.md");
+        assert!(
+            parsed.skipped[0].reason.contains("index out of range"),
+            "{}",
+            parsed.skipped[0].reason
+        );
+        let fine = guarded("events/Fine.md", || ParsedNote {
+            entries: vec![],
+            skipped: vec![],
+        });
+        assert!(fine.skipped.is_empty());
+    }
 }
