@@ -574,3 +574,43 @@ fn an_instance_that_does_not_answer_is_exit_code_5() {
     assert_eq!(out.status.code(), Some(5), "{out:?}");
     assert!(stderr(&out).contains("did not answer"), "{out:?}");
 }
+
+/// A title holding terminal escapes (set the window title, recolour, clear
+/// the screen, a C1 CSI, DEL) and a right-to-left override reaches the
+/// terminal visibly escaped in every listing people or `cut` read; JSON keeps
+/// the title's characters as data.
+#[test]
+fn escapes_in_a_title_reach_no_terminal_raw() {
+    let instance = Instance::new();
+    instance.write_note(
+        "2026-03-03 Hostile.md",
+        "title: \"\\e]0;owned\\a\\e[31mRed\\e[2J\\u009B6n\\x7F \\u202Egnp.exe\"\ndate: 2026-03-03\nallDay: true",
+    );
+    let week = [
+        "events",
+        "list",
+        "--from",
+        "2026-03-02",
+        "--to",
+        "2026-03-09",
+    ];
+    let shown =
+        "[U+001B]]0;owned[U+0007][U+001B][31mRed[U+001B][2J[U+009B]6n[U+007F] [U+202E]gnp.exe";
+    for format in [None, Some("--tsv")] {
+        let args: Vec<&str> = week.iter().copied().chain(format).collect();
+        let out = stdout(&cli(&instance, &args, &[]));
+        let raw = out
+            .chars()
+            .find(|c| (c.is_control() && *c != '\n' && *c != '\t') || *c == '\u{202E}');
+        assert_eq!(raw, None, "{format:?}: {out:?}");
+        assert!(out.contains(shown), "{format:?}: {out}");
+    }
+    let id = "fullnote:events/2026-03-03 Hostile.md";
+    let details = stdout(&cli(&instance, &["events", "show", id], &[]));
+    assert!(details.contains(&format!("title: {shown}")), "{details}");
+    let listed = json_of(&cli(&instance, &[&week[..], &["--json"]].concat(), &[]));
+    assert_eq!(
+        listed[0]["title"],
+        "\u{1b}]0;owned\u{7}\u{1b}[31mRed\u{1b}[2J\u{9b}6n\u{7f} \u{202e}gnp.exe"
+    );
+}

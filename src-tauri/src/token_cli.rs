@@ -200,7 +200,8 @@ fn describe(info: &TokenInfo) -> String {
     format!(
         "{}  {}  [{}]  {}  created {}  expires {}  last used {}",
         record.id,
-        record.name,
+        // A name an access request chose: nothing hidden reaches the terminal.
+        almanac_core::api::shown_text::visible(&record.name),
         scopes.join(","),
         status_name(info.status),
         date(Some(record.created_at)),

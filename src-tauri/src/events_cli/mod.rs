@@ -79,13 +79,18 @@ pub fn dispatch(program: &str, args: impl Iterator<Item = String>) -> Option<Exi
         print(&format!("{usage}\n"));
         return Some(ExitCode::SUCCESS);
     }
+    // JSON is data for programs; what people read has nothing hidden.
+    let format = invocation.format;
     Some(match run(invocation) {
         Ok(out) => {
-            print(&out);
+            match format {
+                Format::Json => print(&out),
+                Format::Human | Format::Tsv => print(&rows::for_terminal(&out)),
+            }
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("{program}: {error}");
+            eprintln!("{program}: {}", rows::for_terminal(&error.to_string()));
             ExitCode::from(error.exit.code())
         }
     })
@@ -227,7 +232,7 @@ fn run(invocation: Invocation) -> Result<String, ClientError> {
 fn listed(backend: &dyn Backend, query: &ListQuery) -> Result<Vec<Value>, ClientError> {
     let listed = backend.list_events(query)?;
     for message in &listed.left_out {
-        eprintln!("warning: {message}");
+        eprintln!("warning: {}", rows::for_terminal(message));
     }
     Ok(listed.events)
 }

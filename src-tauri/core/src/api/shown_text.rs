@@ -18,13 +18,19 @@
 pub fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if is_hidden(c) {
-            out.push_str(&format!("[U+{:04X}]", c as u32));
-        } else {
-            out.push(c);
-        }
+        push_visible(&mut out, c);
     }
     out
+}
+
+/// Appends `c` to `out`, as `[U+XXXX]` when it is invisible or changes the
+/// direction of the text (see [`visible`]).
+pub fn push_visible(out: &mut String, c: char) {
+    if is_hidden(c) {
+        out.push_str(&format!("[U+{:04X}]", c as u32));
+    } else {
+        out.push(c);
+    }
 }
 
 /// Why `text` may be imitating other text, if it may: one warning per

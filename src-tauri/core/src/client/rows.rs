@@ -5,11 +5,19 @@
 //! In TSV a value's backslash, tab, newline and carriage return are written
 //! `\\`, `\t`, `\n`, `\r`, so each row is one line and `cut -f` finds its
 //! columns.
+//!
+//! Lines for people and TSV rows go to terminals: every other control
+//! character (ESC, BEL, DEL, the C1 range) and every invisible or
+//! direction-changing one (U+202E, zero-width spaces, …) in a value is
+//! written as a visible `[U+XXXX]` ([`for_terminal`]), so a title cannot move
+//! the cursor, retitle or recolour the terminal, or reorder the line it is
+//! on. JSON is data for programs and keeps every character.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde_json::{Map, Value, json};
 
+use crate::api::shown_text::{push_visible, visible};
 use crate::vault_reminders::VaultReminder;
 
 /// How a listing is printed.
@@ -37,6 +45,26 @@ fn text(value: &Value, key: &str) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     }
+}
+
+/// `value[key]` for a line people read: one line, nothing hidden (its own
+/// newlines and tabs are `[U+000A]`, `[U+0009]`; see [`for_terminal`]).
+fn shown(value: &Value, key: &str) -> String {
+    let mut out = String::new();
+    for c in text(value, key).chars() {
+        match c {
+            '\n' | '\t' => out.push_str(&format!("[U+{:04X}]", c as u32)),
+            c => push_visible(&mut out, c),
+        }
+    }
+    out
+}
+
+/// A whole answer as a terminal may be given it: the control, invisible and
+/// direction-changing characters of whatever it quotes (a server's error, a
+/// note's name) written `[U+XXXX]`; its own line breaks and tabs kept.
+pub fn for_terminal(out: &str) -> String {
+    visible(out)
 }
 
 const EVENT_COLUMNS: &[Column] = &[
@@ -77,24 +105,24 @@ impl Listing {
     /// One item as a line for people.
     fn human(self, item: &Value, zone: Tz) -> String {
         match self {
-            Listing::Events => format!("{} {}", text(item, "date"), event_line(item)),
+            Listing::Events => format!("{} {}", shown(item, "date"), event_line(item)),
             Listing::Calendars => format!(
                 "{}  {}  ({}{}, {} events)",
-                text(item, "id"),
-                text(item, "name"),
-                text(item, "type"),
+                shown(item, "id"),
+                shown(item, "name"),
+                shown(item, "type"),
                 if item["editable"] == true {
                     ""
                 } else {
                     ", read-only"
                 },
-                text(item, "eventCount"),
+                shown(item, "eventCount"),
             ),
             Listing::Reminders => format!(
                 "{}  {}  ({})",
-                local_minute(&text(item, "triggerAt"), zone),
-                text(item, "title"),
-                text(item, "eventId"),
+                local_minute(&shown(item, "triggerAt"), zone),
+                shown(item, "title"),
+                shown(item, "eventId"),
             ),
         }
     }
@@ -104,18 +132,18 @@ impl Listing {
 fn event_line(event: &Value) -> String {
     let when = match event["allDay"] == true {
         true => "all day".to_string(),
-        false => match text(event, "endTime").as_str() {
-            "" => text(event, "startTime"),
-            end => format!("{}-{end}", text(event, "startTime")),
+        false => match shown(event, "endTime").as_str() {
+            "" => shown(event, "startTime"),
+            end => format!("{}-{end}", shown(event, "startTime")),
         },
     };
     format!(
         "{when:<11}  {}  [{}]  {}",
-        text(event, "title"),
-        Some(text(event, "calendarName"))
+        shown(event, "title"),
+        Some(shown(event, "calendarName"))
             .filter(|name| !name.is_empty())
-            .unwrap_or_else(|| text(event, "calendarId")),
-        text(event, "id")
+            .unwrap_or_else(|| shown(event, "calendarId")),
+        shown(event, "id")
     )
 }
 
@@ -126,7 +154,7 @@ fn local_minute(at: &str, zone: Tz) -> String {
         .unwrap_or_else(|_| at.to_string())
 }
 
-/// A TSV cell: one line, no tab.
+/// A TSV cell: one line, no tab, nothing hidden.
 pub fn tsv_cell(value: &str) -> String {
     let mut cell = String::with_capacity(value.len());
     for ch in value.chars() {
@@ -135,7 +163,7 @@ pub fn tsv_cell(value: &str) -> String {
             '\t' => cell.push_str("\\t"),
             '\n' => cell.push_str("\\n"),
             '\r' => cell.push_str("\\r"),
-            other => cell.push(other),
+            other => push_visible(&mut cell, other),
         }
     }
     cell
@@ -201,10 +229,7 @@ pub fn details_for_people(event: &Value) -> String {
     };
     fields
         .iter()
-        .map(|(key, value)| match value {
-            Value::String(text) => format!("{key}: {text}\n"),
-            other => format!("{key}: {other}\n"),
-        })
+        .map(|(key, _)| format!("{key}: {}\n", shown(event, key)))
         .collect()
 }
 
@@ -275,6 +300,36 @@ mod tests {
         assert_eq!(cells.len(), EVENT_COLUMNS.len());
         assert_eq!(cells[0], "fullnote:a.md");
         assert_eq!(cells[6], "Tab\\there\\nand\\\\");
+    }
+
+    #[test]
+    fn control_and_direction_characters_reach_no_terminal_raw() {
+        let title = "\u{1b}]0;owned\u{7}\u{1b}[31mRed\u{9b}2J\u{7f} \u{202e}gnp.exe\nnext";
+        let events = [
+            json!({"id": "fullnote:a.md", "title": title, "date": "2026-01-05",
+                             "allDay": true, "calendarId": "local"}),
+        ];
+        for format in [Format::Human, Format::Tsv] {
+            let out = render(Listing::Events, &events, format, Tz::UTC);
+            let raw = out
+                .chars()
+                .find(|c| (c.is_control() && *c != '\n' && *c != '\t') || *c == '\u{202e}');
+            assert_eq!(raw, None, "{format:?}: {out:?}");
+            assert!(
+                out.contains(
+                    "[U+001B]]0;owned[U+0007][U+001B][31mRed[U+009B]2J[U+007F] [U+202E]gnp.exe"
+                ),
+                "{out}"
+            );
+            assert_eq!(
+                out.lines().count(),
+                1 + usize::from(format == Format::Tsv),
+                "{out}"
+            );
+        }
+        let details = details_for_people(&events[0]);
+        assert!(details.contains("title: [U+001B]]0;owned"), "{details}");
+        assert_eq!(for_terminal("a\u{1b}[2Jb\n"), "a[U+001B][2Jb\n");
     }
 
     #[test]
