@@ -162,3 +162,57 @@ fn the_inspector_cli_lists_the_tools() {
     let delete = &listed["tools"][names.iter().position(|n| *n == "delete_event").unwrap()];
     assert_eq!(delete["annotations"]["destructiveHint"], true);
 }
+
+/// `--token-file` reads the secret from a file only the user can read, with
+/// the command line's checks: a file others can read is refused (exit 4)
+/// before anything is served; a private one serves the session.
+#[test]
+fn a_token_file_must_be_the_users_alone() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Stdio;
+
+    let instance = instance();
+    let token = instance.mint_token(&[Scope::EventsRead]);
+    let file = instance.vault().join("../assistant-token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let mcp = |mode: u32| {
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let mut command = Command::new(SERVER);
+        command
+            .args(["mcp", "--token-file"])
+            .arg(&file)
+            .envs(instance.env())
+            .env_remove("ALMANAC_TOKEN")
+            .env_remove("ALMANAC_TOKEN_FILE");
+        command
+    };
+
+    let refused = mcp(0o644).output().unwrap();
+    assert_eq!(refused.status.code(), Some(4), "{refused:?}");
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(why.contains("chmod 600"), "{why}");
+    assert!(!why.contains(&token), "the secret is never printed: {why}");
+    assert!(refused.stdout.is_empty());
+
+    let mut served = mcp(0o600)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "token-file-test", "version": "1"}}});
+    let mut stdin = served.stdin.take().unwrap();
+    writeln!(stdin, "{initialize}").unwrap();
+    let mut answer = String::new();
+    BufReader::new(served.stdout.take().unwrap())
+        .read_line(&mut answer)
+        .unwrap();
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
+    drop(stdin);
+    assert!(served.wait().unwrap().success());
+}

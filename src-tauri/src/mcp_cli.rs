@@ -1,5 +1,7 @@
 //! `almanac mcp` / `almanac-server mcp`: the MCP server on stdin/stdout, for
-//! assistants that start a process. The token comes from `ALMANAC_TOKEN`.
+//! assistants that start a process. The token comes from `ALMANAC_TOKEN`, or
+//! a file only the user can read (`--token-file`, `ALMANAC_TOKEN_FILE`), as
+//! the command line's does.
 //!
 //! One process writes the vault: when an instance runs (it holds the data
 //! folder's lock), this bridges stdio to that instance's `/mcp` — each
@@ -12,11 +14,15 @@
 //!
 //! stdout carries only the protocol; the log goes to stderr.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::app::Core;
+use almanac_core::client::Exit;
+use almanac_core::client::sse::SseEvents;
+use almanac_core::client::token::TokenSources;
 use almanac_core::data_lock::{DataLock, DataLockError};
 use almanac_core::mcp::{McpContext, serve_stdio};
 use almanac_core::paths::Paths;
@@ -28,6 +34,7 @@ use tokio::sync::{Mutex, RwLock};
 
 pub const USAGE: &str = "\
 Usage: ALMANAC_TOKEN=<token> almanac mcp
+       almanac mcp --token-file FILE      (or ALMANAC_TOKEN_FILE=FILE)
 
 Serves the calendar to an AI assistant over MCP on stdin/stdout. The token
 (`almanac token create NAME --scopes events:read,events:write`) decides what
@@ -35,24 +42,44 @@ the assistant may do; without events:write it sees no write tools. The MCP
 server must be switched on (Settings > API & Security, or \"mcpServer\":
 {\"enabled\": true} in settings.json). With Almanac running, this goes
 through it (its REST server must be on); otherwise it opens the vault itself.
+A token file must be yours alone (chmod 600): one others can read is refused.
 See docs/mcp.md.";
 
 /// Runs `almanac mcp ARGS…`.
 pub fn main(mut args: impl Iterator<Item = String>) -> ExitCode {
-    if let Some(arg) = args.next() {
-        if arg == "--help" || arg == "-h" {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
+    let usage_error = |message: &str| {
+        eprintln!("almanac mcp: {message}\n\n{USAGE}");
+        ExitCode::from(Exit::Usage.code())
+    };
+    let mut token_file = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--help" | "-h" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "--token-file" => match args.next() {
+                Some(file) => token_file = Some(PathBuf::from(file)),
+                None => return usage_error("--token-file needs a file"),
+            },
+            other => return usage_error(&format!("unknown argument `{other}`")),
         }
-        eprintln!("almanac mcp: unknown argument `{arg}`\n\n{USAGE}");
-        return ExitCode::from(2);
     }
-    let Some(secret) = std::env::var("ALMANAC_TOKEN")
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-    else {
-        eprintln!("almanac mcp: set ALMANAC_TOKEN to a personal access token\n\n{USAGE}");
-        return ExitCode::from(2);
+    let paths = Paths::platform();
+    // The command line's sources and checks: a file others can read is
+    // refused, not used.
+    let secret = match TokenSources::from_env(token_file, &paths).secret() {
+        Ok(Some(secret)) => secret,
+        Ok(None) => {
+            return usage_error(
+                "no token: set ALMANAC_TOKEN, or name a file only you can read with \
+                 --token-file or ALMANAC_TOKEN_FILE",
+            );
+        }
+        Err(error) => {
+            eprintln!("almanac mcp: {error}");
+            return ExitCode::from(error.exit.code());
+        }
     };
     init_logging();
     let runtime = match tokio::runtime::Runtime::new() {
@@ -62,7 +89,7 @@ pub fn main(mut args: impl Iterator<Item = String>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(Paths::platform(), secret.trim().to_string())) {
+    match runtime.block_on(run(paths, secret)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("almanac mcp: {message}");
@@ -118,7 +145,7 @@ async fn in_process(paths: Paths, secret: String) -> Result<(), String> {
     let api = core
         .plugin()
         .with_token(&secret)
-        .ok_or("ALMANAC_TOKEN was refused (unknown, expired or revoked token)")?;
+        .ok_or("the token was refused (unknown, expired or revoked)")?;
     serve_stdio(context, api).await
 }
 
@@ -256,28 +283,24 @@ impl Bridge {
         }
     }
 
-    /// Writes each SSE event's data to stdout as it arrives.
+    /// Writes each SSE event's data to stdout as it arrives, each event
+    /// decoded whole ([`SseEvents`]).
     async fn relay_stream(&self, mut response: reqwest::Response) {
-        let mut buffer = String::new();
+        let mut events = SseEvents::default();
         loop {
             match response.chunk().await {
-                Ok(Some(chunk)) => {
-                    buffer.push_str(&String::from_utf8_lossy(&chunk));
-                    buffer = buffer.replace("\r\n", "\n");
-                    while let Some(end) = buffer.find("\n\n") {
-                        let event: String = buffer.drain(..end + 2).collect();
-                        let data: Vec<&str> = event
-                            .lines()
-                            .filter_map(|line| line.strip_prefix("data:"))
-                            .map(|data| data.strip_prefix(' ').unwrap_or(data))
-                            .collect();
-                        let data = data.join("\n");
-                        if !data.trim().is_empty() {
+                Ok(Some(chunk)) => match events.push(&chunk) {
+                    Ok(datas) => {
+                        for data in datas {
                             self.remember_protocol(&data).await;
                             self.write(data.trim()).await;
                         }
                     }
-                }
+                    Err(why) => {
+                        tracing::warn!("the answer stream was dropped: {why}");
+                        break;
+                    }
+                },
                 Ok(None) => break,
                 Err(error) => {
                     tracing::warn!(%error, "the answer stream broke off");

@@ -20,6 +20,7 @@ pub mod failure;
 pub mod fields;
 pub mod remote;
 pub mod rows;
+pub mod sse;
 pub mod token;
 
 use chrono::{DateTime, NaiveDate, Utc};
