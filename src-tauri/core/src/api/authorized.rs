@@ -280,13 +280,13 @@ impl AuthorizedApi {
     }
 }
 
-/// The settings as `grant` may see them: feed credentials only with
-/// `system:full-access`.
+/// The settings as `grant` may see them: feed credentials and the reminder
+/// hook's command only with `system:full-access`.
 fn shown_to(grant: &Grant, settings: Arc<Settings>) -> Arc<Settings> {
     if grant.scopes.grants(Scope::SystemFullAccess) {
         settings
     } else {
-        Arc::new(settings.with_feed_urls_hidden())
+        Arc::new(settings.with_secrets_hidden())
     }
 }
 

@@ -4,8 +4,8 @@
 //! CalDAV accounts out: an account makes Almanac send a password to a server
 //! and write to it, which the user must see and confirm first (the Settings
 //! window's import does, listing each account). The log says how many were
-//! left out and where to add them, and names no URL: ICS addresses often
-//! carry a secret token.
+//! left out and where to add them, names each calendar skipped (its name,
+//! type and why), and names no URL: ICS addresses often carry a secret token.
 
 use std::fmt;
 use std::path::Path;
@@ -15,6 +15,7 @@ use crate::api::ApiError;
 use crate::app::Core;
 use crate::calendar::kinds::Origin;
 use crate::settings::class::Actor;
+use crate::settings::redact::redact_feed_url;
 
 /// Applies what of the vault's Full Calendar settings may be taken without
 /// asking (see the module's comment). No plugin settings is no error.
@@ -90,6 +91,72 @@ impl fmt::Display for Summary<'_> {
             } else {
                 "no"
             },
-        )
+        )?;
+        // Each skipped calendar by its name and type, with why: a name is
+        // not a secret, an address is (hidden as in `GET /calendars`).
+        for (n, skipped) in plan.skipped.iter().enumerate() {
+            let reason = skipped
+                .reason
+                .split('`')
+                .map(|part| match part.contains("://") {
+                    true => redact_feed_url(part),
+                    false => part.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("`");
+            let lead = if n == 0 { "; skipped: " } else { "; " };
+            write!(f, "{lead}“{}” ({}): {reason}", skipped.name, skipped.kind)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::onboarding::SkippedSource;
+
+    #[test]
+    fn each_skipped_calendar_is_named_with_why_and_no_address() {
+        let plan = ImportPlan {
+            settings_file: String::new(),
+            also_found: Vec::new(),
+            vault_name: "Vault".into(),
+            sources: Vec::new(),
+            skipped: Vec::new(),
+            reminders: None,
+            found_not_applied: Vec::new(),
+            passwords_to_keyring: Vec::new(),
+            passwords_to_enter: Vec::new(),
+            passwords: Default::default(),
+        };
+        let plan = ImportPlan {
+            skipped: vec![
+            SkippedSource {
+                name: "Team".into(),
+                kind: "google".into(),
+                reason: "unknown calendar type google".into(),
+            },
+            SkippedSource {
+                name: "Club".into(),
+                kind: "ical".into(),
+                reason: "ICS url `ftp://me:s3cret@example.com/private-k/a.ics` is not http(s) or webcal"
+                    .into(),
+                },
+            ],
+            ..plan
+        };
+        let logged = Summary(&plan).to_string();
+        assert!(
+            logged.ends_with(
+                "; skipped: “Team” (google): unknown calendar type google; \
+                 “Club” (ical): ICS url `ftp://***@example.com/***` is not http(s) or webcal"
+            ),
+            "{logged}"
+        );
+        assert!(
+            !logged.contains("s3cret") && !logged.contains("private-k"),
+            "{logged}"
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! Feed URLs as shown to a token without `system:full-access`.
+//! Feed URLs (and the reminder hook's command) as shown to a token without
+//! `system:full-access`.
 //!
 //! Private calendar links carry their secret in the URL: in the userinfo
 //! (`https://user:pass@host/…`), the query (`?token=…`), or, with most
@@ -49,13 +50,19 @@ pub fn redact_feed_url(url: &str) -> String {
 }
 
 impl Settings {
-    /// These settings with every feed URL passed through [`redact_feed_url`].
-    pub fn with_feed_urls_hidden(&self) -> Settings {
+    /// These settings as a token below the user sees them: every feed URL
+    /// passed through [`redact_feed_url`], and the reminder hook's command
+    /// shown only as set (`***`): a command line can carry a secret (an API
+    /// key, a webhook address), and says what runs on the user's machine.
+    pub fn with_secrets_hidden(&self) -> Settings {
         let mut shown = self.clone();
         for source in &mut shown.calendar_sources {
             if let Some(url) = source.kind.secret_url_mut() {
                 *url = redact_feed_url(url);
             }
+        }
+        if let Some(command) = &mut shown.reminders.hook_command {
+            *command = HIDDEN.to_string();
         }
         shown
     }
@@ -64,6 +71,16 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hook_command_is_shown_only_as_set() {
+        let mut settings = Settings::default();
+        assert_eq!(settings.with_secrets_hidden().reminders.hook_command, None);
+        settings.reminders.hook_command = Some("curl -H 'key: s3cret' https://example.com".into());
+        let shown = settings.with_secrets_hidden();
+        assert_eq!(shown.reminders.hook_command.as_deref(), Some(HIDDEN));
+        assert!(!serde_json::to_string(&shown).unwrap().contains("s3cret"));
+    }
 
     #[test]
     fn secrets_in_every_part_are_hidden() {
