@@ -181,18 +181,8 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
         Some(_) => return Err(malformed("`calendarSources` is not a list".into())),
     };
 
-    let mut plan = ImportPlan {
-        settings_file: file.to_string(),
-        also_found: others.iter().map(|other| other.to_string()).collect(),
-        vault_name: vault_name(vault),
-        sources: Vec::new(),
-        skipped: Vec::new(),
-        reminders: None,
-        found_not_applied: Vec::new(),
-        passwords_to_keyring: Vec::new(),
-        passwords_to_enter: Vec::new(),
-        passwords: PluginPasswords::default(),
-    };
+    let mut plan = ImportPlan::empty(file.to_string(), vault_name(vault));
+    plan.also_found = others.iter().map(|other| other.to_string()).collect();
     let mut ids = HashSet::new();
     for (index, entry) in entries.iter().enumerate() {
         plan.add_source(index, Entry(entry), vault, &mut ids);
@@ -215,6 +205,22 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
 }
 
 impl ImportPlan {
+    /// A plan that takes nothing yet, read from `settings_file`.
+    fn empty(settings_file: String, vault_name: String) -> ImportPlan {
+        ImportPlan {
+            settings_file,
+            also_found: Vec::new(),
+            vault_name,
+            sources: Vec::new(),
+            skipped: Vec::new(),
+            reminders: None,
+            found_not_applied: Vec::new(),
+            passwords_to_keyring: Vec::new(),
+            passwords_to_enter: Vec::new(),
+            passwords: PluginPasswords::default(),
+        }
+    }
+
     /// Adds the plugin's source `entry` (at `index` in `calendarSources`)
     /// to the sources, or to the skipped ones with why.
     fn add_source(&mut self, index: usize, entry: Entry, vault: &Path, ids: &mut HashSet<String>) {

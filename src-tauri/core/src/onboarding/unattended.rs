@@ -118,18 +118,7 @@ mod tests {
 
     #[test]
     fn each_skipped_calendar_is_named_with_why_and_no_address() {
-        let plan = ImportPlan {
-            settings_file: String::new(),
-            also_found: Vec::new(),
-            vault_name: "Vault".into(),
-            sources: Vec::new(),
-            skipped: Vec::new(),
-            reminders: None,
-            found_not_applied: Vec::new(),
-            passwords_to_keyring: Vec::new(),
-            passwords_to_enter: Vec::new(),
-            passwords: Default::default(),
-        };
+        let plan = ImportPlan::empty("data.json".into(), "Vault".into());
         let plan = ImportPlan {
             skipped: vec![
             SkippedSource {
