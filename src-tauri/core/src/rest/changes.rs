@@ -2,30 +2,39 @@
 //! (`?since=N&timeout=S`: answers as soon as there is an entry after `N`, or
 //! after `S` seconds with none) or, with `Accept: text/event-stream`,
 //! streamed as server-sent events (each entry one event, its id the SSE
-//! `id`, so a reconnecting client's `Last-Event-ID` resumes it).
+//! `id`, so a reconnecting client's `Last-Event-ID` resumes it). Streams
+//! and long-polls are bounded per token and in all ([`super::feed_slots`]),
+//! and a stream ends after [`MAX_STREAM_LIFE`].
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::{FromRequestParts, Query};
+use axum::extract::{FromRequestParts, Query, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use futures_util::StreamExt;
 use futures_util::stream::{self, Stream};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::RestState;
 use super::auth::{Authorized, EventsRead};
+use super::feed_slots::{FeedSlot, FeedSlots};
 use super::error::RestError;
 use super::fallback::method_not_allowed;
 use crate::api::AuthorizedApi;
 use crate::api::changes::{ChangePage, MAX_WAIT};
 use crate::changes::Change;
+
+/// How long one stream lasts before it ends and the client resumes (an
+/// `EventSource` does so by itself, from the last id it saw).
+pub const MAX_STREAM_LIFE: Duration = Duration::from_secs(30 * 60);
 
 /// The change-feed route.
 pub fn routes() -> Router<RestState> {
@@ -92,10 +101,16 @@ impl From<ChangePage> for ChangesAnswer {
         (status = 410, description = "`since` is older than the kept history, or from before \
             Almanac restarted; the `Almanac-Changes-Current` header (and the message) give the \
             id to follow on from", body = super::ErrorBody),
+        (status = 429, description = "This token already follows the feed 4 times at once (a \
+            stream or a waiting long-poll each); `Retry-After` says when to try again",
+            body = super::ErrorBody),
+        (status = 503, description = "The feed is followed as many times at once as it serves, \
+            for all tokens; `Retry-After` says when to try again", body = super::ErrorBody),
     ),
 )]
 pub async fn changes(
     Authorized(api, ..): Authorized<EventsRead>,
+    State(slots): State<Arc<FeedSlots>>,
     params: ChangesParams,
     headers: HeaderMap,
 ) -> Result<Response, RestError> {
@@ -122,10 +137,16 @@ pub async fn changes(
     if streamed {
         // Refuse a bad cursor with a status, before the stream starts.
         api.changes_since(since)?;
-        return Ok(Sse::new(stream_from(api, since))
+        let slot = slots.take(api.token_id())?;
+        return Ok(Sse::new(stream_from(api, since, slot))
             .keep_alive(KeepAlive::default())
             .into_response());
     }
+    // A long-poll holds a slot while it waits; an answer at once needs none.
+    let _slot = match timeout {
+        0 => None,
+        _ => Some(slots.take(api.token_id())?),
+    };
     let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout);
     loop {
         let page = api.changes_since(since)?;
@@ -153,21 +174,29 @@ fn number(name: &str, value: Option<String>) -> Result<Option<u64>, RestError> {
 }
 
 /// The entries after `since`, then each new one as it comes, until the
-/// client goes or the token stops being valid.
-fn stream_from(api: AuthorizedApi, since: u64) -> impl Stream<Item = Result<SseEvent, Infallible>> {
-    let pages = stream::unfold((api, since), |(api, since)| async move {
+/// client goes, the token stops being valid, or the stream has lasted
+/// [`MAX_STREAM_LIFE`] (the client then resumes from its `Last-Event-ID`,
+/// and its token is checked anew). `slot` is held for as long.
+fn stream_from(
+    api: AuthorizedApi,
+    since: u64,
+    slot: FeedSlot,
+) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+    let pages = stream::unfold((api, since, slot), |(api, mut since, slot)| async move {
         loop {
             let page: ChangePage = api.changes_since(since).ok()?;
             if !page.changes.is_empty() {
                 let next = page.last;
-                return Some((page.changes, (api, next)));
+                return Some((page.changes, (api, next, slot)));
             }
-            api.wait_for_changes(page.last.max(since), MAX_WAIT)
-                .await
-                .ok()?;
+            // Entries this token may not see move its cursor on too, so
+            // they are not read again at every wake.
+            since = page.last.max(since);
+            api.wait_for_changes(since, MAX_WAIT).await.ok()?;
         }
     });
-    futures_util::StreamExt::flat_map(pages, |changes| {
+    let pages = pages.take_until(tokio::time::sleep(MAX_STREAM_LIFE));
+    pages.flat_map(|changes| {
         stream::iter(changes.into_iter().map(|change| {
             let data = serde_json::to_string(&change).unwrap_or_default();
             let kind = serde_json::to_value(change.about.kind)

@@ -7,7 +7,7 @@
 //! ...), so clients can switch on either.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -55,6 +55,14 @@ pub enum RestError {
     /// calendar window in headless mode).
     #[error("{0}")]
     Unavailable(String),
+    /// This token holds as many of a bounded thing as it may (change-feed
+    /// streams): `429` with `Retry-After` (seconds).
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after: u64 },
+    /// The server serves as many of a bounded thing as it will, for all
+    /// tokens: `503` with `Retry-After` (seconds).
+    #[error("{message}")]
+    Busy { message: String, retry_after: u64 },
     /// A change-feed cursor the feed can no longer answer; `current` is
     /// where to follow on from.
     #[error("{message}")]
@@ -94,7 +102,8 @@ impl RestError {
             Self::BadRequest { .. } | Self::QueryTooLarge(_) => StatusCode::BAD_REQUEST,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::MisdirectedRequest(_) => StatusCode::MISDIRECTED_REQUEST,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable(_) | Self::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Gone { .. } => StatusCode::GONE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -153,10 +162,18 @@ pub const CHANGES_CURRENT_HEADER: &str = "almanac-changes-current";
 impl IntoResponse for RestError {
     fn into_response(self) -> Response {
         let mut response = (self.status(), Json(self.body())).into_response();
-        if let Self::Gone { current, .. } = self {
-            response
-                .headers_mut()
-                .insert(CHANGES_CURRENT_HEADER, current.into());
+        match self {
+            Self::Gone { current, .. } => {
+                response
+                    .headers_mut()
+                    .insert(CHANGES_CURRENT_HEADER, current.into());
+            }
+            Self::TooManyRequests { retry_after, .. } | Self::Busy { retry_after, .. } => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, retry_after.into());
+            }
+            _ => {}
         }
         response
     }

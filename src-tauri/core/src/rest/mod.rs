@@ -29,6 +29,7 @@ mod error;
 mod events;
 mod extract;
 mod fallback;
+mod feed_slots;
 mod host;
 mod limit;
 mod mcp;
@@ -56,6 +57,7 @@ use crate::api::CalendarPlugin;
 use crate::app::Core;
 use crate::calendar::Calendar;
 use answers::AnswerCache;
+use feed_slots::FeedSlots;
 use query_slots::QuerySlots;
 
 /// What the handlers share: the plugin whose token check and API they use,
@@ -67,6 +69,8 @@ pub struct RestState {
     calendar: Calendar,
     answers: Arc<AnswerCache>,
     query_slots: Arc<QuerySlots>,
+    /// The change-feed waits open, per token and in all.
+    feed_slots: Arc<FeedSlots>,
     /// `/mcp`'s service, when this state serves a whole instance.
     mcp: Option<Arc<McpRoute>>,
 }
@@ -89,6 +93,7 @@ impl RestState {
             calendar,
             answers,
             query_slots: Arc::new(QuerySlots::new()),
+            feed_slots: Arc::new(FeedSlots::default()),
             mcp: None,
         }
     }
@@ -121,6 +126,12 @@ impl FromRef<RestState> for Arc<AnswerCache> {
 impl FromRef<RestState> for Arc<QuerySlots> {
     fn from_ref(state: &RestState) -> Self {
         state.query_slots.clone()
+    }
+}
+
+impl FromRef<RestState> for Arc<FeedSlots> {
+    fn from_ref(state: &RestState) -> Self {
+        state.feed_slots.clone()
     }
 }
 

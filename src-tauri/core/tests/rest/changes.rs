@@ -238,3 +238,65 @@ async fn bad_parameters_are_named() {
         );
     }
 }
+
+/// A `GET /changes` stream from `token`.
+async fn stream(app: &Instance, token: &str) -> reqwest::Response {
+    app.client
+        .get(format!("{}/api/v1/changes", app.base))
+        .bearer_auth(token)
+        .header("Accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap()
+}
+
+/// One read token cannot hold the change feed open for everyone: past its
+/// four waits (streams or long-polls) each new one is a `429` with
+/// `Retry-After`, however many it tries, while another token's stream and
+/// its REST requests are served at once; a stream closed gives its wait back.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_token_cannot_hold_the_feed_open_for_everyone() {
+    let app = Instance::start().await;
+    let greedy = app.token(&[Scope::EventsRead]).await;
+    let other = app.token(&[Scope::EventsRead]).await;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let open = stream(&app, &greedy).await;
+        assert_eq!(open.status(), StatusCode::OK);
+        held.push(open);
+    }
+    for _ in 0..300 {
+        let refused = stream(&app, &greedy).await;
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.headers()["retry-after"], "5");
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["error"], "Too Many Requests", "{body}");
+    }
+    let poll = app
+        .send(Method::GET, "/api/v1/changes?timeout=5", Some(&greedy), None)
+        .await;
+    assert_eq!(poll.status, StatusCode::TOO_MANY_REQUESTS, "{}", poll.text);
+
+    // Everyone else is served, without waiting on the greedy token.
+    let theirs = stream(&app, &other).await;
+    assert_eq!(theirs.status(), StatusCode::OK);
+    let listed = tokio::time::timeout(
+        Duration::from_secs(10),
+        app.send(
+            Method::GET,
+            "/api/v1/events?start=2026-01-01&end=2026-12-31",
+            Some(&other),
+            None,
+        ),
+    )
+    .await
+    .expect("another client's request is not held up");
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.text);
+
+    drop(held.pop());
+    almanac_testkit::eventually("a closed stream's wait to be given back", || async {
+        let again = stream(&app, &greedy).await;
+        (again.status() == StatusCode::OK).then_some(again)
+    })
+    .await;
+}
