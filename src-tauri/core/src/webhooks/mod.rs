@@ -38,6 +38,7 @@ pub use store::HookStore;
 pub use worker::RetryPolicy;
 
 use crate::changes::{Change, ChangeFeed};
+use crate::settings::redact::redact_feed_url;
 use crate::tokens::SecretStoreError;
 
 /// Most hooks one instance keeps.
@@ -144,13 +145,14 @@ impl Webhooks {
         if store.hooks().len() >= MAX_HOOKS {
             return Err(WebhookError::TooMany);
         }
-        let label = format!("Almanac webhook to {}", hook.url);
-        self.shared.secrets.set(hook.id, &label, &secret)?;
+        self.shared
+            .secrets
+            .set(hook.id, &keyring_label(&hook.url), &secret)?;
         if let Err(error) = store.update(|hooks| hooks.push(hook.clone())) {
             let _ = self.shared.secrets.delete(hook.id);
             return Err(error.into());
         }
-        tracing::info!(id = %hook.id, url = %hook.url, "webhook added");
+        tracing::info!(id = %hook.id, url = %redact_feed_url(&hook.url), "webhook added");
         Ok(CreatedHook { hook, secret })
     }
 
@@ -275,5 +277,23 @@ impl Shared {
             Ok(_) => {}
             Err(error) => tracing::warn!(%id, %error, "could not record a failed webhook delivery"),
         }
+    }
+}
+
+/// The label of a hook's signing secret in the keyring, which any program
+/// of the user's session can list: the address's scheme, host and port only
+/// (its path and query often carry a secret of the receiver's).
+fn keyring_label(url: &str) -> String {
+    format!("Almanac webhook to {}", redact_feed_url(url))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hooks_keyring_label_names_its_host_not_its_path() {
+        let label = keyring_label("https://hooks.example.com:8443/T0/B1/s3cret?token=abc");
+        assert_eq!(label, "Almanac webhook to https://hooks.example.com:8443/***?***");
     }
 }
