@@ -44,6 +44,8 @@ pub struct Core {
     pub webhooks: Webhooks,
     plugin: Arc<CalendarPlugin>,
     vault_reminders: tokio::sync::watch::Receiver<Arc<VaultReminders>>,
+    /// The reminder hooks running now ([`crate::reminder_fired`]).
+    pub(crate) hook_runs: crate::reminder_fired::HookRuns,
 }
 
 impl Core {
@@ -116,6 +118,7 @@ impl Core {
             webhooks,
             plugin,
             vault_reminders,
+            hook_runs: Default::default(),
         })
     }
 
