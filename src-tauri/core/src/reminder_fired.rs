@@ -237,8 +237,14 @@ mod tests {
         // file after the deadline, then waits: both must be gone by then.
         let command = format!("(sleep 2; touch {}) & sleep 30", marker.display());
         let started = Instant::now();
-        assert_eq!(hook(&command, b"{}", Duration::from_millis(300)), HookEnd::TooLong);
-        assert!(started.elapsed() < Duration::from_secs(10), "the run did not wait for it");
+        assert_eq!(
+            hook(&command, b"{}", Duration::from_millis(300)),
+            HookEnd::TooLong
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the run did not wait for it"
+        );
         std::thread::sleep(Duration::from_secs(3));
         assert!(!marker.exists(), "a process the hook started outlived it");
     }
@@ -259,7 +265,9 @@ mod tests {
     #[test]
     fn no_more_than_a_few_hooks_run_at_once() {
         let runs = HookRuns::default();
-        let held: Vec<HookRun> = (0..MAX_HOOKS_AT_ONCE).map(|_| runs.start().unwrap()).collect();
+        let held: Vec<HookRun> = (0..MAX_HOOKS_AT_ONCE)
+            .map(|_| runs.start().unwrap())
+            .collect();
         assert!(runs.start().is_none());
         drop(held);
         assert!(runs.start().is_some());

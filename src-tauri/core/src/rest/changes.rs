@@ -25,9 +25,9 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::RestState;
 use super::auth::{Authorized, EventsRead};
-use super::feed_slots::{FeedSlot, FeedSlots};
 use super::error::RestError;
 use super::fallback::method_not_allowed;
+use super::feed_slots::{FeedSlot, FeedSlots};
 use crate::api::AuthorizedApi;
 use crate::api::changes::{ChangePage, MAX_WAIT};
 use crate::changes::Change;

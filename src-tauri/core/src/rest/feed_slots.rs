@@ -88,7 +88,9 @@ mod tests {
     fn a_token_past_its_share_gets_429_and_all_past_the_total_503() {
         let slots = Arc::new(FeedSlots::default());
         let greedy = Uuid::new_v4();
-        let held: Vec<FeedSlot> = (0..PER_TOKEN).map(|_| slots.take(greedy).unwrap()).collect();
+        let held: Vec<FeedSlot> = (0..PER_TOKEN)
+            .map(|_| slots.take(greedy).unwrap())
+            .collect();
         let refused = slots.take(greedy).unwrap_err();
         assert_eq!(refused.status().as_u16(), 429, "{refused}");
         // Another token still gets one.
@@ -96,7 +98,9 @@ mod tests {
         drop(other);
         // A slot given back can be taken again.
         drop(held);
-        let again: Vec<FeedSlot> = (0..PER_TOKEN).map(|_| slots.take(greedy).unwrap()).collect();
+        let again: Vec<FeedSlot> = (0..PER_TOKEN)
+            .map(|_| slots.take(greedy).unwrap())
+            .collect();
         // Fill the rest with many tokens: past the total, everyone waits.
         let mut many = Vec::new();
         while many.len() + again.len() < TOTAL {

@@ -294,6 +294,9 @@ mod tests {
     #[test]
     fn a_hooks_keyring_label_names_its_host_not_its_path() {
         let label = keyring_label("https://hooks.example.com:8443/T0/B1/s3cret?token=abc");
-        assert_eq!(label, "Almanac webhook to https://hooks.example.com:8443/***?***");
+        assert_eq!(
+            label,
+            "Almanac webhook to https://hooks.example.com:8443/***?***"
+        );
     }
 }

@@ -273,7 +273,12 @@ async fn one_token_cannot_hold_the_feed_open_for_everyone() {
         assert_eq!(body["error"], "Too Many Requests", "{body}");
     }
     let poll = app
-        .send(Method::GET, "/api/v1/changes?timeout=5", Some(&greedy), None)
+        .send(
+            Method::GET,
+            "/api/v1/changes?timeout=5",
+            Some(&greedy),
+            None,
+        )
         .await;
     assert_eq!(poll.status, StatusCode::TOO_MANY_REQUESTS, "{}", poll.text);
 
