@@ -27,7 +27,7 @@ use almanac_core::data_lock::{DataLock, DataLockError};
 use almanac_core::mcp::{McpContext, serve_stdio};
 use almanac_core::paths::Paths;
 use almanac_core::settings::Settings;
-use almanac_core::tokens::SecretsInUse;
+use almanac_core::tokens::{Scope, SecretsInUse};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, RwLock};
@@ -146,6 +146,10 @@ async fn in_process(paths: Paths, secret: String) -> Result<(), String> {
         .plugin()
         .with_token(&secret)
         .ok_or("the token was refused (unknown, expired or revoked)")?;
+    // As over HTTP: a session needs a token that may read the calendar.
+    if !api.scopes().grants(Scope::EventsRead) {
+        return Err("the token lacks the events:read scope an MCP session needs".into());
+    }
     serve_stdio(context, api).await
 }
 

@@ -1,7 +1,8 @@
 //! `/mcp`: the MCP server's Streamable HTTP transport ([`crate::mcp`]) on the
 //! REST port, behind the same layers as every route (loopback `Host`, the
-//! bearer check, the body limit). It answers only while the user has
-//! switched it on (`mcpServer.enabled`); otherwise `404`, saying how.
+//! bearer check, the body limit), for tokens with `events:read`. It answers
+//! only while the user has switched it on (`mcpServer.enabled`); otherwise
+//! `404`, saying how.
 
 use axum::Router;
 use axum::body::Body;
@@ -11,14 +12,21 @@ use axum::routing::any;
 use tower::ServiceExt;
 
 use super::RestState;
+use super::auth::{Authorized, EventsRead};
 use super::error::RestError;
 
 pub fn routes() -> Router<RestState> {
     Router::new().route("/mcp", any(serve))
 }
 
-/// Hands the request to the MCP service.
-async fn serve(State(state): State<RestState>, request: Request) -> Response {
+/// Hands the request to the MCP service. Every MCP request, `initialize`
+/// first, needs `events:read`: a session holds memory and a worker, and a
+/// token that may read nothing has no use for one.
+async fn serve(
+    Authorized(..): Authorized<EventsRead>,
+    State(state): State<RestState>,
+    request: Request,
+) -> Response {
     let Some(mcp) = state.mcp.as_ref().filter(|mcp| mcp.context.enabled()) else {
         return RestError::NotFound(
             "the MCP server is off; the user can turn it on in Settings > API & Security \

@@ -161,7 +161,7 @@ async fn on_the_2026_protocol_the_confirmation_comes_back_with_the_retried_call(
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn mcp_answers_only_when_switched_on_and_only_with_a_token() {
+async fn mcp_answers_only_when_switched_on_and_only_to_a_token_that_may_read() {
     let app = Instance::start(false).await;
     let token = app.token(&[Scope::EventsRead]).await;
     let http = reqwest::Client::new();
@@ -195,6 +195,11 @@ async fn mcp_answers_only_when_switched_on_and_only_with_a_token() {
         post(Some("not-a-token")).send().await.unwrap().status(),
         403
     );
+    // A token that may read nothing opens no session.
+    let settings_only = app.token(&[Scope::SettingsRead]).await;
+    let refused = post(Some(&settings_only)).send().await.unwrap();
+    assert_eq!(refused.status(), 403);
+    assert!(refused.text().await.unwrap().contains("events:read"));
     assert_eq!(post(Some(&token)).send().await.unwrap().status(), 200);
 }
 
