@@ -25,6 +25,8 @@ pub mod edit;
 pub mod line;
 pub mod recurrence;
 
+use std::collections::HashMap;
+
 use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
@@ -63,9 +65,15 @@ pub fn task_lines(text: &str) -> Vec<TaskLine> {
     tasks
 }
 
+/// The most tasks read from one note (a long-kept task list has hundreds);
+/// past it the rest are left out, and the calendar's status says so.
+pub const MAX_TASKS_PER_NOTE: usize = 10_000;
+
 /// The ids of a note's tasks, in order (see the module docs).
 pub fn ids(path: &str, tasks: &[TaskLine]) -> Vec<String> {
-    let mut seen: Vec<(String, usize)> = Vec::new();
+    // Keys seen so far and how often: a note of many tasks costs one look-up
+    // per task, not a pass over every task before it.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     tasks
         .iter()
         .map(|task| {
@@ -79,15 +87,10 @@ pub fn ids(path: &str, tasks: &[TaskLine]) -> Vec<String> {
                     )
                 }
             };
-            let count = match seen.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, n)) => {
-                    *n += 1;
-                    *n
-                }
-                None => {
-                    seen.push((key.clone(), 1));
-                    1
-                }
+            let count = {
+                let n = seen.entry(key.clone()).or_default();
+                *n += 1;
+                *n
             };
             let item = match count {
                 1 => key,
@@ -172,7 +175,17 @@ pub fn task_event(task: &TaskLine, field: TaskDateField) -> Result<Option<TaskEv
 /// `skipped` (`path:line`), as are rules kept as one occurrence.
 pub fn parse(field: TaskDateField, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
     let mut parsed = ParsedNote::default();
-    let tasks = task_lines(text);
+    let mut tasks = task_lines(text);
+    if tasks.len() > MAX_TASKS_PER_NOTE {
+        parsed.skipped.push(SkippedNote {
+            path: path.to_string(),
+            reason: format!(
+                "holds {} tasks; only its first {MAX_TASKS_PER_NOTE} are read",
+                tasks.len()
+            ),
+        });
+        tasks.truncate(MAX_TASKS_PER_NOTE);
+    }
     let lines: Vec<&str> = text.split('\n').collect();
     for (task, id) in tasks.iter().zip(ids(path, &tasks)) {
         let place = format!("{path}:{}", task.line + 1);

@@ -489,3 +489,28 @@ proptest! {
         }
     }
 }
+
+/// A note of 100,000 task lines: ids come in one look-up each (the duplicate
+/// counter still counts), the first 10,000 tasks are read and the note is
+/// named in what was left out, with the cap.
+#[test]
+fn a_note_of_a_hundred_thousand_tasks_is_read_up_to_its_cap() {
+    let mut text = String::new();
+    for n in 0..100_000 {
+        text.push_str(&format!("- [ ] Task {n} 📅 2026-03-02\n"));
+    }
+    text.push_str("- [ ] Task 0 📅 2026-03-02\n");
+    let all = task_lines(&text);
+    let ids = ids("Tasks.md", &all);
+    assert_eq!(ids.len(), 100_001);
+    assert_eq!(ids[100_000], format!("{}-2", ids[0]));
+
+    let parsed = parse(TaskDateField::Due, "Tasks.md", &text, chrono_tz::UTC);
+    assert_eq!(parsed.entries.len(), MAX_TASKS_PER_NOTE);
+    let left_out: Vec<_> = parsed.skipped.iter().map(|s| s.reason.as_str()).collect();
+    assert_eq!(
+        left_out,
+        ["holds 100001 tasks; only its first 10000 are read"],
+        "{left_out:?}"
+    );
+}
