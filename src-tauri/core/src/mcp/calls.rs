@@ -173,10 +173,18 @@ pub fn destructive_action(
         }
         "update_event" => {
             let params: UpdateParams = parse(args.clone())?;
+            let event = api.get_event_details(&params.id).map_err(refused)?.event;
+            let blanked = blanked_fields(&event, &params.changes);
+            if !blanked.is_empty() {
+                return Ok(Some(format!(
+                    "clear the {} of “{}”",
+                    blanked.join(" and the "),
+                    event.title
+                )));
+            }
             if params.occurrence_date.is_some() {
                 return Ok(None);
             }
-            let event = api.get_event_details(&params.id).map_err(refused)?.event;
             Ok(is_series(&event).then(|| {
                 format!(
                     "change every occurrence of the recurring event “{}”",
@@ -186,6 +194,23 @@ pub fn destructive_action(
         }
         _ => Ok(None),
     }
+}
+
+/// The text fields of `event` that `changes` would blank: words someone
+/// wrote, which an assistant steered by what it read could wipe, so the
+/// person is asked first, as before a delete.
+fn blanked_fields(event: &Event, changes: &EventInput) -> Vec<&'static str> {
+    let written = |text: &Option<String>| text.as_deref().is_some_and(|t| !t.trim().is_empty());
+    let blank = |text: &Option<String>| text.as_deref().is_some_and(|t| t.trim().is_empty());
+    [
+        ("description", &event.description, &changes.description),
+        ("location", &event.location, &changes.location),
+        ("link", &event.url, &changes.url),
+    ]
+    .into_iter()
+    .filter(|(_, had, to)| written(had) && blank(to))
+    .map(|(name, _, _)| name)
+    .collect()
 }
 
 fn is_series(event: &Event) -> bool {
@@ -319,4 +344,26 @@ fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Refusal> {
 
 fn refused(error: ApiError) -> Refusal {
     error.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blanking_written_text_is_asked_about_and_filling_blanks_is_not() {
+        let event: Event = serde_json::from_value(json!({
+            "id": "fullnote:events/a.md", "title": "Review", "date": "2026-03-02",
+            "calendarId": "local", "allDay": true, "type": "single",
+            "description": "Minutes: ship Friday", "location": "  ", "url": "https://x.example/doc",
+        }))
+        .unwrap();
+        let changes: EventInput = serde_json::from_value(json!({
+            "description": "", "location": "", "url": " ", "title": "Review 2",
+        }))
+        .unwrap();
+        assert_eq!(blanked_fields(&event, &changes), ["description", "link"]);
+        let fills: EventInput = serde_json::from_value(json!({"location": "Room 4"})).unwrap();
+        assert!(blanked_fields(&event, &fills).is_empty());
+    }
 }

@@ -24,6 +24,7 @@ use rmcp::service::{ElicitationMode, Peer};
 use serde_json::{Value, json};
 
 use crate::api::AuthorizedApi;
+use crate::api::shown_text::{look_alike_warnings, visible};
 
 /// What the refusal says when nobody could be asked.
 pub const NOBODY_TO_ASK: &str = "Refused: deleting events and changing a whole series need \
@@ -108,11 +109,21 @@ pub fn input_round(responses: Option<&InputResponses>, action: &str) -> Round {
     })
 }
 
-/// The form: one required yes/no.
+/// The form: one required yes/no. The title in `action` is text from the
+/// calendar, so it is shown as the desktop dialog shows it: hidden and
+/// direction-changing characters as `[U+XXXX]`, and look-alike letters
+/// flagged.
 fn question(action: &str) -> ElicitRequestParams {
+    let shown = visible(action);
+    let mut message = format!("An assistant wants to {shown}. Allow it?");
+    for warning in look_alike_warnings(action) {
+        message.push_str("\nWarning: ");
+        message.push_str(&warning);
+    }
+    let action = shown;
     let request = json!({
         "mode": "form",
-        "message": format!("An assistant wants to {action}. Allow it?"),
+        "message": message,
         "requestedSchema": {
             "type": "object",
             "properties": {
@@ -146,6 +157,23 @@ mod tests {
         assert!(!confirmed(Some(&json!({"confirm": false}))));
         assert!(!confirmed(Some(&json!({}))));
         assert!(!confirmed(None));
+    }
+
+    #[test]
+    fn the_question_shows_hidden_characters_and_flags_look_alikes() {
+        let params = question("delete “p\u{430}ypal \u{202E}gnp.exe”");
+        let wire = serde_json::to_value(&params).unwrap();
+        let message = wire["message"].as_str().unwrap();
+        assert!(message.contains("[U+202E]gnp.exe"), "{message}");
+        assert!(!message.contains('\u{202E}'), "{message}");
+        assert!(
+            message.contains("Warning: ") && message.contains("Cyrillic"),
+            "{message}"
+        );
+        let yes = wire["requestedSchema"]["properties"]["confirm"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(yes.contains("[U+202E]"), "{yes}");
     }
 
     #[test]
