@@ -6,20 +6,36 @@
 //! the one being read. So at most [`MAX_REQUESTS_PER_MINUTE`] requests are
 //! admitted in any minute (the rest are declined at once), and an admitted
 //! request waits until every earlier one has been answered.
+//!
+//! Access requests and write confirmations (an assistant's delete) count
+//! apart ([`Asking`]): an assistant looping on deletes spends its own minute,
+//! never the one a plugin's access request needs. They share the one queue,
+//! so there is still one dialog at a time.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// Requests admitted in any sliding minute, from all callers together.
+/// Requests of one kind admitted in any sliding minute, from all callers
+/// together.
 pub const MAX_REQUESTS_PER_MINUTE: usize = 5;
+
+/// What a dialog asks; each kind has its own rate limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asking {
+    /// `requestAccess`: a new token.
+    Access,
+    /// A destructive write an assistant or a script asked for.
+    Write,
+}
 
 const MINUTE: Duration = Duration::from_secs(60);
 
 #[derive(Default)]
 struct State {
-    /// When the requests of the last minute were admitted, oldest first.
-    admitted: VecDeque<Instant>,
+    /// When the requests of the last minute were admitted, oldest first:
+    /// access requests, then write confirmations.
+    admitted: [VecDeque<Instant>; 2],
     /// The ticket the next admitted request gets.
     next_ticket: u64,
     /// The ticket whose turn it is.
@@ -47,23 +63,28 @@ impl ConsentGate {
     /// Admits a request (or refuses it past the rate limit) and, if
     /// admitted, blocks until it is its turn. `waiting` is called once if
     /// the request has to wait for earlier ones.
-    pub fn admit(&self, waiting: impl FnOnce()) -> Result<Turn<'_>, RateLimited> {
-        self.admit_at(Instant::now(), waiting)
+    pub fn admit(&self, asking: Asking, waiting: impl FnOnce()) -> Result<Turn<'_>, RateLimited> {
+        self.admit_at(asking, Instant::now(), waiting)
     }
 
-    fn admit_at(&self, now: Instant, waiting: impl FnOnce()) -> Result<Turn<'_>, RateLimited> {
+    fn admit_at(
+        &self,
+        asking: Asking,
+        now: Instant,
+        waiting: impl FnOnce(),
+    ) -> Result<Turn<'_>, RateLimited> {
         let mut state = self.lock();
-        while state
-            .admitted
+        let admitted = &mut state.admitted[asking as usize];
+        while admitted
             .front()
             .is_some_and(|at| now.saturating_duration_since(*at) >= MINUTE)
         {
-            state.admitted.pop_front();
+            admitted.pop_front();
         }
-        if state.admitted.len() >= MAX_REQUESTS_PER_MINUTE {
+        if admitted.len() >= MAX_REQUESTS_PER_MINUTE {
             return Err(RateLimited);
         }
-        state.admitted.push_back(now);
+        admitted.push_back(now);
         let ticket = state.next_ticket;
         state.next_ticket += 1;
         if state.serving != ticket {
@@ -101,21 +122,38 @@ mod tests {
         let gate = ConsentGate::default();
         let start = Instant::now();
         for _ in 0..MAX_REQUESTS_PER_MINUTE {
-            drop(gate.admit_at(start, || {}).unwrap());
+            drop(gate.admit_at(Asking::Access, start, || {}).unwrap());
         }
         assert_eq!(
-            gate.admit_at(start + Duration::from_secs(59), || {}).err(),
+            gate.admit_at(Asking::Access, start + Duration::from_secs(59), || {})
+                .err(),
             Some(RateLimited)
         );
         // A minute after the first, one more fits.
-        assert!(gate.admit_at(start + MINUTE, || {}).is_ok());
+        assert!(gate.admit_at(Asking::Access, start + MINUTE, || {}).is_ok());
+    }
+
+    #[test]
+    fn write_confirmations_spend_a_minute_of_their_own() {
+        let gate = ConsentGate::default();
+        let start = Instant::now();
+        // An assistant looping on deletes uses up its own minute…
+        for _ in 0..MAX_REQUESTS_PER_MINUTE {
+            drop(gate.admit_at(Asking::Write, start, || {}).unwrap());
+        }
+        assert_eq!(
+            gate.admit_at(Asking::Write, start, || {}).err(),
+            Some(RateLimited)
+        );
+        // …and an access request is still asked.
+        assert!(gate.admit_at(Asking::Access, start, || {}).is_ok());
     }
 
     #[test]
     fn requests_wait_for_the_one_being_asked_in_order() {
         let gate = Arc::new(ConsentGate::default());
         let first = gate
-            .admit(|| panic!("the first request never waits"))
+            .admit(Asking::Access, || panic!("the first request never waits"))
             .unwrap();
         let (order_tx, order_rx) = mpsc::channel();
         let (waiting_tx, waiting_rx) = mpsc::channel();
@@ -123,7 +161,8 @@ mod tests {
         for n in 0..2 {
             let (gate, order, waiting) = (gate.clone(), order_tx.clone(), waiting_tx.clone());
             threads.push(std::thread::spawn(move || {
-                let _turn = gate.admit(|| waiting.send(n).unwrap()).unwrap();
+                let asking = [Asking::Access, Asking::Write][n];
+                let _turn = gate.admit(asking, || waiting.send(n).unwrap()).unwrap();
                 order.send(n).unwrap();
             }));
             // Admitted in this order: the second is queued behind the first.

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::authorized::AuthorizedApi;
 use super::consent::{AccessRequest, Consent, ConsentPrompt, WriteConfirmation};
-use super::consent_gate::{ConsentGate, MAX_REQUESTS_PER_MINUTE};
+use super::consent_gate::{Asking, ConsentGate, MAX_REQUESTS_PER_MINUTE};
 use super::error::ApiError;
 use super::ui::UiController;
 use crate::calendar::Calendar;
@@ -98,14 +98,15 @@ impl CalendarPlugin {
         AuthorizedApi::owner(self.clone(), grant)
     }
 
-    /// Asks the user to allow a destructive write, through the same gate as
-    /// access requests (rate-limited, one dialog at a time); `None` when
-    /// nobody can be asked or the gate is full.
+    /// Asks the user to allow a destructive write, through the same queue as
+    /// access requests (one dialog at a time) and a rate limit of its own;
+    /// `None` when nobody can be asked or the minute's confirmations are
+    /// spent.
     pub(super) fn confirm_write(&self, confirmation: &WriteConfirmation) -> Option<bool> {
         if !self.consent.can_confirm_writes() {
             return None;
         }
-        let turn = self.consent_gate.admit(|| {}).ok()?;
+        let turn = self.consent_gate.admit(Asking::Write, || {}).ok()?;
         let answer = self.consent.confirm_write(confirmation);
         drop(turn);
         answer
@@ -142,7 +143,7 @@ impl CalendarPlugin {
             reason: reason.to_string(),
             scopes,
         };
-        let Ok(turn) = self.consent_gate.admit(|| {
+        let Ok(turn) = self.consent_gate.admit(Asking::Access, || {
             tracing::info!(name = %ask.name, "access request waiting: another one is being asked");
         }) else {
             tracing::info!(
