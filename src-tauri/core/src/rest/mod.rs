@@ -33,6 +33,7 @@ mod feed_slots;
 mod host;
 mod limit;
 mod mcp;
+mod mcp_sessions;
 pub mod openapi;
 mod params;
 mod query_slots;
@@ -78,6 +79,8 @@ pub struct RestState {
 /// The MCP server as `/mcp` serves it.
 struct McpRoute {
     context: crate::mcp::McpContext,
+    /// The sessions open, per token and in all.
+    sessions: mcp_sessions::McpSessions,
     service: rmcp::transport::streamable_http_server::StreamableHttpService<
         crate::mcp::AlmanacMcp,
         rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
@@ -105,7 +108,11 @@ impl From<&Core> for RestState {
         let context = crate::mcp::McpContext::from(core);
         let service = crate::mcp::http_service(context.clone());
         Self {
-            mcp: Some(Arc::new(McpRoute { context, service })),
+            mcp: Some(Arc::new(McpRoute {
+                context,
+                sessions: Default::default(),
+                service,
+            })),
             ..Self::new(core.plugin().clone(), core.calendar.clone())
         }
     }

@@ -217,3 +217,64 @@ async fn no_token_can_switch_the_mcp_server_on() {
     assert!(error.to_string().contains("mcpServer"), "{error}");
     assert!(!app.core.settings.get().mcp_server.enabled);
 }
+
+/// One token cannot open MCP sessions without end: past its 8, each
+/// `initialize` is a `429` with `Retry-After` (a thousand tried), while
+/// another token still opens one and its REST requests are answered; a
+/// session its client ends frees its place.
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_are_bounded_per_token() {
+    let app = Instance::start(true).await;
+    let greedy = app.token(&[Scope::EventsRead]).await;
+    let other = app.token(&[Scope::EventsRead]).await;
+    let http = reqwest::Client::new();
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}},
+    });
+    let open = |token: &str| {
+        http.post(&app.url)
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+    };
+    let mut sessions = Vec::new();
+    for _ in 0..8 {
+        let opened = open(&greedy).await.unwrap();
+        assert_eq!(opened.status(), 200);
+        let id = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        sessions.push(id);
+    }
+    for _ in 0..1000 {
+        let refused = open(&greedy).await.unwrap();
+        assert_eq!(refused.status(), 429);
+        assert_eq!(refused.headers()["retry-after"], "5");
+    }
+    assert_eq!(open(&other).await.unwrap().status(), 200);
+    let rest = app
+        .url
+        .replace("/mcp", "/api/v1/events?start=2026-01-01&end=2026-12-31");
+    let listed = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        http.get(&rest).bearer_auth(&other).send(),
+    )
+    .await
+    .expect("another client's request is not held up")
+    .unwrap();
+    assert_eq!(listed.status(), 200);
+
+    let ended = http
+        .delete(&app.url)
+        .bearer_auth(&greedy)
+        .header("mcp-session-id", &sessions[0])
+        .send()
+        .await
+        .unwrap();
+    assert!(ended.status().is_success(), "{}", ended.status());
+    assert_eq!(open(&greedy).await.unwrap().status(), 200);
+}

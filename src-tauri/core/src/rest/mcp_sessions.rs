@@ -1,0 +1,112 @@
+//! How many MCP sessions (`/mcp`, Streamable HTTP) are open, per token and
+//! in all. Each session holds a worker and its buffers until it ends, so a
+//! token opening sessions without end would grow the process and crowd out
+//! the other clients. A session is counted from the `initialize` answer that
+//! names it until the client ends it (`DELETE`) or it has been idle as long
+//! as the MCP service waits before ending it itself.
+//!
+//! Past its own bound a token's `initialize` gets `429` with `Retry-After`;
+//! past the bound in all, any token's gets `503` with `Retry-After`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rmcp::transport::streamable_http_server::session::local::SessionConfig;
+use uuid::Uuid;
+
+use super::RestError;
+
+/// Sessions one token may hold open (an assistant needs one).
+pub const PER_TOKEN: usize = 8;
+/// Sessions open in all.
+pub const TOTAL: usize = 64;
+/// The `Retry-After` of a refusal, in seconds.
+pub const RETRY_AFTER_SECONDS: u64 = 5;
+/// A session idle this long has been ended by the MCP service.
+const IDLE: Duration = SessionConfig::DEFAULT_KEEP_ALIVE;
+
+/// The open sessions: which token opened each, and when it was last used.
+#[derive(Debug, Default)]
+pub struct McpSessions {
+    open: Mutex<HashMap<String, (Uuid, Instant)>>,
+}
+
+impl McpSessions {
+    /// Whether `token` may open one more session now.
+    pub fn admit(&self, token: Uuid) -> Result<(), RestError> {
+        let mut open = self.lock();
+        let now = Instant::now();
+        open.retain(|_, (_, used)| now.duration_since(*used) < IDLE);
+        if open.values().filter(|(owner, _)| *owner == token).count() >= PER_TOKEN {
+            return Err(RestError::TooManyRequests {
+                message: format!(
+                    "this token already has {PER_TOKEN} MCP sessions open (the most it may); \
+                     end one (DELETE /mcp with its Mcp-Session-Id), or retry in \
+                     {RETRY_AFTER_SECONDS} s"
+                ),
+                retry_after: RETRY_AFTER_SECONDS,
+            });
+        }
+        if open.len() >= TOTAL {
+            return Err(RestError::Busy {
+                message: format!(
+                    "{TOTAL} MCP sessions are open (the most served at once); retry in \
+                     {RETRY_AFTER_SECONDS} s"
+                ),
+                retry_after: RETRY_AFTER_SECONDS,
+            });
+        }
+        Ok(())
+    }
+
+    /// Session `id` was opened by `token`.
+    pub fn opened(&self, id: &str, token: Uuid) {
+        self.lock().insert(id.to_string(), (token, Instant::now()));
+    }
+
+    /// Session `id` was used (it stays open).
+    pub fn used(&self, id: &str) {
+        if let Some((_, used)) = self.lock().get_mut(id) {
+            *used = Instant::now();
+        }
+    }
+
+    /// Session `id` was ended by its client.
+    pub fn closed(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Uuid, Instant)>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_are_bounded_per_token_and_in_all_and_an_ended_one_frees_its_place() {
+        let sessions = McpSessions::default();
+        let greedy = Uuid::new_v4();
+        for n in 0..PER_TOKEN {
+            sessions.admit(greedy).unwrap();
+            sessions.opened(&format!("g{n}"), greedy);
+        }
+        assert_eq!(sessions.admit(greedy).unwrap_err().status().as_u16(), 429);
+        sessions.closed("g0");
+        assert!(sessions.admit(greedy).is_ok());
+        for n in PER_TOKEN - 1..TOTAL {
+            sessions.opened(&format!("o{n}"), Uuid::new_v4());
+        }
+        assert_eq!(
+            sessions
+                .admit(Uuid::new_v4())
+                .unwrap_err()
+                .status()
+                .as_u16(),
+            503
+        );
+    }
+}
