@@ -27,10 +27,15 @@ pub fn visible(text: &str) -> String {
 /// direction of the text (see [`visible`]).
 pub fn push_visible(out: &mut String, c: char) {
     if is_hidden(c) {
-        out.push_str(&format!("[U+{:04X}]", c as u32));
+        push_code_point(out, c);
     } else {
         out.push(c);
     }
+}
+
+/// Appends `c` as its visible `[U+XXXX]`.
+pub fn push_code_point(out: &mut String, c: char) {
+    out.push_str(&format!("[U+{:04X}]", c as u32));
 }
 
 /// Why `text` may be imitating other text, if it may: one warning per

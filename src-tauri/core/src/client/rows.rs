@@ -17,7 +17,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde_json::{Map, Value, json};
 
-use crate::api::shown_text::{push_visible, visible};
+use crate::api::shown_text::{push_code_point, push_visible, visible};
 use crate::vault_reminders::VaultReminder;
 
 /// How a listing is printed.
@@ -53,7 +53,7 @@ fn shown(value: &Value, key: &str) -> String {
     let mut out = String::new();
     for c in text(value, key).chars() {
         match c {
-            '\n' | '\t' => out.push_str(&format!("[U+{:04X}]", c as u32)),
+            '\n' | '\t' => push_code_point(&mut out, c),
             c => push_visible(&mut out, c),
         }
     }

@@ -72,6 +72,38 @@ pub enum RestError {
     Internal,
 }
 
+/// The `Retry-After` of a refusal past a bound ([`RestError::past_bound`]),
+/// in seconds.
+pub const RETRY_AFTER_SECONDS: u64 = 5;
+
+/// Whose bound a request is past.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// The token's own share: `429`.
+    Token,
+    /// What the server serves for all tokens together: `503`.
+    All,
+}
+
+impl RestError {
+    /// A refusal past a bound, with `Retry-After`. `what` says what is
+    /// bounded and what the client can do; the message adds when to retry.
+    pub fn past_bound(bound: Bound, what: impl std::fmt::Display) -> Self {
+        let message = format!("{what}; retry in {RETRY_AFTER_SECONDS} s");
+        let retry_after = RETRY_AFTER_SECONDS;
+        match bound {
+            Bound::Token => Self::TooManyRequests {
+                message,
+                retry_after,
+            },
+            Bound::All => Self::Busy {
+                message,
+                retry_after,
+            },
+        }
+    }
+}
+
 /// The body of every error response.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct ErrorBody {

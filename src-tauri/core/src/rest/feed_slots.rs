@@ -16,13 +16,12 @@ use almanac_loopback::connections::MAX_CONNECTIONS;
 use uuid::Uuid;
 
 use super::RestError;
+use super::error::Bound;
 
 /// Open waits one token may hold (a client needs one).
 pub const PER_TOKEN: usize = 4;
 /// Open waits in all: a quarter of the port's connections.
 pub const TOTAL: usize = MAX_CONNECTIONS / 4;
-/// The `Retry-After` of a refusal, in seconds.
-pub const RETRY_AFTER_SECONDS: u64 = 5;
 
 /// The open waits, by token.
 #[derive(Debug, Default)]
@@ -43,22 +42,21 @@ impl FeedSlots {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let mine = open.get(&token).copied().unwrap_or(0);
         if mine >= PER_TOKEN {
-            return Err(RestError::TooManyRequests {
-                message: format!(
-                    "this token already follows the change feed {PER_TOKEN} times at once (the \
-                     most it may); close one, or retry in {RETRY_AFTER_SECONDS} s"
+            return Err(RestError::past_bound(
+                Bound::Token,
+                format_args!(
+                    "this token already follows the change feed {PER_TOKEN} times at once \
+                     (the most it may); close one first"
                 ),
-                retry_after: RETRY_AFTER_SECONDS,
-            });
+            ));
         }
         if open.values().sum::<usize>() >= TOTAL {
-            return Err(RestError::Busy {
-                message: format!(
-                    "the change feed is followed {TOTAL} times at once (the most it serves); \
-                     retry in {RETRY_AFTER_SECONDS} s"
+            return Err(RestError::past_bound(
+                Bound::All,
+                format_args!(
+                    "the change feed is followed {TOTAL} times at once (the most it serves)"
                 ),
-                retry_after: RETRY_AFTER_SECONDS,
-            });
+            ));
         }
         *open.entry(token).or_default() += 1;
         Ok(FeedSlot {

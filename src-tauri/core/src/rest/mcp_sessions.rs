@@ -16,13 +16,12 @@ use rmcp::transport::streamable_http_server::session::local::SessionConfig;
 use uuid::Uuid;
 
 use super::RestError;
+use super::error::Bound;
 
 /// Sessions one token may hold open (an assistant needs one).
 pub const PER_TOKEN: usize = 8;
 /// Sessions open in all.
 pub const TOTAL: usize = 64;
-/// The `Retry-After` of a refusal, in seconds.
-pub const RETRY_AFTER_SECONDS: u64 = 5;
 /// A session idle this long has been ended by the MCP service.
 const IDLE: Duration = SessionConfig::DEFAULT_KEEP_ALIVE;
 
@@ -39,23 +38,19 @@ impl McpSessions {
         let now = Instant::now();
         open.retain(|_, (_, used)| now.duration_since(*used) < IDLE);
         if open.values().filter(|(owner, _)| *owner == token).count() >= PER_TOKEN {
-            return Err(RestError::TooManyRequests {
-                message: format!(
+            return Err(RestError::past_bound(
+                Bound::Token,
+                format_args!(
                     "this token already has {PER_TOKEN} MCP sessions open (the most it may); \
-                     end one (DELETE /mcp with its Mcp-Session-Id), or retry in \
-                     {RETRY_AFTER_SECONDS} s"
+                     end one first (DELETE /mcp with its Mcp-Session-Id)"
                 ),
-                retry_after: RETRY_AFTER_SECONDS,
-            });
+            ));
         }
         if open.len() >= TOTAL {
-            return Err(RestError::Busy {
-                message: format!(
-                    "{TOTAL} MCP sessions are open (the most served at once); retry in \
-                     {RETRY_AFTER_SECONDS} s"
-                ),
-                retry_after: RETRY_AFTER_SECONDS,
-            });
+            return Err(RestError::past_bound(
+                Bound::All,
+                format_args!("{TOTAL} MCP sessions are open (the most served at once)"),
+            ));
         }
         Ok(())
     }
