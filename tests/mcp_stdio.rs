@@ -41,21 +41,34 @@ fn instance() -> Instance {
     instance
 }
 
-/// Runs the Python client's `scenario` against `almanac-server mcp` in
-/// `instance` with `token`; its facts, and what `almanac-server mcp` logged.
-fn python_client(instance: &Instance, token: &str, scenario: &[&str]) -> (Value, String) {
+/// The Python client set to run `scenario` against `almanac-server mcp` in
+/// `instance` with `token`.
+fn python_command(instance: &Instance, token: &str, scenario: &[&str]) -> Command {
     let venv = almanac_testkit::venv("mcp-venv.sh");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("core/tests/mcp/client.py");
-    let output = Command::new(venv.join("bin/python"))
+    let mut command = Command::new(venv.join("bin/python"));
+    command
         .arg(script)
         .arg(scenario[0])
         .args(["stdio", SERVER])
         .args(&scenario[1..])
         .envs(instance.env())
         .env("ALMANAC_TOKEN", token)
-        .env("ALMANAC_LOG", "info")
-        .output()
-        .unwrap();
+        .env("ALMANAC_LOG", "info");
+    command
+}
+
+/// Runs the Python client's `scenario` against `almanac-server mcp` in
+/// `instance` with `token`; its facts, and what `almanac-server mcp` logged.
+fn python_client(instance: &Instance, token: &str, scenario: &[&str]) -> (Value, String) {
+    facts_of(
+        scenario,
+        python_command(instance, token, scenario).output().unwrap(),
+    )
+}
+
+/// The facts client.py printed, once it passed.
+fn facts_of(scenario: &[&str], output: std::process::Output) -> (Value, String) {
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
@@ -122,6 +135,67 @@ async fn with_an_instance_running_it_goes_through_it() {
     .await;
     drive(&instance, &writer, &reader, BRIDGED);
     drop(app);
+}
+
+/// The app started while `almanac mcp` serves the vault itself asks for the
+/// data folder and waits: the session finishes its calls, its engine stops
+/// and lets go, and the same session goes on through the app. Two engines
+/// never hold the vault, and the assistant does not notice.
+#[tokio::test]
+async fn an_app_started_while_it_serves_takes_the_vault_over_and_the_session_goes_on() {
+    let instance = instance();
+    let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let signals = instance.root().join("signals");
+    std::fs::create_dir(&signals).unwrap();
+    let scenario = ["handover", signals.to_str().unwrap()];
+    let client = python_command(&instance, &writer, &scenario)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    eventually("the session served in-process", || async {
+        signals.join("served").exists().then_some(())
+    })
+    .await;
+    let lock = instance.data_home().join("almanac/almanac.lock");
+    let holder = std::fs::read_to_string(&lock).unwrap();
+    assert!(holder.contains("(almanac-server mcp)"), "{holder}");
+
+    let app = instance.spawn_program(Path::new(SERVER), &[], std::iter::empty::<(&str, &str)>());
+    eventually("the app's REST port", || async {
+        port_open(instance.rest_port).then_some(())
+    })
+    .await;
+    std::fs::write(signals.join("go"), "go").unwrap();
+    let output = tokio::task::spawn_blocking(move || client.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let (facts, log) = facts_of(&scenario, output);
+
+    assert!(!facts["before"].to_string().contains("After handover"));
+    assert!(
+        facts["after"].to_string().contains("After handover"),
+        "{facts}"
+    );
+    assert!(log.contains(IN_PROCESS), "{log}");
+    assert!(log.contains("handing the session over"), "{log}");
+    assert!(log.contains(BRIDGED), "{log}");
+    let app_log = instance.log();
+    assert!(
+        app_log.contains("the data folder was handed over"),
+        "{app_log}"
+    );
+    let holder = std::fs::read_to_string(&lock).unwrap();
+    assert!(
+        holder.contains(&format!("pid {} (almanac-server)", app.pid())),
+        "the app holds the data folder: {holder}"
+    );
+    assert!(
+        events(&instance)
+            .join("2026-01-08 After handover.md")
+            .exists()
+    );
 }
 
 #[test]

@@ -10,13 +10,18 @@
 //! message is sent on its own task, so a server request made during a tool
 //! call (asking the person to confirm a delete) reaches the client and its
 //! answer goes back while the call waits. When none runs, this opens the
-//! vault itself, under the lock, and serves stdio in-process.
+//! vault itself, under the lock, and serves stdio in-process — until the app
+//! starts and asks for the data folder: then the session finishes its calls,
+//! the engine stops and lets go, and the same session carries on through the
+//! app (its `initialize` replayed there), so the assistant never notices and
+//! two engines never write the vault.
 //!
 //! stdout carries only the protocol; the log goes to stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::app::Core;
@@ -24,12 +29,12 @@ use almanac_core::client::Exit;
 use almanac_core::client::sse::SseEvents;
 use almanac_core::client::token::TokenSources;
 use almanac_core::data_lock::{DataLock, DataLockError};
-use almanac_core::mcp::{McpContext, serve_stdio};
+use almanac_core::mcp::{Handover, McpContext, StdioEnd, serve_stdio};
 use almanac_core::paths::Paths;
 use almanac_core::settings::Settings;
 use almanac_core::tokens::{Scope, SecretsInUse};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines, Stdin};
 use tokio::sync::{Mutex, RwLock};
 
 pub const USAGE: &str = "\
@@ -109,49 +114,105 @@ fn init_logging() {
         .try_init();
 }
 
+/// stdin, read line by line; the same reader goes on from the in-process
+/// session to the bridge, so no line is lost in the move.
+type Input = Lines<BufReader<Stdin>>;
+
 async fn run(paths: Paths, secret: String) -> Result<(), String> {
+    let mut input = BufReader::new(tokio::io::stdin()).lines();
     match DataLock::acquire(&paths) {
-        // Nobody runs: serve in-process. The lock is let go just before the
-        // core takes it for itself (below), which the core reports.
-        Ok(lock) => {
-            drop(lock);
-            in_process(paths, secret).await
-        }
-        Err(DataLockError::Held(_)) => bridge(&paths, &secret).await,
+        Ok(lock) => in_process(&paths, lock, &secret, input).await,
+        Err(DataLockError::Held(_)) => bridge(&paths, &secret, &mut input, None).await,
         Err(error) => Err(error.to_string()),
     }
 }
 
-async fn in_process(paths: Paths, secret: String) -> Result<(), String> {
-    let secrets = SecretsInUse::at_start(&paths);
-    let core = Core::open(
+/// No instance runs: serve the vault here, on an engine of its own (its
+/// own runtime, so that all of it, background tasks too, stops at the
+/// handover before the lock goes).
+async fn in_process(
+    paths: &Paths,
+    lock: DataLock,
+    secret: &str,
+    mut input: Input,
+) -> Result<(), String> {
+    let engine = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|error| error.to_string())?;
+    let secrets = SecretsInUse::at_start(paths);
+    let opening = Core::open(
         paths.clone(),
+        lock,
         secrets.store,
         Arc::new(HeadlessUi),
         Arc::new(DeclineAll),
-    )
-    .await
-    .map_err(|error| error.to_string())?;
-    if core.data_lock.is_none() {
-        // An instance started in between: go through it after all.
-        drop(core);
-        return bridge(&paths, &secret).await;
+    );
+    let core = engine
+        .spawn(opening)
+        .await
+        .map_err(|error| error.to_string())?
+        .map_err(|error| error.to_string())?;
+    let core = Arc::new(core);
+    let served = serve_here(&core, secret, engine.handle(), &mut input).await;
+    // Whatever ended the session, this engine stops before its lock goes.
+    stop_engine(core, engine).await;
+    match served? {
+        StdioEnd::Closed => Ok(()),
+        StdioEnd::HandedOver(handover) => {
+            tracing::info!("the vault is the app's now: going on through it");
+            bridge(paths, secret, &mut input, Some(handover)).await
+        }
     }
-    let context = McpContext::from(&core);
+}
+
+async fn serve_here(
+    core: &Arc<Core>,
+    secret: &str,
+    engine: &tokio::runtime::Handle,
+    input: &mut Input,
+) -> Result<StdioEnd, String> {
+    let context = McpContext::from(&**core);
     if !context.enabled() {
         return Err(SWITCHED_OFF.to_string());
     }
     tracing::info!("no Almanac is running: serving the vault in this process");
     let api = core
         .plugin()
-        .with_token(&secret)
+        .with_token(secret)
         .ok_or("the token was refused (unknown, expired or revoked)")?;
     // As over HTTP: a session needs a token that may read the calendar.
     if !api.scopes().grants(Scope::EventsRead) {
         return Err("the token lacks the events:read scope an MCP session needs".into());
     }
-    serve_stdio(context, api).await
+    let asked = {
+        let core = core.clone();
+        async move { core.data_lock().until_handover_asked().await }
+    };
+    let mut output = tokio::io::stdout();
+    serve_stdio(context, api, engine, input, &mut output, asked).await
 }
+
+/// Stops the in-process engine: what is only in memory is written, every
+/// task of it ends, and only then is the core (and with it the data
+/// folder's lock) let go.
+async fn stop_engine(core: Arc<Core>, engine: tokio::runtime::Runtime) {
+    let tokens = core.tokens.clone();
+    let stopped = tokio::task::spawn_blocking(move || {
+        if let Err(error) = tokens.flush_last_used() {
+            tracing::warn!("could not save token last-used times: {error}");
+        }
+        engine.shutdown_timeout(ENGINE_STOP);
+        drop(core);
+    });
+    if let Err(error) = stopped.await {
+        tracing::warn!(%error, "stopping the engine");
+    }
+}
+
+/// How long the engine's last writes may take at a handover.
+const ENGINE_STOP: Duration = Duration::from_secs(10);
 
 const SWITCHED_OFF: &str = "the MCP server is off; turn it on in Settings > API & Security, \
 or set \"mcpServer\": {\"enabled\": true} in settings.json";
@@ -190,7 +251,14 @@ struct Bridge {
     stdout: Mutex<tokio::io::Stdout>,
 }
 
-async fn bridge(paths: &Paths, secret: &str) -> Result<(), String> {
+/// Goes through the running instance's `/mcp`; `resumed` is the session a
+/// handover brings along.
+async fn bridge(
+    paths: &Paths,
+    secret: &str,
+    lines: &mut Input,
+    resumed: Option<Handover>,
+) -> Result<(), String> {
     let bridge = Arc::new(Bridge {
         client: reqwest::Client::builder()
             .no_proxy()
@@ -203,26 +271,22 @@ async fn bridge(paths: &Paths, secret: &str) -> Result<(), String> {
         stdout: Mutex::new(tokio::io::stdout()),
     });
     tracing::info!(url = %bridge.url, "going through the running Almanac");
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut in_flight = tokio::task::JoinSet::new();
+    if let Some(resumed) = resumed {
+        if let Some(initialize) = resumed.initialize {
+            bridge.resume(initialize).await?;
+        }
+        for message in resumed.waiting {
+            bridge.dispatch(message, &mut in_flight).await;
+        }
+    }
     while let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? {
         if line.trim().is_empty() {
             continue;
         }
-        let message: Value = match serde_json::from_str(&line) {
-            Ok(message) => message,
-            Err(error) => {
-                tracing::warn!(%error, "a line on stdin is not JSON; skipped");
-                continue;
-            }
-        };
-        // The handshake sets the session every later message carries, so
-        // it completes before the next line is read.
-        if message["method"] == "initialize" {
-            bridge.forward(message).await;
-        } else {
-            let bridge = bridge.clone();
-            in_flight.spawn(async move { bridge.forward(message).await });
+        match serde_json::from_str(&line) {
+            Ok(message) => bridge.dispatch(message, &mut in_flight).await,
+            Err(error) => tracing::warn!(%error, "a line on stdin is not JSON; skipped"),
         }
     }
     while in_flight.join_next().await.is_some() {}
@@ -230,26 +294,94 @@ async fn bridge(paths: &Paths, secret: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// How long a session handed over waits for the app to answer on its port
+/// (it opens the vault first).
+const APP_START: Duration = Duration::from_secs(60);
+
 impl Bridge {
-    /// POSTs one message and writes every message of the answer to stdout;
-    /// a refused request is answered with a JSON-RPC error, so the client
-    /// never waits for an answer that will not come.
-    async fn forward(&self, message: Value) {
-        let id = message.get("id").cloned();
-        let is_initialize = message["method"] == "initialize";
+    /// Sends one message from the client on its way.
+    async fn dispatch(self: &Arc<Self>, message: Value, in_flight: &mut tokio::task::JoinSet<()>) {
+        // The handshake sets the session every later message carries, so
+        // it completes before the next line is read.
+        if message["method"] == "initialize" {
+            self.forward(message).await;
+        } else {
+            let bridge = self.clone();
+            in_flight.spawn(async move { bridge.forward(message).await });
+        }
+    }
+
+    /// Carries a session handed over on at the app: its `initialize` again
+    /// (the answer is not the client's: it had one) and the notice that
+    /// follows it, once the app answers.
+    async fn resume(&self, initialize: Value) -> Result<(), String> {
+        let since = Instant::now();
+        let answer = loop {
+            match self.post(&initialize).await {
+                Ok(answer) => break answer,
+                Err(error) if error.is_connect() && since.elapsed() < APP_START => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(error) => return Err(format!("the app did not take the session: {error}")),
+            }
+        };
+        self.take_session(&answer).await;
+        let status = answer.status();
+        let body = answer.text().await.unwrap_or_default();
+        if !status.is_success() {
+            return Err(format!(
+                "the app did not take the session: {status}: {body}"
+            ));
+        }
+        for data in SseEvents::default()
+            .push(body.as_bytes())
+            .unwrap_or_default()
+        {
+            self.remember_protocol(&data).await;
+        }
+        self.remember_protocol(&body).await;
+        let initialized = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/initialized",
+        });
+        self.post(&initialized)
+            .await
+            .map_err(|error| format!("the app did not take the session: {error}"))?;
+        Ok(())
+    }
+
+    /// POSTs one message with the session's headers.
+    async fn post(&self, message: &Value) -> reqwest::Result<reqwest::Response> {
         let mut request = self
             .client
             .post(&self.url)
             .bearer_auth(&self.secret)
             .header("accept", "application/json, text/event-stream")
-            .json(&message);
+            .json(message);
         if let Some(session) = self.session.read().await.as_ref() {
             request = request.header("mcp-session-id", session);
         }
         if let Some(version) = self.protocol.read().await.as_ref() {
             request = request.header("mcp-protocol-version", version);
         }
-        let response = match request.send().await {
+        request.send().await
+    }
+
+    /// The session the server gave, sent on every later request.
+    async fn take_session(&self, response: &reqwest::Response) {
+        if let Some(session) = response.headers().get("mcp-session-id")
+            && let Ok(session) = session.to_str()
+        {
+            *self.session.write().await = Some(session.to_string());
+        }
+    }
+    /// POSTs one message and writes every message of the answer to stdout;
+    /// a refused request is answered with a JSON-RPC error, so the client
+    /// never waits for an answer that will not come.
+    async fn forward(&self, message: Value) {
+        let id = message.get("id").cloned();
+        let is_initialize = message["method"] == "initialize";
+        let response = match self.post(&message).await {
             Ok(response) => response,
             Err(error) => {
                 return self
@@ -257,11 +389,7 @@ impl Bridge {
                     .await;
             }
         };
-        if let Some(session) = response.headers().get("mcp-session-id")
-            && let Ok(session) = session.to_str()
-        {
-            *self.session.write().await = Some(session.to_string());
-        }
+        self.take_session(&response).await;
         let status = response.status();
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();

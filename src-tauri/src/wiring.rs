@@ -6,9 +6,11 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use almanac_core::api::{ApiError, ConsentPrompt, UiController};
 use almanac_core::app::{Core, CoreError};
+use almanac_core::data_lock::DataLock;
 use almanac_core::onboarding::import_unattended;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{RestServer, ServerState};
@@ -55,6 +57,22 @@ pub struct Services {
     reminders: Arc<ReminderDaemon>,
 }
 
+/// How long the app waits for another process (`almanac mcp` serving the
+/// vault itself, a command line run) to hand the data folder over. Either
+/// lets go within a second or two; one that does not is a stuck process the
+/// user has to know about.
+const HANDOVER_PATIENCE: Duration = Duration::from_secs(30);
+
+/// The data folder, for this instance alone: never a second engine beside
+/// another process (see [`almanac_core::data_lock`]).
+async fn take_data_folder(paths: &Paths) -> Result<DataLock, CoreError> {
+    let paths = paths.clone();
+    tokio::task::spawn_blocking(move || DataLock::take_over(&paths, HANDOVER_PATIENCE))
+        .await
+        .map_err(|e| CoreError::Startup(e.to_string()))?
+        .map_err(CoreError::from)
+}
+
 impl Services {
     /// Starts everything. Must run inside the tokio runtime that will keep
     /// serving (the servers' tasks live there).
@@ -63,8 +81,9 @@ impl Services {
         vault: Option<PathBuf>,
         hooks: Hooks,
     ) -> Result<Services, WiringError> {
+        let lock = take_data_folder(&paths).await?;
         let secrets = SecretsInUse::at_start(&paths);
-        let core = Core::open(paths, secrets.store, hooks.ui, hooks.consent).await?;
+        let core = Core::open(paths, lock, secrets.store, hooks.ui, hooks.consent).await?;
         let core = Arc::new(core);
         if let Some(vault) = vault {
             let core = core.clone();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::api::{CalendarPlugin, ConsentPrompt, PLUGIN_ID, Registry, UiController};
 use crate::calendar::Calendar;
 use crate::clock::SystemClock;
-use crate::data_lock::{DataLock, DataLockError};
+use crate::data_lock::DataLock;
 use crate::events::EventBus;
 use crate::paths::Paths;
 use crate::settings::{SettingsError, SettingsStore};
@@ -24,14 +24,16 @@ pub enum CoreError {
     Tokens(#[from] TokenError),
     #[error("start-up task failed: {0}")]
     Startup(String),
+    #[error("the data folder: {0}")]
+    DataLock(#[from] crate::data_lock::DataLockError),
 }
 
 /// A running instance's core services. Share it behind an `Arc`.
 pub struct Core {
     pub paths: Paths,
-    /// Held for the instance's lifetime, so the command line never edits
-    /// files under it; `None` if another process held it at start.
-    pub data_lock: Option<DataLock>,
+    /// Held for the instance's lifetime: no other engine opens these files
+    /// meanwhile ([`crate::data_lock`]).
+    data_lock: DataLock,
     pub settings: Arc<SettingsStore>,
     pub calendar: Calendar,
     pub tokens: Arc<TokenStore>,
@@ -49,7 +51,9 @@ pub struct Core {
 }
 
 impl Core {
-    /// Opens (or on first start creates) the instance at `paths`: settings,
+    /// Opens (or on first start creates) the instance at `paths`, whose
+    /// data folder's lock the caller took (the app with
+    /// [`DataLock::take_over`], others with [`DataLock::acquire`]): settings,
     /// the vault, token metadata plus secrets from `secrets` (normally
     /// [`tokens::KeyringSecretStore`]). Neither a vault nor a keyring that
     /// cannot be used stops the start: the calendar reports
@@ -61,11 +65,11 @@ impl Core {
     /// keyring retry and the token expiry announcer.
     pub async fn open(
         paths: Paths,
+        data_lock: DataLock,
         secrets: Arc<dyn SecretStore>,
         ui: Arc<dyn UiController>,
         consent: Arc<dyn ConsentPrompt>,
     ) -> Result<Core, CoreError> {
-        let data_lock = lock_data_folder(&paths);
         // Reading the vault and the keyring blocks; keep it off the runtime.
         let opening = paths.clone();
         let events = EventBus::default();
@@ -128,25 +132,13 @@ impl Core {
         self.vault_reminders.clone()
     }
 
+    /// The data folder's lock this instance holds.
+    pub fn data_lock(&self) -> &DataLock {
+        &self.data_lock
+    }
+
     /// The calendar plugin (the same object the registry holds).
     pub fn plugin(&self) -> &Arc<CalendarPlugin> {
         &self.plugin
-    }
-}
-
-/// The data folder's lock. Not having it does not stop the start (the user
-/// wants their calendar); it only means a `almanac token` command could not
-/// be kept out, which the log says.
-fn lock_data_folder(paths: &Paths) -> Option<DataLock> {
-    match DataLock::acquire(paths) {
-        Ok(lock) => Some(lock),
-        Err(e @ DataLockError::Held(_)) => {
-            tracing::warn!(error = %e, "starting without the data folder's lock");
-            None
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "could not lock the data folder");
-            None
-        }
     }
 }

@@ -51,11 +51,17 @@
 //! ```no_run
 //! # async fn start() -> Result<(), almanac_core::app::CoreError> {
 //! use std::sync::Arc;
-//! use almanac_core::{api, app::Core, paths::Paths, tokens::KeyringSecretStore};
+//! use std::time::Duration;
+//! use almanac_core::{api, app::Core, data_lock::DataLock, paths::Paths};
+//! use almanac_core::tokens::KeyringSecretStore;
 //!
+//! let paths = Paths::platform();
+//! // One engine per data folder: whoever else has it is asked to hand over.
+//! let lock = DataLock::take_over(&paths, Duration::from_secs(30))?;
 //! let core = Arc::new(
 //!     Core::open(
-//!         Paths::platform(),
+//!         paths,
+//!         lock,
 //!         Arc::new(KeyringSecretStore::new()),
 //!         Arc::new(api::HeadlessUi),   // the desktop shell passes its windows
 //!         Arc::new(api::DeclineAll),   // …and its consent dialog

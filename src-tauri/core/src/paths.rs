@@ -87,6 +87,12 @@ impl Paths {
         self.data_dir.join("almanac.lock")
     }
 
+    /// Held by an app waiting for [`Paths::lock_file`]: the ask to hand
+    /// it over.
+    pub fn handover_file(&self) -> PathBuf {
+        self.data_dir.join("almanac.handover")
+    }
+
     /// Creates the config and data folders owner-only (0700) and narrows
     /// whatever an older version left in them to 0600 files and 0700
     /// folders, never entering `vault` (a vault kept there keeps the user's

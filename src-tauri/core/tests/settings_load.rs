@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::app::Core;
+use almanac_core::data_lock::DataLock;
 use almanac_core::rest::{self, Listening, RestState};
 use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
 use almanac_core::tokens::{Expiry, Scope};
@@ -73,8 +74,11 @@ fn write_file(root: &Path, settings: &Settings) -> Vec<u8> {
 }
 
 async fn open(root: &Path) -> Arc<Core> {
+    let paths = paths_in(root);
+    let lock = DataLock::acquire(&paths).expect("nobody else has the data folder");
     let core = Core::open(
-        paths_in(root),
+        paths,
+        lock,
         real_keyring(),
         Arc::new(HeadlessUi),
         Arc::new(DeclineAll),

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::app::Core;
+use almanac_core::data_lock::DataLock;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{self, Listening, RestState};
 use almanac_core::settings::class::Actor;
@@ -139,7 +140,8 @@ async fn start(dir: &std::path::Path) -> (Arc<Core>, Listening, String, DaemonHa
         .unwrap();
     let core = Arc::new(
         Core::open(
-            paths,
+            paths.clone(),
+            DataLock::acquire(&paths).unwrap(),
             Arc::new(KeyringSecretStore::new()),
             Arc::new(HeadlessUi),
             Arc::new(DeclineAll),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use almanac_core::api::{ConsentPrompt, DeclineAll, HeadlessUi, UiController};
 use almanac_core::app::{Core, CoreError};
+use almanac_core::data_lock::DataLock;
 use almanac_core::paths::Paths;
 use almanac_core::settings::class::Actor;
 use almanac_core::settings::{Settings, SettingsStore};
@@ -112,7 +113,8 @@ impl InstanceBuilder {
             Some(secrets) => secrets,
             None => real_keyring(),
         };
-        let core = Core::open(paths, secrets, self.ui, self.consent).await?;
+        let lock = DataLock::acquire(&paths)?;
+        let core = Core::open(paths, lock, secrets, self.ui, self.consent).await?;
         Ok(TestInstance {
             dir: self.dir,
             core,

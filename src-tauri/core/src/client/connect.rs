@@ -19,12 +19,15 @@ use crate::settings::Settings;
 pub fn connect(paths: Paths, token_file: Option<PathBuf>) -> Result<Box<dyn Backend>, ClientError> {
     let tokens = TokenSources::from_env(token_file, &paths);
     match DataLock::acquire(&paths) {
-        Ok(probe) => {
-            // Opening the vault takes the lock again, for the command's
-            // whole run ([`DirectBackend::open`] checks it got it).
-            drop(probe);
+        // Held for the command's whole run: an app starting meanwhile
+        // waits for it (a run is short) rather than start a second engine.
+        Ok(lock) => {
             let secret = tokens.secret()?;
-            Ok(Box::new(DirectBackend::open(paths, secret.as_deref())?))
+            Ok(Box::new(DirectBackend::open(
+                paths,
+                lock,
+                secret.as_deref(),
+            )?))
         }
         Err(DataLockError::Held(_)) => remote(&paths, &tokens),
         Err(other) => Err(ClientError::failed(other.to_string())),

@@ -1,6 +1,7 @@
 //! No instance runs: the command opens the vault itself, as an instance
-//! would ([`Core::open`], which takes the data folder's lock, so no
-//! instance can start on the files meanwhile), and asks the in-process API.
+//! would ([`Core::open`], with the data folder's lock, so an instance
+//! starting meanwhile waits for the command to end), and asks the in-process
+//! API.
 //!
 //! Without a token it acts for the owner ([`CalendarPlugin::as_owner`]):
 //! the user could edit these notes by hand. With one, the token's scopes
@@ -20,6 +21,7 @@ use super::{Backend, ListQuery, Listed, QuickLine, rows};
 use crate::api::{AuthorizedApi, DateRange, DeclineAll, EventFilter, EventOptions, HeadlessUi};
 use crate::app::Core;
 use crate::calendar::{EventFields, RangeSide, parse_range_bound};
+use crate::data_lock::DataLock;
 use crate::paths::Paths;
 use crate::tokens::{Scope, SecretsInUse};
 
@@ -31,9 +33,13 @@ pub struct DirectBackend {
 }
 
 impl DirectBackend {
-    /// Opens the instance at `paths` in this process; acts with the token
-    /// `secret`, or for the owner without one.
-    pub fn open(paths: Paths, secret: Option<&str>) -> Result<DirectBackend, ClientError> {
+    /// Opens the instance at `paths`, whose lock is `lock`, in this process;
+    /// acts with the token `secret`, or for the owner without one.
+    pub fn open(
+        paths: Paths,
+        lock: DataLock,
+        secret: Option<&str>,
+    ) -> Result<DirectBackend, ClientError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -43,18 +49,12 @@ impl DirectBackend {
         let core = runtime
             .block_on(Core::open(
                 paths,
+                lock,
                 secrets.store,
                 Arc::new(HeadlessUi),
                 Arc::new(DeclineAll),
             ))
             .map_err(|e| ClientError::failed(e.to_string()))?;
-        if core.data_lock.is_none() {
-            return Err(ClientError::new(
-                Exit::Unreachable,
-                "Almanac started while this command was opening the vault; run it again \
-                 (it will then ask the running Almanac)",
-            ));
-        }
         let core = Arc::new(core);
         let api = match secret {
             None => core.plugin().as_owner(),

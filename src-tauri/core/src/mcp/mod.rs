@@ -12,16 +12,19 @@
 //!
 //! Transports: Streamable HTTP at `/mcp` on the REST port ([`http_service`],
 //! mounted by `crate::rest` behind its bearer check), and stdio
-//! ([`serve_stdio`], for `almanac mcp` when no instance runs; with one, the
-//! shell bridges stdio to its `/mcp`, so one process writes the vault).
+//! ([`serve_stdio`], for `almanac mcp` when no instance runs, until the app
+//! starts and asks for the data folder; with one running, the shell bridges
+//! stdio to its `/mcp`, so one process writes the vault).
 
 mod calls;
 pub mod catalogue;
 mod confirm;
 pub mod params;
+mod stdio;
 pub mod untrusted;
 
 pub use confirm::NOBODY_TO_ASK;
+pub use stdio::{Handover, StdioEnd, serve_stdio};
 
 use std::sync::Arc;
 
@@ -32,7 +35,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::{RequestContext, RoleServer, ServiceExt};
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
@@ -211,18 +214,4 @@ pub fn http_service(context: McpContext) -> StreamableHttpService<AlmanacMcp, Lo
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     )
-}
-
-/// Serves MCP on stdin/stdout with `api`'s token until the client closes
-/// stdin.
-pub async fn serve_stdio(context: McpContext, api: AuthorizedApi) -> Result<(), String> {
-    let server = AlmanacMcp::with_token(context, api)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|error| format!("the MCP session did not start: {error}"))?;
-    server
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|error| format!("the MCP session failed: {error}"))
 }

@@ -11,6 +11,10 @@ Scenarios:
   read-only  sees only the read-only tools; a write tool is refused.
   elicit ID  deletes event ID, accepting the confirmation asked through
              elicitation.
+  handover DIR
+             reads a week, then writes DIR/served and waits for DIR/go (the
+             test starts the app meanwhile); then, in the same session,
+             creates an event and reads the week again.
 MCP_MODE picks how the client negotiates: `legacy` (the default: the
 initialize handshake, where the server asks through elicitation requests) or
 `auto` (protocol 2026-07-28 when the server has it: no handshake, and the
@@ -124,6 +128,30 @@ async def elicit(client, event_id):
     return {"asked": ASKED, "deleted": result.structured_content["deleted"]}
 
 
+async def handover(client, signals):
+    before, text = await call(client, "list_events", {"start": "2026-01-05", "end": "2026-01-11"})
+    check(not before.is_error, f"list_events before: {text}")
+    with open(os.path.join(signals, "served"), "w") as served:
+        served.write("ok")
+    go = os.path.join(signals, "go")
+    for _ in range(1200):
+        if os.path.exists(go):
+            break
+        await asyncio.sleep(0.1)
+    check(os.path.exists(go), "the test never said go")
+    created, text = await call(client, "create_event", {
+        "calendarId": "local",
+        "event": {"title": "After handover", "date": "2026-01-08", "allDay": True},
+    })
+    check(not created.is_error, f"create_event after the handover: {text}")
+    after, text = await call(client, "list_events", {"start": "2026-01-05", "end": "2026-01-11"})
+    check(not after.is_error, f"list_events after: {text}")
+    return {
+        "before": sorted({e["title"] for e in before.structured_content["data"]["events"]}),
+        "after": sorted({e["title"] for e in after.structured_content["data"]["events"]}),
+    }
+
+
 ASKED = []
 
 
@@ -144,6 +172,8 @@ async def main():
             facts = await read_only(client)
         elif scenario == "elicit":
             facts = await elicit(client, sys.argv[4])
+        elif scenario == "handover":
+            facts = await handover(client, sys.argv[4])
         else:
             raise SystemExit(f"unknown scenario {scenario}")
         facts["protocol"] = client.protocol_version
