@@ -575,6 +575,64 @@ fn an_instance_that_does_not_answer_is_exit_code_5() {
     assert!(stderr(&out).contains("did not answer"), "{out:?}");
 }
 
+/// Another program listening on Almanac's REST port while the data folder
+/// is held (the app is starting, or failed to bind): it answers like a web
+/// server, but cannot prove it is this user's Almanac, so neither the
+/// command line nor `almanac mcp` sends it the token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_on_the_rest_port_that_is_not_almanac_never_gets_the_token() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let instance = Instance::with_settings(json!({
+        "restServerEnabled": true,
+        "mcpServer": { "enabled": true },
+    }));
+    let paths = almanac_core::paths::Paths::new(
+        instance.config_home().join("almanac"),
+        instance.data_home().join("almanac"),
+    );
+    let _held = almanac_core::data_lock::DataLock::acquire(&paths).unwrap();
+    // The key of an instance that ran before: the impostor cannot read it.
+    almanac_core::instance_proof::InstanceKey::create(&paths).unwrap();
+    let impostor = tokio::net::TcpListener::bind(("127.0.0.1", instance.rest_port))
+        .await
+        .unwrap();
+    let heard = tokio::spawn(async move {
+        let mut heard = Vec::new();
+        while let Ok((mut stream, _)) = impostor.accept().await {
+            let mut buffer = vec![0; 64 * 1024];
+            let read = stream.read(&mut buffer).await.unwrap_or(0);
+            heard.extend_from_slice(&buffer[..read]);
+            let _ = stream
+                .write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
+                .await;
+            if heard.windows(4).filter(|w| w == b"GET ").count() >= 2 {
+                break;
+            }
+        }
+        heard
+    });
+    const SECRET: &str = "ofc_pat_do-not-send-me";
+
+    let out = cli(&instance, &["calendars"], &[("ALMANAC_TOKEN", SECRET)]);
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    assert!(stderr(&out).contains("not this user's Almanac"), "{out:?}");
+
+    let mcp = Command::new(SERVER)
+        .arg("mcp")
+        .envs(instance.env())
+        .env("ALMANAC_TOKEN", SECRET)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!mcp.status.success(), "{mcp:?}");
+    assert!(stderr(&mcp).contains("not this user's Almanac"), "{mcp:?}");
+
+    let heard = String::from_utf8_lossy(&heard.await.unwrap()).into_owned();
+    assert!(heard.contains("almanac-challenge"), "it was asked: {heard}");
+    assert!(!heard.contains(SECRET), "the token never left: {heard}");
+}
+
 /// A title holding terminal escapes (set the window title, recolour, clear
 /// the screen, a C1 CSI, DEL) and a right-to-left override reaches the
 /// terminal visibly escaped in every listing people or `cut` read; JSON keeps

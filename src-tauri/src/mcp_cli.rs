@@ -29,6 +29,7 @@ use almanac_core::client::Exit;
 use almanac_core::client::sse::SseEvents;
 use almanac_core::client::token::TokenSources;
 use almanac_core::data_lock::{DataLock, DataLockError};
+use almanac_core::instance_proof::{CHALLENGE_HEADER, Challenge, PROOF_HEADER};
 use almanac_core::mcp::{Handover, McpContext, StdioEnd, serve_stdio};
 use almanac_core::paths::Paths;
 use almanac_core::settings::Settings;
@@ -217,8 +218,8 @@ const ENGINE_STOP: Duration = Duration::from_secs(10);
 const SWITCHED_OFF: &str = "the MCP server is off; turn it on in Settings > API & Security, \
 or set \"mcpServer\": {\"enabled\": true} in settings.json";
 
-/// Where the running instance serves `/mcp`.
-fn endpoint(paths: &Paths) -> Result<String, String> {
+/// Where the running instance serves `/mcp`, and its port.
+fn endpoint(paths: &Paths) -> Result<(String, u16), String> {
     // Read only: the running instance owns the file.
     let file = paths.settings_file();
     let settings: Settings = std::fs::read(&file)
@@ -235,16 +236,15 @@ fn endpoint(paths: &Paths) -> Result<String, String> {
     if !settings.mcp_server.enabled {
         return Err(SWITCHED_OFF.to_string());
     }
-    Ok(format!(
-        "http://127.0.0.1:{}/mcp",
-        settings.local_server_port
-    ))
+    let port = settings.local_server_port;
+    Ok((format!("http://127.0.0.1:{port}/mcp"), port))
 }
 
 /// The bridge's state: the session the server gave, where to write.
 struct Bridge {
     client: reqwest::Client,
     url: String,
+    port: u16,
     secret: String,
     session: RwLock<Option<String>>,
     protocol: RwLock<Option<String>>,
@@ -259,17 +259,26 @@ async fn bridge(
     lines: &mut Input,
     resumed: Option<Handover>,
 ) -> Result<(), String> {
+    let (url, port) = endpoint(paths)?;
     let bridge = Arc::new(Bridge {
         client: reqwest::Client::builder()
             .no_proxy()
             .build()
             .map_err(|error| error.to_string())?,
-        url: endpoint(paths)?,
+        url,
+        port,
         secret: secret.to_string(),
         session: RwLock::new(None),
         protocol: RwLock::new(None),
         stdout: Mutex::new(tokio::io::stdout()),
     });
+    // A session handed over waits for the app to open the vault and listen.
+    let patience = if resumed.is_some() {
+        APP_START
+    } else {
+        Duration::ZERO
+    };
+    bridge.check_listener(paths, patience).await?;
     tracing::info!(url = %bridge.url, "going through the running Almanac");
     let mut in_flight = tokio::task::JoinSet::new();
     if let Some(resumed) = resumed {
@@ -311,20 +320,43 @@ impl Bridge {
         }
     }
 
-    /// Carries a session handed over on at the app: its `initialize` again
-    /// (the answer is not the client's: it had one) and the notice that
-    /// follows it, once the app answers.
-    async fn resume(&self, initialize: Value) -> Result<(), String> {
+    /// Sends the token only to this user's Almanac: the listener on the
+    /// port proves it first ([`almanac_core::instance_proof`]), waiting up
+    /// to `patience` for one to listen.
+    async fn check_listener(&self, paths: &Paths, patience: Duration) -> Result<(), String> {
         let since = Instant::now();
-        let answer = loop {
-            match self.post(&initialize).await {
-                Ok(answer) => break answer,
-                Err(error) if error.is_connect() && since.elapsed() < APP_START => {
+        loop {
+            let challenge = Challenge::new();
+            let asked = self
+                .client
+                .get(&self.url)
+                .header(CHALLENGE_HEADER, challenge.header())
+                .send()
+                .await;
+            match asked {
+                Ok(response) => {
+                    let proof = response
+                        .headers()
+                        .get(PROOF_HEADER)
+                        .and_then(|value| value.to_str().ok());
+                    return challenge.check(paths, self.port, proof);
+                }
+                Err(error) if error.is_connect() && since.elapsed() < patience => {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
-                Err(error) => return Err(format!("the app did not take the session: {error}")),
+                Err(error) => return Err(format!("Almanac did not answer at {}: {error}", self.url)),
             }
-        };
+        }
+    }
+
+    /// Carries a session handed over on at the app: its `initialize` again
+    /// (the answer is not the client's: it had one) and the notice that
+    /// follows it.
+    async fn resume(&self, initialize: Value) -> Result<(), String> {
+        let answer = self
+            .post(&initialize)
+            .await
+            .map_err(|error| format!("the app did not take the session: {error}"))?;
         self.take_session(&answer).await;
         let status = answer.status();
         let body = answer.text().await.unwrap_or_default();

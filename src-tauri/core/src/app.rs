@@ -46,6 +46,10 @@ pub struct Core {
     pub webhooks: Webhooks,
     plugin: Arc<CalendarPlugin>,
     vault_reminders: tokio::sync::watch::Receiver<Arc<VaultReminders>>,
+    /// This start's key, proving to clients that the REST port is ours;
+    /// `None` if it could not be written (clients then refuse to send a
+    /// token, which the log says).
+    pub instance_key: Option<Arc<crate::instance_proof::InstanceKey>>,
     /// The reminder hooks running now ([`crate::reminder_fired`]).
     pub(crate) hook_runs: crate::reminder_fired::HookRuns,
 }
@@ -92,6 +96,14 @@ impl Core {
             })
             .await
             .map_err(|e| CoreError::Startup(e.to_string()))??;
+        let instance_key = match crate::instance_proof::InstanceKey::create(&paths) {
+            Ok(key) => Some(Arc::new(key)),
+            Err(error) => {
+                tracing::warn!(%error, "could not write the instance key: the command line and \
+                    almanac mcp will not send tokens to this instance");
+                None
+            }
+        };
         calendar.follow(&settings);
         tokens::spawn_last_used_writer(&tokens, tokens::DEFAULT_DEBOUNCE);
         tokens::spawn_keyring_retry(&tokens);
@@ -122,6 +134,7 @@ impl Core {
             webhooks,
             plugin,
             vault_reminders,
+            instance_key,
             hook_runs: Default::default(),
         })
     }

@@ -9,6 +9,8 @@
 //! - [`fsutil`]: crash-safe file writes (temp file, fsync, rename), and
 //!   owner-only files and folders.
 //! - [`data_lock`]: the lock a running instance holds on its data folder.
+//! - [`instance_proof`]: how a client knows the REST port is this user's
+//!   Almanac before it sends a token.
 //! - [`settings`]: the one settings object, its JSON file and change notifications.
 //! - [`events`]: the application event bus — settings, tokens, calendar and
 //!   reminders changed — that every component subscribes to once.
@@ -84,6 +86,7 @@ pub mod clock;
 pub mod data_lock;
 pub mod events;
 pub mod fsutil;
+pub mod instance_proof;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod ics;

@@ -87,6 +87,12 @@ impl Paths {
         self.data_dir.join("almanac.lock")
     }
 
+    /// The running instance's key, with which it proves to the command line
+    /// that it is this user's Almanac ([`crate::instance_proof`]).
+    pub fn instance_key_file(&self) -> PathBuf {
+        self.data_dir.join("instance.key")
+    }
+
     /// Held by an app waiting for [`Paths::lock_file`]: the ask to hand
     /// it over.
     pub fn handover_file(&self) -> PathBuf {

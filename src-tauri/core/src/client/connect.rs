@@ -62,12 +62,14 @@ fn remote(paths: &Paths, tokens: &TokenSources) -> Result<Box<dyn Backend>, Clie
         ));
     };
     let zone: Tz = settings.display_timezone.parse().unwrap_or(Tz::UTC);
-    Ok(Box::new(RemoteBackend::new(
+    let backend = RemoteBackend::new(
         settings.local_server_port,
         settings.reminders.daemon_port,
         secret,
         zone,
-    )))
+    );
+    backend.check_listener(paths, settings.local_server_port)?;
+    Ok(Box::new(backend))
 }
 
 /// The running instance's settings, read without writing anything (the

@@ -12,6 +12,8 @@ use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::{Value, json};
 
 use super::failure::{ClientError, Exit};
+use crate::instance_proof::{CHALLENGE_HEADER, Challenge, PROOF_HEADER};
+use crate::paths::Paths;
 use super::{Backend, ListQuery, Listed, QuickLine, rows};
 
 /// How long one request may take: a query is bounded by the server, and a
@@ -43,6 +45,26 @@ impl RemoteBackend {
             secret,
             zone,
         }
+    }
+
+    /// Whether the program on the REST port is the Almanac running at
+    /// `paths`: asked without the token, which is sent only once it proved
+    /// it ([`crate::instance_proof`]).
+    pub fn check_listener(&self, paths: &Paths, port: u16) -> Result<(), ClientError> {
+        let challenge = Challenge::new();
+        let response = self
+            .client
+            .get(format!("{}/calendars", self.api))
+            .header(CHALLENGE_HEADER, challenge.header())
+            .send()
+            .map_err(|e| unreachable_error(&self.api, &e))?;
+        let proof = response
+            .headers()
+            .get(PROOF_HEADER)
+            .and_then(|value| value.to_str().ok());
+        challenge
+            .check(paths, port, proof)
+            .map_err(|why| ClientError::new(Exit::Unreachable, why))
     }
 
     fn request(&self, method: Method, path: &str) -> RequestBuilder {

@@ -3,7 +3,9 @@
 //! A thin HTTP layer over the in-process API. Layers, outermost first — the
 //! order is the spec's validation order:
 //!
-//! 1. `cors` headers on every response (errors and panics included);
+//! 1. `cors` headers on every response (errors and panics included), and
+//!    `proof`, the instance's answer to a client's challenge (that this is
+//!    the user's Almanac), on every response to a request that asks;
 //! 2. a panic becomes a JSON `500` (last resort: no client input should panic);
 //! 3. `host`: `Host` must be a loopback name with our port (DNS rebinding);
 //! 4. `cors::preflight`: `OPTIONS` → `204`, no token needed;
@@ -36,6 +38,7 @@ mod mcp;
 mod mcp_sessions;
 pub mod openapi;
 mod params;
+mod proof;
 mod query_slots;
 mod quick_add;
 mod server;
@@ -74,6 +77,8 @@ pub struct RestState {
     feed_slots: Arc<FeedSlots>,
     /// `/mcp`'s service, when this state serves a whole instance.
     mcp: Option<Arc<McpRoute>>,
+    /// The instance's key, when this state serves a whole instance.
+    proof: Option<Arc<crate::instance_proof::InstanceKey>>,
 }
 
 /// The MCP server as `/mcp` serves it.
@@ -98,6 +103,7 @@ impl RestState {
             query_slots: Arc::new(QuerySlots::new()),
             feed_slots: Arc::new(FeedSlots::default()),
             mcp: None,
+            proof: None,
         }
     }
 }
@@ -113,6 +119,7 @@ impl From<&Core> for RestState {
                 sessions: Default::default(),
                 service,
             })),
+            proof: core.instance_key.clone(),
             ..Self::new(core.plugin().clone(), core.calendar.clone())
         }
     }
@@ -172,6 +179,10 @@ pub fn router(state: RestState, port: u16) -> Router {
             host::check,
         ))
         .layer(PANIC_ANSWER.layer())
+        .layer(middleware::from_fn_with_state(
+            state.proof.clone(),
+            proof::answer,
+        ))
         .layer(middleware::map_response(cors::add_headers))
         .with_state(state)
 }
