@@ -6,19 +6,25 @@
 //! `scripts/session.sh cargo nextest run -p almanac-core -E 'test(/^webhooks::/)'`; without
 //! a Secret Service or the venv these tests fail, they do not skip.
 
+use std::collections::BTreeSet;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use almanac_core::changes::{About, ChangeFeed, ChangeKind};
 use almanac_core::webhooks::{
-    CreatedHook, Delivery, Hook, KeyringSigningSecrets, NewHook, RetryPolicy, WebhookError,
-    Webhooks,
+    CreatedHook, Delivery, Hook, KeyringSigningSecrets, LOG_FILE, NewHook, QUEUE_BOUND,
+    RetryPolicy, SENDS_AT_ONCE, Skipped, WebhookError, Webhooks,
 };
 use almanac_testkit::{
     InstanceBuilder, WebhookReceiver as Receiver, captured_logs, files_containing, logs_text,
 };
+use axum::http::StatusCode;
+use notify::event::{EventKind, ModifyKind, RenameMode};
+use notify::{RecursiveMode, Watcher};
 use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
 use uuid::Uuid;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -256,6 +262,161 @@ async fn a_failing_receiver_gets_every_attempt_then_the_hook_is_turned_off() {
             .unwrap();
         assert_eq!(keyring_lookup(id), None);
     }
+}
+
+/// A receiver that accepts every connection and never answers, holding
+/// each open; `accepted` hears of each.
+async fn never_answers() -> (String, mpsc::UnboundedReceiver<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let (accepted, heard) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((connection, _)) = listener.accept().await {
+            held.push(connection);
+            if accepted.send(()).is_err() {
+                return;
+            }
+        }
+    });
+    (url, heard)
+}
+
+/// A receiver answering 204 at once, telling the feed id of each entry.
+async fn answers_at_once() -> (String, mpsc::UnboundedReceiver<u64>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let (delivered, heard) = mpsc::unbounded_channel();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |axum::Json(body): axum::Json<Value>| {
+            let delivered = delivered.clone();
+            async move {
+                let _ = delivered.send(body["data"]["id"].as_u64().expect("a feed id"));
+                StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, heard)
+}
+
+/// The next message on `channel`, at most [`WAIT`] away.
+async fn next<T>(channel: &mut mpsc::UnboundedReceiver<T>, what: &str) -> T {
+    tokio::time::timeout(WAIT, channel.recv())
+        .await
+        .unwrap_or_else(|_| panic!("{what}: nothing came"))
+        .expect("the sender lives")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_receiver_that_never_answers_holds_its_queue_at_the_bound_and_the_other_hook_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every attempt to the hanging receiver outlasts the test.
+    let policy = RetryPolicy {
+        delays: vec![],
+        disable_after: 1_000,
+        timeout: Duration::from_secs(600),
+    };
+    let webhooks = Webhooks::open(
+        dir.path(),
+        Arc::new(KeyringSigningSecrets::default()),
+        policy,
+    );
+    let feed = ChangeFeed::default();
+    webhooks.follow(feed.clone());
+    let (hanging_url, mut accepted) = never_answers().await;
+    let (healthy_url, mut delivered) = answers_at_once().await;
+    let hanging = create(&webhooks, hanging_url, &["event.created"]).await;
+    let healthy = create(&webhooks, healthy_url, &["event.created"]).await;
+
+    // Each time the log's file is replaced (written atomically: a rename).
+    let (written, mut writes) = mpsc::unbounded_channel();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let Ok(event) = event else { return };
+        if event.kind == EventKind::Modify(ModifyKind::Name(RenameMode::To))
+            && event.paths.iter().any(|p| p.ends_with(LOG_FILE))
+        {
+            let _ = written.send(());
+        }
+    })
+    .unwrap();
+    watcher
+        .watch(dir.path(), RecursiveMode::NonRecursive)
+        .unwrap();
+
+    // Thousands of changes, a hundred at a time, each hundred delivered to
+    // the healthy receiver before the next (so its queue never fills).
+    const BATCH: u64 = 100;
+    const ENTRIES: u64 = 3_000;
+    let mut received = BTreeSet::new();
+    for batch in 0..ENTRIES / BATCH {
+        feed.push((0..BATCH).map(|i| {
+            let event = format!("e{}", batch * BATCH + i);
+            About::calendar(ChangeKind::EventCreated, "local", Some(&event))
+        }));
+        while received.len() < ((batch + 1) * BATCH) as usize {
+            received.insert(next(&mut delivered, "the healthy receiver's delivery").await);
+        }
+        if batch == 0 {
+            for _ in 0..SENDS_AT_ONCE {
+                next(&mut accepted, "a send to the hanging receiver").await;
+            }
+        }
+    }
+    assert_eq!(received, (1..=ENTRIES).collect(), "every entry, once");
+    assert!(
+        accepted.try_recv().is_err(),
+        "only {SENDS_AT_ONCE} sends to the hanging receiver at a time"
+    );
+
+    // The hanging hook's four entries (1 to 4) are being sent, the newest
+    // thousand wait, and the ones between were dropped, counted in one row.
+    let skipped = ENTRIES - QUEUE_BOUND as u64 - SENDS_AT_ONCE as u64;
+    let log = log_until(
+        &webhooks,
+        hanging.hook.id,
+        "the skipped entries counted",
+        |log| {
+            log.last()
+                .and_then(|row| row.skipped)
+                .is_some_and(|s| s.count == skipped)
+        },
+    )
+    .await;
+    let [row] = log.as_slice() else {
+        panic!("one row, no attempt finished: {log:#?}")
+    };
+    assert_eq!((row.entry_id, row.attempt, row.ok), (5, 0, false));
+    assert_eq!(
+        row.skipped,
+        Some(Skipped {
+            count: skipped,
+            last_entry_id: 2_000
+        })
+    );
+    let error = row.error.as_deref().unwrap();
+    assert!(
+        error.starts_with("1996 entries not sent (feed ids 5 to 2000)")
+            && error.contains("GET /api/v1/changes?since=4"),
+        "{error}"
+    );
+    let healthy_log = webhooks.deliveries(healthy.hook.id).unwrap();
+    assert!(
+        healthy_log.iter().all(|d| d.ok && d.skipped.is_none()),
+        "{healthy_log:#?}"
+    );
+
+    // The log reached its file, a few times rather than once per attempt.
+    next(&mut writes, "the delivery log written").await;
+    let mut times = 1;
+    while writes.try_recv().is_ok() {
+        times += 1;
+    }
+    assert!(
+        times * 10 < ENTRIES,
+        "the log was written {times} times for {ENTRIES} attempts"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -15,24 +15,29 @@
 //! - [`signing`]: secrets and signatures.
 //! - [`send`]: one signed POST.
 //! - [`worker`]: following the feed, retries, turning a hook off.
-//! - [`log`]: the delivery log.
+//! - [`queue`]: each hook's bounded queue and its few sends at a time.
+//! - [`log`]: the delivery log, written off the async workers.
 
 pub mod hook;
 pub mod log;
+pub mod queue;
 pub mod send;
 pub mod signing;
 pub mod store;
 pub mod worker;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rand::Rng;
 use rand::distr::Alphanumeric;
+use tokio::sync::Notify;
 use uuid::Uuid;
 
 pub use hook::{ENTRY_TYPES, Hook, InvalidHook, NewHook};
-pub use log::{Delivery, DeliveryLog};
+pub use log::{Delivery, DeliveryLog, Skipped};
+pub use queue::{QUEUE_BOUND, SENDS_AT_ONCE};
 pub use signing::{KeyringSigningSecrets, SigningSecret, SigningSecrets};
 pub use store::HookStore;
 pub use worker::RetryPolicy;
@@ -80,6 +85,10 @@ struct Shared {
     /// nothing is delivered or changed (the file is left as it is).
     unreadable: Option<String>,
     log: Mutex<DeliveryLog>,
+    /// Wakes the log's writer ([`log::spawn_writer`]).
+    log_changed: Arc<Notify>,
+    /// Each hook's queue, made with its first entry.
+    queues: Mutex<HashMap<Uuid, Arc<queue::HookQueue>>>,
     secrets: Arc<dyn SigningSecrets>,
     policy: RetryPolicy,
     client: reqwest::Client,
@@ -116,6 +125,8 @@ impl Webhooks {
                 store: Mutex::new(store),
                 unreadable,
                 log: Mutex::new(DeliveryLog::open(&data_dir.join(LOG_FILE))),
+                log_changed: Arc::default(),
+                queues: Mutex::default(),
                 secrets,
                 policy,
                 client,
@@ -128,6 +139,7 @@ impl Webhooks {
     /// stops when every clone of `self` is dropped.
     pub fn follow(&self, feed: ChangeFeed) {
         worker::spawn(Arc::downgrade(&self.shared), feed);
+        log::spawn_writer(Arc::downgrade(&self.shared));
     }
 
     /// The hooks, in the order they were made.
@@ -170,6 +182,9 @@ impl Webhooks {
             }
             hook.clone()
         })?;
+        if !enabled {
+            self.shared.clear_queue(id, false);
+        }
         Ok(hook)
     }
 
@@ -180,7 +195,9 @@ impl Webhooks {
         store.get(id).ok_or(WebhookError::NotFound(id))?;
         store.update(|hooks| hooks.retain(|h| h.id != id))?;
         drop(store);
+        self.shared.clear_queue(id, true);
         self.shared.log().forget(id);
+        self.shared.log_changed.notify_one();
         if let Err(error) = self.shared.secrets.delete(id) {
             tracing::warn!(%id, %error, "webhook deleted, but its secret is still in the keyring");
         }
@@ -234,6 +251,40 @@ impl Shared {
             tracing::info!(%id, attempt = delivery.attempt, %error, "webhook attempt failed");
         }
         self.log().record(id, delivery);
+        self.log_changed.notify_one();
+    }
+
+    /// `change` was dropped from hook `id`'s full queue: the log counts it.
+    fn skipped(&self, id: Uuid, change: &Change) {
+        let webhook_id = worker::webhook_id(&self.run, change.id);
+        if self.log().skipped(id, webhook_id, change) {
+            tracing::warn!(
+                %id,
+                from_entry = change.id,
+                "a webhook's queue is full; its oldest entries are not sent (counted in its log)"
+            );
+        }
+        self.log_changed.notify_one();
+    }
+
+    /// Hook `id`'s queue, made on first use.
+    fn queue(&self, id: Uuid) -> Arc<queue::HookQueue> {
+        let mut queues = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        queues.entry(id).or_default().clone()
+    }
+
+    /// Drops what waits for hook `id` (turned off: changes made while off
+    /// are not sent later), and its queue itself when it is `deleted`.
+    fn clear_queue(&self, id: Uuid, deleted: bool) {
+        let mut queues = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        let queue = if deleted {
+            queues.remove(&id)
+        } else {
+            queues.get(&id).cloned()
+        };
+        if let Some(queue) = queue {
+            queue.clear();
+        }
     }
 
     /// A delivery succeeded: the run of failures is over.
@@ -272,11 +323,21 @@ impl Shared {
         });
         match counted {
             Ok(Some(true)) => {
-                tracing::warn!(%id, "webhook turned off after repeated failed deliveries")
+                tracing::warn!(%id, "webhook turned off after repeated failed deliveries");
+                self.clear_queue(id, false);
             }
             Ok(_) => {}
             Err(error) => tracing::warn!(%id, %error, "could not record a failed webhook delivery"),
         }
+    }
+}
+
+impl Drop for Shared {
+    /// The log's last changes, which its writer had no time for. Nothing
+    /// else holds the webhooks now, so this is the only writer.
+    fn drop(&mut self) {
+        log::save(&self.log);
+        self.log_changed.notify_one();
     }
 }
 

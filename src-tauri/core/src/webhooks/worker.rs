@@ -3,9 +3,11 @@
 //! each attempt in the delivery log, and a hook turned off after too many
 //! failed deliveries in a row.
 //!
-//! Each entry is delivered on a task of its own, so a slow receiver holds
-//! back only its own deliveries; entries may therefore arrive out of order,
-//! and carry their feed id (`data.id`) for a receiver that cares.
+//! Each hook has a queue of its own ([`super::queue`]) and up to
+//! [`super::SENDS_AT_ONCE`] deliveries under way, so a slow receiver holds back
+//! only its own deliveries, and costs a bounded number of tasks and
+//! connections; entries may arrive out of order, and carry their feed id
+//! (`data.id`) for a receiver that cares.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -17,6 +19,7 @@ use uuid::Uuid;
 use super::Shared;
 use super::hook::type_name;
 use super::log::Delivery;
+use super::queue::HookQueue;
 use super::send::{self, Outcome, Outgoing};
 use crate::changes::{Change, ChangeFeed, Gone};
 
@@ -72,19 +75,50 @@ pub(super) fn spawn(shared: Weak<Shared>, feed: ChangeFeed) {
             };
             for change in entries {
                 cursor = change.id;
+                let change = Arc::new(change);
                 for hook in shared.hooks_wanting(&change) {
-                    tokio::spawn(deliver(shared.clone(), hook, change.clone()));
+                    enqueue(&shared, hook, change.clone());
                 }
             }
         }
     });
 }
 
+/// Puts `change` in hook `hook`'s queue, counting the entry dropped to make
+/// room, and starts a sender when fewer than [`super::SENDS_AT_ONCE`] run.
+fn enqueue(shared: &Arc<Shared>, hook: Uuid, change: Arc<Change>) {
+    let queue = shared.queue(hook);
+    let pushed = queue.push(change);
+    if let Some(dropped) = pushed.dropped {
+        shared.skipped(hook, &dropped);
+    }
+    if pushed.start_sender {
+        tokio::spawn(send_from(Arc::downgrade(shared), hook, queue));
+    }
+}
+
+/// One of hook `hook`'s senders: delivers the entries of its queue one after
+/// the other until none wait.
+async fn send_from(shared: Weak<Shared>, hook: Uuid, queue: Arc<HookQueue>) {
+    while let Some(change) = queue.next() {
+        // Gone with the webhooks: so are their queues.
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        deliver(shared, hook, &change).await;
+    }
+}
+
+/// The `webhook-id` of every attempt to deliver entry `entry_id`. Feed ids
+/// start again with each run: the run's nonce keeps them unique.
+pub(super) fn webhook_id(run: &str, entry_id: u64) -> String {
+    format!("msg_{run}_{entry_id}")
+}
+
 /// Delivers `change` to hook `hook`: up to one attempt more than the
 /// policy has delays, stopping early when the hook is turned off or deleted.
-async fn deliver(shared: Arc<Shared>, hook: Uuid, change: Change) {
-    // Ids start again with each run: the run's nonce keeps them unique.
-    let webhook_id = format!("msg_{}_{}", shared.run, change.id);
+async fn deliver(shared: Arc<Shared>, hook: Uuid, change: &Change) {
+    let webhook_id = webhook_id(&shared.run, change.id);
     let entry_type = type_name(change.about.kind);
     let body = json!({ "type": entry_type, "timestamp": change.at, "data": change });
     let body = serde_json::to_vec(&body).expect("a change serializes");
@@ -125,6 +159,7 @@ async fn deliver(shared: Arc<Shared>, hook: Uuid, change: Change) {
                 status,
                 error: error.clone(),
                 ok,
+                skipped: None,
             },
         );
         if ok {
