@@ -100,7 +100,7 @@ fn drive(instance: &Instance, writer: &str, reader: &str, expected_path: &str) {
     assert!(events(instance).join(STANDUP).exists(), "refused, so kept");
 
     let (facts, _) = python_client(instance, reader, &["read-only"]);
-    assert_eq!(facts["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(facts["tools"].as_array().unwrap().len(), 6);
 
     let (facts, log) = python_client(instance, writer, &["elicit", STANDUP_ID]);
     assert!(log.contains(expected_path), "{log}");
@@ -117,7 +117,8 @@ const BRIDGED: &str = "going through the running Almanac";
 #[test]
 fn with_no_instance_running_it_serves_the_vault_itself() {
     let instance = instance();
-    let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let writer =
+        instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead]);
     let reader = instance.mint_token(&[Scope::EventsRead]);
     drive(&instance, &writer, &reader, IN_PROCESS);
 }
@@ -125,7 +126,8 @@ fn with_no_instance_running_it_serves_the_vault_itself() {
 #[tokio::test]
 async fn with_an_instance_running_it_goes_through_it() {
     let instance = instance();
-    let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let writer =
+        instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead]);
     let reader = instance.mint_token(&[Scope::EventsRead]);
     // Tokens are minted before the app starts (it reads them at start).
     let app = instance.spawn_program(Path::new(SERVER), &[], std::iter::empty::<(&str, &str)>());
@@ -144,7 +146,8 @@ async fn with_an_instance_running_it_goes_through_it() {
 #[tokio::test]
 async fn an_app_started_while_it_serves_takes_the_vault_over_and_the_session_goes_on() {
     let instance = instance();
-    let writer = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let writer =
+        instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead]);
     let signals = instance.root().join("signals");
     std::fs::create_dir(&signals).unwrap();
     let scenario = ["handover", signals.to_str().unwrap()];
@@ -201,7 +204,7 @@ async fn an_app_started_while_it_serves_takes_the_vault_over_and_the_session_goe
 #[test]
 fn the_inspector_cli_lists_the_tools() {
     let instance = instance();
-    let token = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite]);
+    let token = instance.mint_token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead]);
     let inspector =
         Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/mcp-inspector.sh"))
             .output()

@@ -43,7 +43,7 @@ Usage: ALMANAC_TOKEN=<token> almanac mcp
        almanac mcp --token-file FILE      (or ALMANAC_TOKEN_FILE=FILE)
 
 Serves the calendar to an AI assistant over MCP on stdin/stdout. The token
-(`almanac token create NAME --scopes events:read,events:write`) decides what
+(`almanac token create NAME --scopes events:read,events:write,providers:read`) decides what
 the assistant may do; without events:write it sees no write tools. The MCP
 server must be switched on (Settings > API & Security, or \"mcpServer\":
 {\"enabled\": true} in settings.json). With Almanac running, this goes
@@ -344,7 +344,9 @@ impl Bridge {
                 Err(error) if error.is_connect() && since.elapsed() < patience => {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
-                Err(error) => return Err(format!("Almanac did not answer at {}: {error}", self.url)),
+                Err(error) => {
+                    return Err(format!("Almanac did not answer at {}: {error}", self.url));
+                }
             }
         }
     }

@@ -86,10 +86,10 @@ pub mod clock;
 pub mod data_lock;
 pub mod events;
 pub mod fsutil;
-pub mod instance_proof;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod ics;
+pub mod instance_proof;
 pub mod mcp;
 pub mod onboarding;
 pub mod os_registration;

@@ -12,9 +12,9 @@ use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::{Value, json};
 
 use super::failure::{ClientError, Exit};
+use super::{Backend, ListQuery, Listed, QuickLine, rows};
 use crate::instance_proof::{CHALLENGE_HEADER, Challenge, PROOF_HEADER};
 use crate::paths::Paths;
-use super::{Backend, ListQuery, Listed, QuickLine, rows};
 
 /// How long one request may take: a query is bounded by the server, and a
 /// write is a file and an fsync.

@@ -24,6 +24,9 @@ struct Entry {
     description: &'static str,
     /// `readOnlyHint`: reads only.
     read_only: bool,
+    /// What a token needs to see and call it: the scope of the API call it
+    /// makes (so a tool and its REST route never disagree).
+    scope: Scope,
     /// `destructiveHint`: may delete or overwrite what the user wrote.
     destructive: bool,
     /// `idempotentHint`: calling it twice with the same arguments does no more.
@@ -42,6 +45,7 @@ const ENTRIES: &[Entry] = &[
         description: "The calendars Almanac reads (notes folders, daily notes, CalDAV and \
             ICS calendars): id, name, type, whether it can be written, event count.",
         read_only: true,
+        scope: Scope::ProvidersRead,
         destructive: false,
         idempotent: true,
         schema: schema::<NoParams>,
@@ -53,6 +57,7 @@ const ENTRIES: &[Entry] = &[
             occurrences, sorted by start; times are in the display time zone. A range may \
             hold at most 10000 events (narrow it or pick calendars otherwise).",
         read_only: true,
+        scope: Scope::EventsRead,
         destructive: false,
         idempotent: true,
         schema: schema::<RangeParams>,
@@ -63,6 +68,7 @@ const ENTRIES: &[Entry] = &[
         description: "Events whose title or note contains the text (case-insensitive), \
             optionally within a range (default: the year around today).",
         read_only: true,
+        scope: Scope::EventsRead,
         destructive: false,
         idempotent: true,
         schema: schema::<SearchParams>,
@@ -72,6 +78,7 @@ const ENTRIES: &[Entry] = &[
         title: "One event",
         description: "One event by id, with the note (path and line) it is written in.",
         read_only: true,
+        scope: Scope::EventsRead,
         destructive: false,
         idempotent: true,
         schema: schema::<EventIdParams>,
@@ -82,6 +89,7 @@ const ENTRIES: &[Entry] = &[
         description: "The busy periods in a range (timed events, series expanded, overlapping \
             ones merged; all-day events and tasks do not count), in the display time zone.",
         read_only: true,
+        scope: Scope::EventsRead,
         destructive: false,
         idempotent: true,
         schema: schema::<RangeParams>,
@@ -92,6 +100,7 @@ const ENTRIES: &[Entry] = &[
         description: "The current date and time in the calendar's display time zone, and \
             that zone's name. Use it to read relative dates (today, next Monday).",
         read_only: true,
+        scope: Scope::EventsRead,
         destructive: false,
         idempotent: true,
         schema: schema::<NoParams>,
@@ -102,6 +111,7 @@ const ENTRIES: &[Entry] = &[
         description: "The next reminders Almanac will fire for events in the notes, soonest \
             first: when, for which event, how long before its start.",
         read_only: true,
+        scope: Scope::EventsRead,
         destructive: false,
         idempotent: true,
         schema: schema::<RemindersParams>,
@@ -112,6 +122,7 @@ const ENTRIES: &[Entry] = &[
         description: "Creates an event in a writable calendar (list_calendars says which). \
             Times are in the display time zone unless the event names its own.",
         read_only: false,
+        scope: Scope::EventsWrite,
         destructive: false,
         idempotent: false,
         schema: schema::<CreateParams>,
@@ -123,6 +134,7 @@ const ENTRIES: &[Entry] = &[
             occurrence of a series changes; without it a recurring event's whole series \
             changes, which the user is asked to confirm.",
         read_only: false,
+        scope: Scope::EventsWrite,
         destructive: true,
         idempotent: true,
         schema: schema::<UpdateParams>,
@@ -133,6 +145,7 @@ const ENTRIES: &[Entry] = &[
         description: "Deletes an event (its whole series), or with occurrenceDate only that \
             occurrence. The user is asked to confirm every delete.",
         read_only: false,
+        scope: Scope::EventsWrite,
         destructive: true,
         idempotent: true,
         schema: schema::<DeleteParams>,
@@ -144,6 +157,7 @@ const ENTRIES: &[Entry] = &[
             box reads it: \"Lunch with Ana tomorrow 12:30-13:30 in work\", \"Gym every \
             Monday 7am\". dryRun only shows what it would create.",
         read_only: false,
+        scope: Scope::EventsWrite,
         destructive: false,
         idempotent: false,
         schema: schema::<QuickAddParams>,
@@ -159,7 +173,7 @@ pub fn all_tools() -> Vec<Tool> {
 pub fn visible_to(scopes: ScopeSet) -> Vec<Tool> {
     ENTRIES
         .iter()
-        .filter(|entry| scopes.grants(entry_scope(entry)))
+        .filter(|entry| scopes.grants(entry.scope))
         .map(tool)
         .collect()
 }
@@ -169,15 +183,7 @@ pub fn scope_of(name: &str) -> Option<Scope> {
     ENTRIES
         .iter()
         .find(|entry| entry.name == name)
-        .map(entry_scope)
-}
-
-fn entry_scope(entry: &Entry) -> Scope {
-    if entry.read_only {
-        Scope::EventsRead
-    } else {
-        Scope::EventsWrite
-    }
+        .map(|entry| entry.scope)
 }
 
 fn tool(entry: &Entry) -> Tool {
@@ -200,16 +206,47 @@ mod tests {
     fn a_token_without_events_write_sees_only_read_only_tools() {
         let read_only = ScopeSet::from_iter([Scope::EventsRead]);
         let shown = visible_to(read_only);
-        assert_eq!(shown.len(), 7);
+        assert_eq!(shown.len(), 6);
         assert!(shown.iter().all(|tool| {
             tool.annotations
                 .as_ref()
                 .is_some_and(|hints| hints.read_only_hint == Some(true))
         }));
-        let both = ScopeSet::from_iter([Scope::EventsRead, Scope::EventsWrite]);
-        assert_eq!(visible_to(both).len(), all_tools().len());
+        let all =
+            ScopeSet::from_iter([Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead]);
+        assert_eq!(visible_to(all).len(), all_tools().len());
         assert_eq!(scope_of("delete_event"), Some(Scope::EventsWrite));
         assert_eq!(scope_of("nope"), None);
+    }
+
+    /// `list_calendars` is `GET /api/v1/calendars`: the contract's
+    /// `providers:read`, not `events:read`.
+    #[test]
+    fn list_calendars_needs_what_get_calendars_needs() {
+        assert_eq!(scope_of("list_calendars"), Some(Scope::ProvidersRead));
+        let events_only = ScopeSet::from_iter([Scope::EventsRead, Scope::EventsWrite]);
+        assert!(
+            !visible_to(events_only)
+                .iter()
+                .any(|tool| tool.name == "list_calendars")
+        );
+    }
+
+    /// docs/mcp.md's tools table names each tool's scope as this table does.
+    #[test]
+    fn the_docs_name_each_tools_scope() {
+        let docs = include_str!("../../../../docs/mcp.md");
+        for entry in ENTRIES {
+            let row = docs
+                .lines()
+                .find(|line| line.starts_with(&format!("| `{}` |", entry.name)))
+                .unwrap_or_else(|| panic!("docs/mcp.md has no row for {}", entry.name));
+            assert!(
+                row.trim_end()
+                    .ends_with(&format!("| `{}` |", entry.scope.as_str())),
+                "{row}"
+            );
+        }
     }
 
     #[test]

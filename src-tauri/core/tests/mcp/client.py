@@ -114,7 +114,8 @@ async def session(client):
 
 async def read_only(client):
     tools = await tools_by_name(client)
-    check(set(tools) == READ_TOOLS, f"a read-only token sees only the read tools: {sorted(tools)}")
+    check(set(tools) == READ_TOOLS - {"list_calendars"},
+          f"an events:read token sees the read tools but list_calendars: {sorted(tools)}")
     result, text = await call(client, "create_event", {
         "calendarId": "local", "event": {"title": "Sneaky", "date": "2026-01-07"},
     })

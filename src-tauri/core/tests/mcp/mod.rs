@@ -111,7 +111,9 @@ async fn client_in_mode(mode: &str, token: &str, args: &[&str]) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_python_client_reads_writes_and_is_refused_an_unconfirmed_delete() {
     let app = Instance::start(true).await;
-    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let token = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead])
+        .await;
     let facts = client(&token, &["session", "http", &app.url]).await;
 
     assert_eq!(facts["standupId"], STANDUP_ID);
@@ -133,14 +135,16 @@ async fn a_read_only_token_sees_no_write_tools() {
     let app = Instance::start(true).await;
     let token = app.token(&[Scope::EventsRead]).await;
     let facts = client(&token, &["read-only", "http", &app.url]).await;
-    assert_eq!(facts["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(facts["tools"].as_array().unwrap().len(), 6);
     assert!(!app.vault().join("events/2026-01-07 Sneaky.md").exists());
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_delete_confirmed_through_elicitation_removes_the_note() {
     let app = Instance::start(true).await;
-    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let token = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead])
+        .await;
     let facts = client(&token, &["elicit", "http", &app.url, STANDUP_ID]).await;
     let asked = facts["asked"][0].as_str().unwrap();
     assert!(asked.contains("Standup"), "{asked}");
@@ -150,7 +154,9 @@ async fn a_delete_confirmed_through_elicitation_removes_the_note() {
 #[tokio::test(flavor = "multi_thread")]
 async fn on_the_2026_protocol_the_confirmation_comes_back_with_the_retried_call() {
     let app = Instance::start(true).await;
-    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let token = app
+        .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead])
+        .await;
     let facts = client_in_mode("auto", &token, &["session", "http", &app.url]).await;
     assert_eq!(facts["protocol"], "2026-07-28");
     assert!(app.vault().join(STANDUP).exists(), "refused, so kept");
