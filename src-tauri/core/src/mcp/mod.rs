@@ -44,6 +44,7 @@ use tokio::sync::watch;
 use crate::api::{AuthorizedApi, CalendarPlugin};
 use crate::app::Core;
 use crate::calendar::Calendar;
+use crate::rest::query_slots::QuerySlots;
 use crate::settings::SettingsStore;
 use crate::vault_reminders::VaultReminders;
 use untrusted::refusal;
@@ -56,6 +57,10 @@ pub struct McpContext {
     pub calendar: Calendar,
     pub settings: Arc<SettingsStore>,
     pub reminders: watch::Receiver<Arc<VaultReminders>>,
+    /// Over HTTP, the REST server's query threads, which tool calls share
+    /// with `GET /events` (each token its share); on stdio, `None`: the
+    /// session is the process's only client.
+    pub(crate) queries: Option<Arc<QuerySlots>>,
 }
 
 impl From<&Core> for McpContext {
@@ -65,6 +70,7 @@ impl From<&Core> for McpContext {
             calendar: core.calendar.clone(),
             settings: core.settings.clone(),
             reminders: core.vault_reminders(),
+            queries: None,
         }
     }
 }
@@ -148,12 +154,20 @@ impl AlmanacMcp {
             Err(_) => return refusal("internal error").into(),
         }
         let context = self.context.clone();
-        let result =
-            almanac_loopback::blocking(move || calls::run(&api, &context, &name, args)).await;
+        let result = match self.context.queries.clone() {
+            Some(queries) => {
+                let token = api.token_id();
+                let run = move || Ok(calls::run(&api, &context, &name, args));
+                queries.run(token, run).await.map_err(|e| e.to_string())
+            }
+            None => almanac_loopback::blocking(move || calls::run(&api, &context, &name, args))
+                .await
+                .map_err(|_| "internal error".to_string()),
+        };
         match result {
             Ok(Ok(result)) => result.into(),
             Ok(Err(message)) => refusal(message).into(),
-            Err(_) => refusal("internal error").into(),
+            Err(message) => refusal(message).into(),
         }
     }
 }

@@ -130,8 +130,11 @@ pub async fn list(
             // Off the async workers, which the reminder daemon shares (see
             // `query_slots`).
             let query = filter.clone();
+            let token = api.token_id();
             let answer = slots
-                .run(move || Ok(EventsList::written(api.get_events_json(&query)?)))
+                .run(token, move || {
+                    Ok(EventsList::written(api.get_events_json(&query)?))
+                })
                 .await?;
             answers.put(&filter, generation, answer.clone());
             answer

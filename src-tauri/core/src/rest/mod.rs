@@ -39,7 +39,7 @@ mod mcp_sessions;
 pub mod openapi;
 mod params;
 mod proof;
-mod query_slots;
+pub(crate) mod query_slots;
 mod quick_add;
 mod server;
 mod settings;
@@ -111,7 +111,12 @@ impl RestState {
 impl From<&Core> for RestState {
     /// The whole instance's API, `/mcp` included.
     fn from(core: &Core) -> Self {
-        let context = crate::mcp::McpContext::from(core);
+        let base = Self::new(core.plugin().clone(), core.calendar.clone());
+        // Tool calls take the same query threads as `GET /events`.
+        let context = crate::mcp::McpContext {
+            queries: Some(base.query_slots.clone()),
+            ..crate::mcp::McpContext::from(core)
+        };
         let service = crate::mcp::http_service(context.clone());
         Self {
             mcp: Some(Arc::new(McpRoute {
@@ -120,7 +125,7 @@ impl From<&Core> for RestState {
                 service,
             })),
             proof: core.instance_key.clone(),
-            ..Self::new(core.plugin().clone(), core.calendar.clone())
+            ..base
         }
     }
 }

@@ -14,15 +14,25 @@
 //! A query waits for a free thread in arrival order, holding no thread while
 //! it waits; one that cannot start within [`MAX_WAIT`] gets `503 Service
 //! Unavailable`.
+//!
+//! MCP tool calls over HTTP run here too, so a `GET /events` and a
+//! `list_events` share one budget. And one token gets at most half the
+//! threads (at least one): however many queries it sends at once (32
+//! year-long listings from an assistant), another client's query finds a
+//! thread. A query past its token's share that cannot start in time gets
+//! `429 Too Many Requests`.
 
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Semaphore, oneshot};
+use uuid::Uuid;
 
 use super::RestError;
+use super::error::Bound;
 use crate::api::ApiError;
 
 /// The longest a query waits for a thread.
@@ -37,6 +47,11 @@ type Job = Box<dyn FnOnce() + Send>;
 pub struct QuerySlots {
     /// One permit per query thread: a query that holds one never queues.
     slots: Arc<Semaphore>,
+    /// Each token's share of the threads, by token id. An entry per token
+    /// that ever queried: tokens are few (the user makes each one).
+    shares: Mutex<HashMap<Uuid, Arc<Semaphore>>>,
+    /// Threads one token may hold at once.
+    share: usize,
     max_wait: Duration,
     /// The threads stop once this is dropped.
     jobs: mpsc::Sender<Job>,
@@ -66,18 +81,42 @@ impl QuerySlots {
             .count();
         Self {
             slots: Arc::new(Semaphore::new(started)),
+            shares: Mutex::default(),
+            share: started.div_ceil(2).max(1),
             max_wait,
             jobs,
         }
     }
 
-    /// Runs `query` on a query thread once one is free.
-    pub async fn run<T, F>(&self, query: F) -> Result<T, RestError>
+    /// Runs `query` for `token` on a query thread once one is free and the
+    /// token holds less than its share.
+    pub async fn run<T, F>(&self, token: Uuid, query: F) -> Result<T, RestError>
     where
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let slot = tokio::time::timeout(self.max_wait, self.slots.clone().acquire_owned())
+        let deadline = tokio::time::Instant::now() + self.max_wait;
+        let share = self
+            .shares
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(token)
+            .or_insert_with(|| Arc::new(Semaphore::new(self.share)))
+            .clone();
+        let share = tokio::time::timeout_at(deadline, share.acquire_owned())
+            .await
+            .map_err(|_| {
+                RestError::past_bound(
+                    Bound::Token,
+                    format!(
+                        "this token already has {} event queries running and more waiting; \
+                         send fewer at once",
+                        self.share
+                    ),
+                )
+            })?
+            .map_err(|_| RestError::Internal)?;
+        let slot = tokio::time::timeout_at(deadline, self.slots.clone().acquire_owned())
             .await
             .map_err(|_| {
                 RestError::Unavailable(format!(
@@ -89,9 +128,9 @@ impl QuerySlots {
             .map_err(|_| RestError::Internal)?;
         let (done, outcome) = oneshot::channel();
         let job: Job = Box::new(move || {
-            // The slot moves into the job: a client that hangs up does not
-            // free it while its query still runs.
-            let _slot = slot;
+            // The permits move into the job: a client that hangs up does
+            // not free them while its query still runs.
+            let _permits = (share, slot);
             let _ = done.send(std::panic::catch_unwind(AssertUnwindSafe(query)));
         });
         if self.jobs.send(job).is_err() {
@@ -150,16 +189,53 @@ mod tests {
         let (release, wait) = std::sync::mpsc::channel::<()>();
         let busy = tokio::spawn({
             let slots = slots.clone();
-            async move { slots.run(move || Ok(wait.recv().ok())).await }
+            async move { slots.run(Uuid::nil(), move || Ok(wait.recv().ok())).await }
         });
         while slots.slots.available_permits() > 0 {
             tokio::task::yield_now().await;
         }
-        let refused = slots.run(|| Ok(())).await.unwrap_err();
+        let refused = slots.run(Uuid::from_u128(9), || Ok(())).await.unwrap_err();
         assert_eq!(refused.status(), 503, "{refused}");
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap().unwrap(), Some(()));
-        assert_eq!(slots.run(|| Ok(7)).await.unwrap(), 7);
+        assert_eq!(slots.run(Uuid::nil(), || Ok(7)).await.unwrap(), 7);
+    }
+
+    /// One token sending many queries at once holds its share of the
+    /// threads, no more: another token's query starts at once, and the
+    /// greedy token's extra ones wait their turn (or get 429 in the end).
+    #[tokio::test]
+    async fn one_token_holds_its_share_and_another_still_finds_a_thread() {
+        let slots = Arc::new(QuerySlots::with(2, Duration::from_millis(200)));
+        let (greedy, other) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let wait = Arc::new(Mutex::new(wait));
+        let mut busy = Vec::new();
+        for _ in 0..8 {
+            let (slots, wait) = (slots.clone(), wait.clone());
+            busy.push(tokio::spawn(async move {
+                slots
+                    .run(greedy, move || Ok(wait.lock().unwrap().recv().ok()))
+                    .await
+            }));
+        }
+        while slots.slots.available_permits() > 1 {
+            tokio::task::yield_now().await;
+        }
+        // The greedy token holds one thread; the other one is free.
+        assert_eq!(
+            slots.run(other, || Ok("answered")).await.unwrap(),
+            "answered"
+        );
+        let refused = slots.run(greedy, || Ok("")).await.unwrap_err();
+        assert_eq!(refused.status(), 429, "{refused}");
+        for _ in 0..8 {
+            let _ = release.send(());
+        }
+        for query in busy {
+            // Each either ran or waited past its time (429): none hung.
+            let _ = query.await.unwrap();
+        }
     }
 
     #[tokio::test]
@@ -168,13 +244,18 @@ mod tests {
         #[cfg(target_os = "linux")]
         {
             // SAFETY: reads the calling thread's nice value.
-            let nice = slots.run(|| Ok(unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }));
+            let nice = slots.run(Uuid::nil(), || {
+                Ok(unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) })
+            });
             assert_eq!(nice.await.unwrap(), QUERY_NICE);
         }
-        let panicked = slots.run(|| -> Result<(), ApiError> { panic!("boom") });
+        let panicked = slots.run(Uuid::nil(), || -> Result<(), ApiError> { panic!("boom") });
         assert_eq!(panicked.await.unwrap_err().status(), 500);
         assert_eq!(
-            slots.run(|| Ok("still serving")).await.unwrap(),
+            slots
+                .run(Uuid::nil(), || Ok("still serving"))
+                .await
+                .unwrap(),
             "still serving"
         );
     }
