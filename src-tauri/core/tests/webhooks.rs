@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use almanac_core::changes::{About, ChangeFeed, ChangeKind};
 use almanac_core::webhooks::{
-    CreatedHook, Delivery, Hook, KeyringSigningSecrets, LOG_FILE, NewHook, QUEUE_BOUND,
+    CreatedHook, Delivery, Hook, KeyringSigningSecrets, LOG_FILE, MAX_HOOKS, NewHook, QUEUE_BOUND,
     RetryPolicy, SENDS_AT_ONCE, Skipped, WebhookError, Webhooks,
 };
 use almanac_testkit::{
@@ -440,4 +440,37 @@ async fn a_refused_hook_leaves_nothing_behind() {
         "{refused:?}"
     );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// The user may set 20 hooks; the 21st is refused by name and not kept.
+#[tokio::test]
+async fn a_twenty_first_hook_is_refused_and_nothing_of_it_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let webhooks = Webhooks::open(
+        dir.path(),
+        Arc::new(KeyringSigningSecrets::default()),
+        RetryPolicy::default(),
+    );
+    let refused = tokio::task::spawn_blocking(move || {
+        let new = |n: usize| NewHook {
+            url: format!("http://127.0.0.1:9/hook-{n}"),
+            events: vec!["event.created".into()],
+        };
+        let made: Vec<_> = (0..MAX_HOOKS)
+            .map(|n| webhooks.create(new(n)).expect("within the bound"))
+            .collect();
+        let refused = webhooks.create(new(MAX_HOOKS));
+        let kept = webhooks.hooks().unwrap().len();
+        for created in made {
+            webhooks.delete(created.hook.id).unwrap();
+        }
+        (refused, kept)
+    })
+    .await
+    .unwrap();
+    let (refused, kept) = refused;
+    let error = refused.expect_err("a 21st hook");
+    assert!(matches!(error, WebhookError::TooMany), "{error:?}");
+    assert!(error.to_string().contains("at most 20 webhooks"), "{error}");
+    assert_eq!(kept, MAX_HOOKS);
 }
