@@ -200,7 +200,13 @@ fn read<'de, S: DeserializeSeed<'de> + Copy>(
     let value = match seed.deserialize(&mut json) {
         Ok(value) => value,
         Err(error) if !error.is_data() => return Err(PayloadError::Malformed(error.to_string())),
-        Err(error) => return Err(locate(bytes, seed, error, fields)),
+        // Reading stops at the first element that breaks a rule, before
+        // the bytes after it are seen; a body that is not JSON at all is
+        // malformed, whatever its first element holds.
+        Err(error) => match serde_json::from_slice::<de::IgnoredAny>(bytes) {
+            Err(syntax) => return Err(PayloadError::Malformed(syntax.to_string())),
+            Ok(_) => return Err(locate(bytes, seed, error, fields)),
+        },
     };
     json.end()
         .map_err(|error| PayloadError::Malformed(error.to_string()))?;
@@ -669,17 +675,16 @@ mod tests {
             "[] []",
             "[\"\\ud800\"]",
         ] {
+            // Not JSON, whatever comes first in it: never a rule's refusal.
             match sync(json) {
-                Err(PayloadError::Malformed(_)) | Err(PayloadError::Invalid(_)) => {}
-                Ok(v) => panic!("{json:?} parsed as {v:?}"),
+                Err(PayloadError::Malformed(_)) => {}
+                other => panic!("{json:?} is not JSON, but gave {other:?}"),
             }
         }
-        assert!(matches!(
-            sync("[1,]"),
-            Err(PayloadError::Malformed(_)) | Err(PayloadError::Invalid(_))
-        ));
         assert!(matches!(sync("[{"), Err(PayloadError::Malformed(_))));
         assert!(matches!(sync("[] x"), Err(PayloadError::Malformed(_))));
+        // JSON that breaks a rule is the rule's refusal.
+        assert!(matches!(sync("[1]"), Err(PayloadError::Invalid(_))));
     }
 
     #[test]
