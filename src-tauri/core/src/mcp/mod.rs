@@ -15,7 +15,7 @@
 //! ([`serve_stdio`], for `almanac mcp` when no instance runs; with one, the
 //! shell bridges stdio to its `/mcp`, so one process writes the vault).
 
-mod calls;
+pub(crate) mod calls;
 pub mod catalogue;
 mod confirm;
 pub mod params;
