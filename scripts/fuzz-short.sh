@@ -46,6 +46,9 @@ flags_of() {
     ics_* | caldav_copy | vtimezone) echo -dict=dicts/ical.dict -max_len=65536 -len_control=0 ;;
     dav_*) echo -dict=dicts/dav.dict ;;
     rest_* | settings_file) echo -dict=dicts/rest.dict ;;
+    tasks_line) echo -dict=dicts/tasks.dict ;;
+    quick_add) echo -dict=dicts/quick_add.dict ;;
+    mcp_params) echo -dict=dicts/mcp.dict ;;
   esac
 }
 

@@ -32,6 +32,8 @@ pub struct Live {
     pub events_token: String,
     /// `settings:read` and `settings:write`.
     pub settings_token: String,
+    /// `events:read` only.
+    pub read_token: String,
 }
 
 pub fn live() -> &'static Live {
@@ -44,7 +46,7 @@ pub fn live() -> &'static Live {
             .build()
             .expect("a runtime");
         let secrets = tempfile::tempdir().expect("a temp dir").keep();
-        let (instance, events_token, settings_token) = runtime.block_on(async {
+        let (instance, events_token, settings_token, read_token) = runtime.block_on(async {
             let instance = InstanceBuilder::new()
                 .secrets(Arc::new(HashFileStore::new(secrets.join("hashes.json"))))
                 .settings(|s| s.display_timezone = "Europe/Berlin".into())
@@ -70,7 +72,9 @@ pub fn live() -> &'static Live {
             let settings = [Scope::SettingsRead, Scope::SettingsWrite];
             let settings_token =
                 new_token(&instance, "fuzz-settings", &settings, Expiry::Never).await;
-            (instance, events_token, settings_token)
+            let read = [Scope::EventsRead];
+            let read_token = new_token(&instance, "fuzz-read", &read, Expiry::Never).await;
+            (instance, events_token, settings_token, read_token)
         });
         let core: &Core = &instance;
         let rest = rest::router(RestState::from(core), PORT);
@@ -82,6 +86,7 @@ pub fn live() -> &'static Live {
             caldav,
             events_token,
             settings_token,
+            read_token,
         }
     })
 }

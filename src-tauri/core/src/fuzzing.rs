@@ -5,13 +5,18 @@
 
 use chrono_tz::Tz;
 use reqwest::Url;
+use serde_json::Value;
 
+use crate::api::AuthorizedApi;
 use crate::caldav_server::xml::{CALDAV, DAV};
 use crate::calendar::SkippedNote;
 use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::dav::{self, DavError};
 use crate::calendar::sources::ical;
+use crate::calendar::spec::EventSpec;
 use crate::ics::bounds::Limits;
+use crate::mcp::{McpContext, calls, catalogue};
+use crate::quick_add::QuickFields;
 
 /// What the CalDAV client reads of a server's multistatus answer (as
 /// discovery and sync read it): every response's href, status, and the
@@ -58,4 +63,39 @@ pub fn read_caldav_item(
     display_tz: Tz,
 ) -> Result<Vec<SkippedNote>, String> {
     ical::parse(source, text, display_tz, &Limits::RESOURCE).map(|parsed| parsed.note.skipped)
+}
+
+/// A quick-add line's fields checked as a create checks them
+/// (`POST /events`, the sidebar, the CLI and MCP write them so): the first
+/// bad field, if any.
+pub fn quick_add_refusal(fields: &QuickFields) -> Option<String> {
+    EventSpec::default()
+        .patched(&fields.to_event_fields())
+        .err()
+        .map(|error| error.to_string())
+}
+
+/// The MCP tools' names, in catalogue order.
+pub fn mcp_tools() -> Vec<String> {
+    catalogue::all_tools()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
+/// One MCP tool call as the server makes it (`AlmanacMcp::call`, on a
+/// blocking thread): what a destructive call would do, then the call, with
+/// `args` as the client sent them. The catalogue's scope gate is left out,
+/// so a write tool called with a read-only token still reads its arguments
+/// before the API refuses it; the person's confirmation is not asked
+/// (nobody would answer). The call's result as JSON, or the refusal.
+pub fn mcp_call(
+    api: &AuthorizedApi,
+    context: &McpContext,
+    name: &str,
+    args: Value,
+) -> Result<Value, String> {
+    calls::destructive_action(api, name, &args)?;
+    let result = calls::run(api, context, name, args)?;
+    Ok(serde_json::to_value(result).expect("a tool result is JSON"))
 }

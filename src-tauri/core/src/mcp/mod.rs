@@ -16,7 +16,7 @@
 //! starts and asks for the data folder; with one running, the shell bridges
 //! stdio to its `/mcp`, so one process writes the vault).
 
-mod calls;
+pub(crate) mod calls;
 pub mod catalogue;
 mod confirm;
 pub mod params;

@@ -199,6 +199,18 @@ pub(super) fn resolve(
             };
             exists(context, start_at)?;
             exists(context, end_at)?;
+            // "02:30 for 30 minutes" on the night the clocks go back ends
+            // at the second 02:00: wall times cannot say so, and written as
+            // they are the event would run 23.5 hours.
+            if end_at <= start_at {
+                return Err(QuickAddError::new(format!(
+                    "“{}” from {} ends at {} after the clocks go back in {}; give the end time instead",
+                    parts.length.map_or("", |l| l.0),
+                    format_time(start),
+                    format_time(end_at.time()),
+                    context.zone.name()
+                )));
+            }
             fields.start_time = Some(format_time(start));
             fields.end_time = Some(format_time(end_at.time()));
             Some(end_at)
@@ -273,6 +285,11 @@ fn series(
             fields.days_of_week = Some(DayOfWeek::ALL.to_vec());
         }
         Repeat::Daily { interval: n } => {
+            if let Some(until) = until
+                && until < first
+            {
+                return Err(ends_before_first(text, first));
+            }
             fields.kind = EventType::Rrule;
             let mut rule = format!("FREQ=DAILY;INTERVAL={n}");
             if let Some(until) = until {
@@ -313,14 +330,18 @@ fn series(
     if let Some(until) = until
         && until < first
     {
-        return Err(QuickAddError::new(format!(
-            "“{text}” would end before its first day, {}",
-            format_date(first)
-        )));
+        return Err(ends_before_first(text, first));
     }
     fields.start_recur = Some(format_date(first));
     fields.end_recur = until.map(format_date);
     Ok(())
+}
+
+fn ends_before_first(text: &str, first: NaiveDate) -> QuickAddError {
+    QuickAddError::new(format!(
+        "“{text}” would end before its first day, {}",
+        format_date(first)
+    ))
 }
 
 fn format_date(date: NaiveDate) -> String {
@@ -329,4 +350,58 @@ fn format_date(date: NaiveDate) -> String {
 
 fn format_time(time: NaiveTime) -> String {
     time.format("%H:%M").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+
+    use super::super::{Context, parse};
+
+    /// A length across the clocks going back that ends at or before its
+    /// start on the wall clock is refused: the fields would read as an
+    /// event of almost a day (found by the `quick_add` fuzz target:
+    /// `fuzz/crashes/quick_add/`).
+    #[test]
+    fn a_length_ending_before_its_start_on_the_wall_clock_is_refused() {
+        let context = Context {
+            now: "2026-10-23T10:00:00Z".parse::<DateTime<Utc>>().unwrap(),
+            zone: chrono_tz::Europe::Berlin,
+            calendars: &[],
+        };
+        for line in [
+            "Call 2:30am on 25 Oct for 30 minutes",
+            "Call 2:30am on 25 Oct for 60 minutes",
+        ] {
+            let refused = parse(line, &context).unwrap_err().to_string();
+            assert!(refused.contains("clocks go back"), "{line}: {refused}");
+        }
+        let longer = parse("Call 2:30am on 25 Oct for 2 hours", &context).unwrap();
+        assert_eq!(longer.fields.start_time.as_deref(), Some("02:30"));
+        assert_eq!(longer.fields.end_time.as_deref(), Some("03:30"));
+    }
+
+    /// "every 3 days" (an `rrule` series) ending before its first day is
+    /// refused as "every day" is, not written with an `UNTIL` before its
+    /// `startDate` (a series with no occurrence).
+    #[test]
+    fn an_rrule_series_ending_before_its_first_day_is_refused() {
+        let context = Context {
+            now: "2026-10-23T10:00:00Z".parse::<DateTime<Utc>>().unwrap(),
+            zone: chrono_tz::Europe::Berlin,
+            calendars: &[],
+        };
+        for line in [
+            "Backup every day until 2026-01-01",
+            "Backup every 3 days until 2026-01-01",
+        ] {
+            let refused = parse(line, &context).unwrap_err().to_string();
+            assert!(refused.contains("would end before"), "{line}: {refused}");
+        }
+        let later = parse("Backup every 3 days until 2026-12-01", &context).unwrap();
+        assert_eq!(
+            later.fields.rrule.as_deref(),
+            Some("FREQ=DAILY;INTERVAL=3;UNTIL=20261201")
+        );
+    }
 }

@@ -3,7 +3,8 @@
 //! what changed, so every other byte of the note stays as it was:
 //!
 //! - ticking: `[ ]` → `[x]` and ` ✅ YYYY-MM-DD` added after the last field
-//!   (before a block link), as the Tasks plugin marks a task done;
+//!   (before a block link), as the Tasks plugin marks a task done (a ✅ date
+//!   the open task still holds is set to the day instead);
 //!   unticking: `[x]` (or `[-]`) → `[ ]`, its ✅ (or ❌) date removed;
 //! - a new date rewrites the date that placed the task (📅, ⏳ or 🛫);
 //! - new times rewrite the time written in the description, in its form
@@ -151,9 +152,14 @@ pub fn edit_line(
     match change.completed {
         Some(Some(day)) => {
             edits.push((task.status_at.clone(), "x".to_string()));
-            if task.fields.done.is_none() {
-                let at = task.fields_end;
-                edits.push((at..at, format!(" ✅ {}", format_date(day))));
+            // An open task may still hold a ✅ date (ticked and unticked by
+            // hand): it is the day it is done now, as the plugin writes it.
+            match &task.fields.done {
+                Some(done) => edits.push((done.value.clone(), format_date(day))),
+                None => {
+                    let at = task.fields_end;
+                    edits.push((at..at, format!(" ✅ {}", format_date(day))));
+                }
             }
         }
         Some(None) => {

@@ -397,6 +397,27 @@ fn ticking_writes_the_status_and_done_date_and_nothing_else() {
     assert_eq!(dated.completed, Some(Some(day("2026-12-01"))));
 }
 
+/// An open task that still holds a ✅ date (ticked and unticked by hand)
+/// is done on the day it is ticked, not on the stale date (found by the
+/// `tasks_line` fuzz target: `fuzz/crashes/tasks_line/`).
+#[test]
+fn ticking_an_open_task_with_a_stale_done_date_sets_that_date() {
+    let line = "- [ ] a 📅 2026-01-01 ✅ 2025-12-31 ^b";
+    let today = day("2026-01-02");
+    let tick = change_of(
+        &spec(line, TaskDateField::Due),
+        &fields(serde_json::json!({"completed": true})),
+        today,
+    )
+    .unwrap();
+    let ticked = edit_line(line, &task(line), TaskDateField::Due, &tick).unwrap();
+    assert_eq!(ticked, "- [x] a 📅 2026-01-01 ✅ 2026-01-02 ^b");
+    assert_eq!(
+        spec(&ticked, TaskDateField::Due).completed,
+        Some(Completion::Done(Some("2026-01-02".into())))
+    );
+}
+
 #[test]
 fn moving_rewrites_the_placing_date_and_the_time_in_its_form() {
     let today = day("2026-01-01");
