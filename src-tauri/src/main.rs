@@ -9,19 +9,13 @@ mod desktop;
 
 // At the crate root so that the desktop modules' `crate::cli` and
 // `crate::wiring` paths name the library's modules.
-use almanac::{cli, feeds, headless, token_cli, wiring};
+use almanac::{cli, feeds, headless, wiring};
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    if let Some(code) = almanac::events_cli::dispatch("almanac", std::env::args()) {
+    if let Some(code) = almanac::subcommand("almanac") {
         return code;
-    }
-    if std::env::args().nth(1).is_some_and(|arg| arg == "token") {
-        return token_cli::main(std::env::args().skip(2));
-    }
-    if std::env::args().nth(1).is_some_and(|arg| arg == "mcp") {
-        return almanac::mcp_cli::main(std::env::args().skip(2));
     }
     let args = match cli::Args::parse(std::env::args().skip(1)) {
         Ok(args) => args,

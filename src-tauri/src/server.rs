@@ -8,7 +8,7 @@
 
 use std::process::ExitCode;
 
-use almanac::{cli, headless, token_cli};
+use almanac::{cli, headless};
 
 const USAGE: &str = "\
 Usage: almanac-server [--vault DIR]
@@ -23,14 +23,8 @@ Config: $XDG_CONFIG_HOME/almanac/settings.json   Data: $XDG_DATA_HOME/almanac/
 Log level: ALMANAC_LOG=debug";
 
 fn main() -> ExitCode {
-    if let Some(code) = almanac::events_cli::dispatch("almanac-server", std::env::args()) {
+    if let Some(code) = almanac::subcommand("almanac-server") {
         return code;
-    }
-    if std::env::args().nth(1).is_some_and(|arg| arg == "token") {
-        return token_cli::main(std::env::args().skip(2));
-    }
-    if std::env::args().nth(1).is_some_and(|arg| arg == "mcp") {
-        return almanac::mcp_cli::main(std::env::args().skip(2));
     }
     let args = match cli::Args::parse(std::env::args().skip(1)) {
         Ok(args) if args.open.is_none() && args.request_access.is_none() => args,
