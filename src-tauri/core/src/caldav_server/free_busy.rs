@@ -44,20 +44,7 @@ pub fn answer(calendar: &Calendar, id: &str, root: &Element) -> Result<Response,
             ..EventQuery::default()
         })
         .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
-    let mut busy: Vec<(i64, i64)> = events
-        .iter()
-        .filter_map(|e| Some((e.start_millis?, e.end_millis?)))
-        .map(|(from, to)| (from.max(start), to.min(end)))
-        .filter(|(from, to)| from < to)
-        .collect();
-    busy.sort_unstable();
-    let mut merged: Vec<(i64, i64)> = Vec::new();
-    for (from, to) in busy {
-        match merged.last_mut() {
-            Some(last) if from <= last.1 => last.1 = last.1.max(to),
-            _ => merged.push((from, to)),
-        }
-    }
+    let merged = crate::calendar::busy_periods(&events, start, end);
     let mut text = String::from(
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Almanac//CalDAV server//EN\r\nBEGIN:VFREEBUSY\r\n",
     );

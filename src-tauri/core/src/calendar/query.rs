@@ -226,3 +226,29 @@ fn resolve_local(local: NaiveDateTime, tz: Tz) -> DateTime<Tz> {
         }
     }
 }
+/// The busy time of `events` within `from..to` (epoch ms): each event's
+/// span clipped to the window, overlapping and touching spans merged, in
+/// order. Which events count (tasks, all-day ones) is the caller's rule;
+/// events without times are skipped. CalDAV's free-busy report and MCP's
+/// `free_busy` both answer with it.
+pub fn busy_periods<'a>(
+    events: impl IntoIterator<Item = &'a Event>,
+    from: i64,
+    to: i64,
+) -> Vec<(i64, i64)> {
+    let mut busy: Vec<(i64, i64)> = events
+        .into_iter()
+        .filter_map(|event| Some((event.start_millis?, event.end_millis?)))
+        .map(|(start, end)| (start.max(from), end.min(to)))
+        .filter(|(start, end)| start < end)
+        .collect();
+    busy.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for (start, end) in busy {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}

@@ -16,7 +16,7 @@ use super::params::{
 };
 use super::untrusted::{answer, plain};
 use crate::api::{ApiError, AuthorizedApi, DateRange, EventFilter, EventOptions};
-use crate::calendar::{Event, EventFields, EventType, RangeSide, parse_range_bound};
+use crate::calendar::{Event, EventFields, EventType, RangeSide, busy_periods, parse_range_bound};
 
 /// Why a call did not happen, as the assistant reads it.
 pub type Refusal = String;
@@ -248,22 +248,8 @@ fn free_busy(api: &AuthorizedApi, params: RangeParams, tz: Tz) -> Result<CallToo
         ..EventFilter::default()
     };
     let events = api.get_events(&filter).map_err(refused)?;
-    let mut busy: Vec<(i64, i64)> = events
-        .iter()
-        .filter(|event| !event.all_day)
-        .filter_map(|event| Some((event.start_millis?, event.end_millis?)))
-        .map(|(start, end)| (start.max(from), end.min(to)))
-        .filter(|(start, end)| start < end)
-        .collect();
-    busy.sort_unstable();
-    let mut merged: Vec<(i64, i64)> = Vec::new();
-    for (start, end) in busy {
-        match merged.last_mut() {
-            Some(last) if start <= last.1 => last.1 = last.1.max(end),
-            _ => merged.push((start, end)),
-        }
-    }
-    let busy: Vec<Value> = merged
+    let timed = events.iter().filter(|event| !event.all_day);
+    let busy: Vec<Value> = busy_periods(timed, from, to)
         .into_iter()
         .map(|(start, end)| json!({ "start": local_millis(start, tz), "end": local_millis(end, tz) }))
         .collect();
