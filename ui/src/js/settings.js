@@ -17,7 +17,7 @@ import * as calendars from './settings_calendars.js';
 import * as display from './settings_display.js';
 import * as feeds from './settings_feeds.js';
 import * as reminders from './settings_reminders.js';
-import { copyText } from './settings_shared.js';
+import { secretShownOnce } from './settings_shared.js';
 import { showSection, startTabs } from './settings_tabs.js';
 import * as vault from './settings_vault.js';
 import * as webhooks from './settings_webhooks.js';
@@ -159,7 +159,6 @@ $('caldav-port-form').addEventListener('submit', async (event) => {
 const generateOpen = $('generate-open');
 const generateForm = $('generate-form');
 const generateError = $('generate-error');
-const secretPanel = $('secret-panel');
 const revokeDialog = $('revoke-dialog');
 
 function renderScopes(scopes) {
@@ -261,32 +260,34 @@ function showSecretOnce({ name, secret }) {
   showSection('api');
   closeGenerateForm();
   $('secret-name').textContent = name;
-  $('secret-value').textContent = secret;
-  $('copy-message').textContent = '';
-  generateOpen.hidden = true;
-  secretPanel.hidden = false;
-  $('secret-copy').focus();
+  tokenSecret.show(secret);
 }
 
-$('secret-copy').addEventListener('click', () => copyText('secret-value', 'copy-message'));
+// In place of the Generate button; once copied, the next token a consent
+// dialog granted (if one waits) is shown.
+const tokenSecret = secretShownOnce({
+  panel: 'secret-panel',
+  value: 'secret-value',
+  copy: 'secret-copy',
+  message: 'copy-message',
+  done: 'secret-done',
+  replaces: 'generate-open',
+  afterDone: async () => {
+    if (!(await showGrantedSecret())) generateOpen.focus();
+  },
+});
 
 /**
  * Shows the secret of a token the user allowed in a consent dialog, if one
  * waits. The shell hands each out once; one already on screen is not replaced.
  */
 async function showGrantedSecret() {
-  if (!secretPanel.hidden) return false;
+  if (tokenSecret.showing) return false;
   const granted = await invoke('granted_secret_take');
   if (granted) showSecretOnce(granted);
   return Boolean(granted);
 }
 
-$('secret-done').addEventListener('click', async () => {
-  $('secret-value').textContent = '';
-  secretPanel.hidden = true;
-  generateOpen.hidden = false;
-  if (!(await showGrantedSecret())) generateOpen.focus();
-});
 
 function askRevoke(token) {
   $('revoke-name').textContent = token.name;

@@ -5,9 +5,19 @@
 
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke } from './ipc.js';
-import { $, copyText } from './settings_shared.js';
+import { $, secretShownOnce } from './settings_shared.js';
 
 let names = new Map(); // calendar id → name, for the list
+
+// A new feed's URL, shown once in place of the form.
+const feedUrl = secretShownOnce({
+  panel: 'feed-secret-panel',
+  value: 'feed-url',
+  copy: 'feed-copy',
+  message: 'feed-copy-message',
+  done: 'feed-done',
+  replaces: 'feed-form',
+});
 
 /** Offers the settings' calendars to pick for a new feed. */
 export function show(settings) {
@@ -67,12 +77,8 @@ $('feed-form').addEventListener('submit', async (event) => {
     const made = await invoke('feed_create', { name, calendars });
     $('feed-form').reset();
     $('feed-secret-name').textContent = made.feed.name;
-    $('feed-url').textContent = made.url;
-    $('feed-copy-message').textContent = '';
     $('feed-off').hidden = made.served;
-    $('feed-form').hidden = true;
-    $('feed-secret-panel').hidden = false;
-    $('feed-copy').focus();
+    feedUrl.show(made.url);
     await refresh();
   } catch (error) {
     $('feed-error').textContent = errorText(error);
@@ -81,14 +87,6 @@ $('feed-form').addEventListener('submit', async (event) => {
   }
 });
 
-$('feed-copy').addEventListener('click', () => copyText('feed-url', 'feed-copy-message'));
-
-// The URL leaves the page for good.
-$('feed-done').addEventListener('click', () => {
-  $('feed-url').textContent = '';
-  $('feed-secret-panel').hidden = true;
-  $('feed-form').hidden = false;
-});
 
 function askRevoke(feed) {
   const dialog = $('feed-revoke-dialog');

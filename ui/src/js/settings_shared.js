@@ -56,11 +56,40 @@ export function editing(input) {
 }
 
 /**
+ * A secret shown once, in a panel of its own (a token, a feed URL, a signing
+ * secret): `show(text)` puts it in `value`, hides `replaces` (the form or
+ * button the panel stands in for) and puts Copy at hand; `done` wipes it from
+ * the page for good, brings `replaces` back and calls `afterDone`. `showing`
+ * says whether one is on screen.
+ */
+export function secretShownOnce({ panel, value, copy, message, done, replaces, afterDone }) {
+  $(copy).addEventListener('click', () => copyText(value, message));
+  $(done).addEventListener('click', async () => {
+    $(value).textContent = '';
+    $(panel).hidden = true;
+    $(replaces).hidden = false;
+    if (afterDone) await afterDone();
+  });
+  return {
+    show(text) {
+      $(value).textContent = text;
+      $(message).textContent = '';
+      $(replaces).hidden = true;
+      $(panel).hidden = false;
+      $(copy).focus();
+    },
+    get showing() {
+      return !$(panel).hidden;
+    },
+  };
+}
+
+/**
  * Copies the text of the element `id` (a secret shown once) to the clipboard,
  * saying so in the status `messageId`; without clipboard permission, selects
  * it so Ctrl+C copies it.
  */
-export async function copyText(id, messageId) {
+async function copyText(id, messageId) {
   try {
     await navigator.clipboard.writeText($(id).textContent);
     $(messageId).textContent = 'Copied';

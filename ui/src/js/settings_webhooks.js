@@ -5,9 +5,19 @@
 
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke } from './ipc.js';
-import { $, copyText } from './settings_shared.js';
+import { $, secretShownOnce } from './settings_shared.js';
 
 let shownLog = null; // the hook whose delivery log is open
+
+// A new hook's signing secret, shown once in place of the form.
+const signingSecret = secretShownOnce({
+  panel: 'webhook-secret-panel',
+  value: 'webhook-secret',
+  copy: 'webhook-copy',
+  message: 'webhook-copy-message',
+  done: 'webhook-done',
+  replaces: 'webhook-form',
+});
 
 /** Lists the hooks, and refreshes the open delivery log. */
 export async function refresh() {
@@ -105,11 +115,7 @@ $('webhook-form').addEventListener('submit', async (event) => {
   try {
     const made = await invoke('webhook_create', { url, events });
     $('webhook-url').value = '';
-    $('webhook-secret').textContent = made.secret;
-    $('webhook-copy-message').textContent = '';
-    $('webhook-form').hidden = true;
-    $('webhook-secret-panel').hidden = false;
-    $('webhook-copy').focus();
+    signingSecret.show(made.secret);
     await refresh();
   } catch (error) {
     $('webhook-error').textContent = errorText(error);
@@ -118,14 +124,6 @@ $('webhook-form').addEventListener('submit', async (event) => {
   }
 });
 
-$('webhook-copy').addEventListener('click', () => copyText('webhook-secret', 'webhook-copy-message'));
-
-// The secret leaves the page for good.
-$('webhook-done').addEventListener('click', () => {
-  $('webhook-secret').textContent = '';
-  $('webhook-secret-panel').hidden = true;
-  $('webhook-form').hidden = false;
-});
 
 function askDelete(hook) {
   const dialog = $('webhook-delete-dialog');
