@@ -4,11 +4,26 @@ use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::time::Duration;
 
 /// A loopback port nobody listens on right now.
+///
+/// Never one of Almanac's default ports: a test instance keeps some of them
+/// in its settings (unbound), and the settings refuse two servers on one
+/// port, so a free port that happens to be a default would fail the test.
 pub fn free_port() -> u16 {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .expect("a free loopback port")
-        .port()
+    let defaults = almanac_core::settings::Settings::default();
+    let taken = [
+        defaults.local_server_port,
+        defaults.reminders.daemon_port,
+        defaults.caldav_server.port,
+    ];
+    loop {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|listener| listener.local_addr())
+            .expect("a free loopback port")
+            .port();
+        if !taken.contains(&port) {
+            return port;
+        }
+    }
 }
 
 /// Whether something accepts connections on `127.0.0.1:port`.

@@ -217,7 +217,7 @@ function closeGenerateForm() {
 }
 
 generateOpen.addEventListener('click', () => {
-  secretPanel.hidden = true;
+  $('secret-panel').hidden = true;
   generateOpen.hidden = true;
   generateForm.hidden = false;
   $('token-name').focus();
