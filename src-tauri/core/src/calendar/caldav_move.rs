@@ -4,17 +4,20 @@
 //! is never lost and never left in both calendars.
 //!
 //! What moves is what the event model holds (title, times, repetition,
-//! skipped dates, task state, description, location, UID, …). What it does
-//! not hold is refused rather than dropped: a note with text or keys of its
-//! own, a CalDAV series with modified occurrences, or one occurrence alone.
+//! skipped dates, task state, description, location, alarms, UID, …). What
+//! it does not hold is refused rather than dropped: a note with text or keys
+//! of its own, a daily-note item with inline fields of its own, a CalDAV
+//! event with properties Almanac does not model (`ATTENDEE`, `X-…`, …), a
+//! CalDAV series with modified occurrences, or one occurrence alone.
 
 use super::engine::Calendar;
 use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
 use super::kinds::{NoteCalendar, Writes};
+use super::sources::caldav::splice;
 use super::sources::{SourceConfig, fullnote, ical};
-use super::write;
+use super::write::{self, DailyTarget};
 
 impl Calendar {
     /// Moves event `id` into `target`, where one of the two calendars is a
@@ -25,8 +28,8 @@ impl Calendar {
         target: &SourceConfig,
         fields: EventFields,
     ) -> Result<Event, CalendarError> {
-        self.movable(id)?;
         let event = self.details(id)?.event;
+        self.movable(id, &event)?;
         let copy = self.create(&target.id, fields_of(&event)?)?;
         let finished = if fields == EventFields::default() {
             Ok(copy.clone())
@@ -45,8 +48,8 @@ impl Calendar {
         })
     }
 
-    /// Refuses what a move would lose.
-    fn movable(&self, id: &str) -> Result<(), CalendarError> {
+    /// Refuses what a move of event `moved` (of id `id`) would lose.
+    fn movable(&self, id: &str, moved: &Event) -> Result<(), CalendarError> {
         let refused = |reason: &str| Err(CalendarError::invalid("calendarId", reason));
         if let Some((source, event)) = self.caldav_event(id) {
             if event.contains("::") {
@@ -60,6 +63,19 @@ impl Calendar {
                     "the series has occurrences edited on their own, which a note cannot hold; \
                      keep it in its CalDAV calendar",
                 );
+            }
+            // Refused rather than kept in the note's frontmatter: a note
+            // has no place that would send them back to a server (moved
+            // back, such keys are refused as the note's own), and an
+            // invitation's ATTENDEEs kept as text would look answered.
+            let alarms = moved.alarms.as_ref().map_or(0, Vec::len);
+            let unmodeled = splice::unmodeled(&current.ics, &event, alarms);
+            if !unmodeled.is_empty() {
+                return Err(CalendarError::Conflict(format!(
+                    "the event holds what a note cannot keep ({}), which the move would drop; \
+                     keep it in its CalDAV calendar",
+                    unmodeled.join(", ")
+                )));
             }
             return Ok(());
         }
@@ -75,7 +91,17 @@ impl Calendar {
                 }
                 Ok(())
             }
-            (Writes::Notes, Some(NoteCalendar::DailyNote { .. })) => Ok(()),
+            (
+                Writes::Notes,
+                Some(NoteCalendar::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                }),
+            ) => {
+                let from = DailyTarget::new(dir, heading, format)?;
+                write::movable_daily_to_caldav(&vault, &from, &path, id)
+            }
             (Writes::Notes, None) => refused("not a note calendar"),
             (Writes::ReadOnly | Writes::Server, _) => Err(CalendarError::ReadOnly(source.id)),
             (Writes::TaskLines, _) => {
