@@ -3,6 +3,13 @@
 //! was. If either later step fails, the copy is removed again, so the event
 //! is never lost and never left in both calendars.
 //!
+//! The copy is confirmed before the source goes: into a note, it is on
+//! disk; into a CalDAV calendar, the server has taken it. A copy the server
+//! cannot take now is refused, not queued: a queued copy the server refused
+//! later would leave the event nowhere. Out of a CalDAV calendar, the
+//! removal may wait in the queue: the note already holds the event, and a
+//! removal the server refuses leaves it in both places, never in none.
+//!
 //! What moves is what the event model holds (title, times, repetition,
 //! skipped dates, task state, description, location, alarms, UID, …). What
 //! it does not hold is refused rather than dropped: a note with text or keys
@@ -10,13 +17,15 @@
 //! event with properties Almanac does not model (`ATTENDEE`, `X-…`, …), a
 //! CalDAV series with modified occurrences, or one occurrence alone.
 
-use super::engine::Calendar;
+use super::caldav_write::Delivery;
+use super::engine::{Calendar, lock};
 use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
 use super::kinds::{NoteCalendar, Writes};
 use super::sources::caldav::splice;
 use super::sources::{SourceConfig, fullnote, ical};
+use super::spec::EventSpec;
 use super::write::{self, DailyTarget};
 
 impl Calendar {
@@ -30,7 +39,19 @@ impl Calendar {
     ) -> Result<Event, CalendarError> {
         let event = self.details(id)?.event;
         self.movable(id, &event)?;
-        let copy = self.create(&target.id, fields_of(&event)?)?;
+        let (copy, fields) = match target.kind.kind().writes() {
+            // Made with the fields sent at once: the one write the server
+            // must take now (see the module docs).
+            Writes::Server => {
+                let spec = EventSpec::default()
+                    .patched(&fields_of(&event)?)?
+                    .patched(&fields)?;
+                let _write = lock(&self.inner.write_lock);
+                let copy = self.caldav_create_spec(target, spec, Delivery::Now)?;
+                (copy, EventFields::default())
+            }
+            _ => (self.create(&target.id, fields_of(&event)?)?, fields),
+        };
         let finished = if fields == EventFields::default() {
             Ok(copy.clone())
         } else {
