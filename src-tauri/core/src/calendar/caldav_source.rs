@@ -48,7 +48,14 @@ impl Inner {
         // The mirror is only locked between requests, never across one.
         let outcome = self.connect(source).and_then(|(client, calendar)| {
             let notes = self.replay_queued(source, &client)?;
-            let known = self.caldav.mirrors.live().of(&source.id).mirror.known();
+            let mut known = self.caldav.mirrors.live().of(&source.id).mirror.known();
+            if !notes.is_empty() {
+                // A refused write left the mirror with what the server does
+                // not hold, which no change since the last token names:
+                // every resource is compared instead.
+                known.sync_token = None;
+                known.ctag = None;
+            }
             let etags = || {
                 let mut mirrors = self.caldav.mirrors.live();
                 let resources = &mirrors.of(&source.id).mirror.resources;

@@ -113,6 +113,8 @@ fn a_queued_write_the_server_forbids_is_kept_and_the_status_says_where() {
     assert!(text.contains("SUMMARY:Planned offline"), "{text}");
     assert!(text.contains("DESCRIPTION:The minutes"), "{text}");
     assert!(!server.get("").unwrap().contains("Planned offline"));
+    // The calendar shows the server's version again, not the refused one.
+    assert!(setup.titles(&calendar).is_empty());
 
     // Later syncs still say where it is, until the user takes it away.
     let folder = setup.vault.paths().caldav_queue_dir().join("refused");
