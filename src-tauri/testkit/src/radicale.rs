@@ -16,6 +16,13 @@ const MKCALENDAR: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <d:set><d:prop><d:displayname>Work</d:displayname><a:calendar-color>#3366ccff</a:calendar-color></d:prop></d:set>
 </c:mkcalendar>"#;
 
+/// Rights (Radicale's `from_file` form, first match wins) that let a user
+/// find and read their calendars (`R`: the root and their principal, `r`:
+/// a calendar and its events) and write nothing.
+const READ_ONLY_RIGHTS: &str = "[principal]\nuser: .+\ncollection: {user}\npermissions: R\n\
+[calendars]\nuser: .+\ncollection: {user}/[^/]+\npermissions: r\n\
+[root]\nuser: .+\ncollection:\npermissions: R\n";
+
 pub struct Radicale {
     pub dir: tempfile::TempDir,
     pub port: u16,
@@ -84,6 +91,22 @@ impl Radicale {
 
     /// Starts (again) on the same port and storage; returns once it listens.
     pub fn resume(&mut self) {
+        self.resume_with("[rights]\ntype = owner_only\n");
+    }
+
+    /// [`Radicale::resume`], with `alice` allowed to read her calendars
+    /// but not to write them: every PUT and DELETE is answered `403`.
+    pub fn resume_read_only(&mut self) {
+        let rights = self.dir.path().join("rights");
+        std::fs::write(&rights, READ_ONLY_RIGHTS).unwrap();
+        self.resume_with(&format!(
+            "[rights]\ntype = from_file\nfile = {}\n",
+            rights.display()
+        ));
+    }
+
+    /// Starts on the port and storage with the `[rights]` section `rights`.
+    fn resume_with(&mut self, rights: &str) {
         let root = self.dir.path();
         let config = root.join("config");
         std::fs::write(
@@ -92,7 +115,7 @@ impl Radicale {
                 "[server]\nhosts = 127.0.0.1:{port}\n\
                  [auth]\ntype = htpasswd\nhtpasswd_filename = {users}\nhtpasswd_encryption = plain\n\
                  [storage]\nfilesystem_folder = {storage}\n\
-                 [rights]\ntype = owner_only\n\
+                 {rights}\
                  [logging]\nlevel = warning\n",
                 port = self.port,
                 users = root.join("users").display(),

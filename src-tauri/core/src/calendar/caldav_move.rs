@@ -3,18 +3,30 @@
 //! was. If either later step fails, the copy is removed again, so the event
 //! is never lost and never left in both calendars.
 //!
+//! The copy is confirmed before the source goes: into a note, it is on
+//! disk; into a CalDAV calendar, the server has taken it. A copy the server
+//! cannot take now is refused, not queued: a queued copy the server refused
+//! later would leave the event nowhere. Out of a CalDAV calendar, the
+//! removal may wait in the queue: the note already holds the event, and a
+//! removal the server refuses leaves it in both places, never in none.
+//!
 //! What moves is what the event model holds (title, times, repetition,
-//! skipped dates, task state, description, location, UID, …). What it does
-//! not hold is refused rather than dropped: a note with text or keys of its
-//! own, a CalDAV series with modified occurrences, or one occurrence alone.
+//! skipped dates, task state, description, location, alarms, UID, …). What
+//! it does not hold is refused rather than dropped: a note with text or keys
+//! of its own, a daily-note item with inline fields of its own, a CalDAV
+//! event with properties Almanac does not model (`ATTENDEE`, `X-…`, …), a
+//! CalDAV series with modified occurrences, or one occurrence alone.
 
-use super::engine::Calendar;
+use super::caldav_write::Delivery;
+use super::engine::{Calendar, lock};
 use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
 use super::kinds::{NoteCalendar, Writes};
+use super::sources::caldav::splice;
 use super::sources::{SourceConfig, fullnote, ical};
-use super::write;
+use super::spec::EventSpec;
+use super::write::{self, DailyTarget};
 
 impl Calendar {
     /// Moves event `id` into `target`, where one of the two calendars is a
@@ -25,9 +37,21 @@ impl Calendar {
         target: &SourceConfig,
         fields: EventFields,
     ) -> Result<Event, CalendarError> {
-        self.movable(id)?;
         let event = self.details(id)?.event;
-        let copy = self.create(&target.id, fields_of(&event)?)?;
+        self.movable(id, &event)?;
+        let (copy, fields) = match target.kind.kind().writes() {
+            // Made with the fields sent at once: the one write the server
+            // must take now (see the module docs).
+            Writes::Server => {
+                let spec = EventSpec::default()
+                    .patched(&fields_of(&event)?)?
+                    .patched(&fields)?;
+                let _write = lock(&self.inner.write_lock);
+                let copy = self.caldav_create_spec(target, spec, Delivery::Now)?;
+                (copy, EventFields::default())
+            }
+            _ => (self.create(&target.id, fields_of(&event)?)?, fields),
+        };
         let finished = if fields == EventFields::default() {
             Ok(copy.clone())
         } else {
@@ -45,8 +69,8 @@ impl Calendar {
         })
     }
 
-    /// Refuses what a move would lose.
-    fn movable(&self, id: &str) -> Result<(), CalendarError> {
+    /// Refuses what a move of event `moved` (of id `id`) would lose.
+    fn movable(&self, id: &str, moved: &Event) -> Result<(), CalendarError> {
         let refused = |reason: &str| Err(CalendarError::invalid("calendarId", reason));
         if let Some((source, event)) = self.caldav_event(id) {
             if event.contains("::") {
@@ -60,6 +84,19 @@ impl Calendar {
                     "the series has occurrences edited on their own, which a note cannot hold; \
                      keep it in its CalDAV calendar",
                 );
+            }
+            // Refused rather than kept in the note's frontmatter: a note
+            // has no place that would send them back to a server (moved
+            // back, such keys are refused as the note's own), and an
+            // invitation's ATTENDEEs kept as text would look answered.
+            let alarms = moved.alarms.as_ref().map_or(0, Vec::len);
+            let unmodeled = splice::unmodeled(&current.ics, &event, alarms);
+            if !unmodeled.is_empty() {
+                return Err(CalendarError::Conflict(format!(
+                    "the event holds what a note cannot keep ({}), which the move would drop; \
+                     keep it in its CalDAV calendar",
+                    unmodeled.join(", ")
+                )));
             }
             return Ok(());
         }
@@ -75,7 +112,17 @@ impl Calendar {
                 }
                 Ok(())
             }
-            (Writes::Notes, Some(NoteCalendar::DailyNote { .. })) => Ok(()),
+            (
+                Writes::Notes,
+                Some(NoteCalendar::DailyNote {
+                    dir,
+                    heading,
+                    format,
+                }),
+            ) => {
+                let from = DailyTarget::new(dir, heading, format)?;
+                write::movable_daily_to_caldav(&vault, &from, &path, id)
+            }
             (Writes::Notes, None) => refused("not a note calendar"),
             (Writes::ReadOnly | Writes::Server, _) => Err(CalendarError::ReadOnly(source.id)),
             (Writes::TaskLines, _) => {

@@ -21,7 +21,7 @@ impl Inner {
     /// cache was just made), if any.
     pub(super) fn load_caldav_mirror(&self, index: usize, source: &SourceConfig) {
         let tz = self.read().cache.display_tz;
-        let waiting = self.waiting(source);
+        let waiting = self.pending(source);
         let mut mirrors = self.caldav.mirrors.live();
         let live = mirrors.of(&source.id);
         if live.mirror.fetched_at_millis.is_some() || !live.mirror.resources.is_empty() {
@@ -48,7 +48,14 @@ impl Inner {
         // The mirror is only locked between requests, never across one.
         let outcome = self.connect(source).and_then(|(client, calendar)| {
             let notes = self.replay_queued(source, &client)?;
-            let known = self.caldav.mirrors.live().of(&source.id).mirror.known();
+            let mut known = self.caldav.mirrors.live().of(&source.id).mirror.known();
+            if !notes.is_empty() {
+                // A refused write left the mirror with what the server does
+                // not hold, which no change since the last token names:
+                // every resource is compared instead.
+                known.sync_token = None;
+                known.ctag = None;
+            }
             let etags = || {
                 let mut mirrors = self.caldav.mirrors.live();
                 let resources = &mirrors.of(&source.id).mirror.resources;
@@ -92,7 +99,12 @@ impl Inner {
         let live = mirrors.of(&current.id);
         match outcome {
             Ok((answer, calendar, notes)) => {
-                let notes = (!notes.is_empty()).then(|| notes.join("; "));
+                // This replay's refusals, or those kept from earlier ones.
+                let notes = if notes.is_empty() {
+                    self.pending(current)
+                } else {
+                    Some(notes.join("; "))
+                };
                 let Synced::Changed(mut delta) = answer else {
                     return self.show_mirror(index, current, live, Some(&[]), tz, notes);
                 };
@@ -120,7 +132,7 @@ impl Inner {
                 self.show_mirror(index, current, live, touched.as_deref(), tz, notes);
             }
             Err(error) => {
-                let error = match self.waiting(current) {
+                let error = match self.pending(current) {
                     Some(waiting) => format!("{error}; {waiting}"),
                     None => error,
                 };

@@ -5,7 +5,9 @@
 //! conflict for the caller, never retried over the server's version. A
 //! server that does not answer (or refuses the password) gets the write
 //! queued durably; it shows at once and is replayed, in order and under the
-//! same preconditions, before the next sync.
+//! same preconditions, before the next sync. A replayed write the server
+//! refuses is kept where the user can restore it (see `queue`), never
+//! dropped; a move's copy is never queued (see `caldav_move`).
 
 use chrono::{Duration, NaiveDate, NaiveDateTime, Utc};
 use reqwest::Url;
@@ -30,6 +32,23 @@ use crate::ics::write::{Component, calendar};
 
 const CONFLICT: &str = "the event was changed on the CalDAV server since Almanac last read it; \
                         nothing was overwritten: reload the calendar and edit it again";
+
+/// Whether a write may wait in the queue when the server does not take it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Delivery {
+    /// Queued until the server answers, and shown at once meanwhile.
+    OrQueue,
+    /// Sent now, or refused with nothing changed: a move's copy, whose
+    /// source is removed once it is written. Queued, the copy could still
+    /// be refused later, and then the event would be nowhere.
+    Now,
+}
+
+/// Why a write that must reach the server at once ([`Delivery::Now`]) was
+/// refused: what stays, and what to do.
+const NOT_NOW: &str = "the event was not moved and stays where it was (a move waits for the \
+                       CalDAV server to take it, never in the queue); move it again once the \
+                       server answers";
 
 /// The event being replaced: where it is, which version, its text.
 pub(super) struct Current {
@@ -77,11 +96,22 @@ impl Calendar {
         fields: EventFields,
     ) -> Result<Event, CalendarError> {
         let spec = EventSpec::default().patched(&fields)?;
+        self.caldav_create_spec(source, spec, Delivery::OrQueue)
+    }
+
+    /// Creates the event `spec` in CalDAV calendar `source`, sent as
+    /// `delivery` says.
+    pub(super) fn caldav_create_spec(
+        &self,
+        source: &SourceConfig,
+        spec: EventSpec,
+        delivery: Delivery,
+    ) -> Result<Event, CalendarError> {
         let uid = spec
             .uid
             .clone()
             .unwrap_or_else(|| format!("{}@almanac", uuid::Uuid::new_v4()));
-        self.caldav_put(source, &uid, &spec, None)?;
+        self.caldav_put(source, &uid, &spec, None, delivery)?;
         self.caldav_cached(source, &uid, None)
     }
 
@@ -104,7 +134,13 @@ impl Calendar {
             Some(_) => Alarms::Written,
             None => Alarms::Kept,
         };
-        self.caldav_put(source, &uid, &spec, Some((current, alarms)))?;
+        self.caldav_put(
+            source,
+            &uid,
+            &spec,
+            Some((current, alarms)),
+            Delivery::OrQueue,
+        )?;
         self.caldav_cached(source, &uid, None)
     }
 
@@ -137,7 +173,7 @@ impl Calendar {
                 .map_err(|e| CalendarError::invalid("event", e))?;
             let ics = splice::remove_occurrence(&current.ics, &keys, &target.occurrence()?)
                 .map_err(|e| CalendarError::invalid("event", e))?;
-            return self.caldav_send(source, Some(current), ics);
+            return self.caldav_send(source, Some(current), ics, Delivery::OrQueue);
         }
         let (uid, _) = self.caldav_spec(source, event)?;
         let current = self.caldav_current(source, &uid)?;
@@ -148,8 +184,8 @@ impl Calendar {
             href: current.href.to_string(),
             if_match: current.etag.clone(),
         };
-        let sent = inner.send_or_queue(source, &client, write)?;
-        inner.keep_local(source, &collection, current.href.as_str(), None, sent);
+        inner.send_or_queue(source, &client, write, Delivery::OrQueue)?;
+        inner.keep_local(source, &collection, current.href.as_str(), None);
         inner.remember_calendar_url(source, &collection);
         Ok(())
     }
@@ -266,7 +302,7 @@ impl Calendar {
             &cleared(fields),
         )
         .map_err(|e| CalendarError::invalid("event", e))?;
-        self.caldav_send(source, Some(current), ics)?;
+        self.caldav_send(source, Some(current), ics, Delivery::OrQueue)?;
         self.caldav_cached(source, &target.uid, Some(&target.key))
     }
     /// The UID and cached spec of CalDAV event `uid`.
@@ -310,12 +346,13 @@ impl Calendar {
         uid: &str,
         spec: &EventSpec,
         current: Option<(Current, Alarms)>,
+        delivery: Delivery,
     ) -> Result<(), CalendarError> {
         let mut ics = self.render(source, uid, spec)?;
         if let Some((current, alarms)) = &current {
             ics = with_overrides(&ics, &current.ics, *alarms);
         }
-        self.caldav_send(source, current.map(|(current, _)| current), ics)
+        self.caldav_send(source, current.map(|(current, _)| current), ics, delivery)
     }
 
     /// `spec` as a `VCALENDAR` with one `VEVENT` of `uid`. The spec goes
@@ -346,6 +383,7 @@ impl Calendar {
         source: &SourceConfig,
         current: Option<Current>,
         ics: String,
+        delivery: Delivery,
     ) -> Result<(), CalendarError> {
         let inner = &self.inner;
         let _sync = lock(&inner.caldav.lock);
@@ -361,12 +399,12 @@ impl Calendar {
             ics: ics.clone(),
             if_match: current.as_ref().map(|c| c.etag.clone()),
         };
-        let sent = inner.send_or_queue(source, &client, write)?;
+        let sent = inner.send_or_queue(source, &client, write, delivery)?;
         // A queued write has no ETag yet: the next sync fetches the
         // server's, after the replay.
-        let etag = sent.clone().flatten().unwrap_or_default();
+        let etag = sent.flatten().unwrap_or_default();
         let resource = Resource { etag, ics };
-        inner.keep_local(source, &collection, href.as_str(), Some(resource), sent);
+        inner.keep_local(source, &collection, href.as_str(), Some(resource));
         inner.remember_calendar_url(source, &collection);
         Ok(())
     }
@@ -433,14 +471,22 @@ fn refused(reason: String) -> CalendarError {
 
 impl Inner {
     /// Sends `write`, unless earlier writes still wait (then it waits
-    /// behind them). `Ok(Some(etag))` when sent, `Ok(None)` when queued.
+    /// behind them). `Ok(Some(etag))` when sent, `Ok(None)` when queued;
+    /// with [`Delivery::Now`], refused rather than queued.
     fn send_or_queue(
         &self,
         source: &SourceConfig,
         client: &DavClient,
         write: QueuedWrite,
+        delivery: Delivery,
     ) -> Result<Option<Option<String>>, CalendarError> {
         let mut queue = self.caldav.queues.load(&source.id);
+        if delivery == Delivery::Now && !queue.is_empty() {
+            // Sent before them, it could be undone by their replay.
+            return Err(CalendarError::Conflict(format!(
+                "{NOT_NOW}: earlier changes to this calendar still wait for the CalDAV server"
+            )));
+        }
         if queue.is_empty() {
             match send(client, &write) {
                 Ok(etag) => return Ok(Some(etag)),
@@ -458,6 +504,9 @@ impl Inner {
                 Err(error @ (DavError::OffOrigin(_) | DavError::TooLarge(_))) => {
                     return Err(CalendarError::invalid("event", error.to_string()));
                 }
+                Err(error) if delivery == Delivery::Now => {
+                    return Err(CalendarError::Conflict(format!("{NOT_NOW}: {error}")));
+                }
                 Err(error) => {
                     tracing::warn!(source = %source.id, %error, "CalDAV write queued until the server answers")
                 }
@@ -472,21 +521,20 @@ impl Inner {
     }
 
     /// Keeps the written resource `href` of calendar `collection` (`None`:
-    /// deleted) in the mirror, on disk, and shown; `sent` is `None` when the
-    /// write waits in the queue.
-    fn keep_local<T>(
+    /// deleted) in the mirror, on disk, and shown (sent, or waiting in the
+    /// queue).
+    fn keep_local(
         &self,
         source: &SourceConfig,
         collection: &Url,
         href: &str,
         resource: Option<Resource>,
-        sent: Option<T>,
     ) {
         let (index, tz) = {
             let state = self.read();
             (state.cache.source_index(&source.id), state.cache.display_tz)
         };
-        let waiting = sent.is_none().then(|| self.waiting(source)).flatten();
+        let waiting = self.pending(source);
         let mut mirrors = self.caldav.mirrors.live();
         let live = mirrors.of(&source.id);
         if live.mirror.calendar_url.is_empty() {
@@ -509,18 +557,37 @@ impl Inner {
         }
     }
 
-    /// The status of a source with queued writes.
-    pub(super) fn waiting(&self, source: &SourceConfig) -> Option<String> {
-        let count = self.caldav.queues.load(&source.id).len();
-        (count > 0).then(|| {
-            format!("{count} change(s) wait for the CalDAV server and will be sent when it answers")
-        })
+    /// The status of a source with writes waiting in its queue, or refused
+    /// on replay and kept.
+    pub(super) fn pending(&self, source: &SourceConfig) -> Option<String> {
+        let queues = &self.caldav.queues;
+        let queued = queues.load(&source.id).len();
+        let refused = queues.refused_count(&source.id);
+        let parts: Vec<String> = [
+            (queued > 0).then(|| {
+                format!(
+                    "{queued} change(s) wait for the CalDAV server and will be sent when it answers"
+                )
+            }),
+            (refused > 0).then(|| {
+                format!(
+                    "{refused} change(s) the CalDAV server refused are kept as .ics files in {}: \
+                     open or import one to restore it, then delete it",
+                    queues.refused_dir().display()
+                )
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     /// Replays the queued writes of `source` in order. Stops (keeping the
     /// rest) while the server still does not take them; a write refused
-    /// (`412`: the event changed meanwhile) is dropped, never forced, and
-    /// named in the returned notes.
+    /// (`412`: the event changed meanwhile; any other refusal) is never
+    /// forced: the event it would have written is kept aside (see `queue`)
+    /// and named, with where it is, in the returned notes.
     pub(super) fn replay_queued(
         &self,
         source: &SourceConfig,
@@ -529,20 +596,34 @@ impl Inner {
         let mut queue = self.caldav.queues.load(&source.id);
         let mut notes = Vec::new();
         while let Some(write) = queue.first().cloned() {
-            match send(client, &write) {
-                Ok(_) => {}
-                Err(DavError::PreconditionFailed) => notes.push(format!(
-                    "a change made offline was not sent because the event changed on the \
-                     server meanwhile ({})",
+            let refused = match send(client, &write) {
+                Ok(_) => None,
+                Err(DavError::PreconditionFailed) => Some(format!(
+                    "the event changed on the server meanwhile ({})",
                     write.href().rsplit('/').next().unwrap_or_default()
                 )),
-                Err(DavError::Protocol(reason)) => notes.push(format!(
-                    "a change made offline was refused by the server: {reason}"
-                )),
-                Err(error @ DavError::OffOrigin(_)) => {
-                    notes.push(format!("a change made offline was not sent: {error}"))
-                }
+                Err(DavError::Protocol(reason)) => Some(format!("the server refused it: {reason}")),
+                Err(error @ DavError::OffOrigin(_)) => Some(error.to_string()),
                 Err(error) => return Err(error.to_string()),
+            };
+            if let Some(why) = refused {
+                // Kept before it leaves the queue: a failure here keeps it
+                // queued instead.
+                let kept = self
+                    .caldav
+                    .queues
+                    .keep_refused(&source.id, &write)
+                    .map_err(|e| format!("cannot keep a change the CalDAV server refused: {e}"))?;
+                notes.push(match kept {
+                    Some(file) => format!(
+                        "a change made offline was not sent because {why}; the event as it \
+                         was changed is kept in {}",
+                        file.display()
+                    ),
+                    None => format!(
+                        "a deletion made offline was not sent because {why}; the event stays"
+                    ),
+                });
             }
             queue.remove(0);
             self.caldav

@@ -500,18 +500,36 @@ pub fn move_daily_to_fullnote(
     fields: &EventFields,
 ) -> Result<String, CalendarError> {
     let (spec, extra) = daily_item_patched(vault, from, rel, id, fields)?;
-    if let Some((key, _)) = extra.first() {
-        return Err(CalendarError::invalid(
-            "calendarId",
-            format!(
-                "the item has an inline field of its own (`{key}`) that a Full Note event does not keep"
-            ),
-        ));
-    }
+    refuse_own_fields(&extra, "a Full Note event")?;
     let path = join(dir, &fullnote::file_name(&spec));
     create_new(vault, &path, &fullnote::render_new(&spec)?)?;
     delete_daily(vault, from, rel, id)?;
     Ok(path)
+}
+
+/// Refuses to move daily-note item `id` (in note `rel` of `from`) to a
+/// CalDAV calendar when it has inline fields of its own: an event there has
+/// no place for them, and the move would drop them.
+pub(super) fn movable_daily_to_caldav(
+    vault: &Vault,
+    from: &DailyTarget,
+    rel: &str,
+    id: &str,
+) -> Result<(), CalendarError> {
+    let (_, extra) = daily_item_patched(vault, from, rel, id, &EventFields::default())?;
+    refuse_own_fields(&extra, "a CalDAV event")
+}
+
+/// The refusal of a move to `into` (an event that has no place for a
+/// daily-note item's own inline fields `extra`), naming the first.
+fn refuse_own_fields(extra: &[(String, String)], into: &str) -> Result<(), CalendarError> {
+    match extra.first() {
+        Some((key, _)) => Err(CalendarError::invalid(
+            "calendarId",
+            format!("the item has an inline field of its own (`{key}`) that {into} does not keep"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The event of daily-note item `id` with `fields` applied, and its own

@@ -42,6 +42,13 @@ impl Setup {
         Self::new(name, server, PASSWORD)
     }
 
+    /// The setup with one more calendar `id` of `kind`.
+    pub fn with_source(mut self, id: &str, kind: SourceKind) -> Setup {
+        let source = crate::caldav_source::common::source(id, kind);
+        self.vault.settings.calendar_sources.push(source);
+        self
+    }
+
     pub fn open(&self) -> Calendar {
         Calendar::open(&self.vault.settings, &self.vault.paths())
     }

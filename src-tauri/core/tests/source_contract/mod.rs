@@ -9,7 +9,8 @@
 //! - an edit leaves every byte outside the changed fields as it was
 //!   (writable kinds);
 //! - an event moves to another calendar and back (kinds that move events;
-//!   a Tasks calendar refuses, naming `calendarId`);
+//!   a Tasks calendar refuses, naming `calendarId`; a CalDAV event holding
+//!   what a note cannot keep, as the contract's does, is refused with `409`);
 //! - an unreachable or malformed source says so in its status, and keeps
 //!   what it had;
 //! - its events show over REST, over the CalDAV server, and as vault

@@ -127,6 +127,51 @@ fn with_unmodeled_kept(new: &str, old: &str, alarms: Alarms) -> String {
     }
 }
 
+/// What the series (or event) `uid` of `ics` holds that a note cannot, by
+/// name, each once: its properties Almanac does not model (`ATTENDEE`,
+/// `ORGANIZER`, `ATTACH`, `X-…`), its sub-components other than alarms,
+/// and `VALARM` when it has more alarms than the `alarms_read` Almanac reads
+/// (one relative to the end, or at a fixed time). `CREATED` is left out: it
+/// dates the resource, not the user's event, and the note has its own.
+pub fn unmodeled(ics: &str, uid: &str, alarms_read: usize) -> Vec<String> {
+    let all = blocks(ics);
+    let Some(master) = all.iter().find(|b| {
+        (b.name == "VEVENT" || b.name == "VTODO")
+            && b.property(ics, "RECURRENCE-ID").is_none()
+            && b.property(ics, "UID")
+                .is_some_and(|line| value(&line).trim() == uid)
+    }) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = master
+        .properties(ics)
+        .map(|line| line.name)
+        .filter(|name| !MODELED.contains(&name.as_str()) && name != "CREATED")
+        .collect();
+    let children: Vec<String> = master
+        .children(ics)
+        .map(|child| {
+            let first = child.lines().next().unwrap_or_default();
+            first
+                .trim_start_matches("BEGIN:")
+                .trim()
+                .to_ascii_uppercase()
+        })
+        .collect();
+    let alarms = children.iter().filter(|name| *name == "VALARM").count();
+    if alarms > alarms_read {
+        names.push("VALARM".into());
+    }
+    names.extend(children.into_iter().filter(|name| name != "VALARM"));
+    let mut once = Vec::new();
+    for name in names {
+        if !once.contains(&name) {
+            once.push(name);
+        }
+    }
+    once
+}
+
 /// One occurrence of the series of `uid`: `key` as [`override_keys`] gives
 /// it (`YYYYMMDDTHHMMSS`), `at` the same local start.
 ///
@@ -471,6 +516,23 @@ fn insert_before_end(text: &str, inserted: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_note_cannot_hold_is_named_once() {
+        let ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a\r\n\
+                   DTSTART:20260105T090000Z\r\nSUMMARY:Plan\r\nCREATED:20260101T000000Z\r\n\
+                   ATTENDEE:mailto:ann@example.com\r\nATTENDEE:mailto:bob@example.com\r\n\
+                   X-APP-COLOR:red\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT5M\r\n\
+                   END:VALARM\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:a\r\n\
+                   RECURRENCE-ID:20260112T090000Z\r\nORGANIZER:mailto:c@example.com\r\n\
+                   END:VEVENT\r\nEND:VCALENDAR\r\n";
+        assert_eq!(unmodeled(ics, "a", 1), ["ATTENDEE", "X-APP-COLOR"]);
+        assert_eq!(
+            unmodeled(ics, "a", 0),
+            ["ATTENDEE", "X-APP-COLOR", "VALARM"]
+        );
+        assert!(unmodeled(ics, "other", 0).is_empty());
+    }
 
     #[test]
     fn an_edit_keeps_what_almanac_does_not_model_and_drops_what_it_removed() {
