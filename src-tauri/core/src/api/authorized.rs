@@ -114,6 +114,33 @@ impl AuthorizedApi {
         Ok(event)
     }
 
+    /// [`AuthorizedApi::create_event`], run once per idempotency `key` when
+    /// there is one: a retry with the same key and request answers the
+    /// first's event and creates nothing ([`super::idempotency`]).
+    pub fn create_event_keyed(
+        &self,
+        key: Option<&super::IdempotencyKey>,
+        calendar_id: &str,
+        fields: EventFields,
+        options: EventOptions,
+    ) -> Result<Event, ApiError> {
+        let Some(key) = key else {
+            return self.create_event(calendar_id, fields, options);
+        };
+        self.require(Scope::EventsWrite)?;
+        let request = (
+            "create_event",
+            calendar_id,
+            serde_json::to_string(&fields).unwrap_or_default(),
+            serde_json::to_string(&options).unwrap_or_default(),
+        );
+        self.plugin
+            .idempotency
+            .once(self.token_id(), key, request, || {
+                self.create_event(calendar_id, fields, options)
+            })
+    }
+
     /// Updates event `id` with `fields` (a merge patch), or with
     /// `options.instance_date` only that occurrence of its CalDAV series.
     /// Scope `events:write`.

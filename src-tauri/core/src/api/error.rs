@@ -37,6 +37,10 @@ pub enum ApiError {
     /// The change would overwrite something that exists. → 409
     #[error("{0}")]
     Conflict(String),
+    /// An idempotency key sent again with a different request
+    /// ([`super::idempotency`]). → 422
+    #[error("{0}")]
+    KeyReused(String),
     /// No user interface is attached (headless mode) or it cannot do this. → 503
     #[error("the calendar UI is unavailable: {0}")]
     UiUnavailable(String),

@@ -21,6 +21,7 @@ pub mod client_calendars;
 pub mod consent;
 pub mod consent_gate;
 pub mod error;
+pub mod idempotency;
 pub mod plugin;
 pub mod quick_add;
 pub mod registry;
@@ -36,6 +37,7 @@ pub use consent::{
 };
 pub use consent_gate::MAX_REQUESTS_PER_MINUTE;
 pub use error::ApiError;
+pub use idempotency::IdempotencyKey;
 pub use plugin::{CalendarPlugin, MAX_REASON_CHARS, PLUGIN_ID};
 pub use quick_add::QuickAdded;
 pub use registry::Registry;

@@ -39,6 +39,8 @@ pub struct CalendarPlugin {
     settings_update: Mutex<()>,
     /// What changed in the calendar, following it ([`crate::changes`]).
     pub(super) changes: ChangeFeed,
+    /// Creates sent with an idempotency key ([`super::idempotency`]).
+    pub(super) idempotency: super::idempotency::IdempotencyKeys,
 }
 
 impl CalendarPlugin {
@@ -59,6 +61,7 @@ impl CalendarPlugin {
             consent_gate: ConsentGate::default(),
             settings_update: Mutex::new(()),
             changes,
+            idempotency: Default::default(),
         }
     }
 

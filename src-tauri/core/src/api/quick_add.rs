@@ -44,4 +44,26 @@ impl AuthorizedApi {
         };
         Ok(QuickAdded { read, created })
     }
+
+    /// [`AuthorizedApi::quick_add`], creating once per idempotency `key`
+    /// when there is one ([`super::idempotency`]); a dry run needs none.
+    pub fn quick_add_keyed(
+        &self,
+        key: Option<&super::IdempotencyKey>,
+        text: &str,
+        calendar_id: Option<&str>,
+        now: Option<DateTime<Utc>>,
+        dry_run: bool,
+    ) -> Result<QuickAdded, ApiError> {
+        let Some(key) = key.filter(|_| !dry_run) else {
+            return self.quick_add(text, calendar_id, now, dry_run);
+        };
+        self.require(Scope::EventsWrite)?;
+        let request = ("quick_add", text, calendar_id, now);
+        self.plugin
+            .idempotency
+            .once(self.token_id(), key, request, || {
+                self.quick_add(text, calendar_id, now, dry_run)
+            })
+    }
 }

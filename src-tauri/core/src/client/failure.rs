@@ -74,9 +74,10 @@ impl From<ApiError> for ClientError {
             | ApiError::SettingRefused(_)
             | ApiError::TokenNoLongerValid(_) => Exit::NotAuthorized,
             ApiError::NotFound(_) => Exit::NotFound,
-            ApiError::BadRequest { .. } | ApiError::QueryTooLarge(_) | ApiError::ReadOnly(_) => {
-                Exit::Usage
-            }
+            ApiError::BadRequest { .. }
+            | ApiError::QueryTooLarge(_)
+            | ApiError::ReadOnly(_)
+            | ApiError::KeyReused(_) => Exit::Usage,
             ApiError::Conflict(_)
             | ApiError::UiUnavailable(_)
             | ApiError::VaultUnavailable(_)

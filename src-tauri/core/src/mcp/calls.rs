@@ -15,7 +15,7 @@ use super::params::{
     RemindersParams, SearchParams, UpdateParams,
 };
 use super::untrusted::{answer, plain};
-use crate::api::{ApiError, AuthorizedApi, DateRange, EventFilter, EventOptions};
+use crate::api::{ApiError, AuthorizedApi, DateRange, EventFilter, EventOptions, IdempotencyKey};
 use crate::calendar::{Event, EventFields, EventType, RangeSide, busy_periods, parse_range_bound};
 
 /// Why a call did not happen, as the assistant reads it.
@@ -105,9 +105,19 @@ pub fn run(
             Ok(answer(json!({ "reminders": reminders })))
         }
         "create_event" => {
-            let CreateParams { calendar_id, event } = parse(args)?;
+            let CreateParams {
+                calendar_id,
+                event,
+                idempotency_key,
+            } = parse(args)?;
+            let key = idempotency(idempotency_key.as_deref())?;
             let created = api
-                .create_event(&calendar_id, fields(event)?, EventOptions::default())
+                .create_event_keyed(
+                    key.as_ref(),
+                    &calendar_id,
+                    fields(event)?,
+                    EventOptions::default(),
+                )
                 .map_err(refused)?;
             Ok(answer(json!({ "created": event_view(&created, tz) })))
         }
@@ -137,8 +147,10 @@ pub fn run(
         "quick_add" => {
             let params: QuickAddParams = parse(args)?;
             let dry_run = params.dry_run.unwrap_or(false);
+            let key = idempotency(params.idempotency_key.as_deref())?;
+            let calendar = params.calendar_id.as_deref();
             let added = api
-                .quick_add(&params.text, params.calendar_id.as_deref(), None, dry_run)
+                .quick_add_keyed(key.as_ref(), &params.text, calendar, None, dry_run)
                 .map_err(refused)?;
             let read = serde_json::to_value(&added.read.fields).unwrap_or(Value::Null);
             Ok(answer(json!({
@@ -149,6 +161,13 @@ pub fn run(
         }
         other => Err(format!("there is no tool named `{other}`")),
     }
+}
+
+/// The `idempotencyKey` argument, when given.
+fn idempotency(key: Option<&str>) -> Result<Option<IdempotencyKey>, Refusal> {
+    key.map(|key| IdempotencyKey::parse(key, "idempotencyKey"))
+        .transpose()
+        .map_err(refused)
 }
 
 /// What a destructive call would do, for the person to confirm; `None`

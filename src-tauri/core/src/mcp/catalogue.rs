@@ -120,7 +120,9 @@ const ENTRIES: &[Entry] = &[
         name: "create_event",
         title: "Create an event",
         description: "Creates an event in a writable calendar (list_calendars says which). \
-            Times are in the display time zone unless the event names its own.",
+            Times are in the display time zone unless the event names its own. Send an \
+            idempotencyKey (a new UUID per event) so that retrying the call never creates \
+            it twice.",
         read_only: false,
         scope: Scope::EventsWrite,
         destructive: false,
@@ -155,7 +157,8 @@ const ENTRIES: &[Entry] = &[
         title: "Quick add",
         description: "Creates an event from one line of text, as the calendar's quick-add \
             box reads it: \"Lunch with Ana tomorrow 12:30-13:30 in work\", \"Gym every \
-            Monday 7am\". dryRun only shows what it would create.",
+            Monday 7am\". dryRun only shows what it would create. Send an idempotencyKey \
+            (a new UUID per event) so that retrying the call never creates it twice.",
         read_only: false,
         scope: Scope::EventsWrite,
         destructive: false,

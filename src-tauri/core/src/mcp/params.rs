@@ -115,6 +115,11 @@ pub struct CreateParams {
     /// A writable calendar's id (see list_calendars).
     pub calendar_id: String,
     pub event: EventInput,
+    /// A new unique value (a UUID) for each event you mean to create, sent
+    /// again unchanged if you retry this call: a retry then creates nothing
+    /// and answers the first call's event.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 /// A change to an event.
@@ -154,4 +159,9 @@ pub struct QuickAddParams {
     /// Only read the line and show the event it would make.
     #[serde(default)]
     pub dry_run: Option<bool>,
+    /// A new unique value (a UUID) for each event you mean to create, sent
+    /// again unchanged if you retry this call: a retry then creates nothing
+    /// and answers the first call's event.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }

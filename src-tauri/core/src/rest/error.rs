@@ -47,6 +47,10 @@ pub enum RestError {
     /// The change collides with existing data (e.g. a note of that name).
     #[error("{0}")]
     Conflict(String),
+    /// The request is well formed but cannot be carried out as asked (an
+    /// idempotency key sent again with another request).
+    #[error("{0}")]
+    Unprocessable(String),
     /// The `Host` header names something other than this loopback server: a
     /// DNS-rebinding page, or a misconfigured proxy.
     #[error("Host `{0}` is not this server; use 127.0.0.1, localhost or [::1] with its port")]
@@ -133,6 +137,7 @@ impl RestError {
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::BadRequest { .. } | Self::QueryTooLarge(_) => StatusCode::BAD_REQUEST,
             Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::MisdirectedRequest(_) => StatusCode::MISDIRECTED_REQUEST,
             Self::Unavailable(_) | Self::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -165,6 +170,7 @@ impl From<ApiError> for RestError {
             ApiError::QueryTooLarge(message) => Self::QueryTooLarge(message),
             ApiError::ReadOnly(_) => Self::bad_request("calendarId", error.to_string()),
             ApiError::Conflict(message) => Self::Conflict(message),
+            ApiError::KeyReused(message) => Self::Unprocessable(message),
             ApiError::UiUnavailable(_) | ApiError::VaultUnavailable(_) => {
                 Self::Unavailable(error.to_string())
             }

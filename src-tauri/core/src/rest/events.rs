@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 use super::answers::AnswerCache;
 use super::auth::{Authorized, EventsRead, EventsWrite};
 use super::error::RestError;
-use super::extract::{EventIdParam, JsonBody};
+use super::extract::{EventIdParam, IdempotencyHeader, JsonBody};
 use super::fallback::method_not_allowed;
 use super::params::EventsParams;
 use super::query_slots::QuerySlots;
@@ -179,19 +179,28 @@ impl EventWritten {
 #[utoipa::path(
     post, path = "/api/v1/events", operation_id = "createEvent", tag = "events",
     request_body = CreateEvent,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: \
+            the same key with the same request within 24 hours answers the first create's \
+            event and creates nothing (1 to 255 visible ASCII characters; a UUID is a good \
+            one)")),
     responses(
         (status = 201, description = "Created", body = EventWritten),
         (status = 400, description = "Invalid body or event, unknown or read-only calendar", body = super::ErrorBody),
         (status = 409, description = "A note of that name exists", body = super::ErrorBody),
+        (status = 422, description = "The `Idempotency-Key` was sent before with another request", body = super::ErrorBody),
         (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
 )]
 pub async fn create(
     Authorized(api, ..): Authorized<EventsWrite>,
+    IdempotencyHeader(key): IdempotencyHeader,
     JsonBody(body): JsonBody<CreateEvent>,
 ) -> Result<(StatusCode, Json<EventWritten>), RestError> {
     let options = body.options.unwrap_or_default();
-    let event = blocking(move || api.create_event(&body.calendar_id, body.event, options)).await?;
+    let event = blocking(move || {
+        api.create_event_keyed(key.as_ref(), &body.calendar_id, body.event, options)
+    })
+    .await?;
     Ok((StatusCode::CREATED, Json(EventWritten::new(event))))
 }
 

@@ -7,6 +7,8 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+
+use crate::api::IdempotencyKey;
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
@@ -126,6 +128,28 @@ impl<S: Send + Sync> FromRequestParts<S> for EventIdParam {
             return Err(RestError::bad_request("id", "must not contain NUL"));
         }
         Ok(EventIdParam(id))
+    }
+}
+
+/// The `Idempotency-Key` header of a create, when one is sent
+/// ([`crate::api::idempotency`]); a malformed one is a `400`.
+#[derive(Debug)]
+pub struct IdempotencyHeader(pub Option<IdempotencyKey>);
+
+/// The header's name, as the OpenAPI document and errors give it.
+pub const IDEMPOTENCY_HEADER: &str = "Idempotency-Key";
+
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyHeader {
+    type Rejection = RestError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let Some(value) = parts.headers.get(IDEMPOTENCY_HEADER) else {
+            return Ok(IdempotencyHeader(None));
+        };
+        // Not visible ASCII: the key parser says what a key is.
+        let text = value.to_str().unwrap_or("\0");
+        let key = IdempotencyKey::parse(text, IDEMPOTENCY_HEADER)?;
+        Ok(IdempotencyHeader(Some(key)))
     }
 }
 

@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 use super::auth::{Authorized, EventsWrite};
 use super::error::RestError;
 use super::events::EventWritten;
-use super::extract::JsonBody;
+use super::extract::{IdempotencyHeader, JsonBody};
 use super::fallback::method_not_allowed;
 use super::{RestState, blocking};
 use crate::quick_add::QuickFields;
@@ -69,16 +69,21 @@ pub struct QuickAddRead {
 #[utoipa::path(
     post, path = "/api/v1/events/quick", operation_id = "quickAddEvent", tag = "events",
     request_body = QuickAddBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: \
+            the same key with the same line within 24 hours answers the first create's event \
+            and creates nothing (a dry run needs none)")),
     responses(
         (status = 200, description = "Dry run: the event the line describes, not written", body = QuickAddRead),
         (status = 201, description = "Created", body = EventWritten),
         (status = 400, description = "The line cannot be read (field `text`), a bad `now`, or an unknown or read-only calendar", body = super::ErrorBody),
         (status = 409, description = "A note of that name exists", body = super::ErrorBody),
+        (status = 422, description = "The `Idempotency-Key` was sent before with another request", body = super::ErrorBody),
         (status = 503, description = "The vault is unavailable (see `GET /calendars`)", body = super::ErrorBody),
     ),
 )]
 pub async fn quick_add(
     Authorized(api, ..): Authorized<EventsWrite>,
+    IdempotencyHeader(key): IdempotencyHeader,
     JsonBody(body): JsonBody<QuickAddBody>,
 ) -> Result<Response, RestError> {
     let now = match &body.now {
@@ -91,9 +96,11 @@ pub async fn quick_add(
         ),
         None => None,
     };
-    let added =
-        blocking(move || api.quick_add(&body.text, body.calendar_id.as_deref(), now, body.dry_run))
-            .await?;
+    let added = blocking(move || {
+        let calendar = body.calendar_id.as_deref();
+        api.quick_add_keyed(key.as_ref(), &body.text, calendar, now, body.dry_run)
+    })
+    .await?;
     Ok(match added.created {
         None => Json(QuickAddRead {
             success: true,

@@ -11,6 +11,8 @@ Scenarios:
   read-only  sees only the read-only tools; a write tool is refused.
   elicit ID  deletes event ID, accepting the confirmation asked through
              elicitation.
+  retry      creates an event, then sends the same call again with the same
+             idempotencyKey, concurrently and once more after.
   handover DIR
              reads a week, then writes DIR/served and waits for DIR/go (the
              test starts the app meanwhile); then, in the same session,
@@ -153,6 +155,23 @@ async def handover(client, signals):
     }
 
 
+async def retry(client):
+    call_args = {
+        "calendarId": "local",
+        "idempotencyKey": "7f7c4c1e-2a51-4a8e-9a55-3f2f7c1b9d10",
+        "event": {"title": "Retried lunch", "date": "2026-01-09", "startTime": "12:00",
+                  "endTime": "13:00", "allDay": False},
+    }
+    first, second = await asyncio.gather(
+        call(client, "create_event", call_args), call(client, "create_event", call_args))
+    third = await call(client, "create_event", call_args)
+    ids = []
+    for result, text in (first, second, third):
+        check(not result.is_error, f"create_event with a key: {text}")
+        ids.append(result.structured_content["data"]["created"]["id"])
+    return {"ids": ids}
+
+
 ASKED = []
 
 
@@ -173,6 +192,8 @@ async def main():
             facts = await read_only(client)
         elif scenario == "elicit":
             facts = await elicit(client, sys.argv[4])
+        elif scenario == "retry":
+            facts = await retry(client)
         elif scenario == "handover":
             facts = await handover(client, sys.argv[4])
         else:

@@ -130,6 +130,26 @@ async fn the_python_client_reads_writes_and_is_refused_an_unconfirmed_delete() {
     assert!(app.vault().join(STANDUP).exists());
 }
 
+/// An assistant's retry of `create_event` with its `idempotencyKey` (two
+/// at once, and one after) answers the first's event and makes one note.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_retried_create_with_its_key_makes_one_note() {
+    let app = Instance::start(true).await;
+    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let facts = client(&token, &["retry", "http", &app.url]).await;
+    let ids = facts["ids"].as_array().unwrap();
+    assert_eq!(ids.len(), 3);
+    assert!(ids.iter().all(|id| *id == ids[0]), "{facts}");
+    let notes = std::fs::read_dir(app.vault().join("events"))
+        .unwrap()
+        .filter(|entry| {
+            let name = entry.as_ref().unwrap().file_name();
+            name.to_string_lossy().contains("Retried lunch")
+        })
+        .count();
+    assert_eq!(notes, 1);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_read_only_token_sees_no_write_tools() {
     let app = Instance::start(true).await;

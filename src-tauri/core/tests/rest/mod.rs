@@ -11,6 +11,7 @@ mod connections;
 mod feeds;
 mod fuzz_crashes;
 mod hostile;
+mod idempotency;
 mod ids;
 mod lifecycle;
 mod openapi;
