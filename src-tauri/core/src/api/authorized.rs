@@ -128,12 +128,8 @@ impl AuthorizedApi {
             return self.create_event(calendar_id, fields, options);
         };
         self.require(Scope::EventsWrite)?;
-        let request = (
-            "create_event",
-            calendar_id,
-            serde_json::to_string(&fields).unwrap_or_default(),
-            serde_json::to_string(&options).unwrap_or_default(),
-        );
+        // What is asked, field by field: the same request prints the same.
+        let request = ("create_event", calendar_id, format!("{fields:?} {options:?}"));
         self.plugin
             .idempotency
             .once(self.token_id(), key, request, || {
