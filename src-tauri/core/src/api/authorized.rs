@@ -129,7 +129,11 @@ impl AuthorizedApi {
         };
         self.require(Scope::EventsWrite)?;
         // What is asked, field by field: the same request prints the same.
-        let request = ("create_event", calendar_id, format!("{fields:?} {options:?}"));
+        let request = (
+            "create_event",
+            calendar_id,
+            format!("{fields:?} {options:?}"),
+        );
         self.plugin
             .idempotency
             .once(self.token_id(), key, request, || {
