@@ -12,6 +12,7 @@ pub const COMMANDS: &[&str] = &[
     "calendar_events",
     "calendar_events_per_day",
     "calendar_sources",
+    "calendar_read_day",
     "vault_status",
     "token_scopes",
     "tokens_list",

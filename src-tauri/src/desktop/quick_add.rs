@@ -55,3 +55,18 @@ pub async fn event_quick_add(
     .await
     .map_err(|e| ApiError::Internal(e.to_string()))?
 }
+
+/// The day `text` names ("next friday", "march 3", "2027-01-15"), as the
+/// quick-add line reads days, counted from today in the display zone: the
+/// calendar window's "Go to date". `YYYY-MM-DD`, or why it is no day.
+#[tauri::command]
+pub fn calendar_read_day(
+    services: State<'_, Arc<Services>>,
+    text: String,
+) -> Result<String, String> {
+    let zone = services.core.calendar.display_timezone();
+    let today = chrono::Utc::now().with_timezone(&zone).date_naive();
+    quick_add::read_day(&text, today)
+        .map(|day| day.to_string())
+        .map_err(|refused| refused.to_string())
+}

@@ -9,6 +9,7 @@ import listPlugin from '@fullcalendar/list';
 
 import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from './calendar_editing.js';
 import { setupEventDialog } from './event_dialog.js';
+import { setupKeys } from './calendar_keys.js';
 import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { knownZone } from './format.js';
 import { invoke, listen } from './ipc.js';
@@ -36,10 +37,11 @@ const zoneInput = document.getElementById('ev-timezone');
 zoneInput.placeholder = `${settings.displayTimezone} (display zone)`;
 setupEventDialog(settings.firstDay);
 
+const newEvent = newEventButton(() => calendar.getOption('timeZone'), () => sources);
 const calendar = new Calendar(document.getElementById('calendar'), {
   plugins: [dayGridPlugin, timeGridPlugin, listPlugin, zonePlugin, interactionPlugin],
   ...editingOptions(() => sources),
-  customButtons: { newEvent: newEventButton(() => calendar.getOption('timeZone'), () => sources) },
+  customButtons: { newEvent },
   initialView,
   // Events arrive as epoch millis, so they land at their wall time in this zone.
   timeZone: knownZone(settings.displayTimezone),
@@ -61,10 +63,13 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   events: eventSource(showError),
   datesSet: (info) => {
     document.body.dataset.view = info.view.type;
+    // The day the view is about (a month's first day), for tests and styles.
+    document.body.dataset.current = calendar.formatIso(info.view.currentStart, true);
   },
 });
 calendar.render();
 deleteByKey(calendar, () => sources);
+setupKeys(calendar, { newEvent: () => newEvent.click() });
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
 await listen('settings-changed', async (changed) => {

@@ -213,6 +213,26 @@ pub fn parse(text: &str, context: &Context) -> Result<QuickAdd, QuickAddError> {
     })
 }
 
+/// A day typed on its own ("next friday", "march 3", "2027-01-15"), read
+/// as the quick-add line reads its days, from `today`: the calendar window's
+/// "Go to date".
+pub fn read_day(text: &str, today: NaiveDate) -> Result<NaiveDate, QuickAddError> {
+    let not_a_day = || {
+        QuickAddError::new(format!(
+            "“{}” is not a day: try “next friday”, “march 3” or “2027-01-15”.",
+            text.trim()
+        ))
+    };
+    if text.chars().count() > MAX_TEXT_CHARS {
+        return Err(not_a_day());
+    }
+    let words = words::split(text);
+    match dates::day_at(&words, 0, today)? {
+        Some(found) if found.used == words.len() => Ok(found.first),
+        _ => Err(not_a_day()),
+    }
+}
+
 /// The phrase starting at word `i`, in the order the phrases are tried.
 fn piece_at(
     words: &[Word],

@@ -1,0 +1,109 @@
+//! The calendar window's keys (`ui/src/js/calendar_keys.js`): each key in
+//! the `?` panel does what the panel says, "Go to date" reads a day as
+//! quick-add does, and keys typed into a field stay there. The README's list
+//! of keys is the panel's.
+
+use crate::support;
+
+use support::instance::Instance;
+use support::webdriver::{Session, Theme};
+
+const VIEW: &str = "document.body.dataset.view";
+const CURRENT: &str = "document.body.dataset.current";
+
+#[tokio::test]
+async fn each_key_does_what_the_panel_says_and_go_to_date_reads_a_day() {
+    let instance = Instance::new();
+    let session = Session::start(&instance, "calendar", Theme::Light).await;
+    session
+        .wait_for("document.body.dataset.ready === 'true'")
+        .await;
+
+    // Views: d, w, m, a.
+    for (key, view) in [
+        ("d", "timeGridDay"),
+        ("w", "timeGridWeek"),
+        ("a", "listWeek"),
+        ("m", "dayGridMonth"),
+    ] {
+        session.press(key).await;
+        session.wait_for(&format!("{VIEW} === '{view}'")).await;
+    }
+
+    // "Go to date" reads what quick-add reads; a line that is no day is
+    // refused in the dialog and moves nothing.
+    session.press("g").await;
+    session
+        .wait_for("document.getElementById('goto-dialog').open")
+        .await;
+    session.type_into("#goto-text", "tomorrow at noon").await;
+    session.press("\u{E007}").await;
+    session
+        .wait_for("document.getElementById('goto-error').textContent.includes('is not a day')")
+        .await;
+    session.retype("#goto-text", "2027-01-15").await;
+    session.press("\u{E007}").await;
+    session
+        .wait_for(&format!("{CURRENT} === '2027-01-01'"))
+        .await;
+    session
+        .wait_for("!document.getElementById('goto-dialog').open")
+        .await;
+
+    // j / → next, k / ← previous, t today.
+    session.press("j").await;
+    session
+        .wait_for(&format!("{CURRENT} === '2027-02-01'"))
+        .await;
+    session.press("\u{E014}").await; // →
+    session
+        .wait_for(&format!("{CURRENT} === '2027-03-01'"))
+        .await;
+    session.press("k").await;
+    session.press("\u{E012}").await; // ←
+    session
+        .wait_for(&format!("{CURRENT} === '2027-01-01'"))
+        .await;
+    session.press("t").await;
+    let this_month = chrono::Utc::now().format("%Y-%m-01").to_string();
+    session
+        .wait_for(&format!("{CURRENT} === '{this_month}'"))
+        .await;
+
+    // n opens a new event; a key typed in its title is text, not a key.
+    session.press("n").await;
+    session
+        .wait_for("document.getElementById('event-dialog').open")
+        .await;
+    session.type_into("#ev-title", "dwm").await;
+    assert_eq!(
+        session
+            .execute(&format!("return {VIEW}"), serde_json::json!([]))
+            .await,
+        "dayGridMonth"
+    );
+    session.press("\u{E00C}").await; // Esc
+    session
+        .wait_for("!document.getElementById('event-dialog').open")
+        .await;
+
+    // ? lists every key, the README lists the same.
+    session.press("?").await;
+    session
+        .wait_for("document.getElementById('keys-dialog').open")
+        .await;
+    let listed = session
+        .execute(
+            "return [...document.querySelectorAll('#keys-rows tr')].map(r => r.cells[1].textContent)",
+            serde_json::json!([]),
+        )
+        .await;
+    let listed: Vec<String> = serde_json::from_value(listed).unwrap();
+    assert_eq!(listed.len(), 14, "{listed:?}");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    for does in &listed {
+        assert!(readme.contains(does.as_str()), "README.md lists {does:?}");
+    }
+    session.end().await;
+}
