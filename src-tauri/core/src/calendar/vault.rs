@@ -95,10 +95,10 @@ impl Vault {
     /// swapping one for a symlink meanwhile cannot redirect the write (see
     /// [`super::vault_folder`]).
     pub fn create_new(&self, rel: &str, contents: &[u8]) -> Result<(), CalendarError> {
-        let path = self.join(rel)?;
         let conflict = || CalendarError::Conflict(format!("a note named `{rel}` already exists"));
         #[cfg(unix)]
         {
+            let path = self.join(rel)?;
             use super::vault_folder::{CreateError, VaultFolder};
             let rel_path = Path::new(rel);
             let (Some(name), Some(parent)) = (rel_path.file_name(), rel_path.parent()) else {

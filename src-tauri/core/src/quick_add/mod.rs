@@ -367,3 +367,27 @@ fn joined(words: &[Word]) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::read_day;
+
+    #[test]
+    fn a_day_on_its_own_is_read_as_quick_add_reads_days() {
+        // A Friday.
+        let today = NaiveDate::from_ymd_opt(2026, 10, 23).unwrap();
+        for (text, day) in [
+            ("next friday", "2026-10-30"),
+            ("march 3", "2027-03-03"),
+            ("2027-01-15", "2027-01-15"),
+            ("Tomorrow", "2026-10-24"),
+        ] {
+            assert_eq!(read_day(text, today).unwrap().to_string(), day, "{text}");
+        }
+        for text in ["", "lunch tomorrow", "tomorrow 9am", "30 feb"] {
+            assert!(read_day(text, today).is_err(), "{text}");
+        }
+    }
+}
