@@ -84,7 +84,10 @@ async fn each_key_does_what_the_panel_says_and_go_to_date_reads_a_day() {
     );
     session.press("\u{E00C}").await; // Esc
     session
-        .wait_for("!document.getElementById('event-dialog').open")
+        .wait_for(
+            "!document.getElementById('event-dialog').open \
+             && !document.getElementById('event-dialog').contains(document.activeElement)",
+        )
         .await;
 
     // ? lists every key, the README lists the same.

@@ -31,6 +31,8 @@ export const KEYS = [
 const KEY_NAMES = { '←': 'ArrowLeft', '→': 'ArrowRight' };
 
 function typingInto(target) {
+  // A field of a dialog just closed may hold the focus a moment longer.
+  if (target.closest?.('dialog:not([open])')) return false;
   return Boolean(target.closest?.('input, textarea, select, [contenteditable], dialog[open]'));
 }
 
