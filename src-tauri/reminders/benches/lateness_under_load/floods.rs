@@ -347,8 +347,11 @@ impl Mcp {
                     json!({"name": "list_events", "arguments": {"start": range.0, "end": range.1}})
                 }
             };
+            // Ids are the session's, not the lane's: rmcp routes an answer
+            // by its id, so two calls in flight with one id lose an answer.
+            let id = (lane as i64 + 1) * 1_000_000 + n;
             let message =
-                json!({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": call});
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": call});
             let request = self.post(Some(session), &message).send();
             let response = match tokio::time::timeout(GIVE_UP, request).await {
                 Ok(Ok(response)) => response,
@@ -367,7 +370,10 @@ impl Mcp {
             let wait = retry_after(&response);
             let text = reply(response).await;
             let kind = match (status, &text) {
-                (200, Some(text)) => listing_kind(text),
+                (200, Some(text)) => {
+                    first_answer_size(text);
+                    listing_kind(text)
+                }
                 (429 | 503, _) => 4,
                 _ => 5,
             };
@@ -379,6 +385,14 @@ impl Mcp {
                 pause(wait, &stop).await;
             }
         }
+    }
+}
+
+/// Says how large the first answer is (a listing of ~9,000 events), once.
+fn first_answer_size(text: &str) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if listing_kind(text) == 0 && !SAID.swap(true, Ordering::Relaxed) {
+        eprintln!("first answered listing: {:.1} MB", text.len() as f64 / 1e6);
     }
 }
 
