@@ -391,7 +391,7 @@ impl Mcp {
 /// Says how large the first answer is (a listing of ~9,000 events), once.
 fn first_answer_size(text: &str) {
     static SAID: AtomicBool = AtomicBool::new(false);
-    if listing_kind(text) == 0 && !SAID.swap(true, Ordering::Relaxed) {
+    if text.len() > REFUSAL_AT_MOST && !SAID.swap(true, Ordering::Relaxed) {
         eprintln!("first answered listing: {:.1} MB", text.len() as f64 / 1e6);
     }
 }
@@ -410,8 +410,14 @@ fn unexpected(status: u16, text: Option<&str>) {
     }
 }
 
-/// Which of [`LISTING_KINDS`] a `tools/call` reply is.
+/// Which of [`LISTING_KINDS`] a `tools/call` reply is. A refusal is a few
+/// hundred bytes and is read as JSON; an answer (megabytes) is only looked
+/// at: parsing it would make the bench's own client, in this process, a
+/// large part of the RSS measured.
 fn listing_kind(reply: &str) -> usize {
+    if reply.len() > REFUSAL_AT_MOST {
+        return if reply.contains("\"result\"") { 0 } else { 5 };
+    }
     let message = reply
         .lines()
         .filter_map(|line| line.strip_prefix("data:"))
@@ -432,6 +438,9 @@ fn listing_kind(reply: &str) -> usize {
         5
     }
 }
+
+/// The largest reply read as a possible refusal.
+const REFUSAL_AT_MOST: usize = 64 * 1024;
 
 /// A reply's body: its JSON-RPC message, as an event of the request's
 /// stream (or plain JSON). Read until that event is whole, not until the
