@@ -13,15 +13,29 @@
 //!    millisecond): in turn the whole vault (about 55,000 occurrences,
 //!    refused at the 10,000-event ceiling) and a sixth of it by text
 //!    (`query=group-N`, 25 series, about 9,000 events, answered `200`).
+//!    That is `LOAD=rest`, the default; the other loads are one token
+//!    holding what it can open ([`floods`]): `LOAD=sse` (300 change-feed
+//!    streams), `LOAD=mcp-sessions` (1,000 MCP sessions), `LOAD=mcp-listings`
+//!    (32 year-long MCP listings at once, in one session).
+//!
+//! In both phases another token's client asks for one uncached day every
+//! 100 ms, over a kept connection and over a new one ([`measure::Probe`]):
+//! the time to its answers is what the load costs other clients. Around
+//! the loaded phase, the RSS: idle before it, the peak during it, and after.
 //!
 //! Tokens live in the OS keyring, so run it in a session:
 //!
 //! scripts/session.sh cargo bench -p almanac-reminders --bench lateness_under_load
+//! LOAD=sse scripts/session.sh cargo bench -p almanac-reminders --bench lateness_under_load
 
+#[path = "lateness_under_load/floods.rs"]
+mod floods;
+#[path = "lateness_under_load/measure.rs"]
+mod measure;
 mod support;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use almanac_core::api::{DeclineAll, HeadlessUi};
@@ -30,10 +44,12 @@ use almanac_core::data_lock::DataLock;
 use almanac_core::paths::Paths;
 use almanac_core::rest::{self, Listening, RestState};
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{Settings, SettingsStore};
+use almanac_core::settings::{McpServerSettings, Settings, SettingsStore};
 use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope};
 use almanac_reminders::clock::now_epoch;
 use almanac_reminders::{DaemonHandle, Notification};
+use floods::{Load, Tally};
+use measure::{PeakRss, Probe, memory};
 use tokio::sync::mpsc;
 
 const SERIES: usize = 150;
@@ -46,10 +62,7 @@ const LOAD_FROM_MS: i64 = 1_577_836_800_000;
 type Fired = mpsc::UnboundedReceiver<(Notification, std::time::SystemTime)>;
 
 fn main() {
-    let clients: usize = std::env::var("LOAD_CLIENTS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(8);
+    let load_kind = Load::from_env();
     let dir = tempfile::tempdir().unwrap();
     write_vault(&dir.path().join("vault"));
     // The app's runtime (see `headless::run`): core, REST and daemon share it.
@@ -60,29 +73,24 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let (core, server, token, daemon, mut fired) = app.block_on(start(dir.path()));
+    let (core, server, [token, other], daemon, mut fired) = app.block_on(start(dir.path()));
     let base = format!("http://{}", server.local_addr());
     assert_eq!(core.calendar.stats().events, SERIES);
 
     bounded_answer(&load, &base, &token);
 
+    let probe = Probe::start(&base, &other);
     let idle = app.block_on(lateness(&daemon, &mut fired, "idle"));
+    let [idle_kept, idle_new] = probe.finish();
+    let idle_rss = memory().0;
+    let peak = PeakRss::start();
+    let probe = Probe::start(&base, &other);
     let stop = Arc::new(AtomicBool::new(false));
-    let counts: Arc<[AtomicUsize; 4]> = Arc::new(Default::default());
     let started = Instant::now();
-    let tasks: Vec<_> = (0..clients)
-        .map(|client| {
-            load.spawn(hammer(
-                client,
-                base.clone(),
-                token.clone(),
-                stop.clone(),
-                counts.clone(),
-            ))
-        })
-        .collect();
+    let (tasks, tally) = floods::spawn(load_kind, &load, &base, &token, &stop);
     std::thread::sleep(Duration::from_secs(2));
     let loaded = app.block_on(lateness(&daemon, &mut fired, "loaded"));
+    let [loaded_kept, loaded_new] = probe.finish();
     stop.store(true, Ordering::Relaxed);
     load.block_on(async {
         for task in tasks {
@@ -90,19 +98,52 @@ fn main() {
         }
     });
     let seconds = started.elapsed().as_secs_f64();
-    let [ok, refused, busy, other] = counts.each_ref().map(|c| c.load(Ordering::Relaxed));
+    let peak_rss = peak.finish();
+    // What stays once the load's clients are gone (sessions the server
+    // still keeps, buffers not given back).
+    std::thread::sleep(Duration::from_secs(1));
+    let after_rss = memory().0;
+    println!("load: {}", load_kind.describe());
     println!("idle   lateness over {REMINDERS} reminders: {idle}");
     println!("loaded lateness over {REMINDERS} reminders: {loaded}");
     println!(
-        "load: {clients} clients, {:.1} answers/s over {seconds:.0} s: {ok} × 200, {refused} × 400, \
-         {busy} × 503, {other} other",
-        (ok + refused + busy + other) as f64 / seconds
+        "load's requests: {:.1} answers/s over {seconds:.0} s: {}",
+        tally.total() as f64 / seconds,
+        tally.summary()
+    );
+    println!(
+        "other client, idle,   kept connection: {}",
+        idle_kept.summary()
+    );
+    println!(
+        "other client, idle,   new connections: {}",
+        idle_new.summary()
+    );
+    println!(
+        "other client, loaded, kept connection: {}",
+        loaded_kept.summary()
+    );
+    println!(
+        "other client, loaded, new connections: {}",
+        loaded_new.summary()
+    );
+    println!(
+        "RSS idle {:.1} MB, peak under load {:.1} MB (+{:.1} MB), 1 s after it {:.1} MB",
+        mb(idle_rss),
+        mb(peak_rss),
+        mb(peak_rss - idle_rss),
+        mb(after_rss)
     );
     app.block_on(async {
         daemon.shutdown().await;
         server.shutdown().await;
     });
     drop(core);
+}
+
+/// kB (as `/proc` counts) to MB.
+fn mb(kb: i64) -> f64 {
+    kb as f64 * 1024.0 / 1e6
 }
 
 /// 150 open-ended daily series from 2000 on: half `rrule`, half weekly on
@@ -127,11 +168,14 @@ fn write_vault(vault: &std::path::Path) {
     }
 }
 
-async fn start(dir: &std::path::Path) -> (Arc<Core>, Listening, String, DaemonHandle, Fired) {
+/// The core with the MCP server switched on (for the MCP loads), its REST
+/// server, two tokens (the load's and the other client's) and the daemon.
+async fn start(dir: &std::path::Path) -> (Arc<Core>, Listening, [String; 2], DaemonHandle, Fired) {
     let paths = Paths::new(dir.join("config"), dir.join("data"));
     let settings = Settings {
         vault_path: dir.join("vault"),
         display_timezone: "UTC".into(),
+        mcp_server: McpServerSettings { enabled: true },
         ..Settings::default()
     };
     SettingsStore::open(&paths.settings_file())
@@ -149,11 +193,25 @@ async fn start(dir: &std::path::Path) -> (Arc<Core>, Listening, String, DaemonHa
         .await
         .unwrap(),
     );
-    let tokens = core.tokens.clone();
-    let token = tokio::task::spawn_blocking(move || {
+    let tokens = [
+        new_token(&core, "lateness bench: load").await,
+        new_token(&core, "lateness bench: other client").await,
+    ];
+    let state = RestState::from(core.as_ref());
+    let server = Listening::bind(0, move |port| rest::router(state, port))
+        .await
+        .unwrap();
+    let (daemon, fired) = support::start(dir).await;
+    (core, server, tokens, daemon, fired)
+}
+
+/// A token that may read events (all the loads and the other client need).
+async fn new_token(core: &Core, name: &str) -> String {
+    let (tokens, name) = (core.tokens.clone(), name.to_string());
+    tokio::task::spawn_blocking(move || {
         tokens
             .create(NewToken {
-                name: "lateness bench".into(),
+                name,
                 scopes: [Scope::EventsRead].into_iter().collect(),
                 expiry: Expiry::Never,
             })
@@ -163,13 +221,7 @@ async fn start(dir: &std::path::Path) -> (Arc<Core>, Listening, String, DaemonHa
             .to_string()
     })
     .await
-    .unwrap();
-    let state = RestState::from(core.as_ref());
-    let server = Listening::bind(0, move |port| rest::router(state, port))
-        .await
-        .unwrap();
-    let (daemon, fired) = support::start(dir).await;
-    (core, server, token, daemon, fired)
+    .unwrap()
 }
 
 /// Time to the refusal of the 1000- and 1500-year ranges, and the RSS.
@@ -209,27 +261,13 @@ fn bounded_answer(load: &tokio::runtime::Runtime, base: &str, token: &str) {
     );
 }
 
-/// (VmRSS, VmHWM) of this process, in kB.
-fn memory() -> (i64, i64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|kb| kb.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
 /// One client: uncached one-year queries back to back until `stop`.
 async fn hammer(
     client_index: usize,
     base: String,
     token: String,
     stop: Arc<AtomicBool>,
-    counts: Arc<[AtomicUsize; 4]>,
+    tally: Arc<Tally>,
 ) {
     let client = reqwest::Client::new();
     let mut n: i64 = 0;
@@ -247,7 +285,7 @@ async fn hammer(
             start + YEAR_MS
         );
         let Ok(response) = client.get(url).bearer_auth(&token).send().await else {
-            counts[3].fetch_add(1, Ordering::Relaxed);
+            tally.add(3);
             continue;
         };
         let slot = match response.status().as_u16() {
@@ -257,7 +295,7 @@ async fn hammer(
             _ => 3,
         };
         let _ = response.bytes().await;
-        counts[slot].fetch_add(1, Ordering::Relaxed);
+        tally.add(slot);
     }
 }
 

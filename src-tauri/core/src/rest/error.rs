@@ -7,7 +7,7 @@
 //! ...), so clients can switch on either.
 
 use axum::Json;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -207,9 +207,15 @@ impl IntoResponse for RestError {
                     .insert(CHANGES_CURRENT_HEADER, current.into());
             }
             Self::TooManyRequests { retry_after, .. } | Self::Busy { retry_after, .. } => {
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, retry_after.into());
+                let headers = response.headers_mut();
+                headers.insert(header::RETRY_AFTER, retry_after.into());
+                // A client refused past a bound waits before it asks again;
+                // kept alive meanwhile, its connection would hold one of the
+                // port's few hundred for the idle timeout (10 s). A token
+                // opening 300 change-feed streams got 4 and held the rest of
+                // the port with its refused connections: another client's
+                // new connection waited 9.9 s in the listen backlog.
+                headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
             }
             _ => {}
         }
@@ -250,5 +256,18 @@ mod tests {
             .body()
             .message;
         assert!(message.contains("`event.date`"), "{message}");
+    }
+
+    #[test]
+    fn a_refusal_past_a_bound_says_when_to_retry_and_closes_the_connection() {
+        for bound in [Bound::Token, Bound::All] {
+            let response = RestError::past_bound(bound, "full").into_response();
+            let headers = response.headers();
+            assert_eq!(headers[header::RETRY_AFTER], "5");
+            assert_eq!(headers[header::CONNECTION], "close");
+        }
+        // Other errors keep the connection.
+        let response = RestError::NotFound("x".into()).into_response();
+        assert!(response.headers().get(header::CONNECTION).is_none());
     }
 }

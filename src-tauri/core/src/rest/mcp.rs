@@ -43,26 +43,33 @@ async fn serve(
         .and_then(|id| id.to_str().ok())
         .map(str::to_string);
     let ends = request.method() == Method::DELETE;
-    match &session {
-        Some(id) => mcp.sessions.used(id),
-        // Without a session, a request can only open one.
-        None => {
-            if let Err(refused) = mcp.sessions.admit(api.token_id()) {
-                return refused.into_response();
-            }
+    let admission = match &session {
+        Some(id) => {
+            mcp.sessions.used(id);
+            None
         }
-    }
+        // Without a session, a request can only open one: it takes a place
+        // before it is served, so `initialize`s sent at once count at once.
+        None => match mcp.sessions.admit(api.token_id()) {
+            Ok(admission) => Some(admission),
+            Err(refused) => return refused.into_response(),
+        },
+    };
     let response = match mcp.service.clone().oneshot(request).await {
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},
     };
-    match (&session, response.headers().get(SESSION_HEADER)) {
-        (None, Some(opened)) => {
+    match (admission, response.headers().get(SESSION_HEADER)) {
+        (Some(admission), Some(opened)) => {
             if let Ok(id) = opened.to_str() {
-                mcp.sessions.opened(id, api.token_id());
+                admission.opened(id);
             }
         }
-        (Some(id), _) if ends => mcp.sessions.closed(id),
+        (None, _) if ends => {
+            if let Some(id) = &session {
+                mcp.sessions.closed(id);
+            }
+        }
         _ => {}
     }
     response

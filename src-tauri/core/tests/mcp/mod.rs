@@ -244,6 +244,38 @@ async fn no_token_can_switch_the_mcp_server_on() {
     assert!(!app.core.settings.get().mcp_server.enabled);
 }
 
+/// A thousand `initialize`s sent at once by one token open its 8 sessions
+/// and no more: each takes its place when admitted, not when its answer
+/// names the session (the bench `lateness_under_load`, `LOAD=mcp-sessions`,
+/// opened 17 before).
+#[tokio::test(flavor = "multi_thread")]
+async fn initializes_sent_at_once_open_no_more_than_the_tokens_sessions() {
+    let app = Instance::start(true).await;
+    let greedy = app.token(&[Scope::EventsRead]).await;
+    let http = reqwest::Client::new();
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}},
+    });
+    let answers = futures_util::future::join_all((0..1000).map(|_| {
+        http.post(&app.url)
+            .bearer_auth(&greedy)
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+    }))
+    .await;
+    let count = |status: u16| {
+        answers
+            .iter()
+            .filter(|answer| answer.as_ref().is_ok_and(|r| r.status() == status))
+            .count()
+    };
+    assert_eq!(count(200), 8, "sessions opened");
+    assert_eq!(count(429), 992, "refused");
+}
+
 /// One token cannot open MCP sessions without end: past its 8, each
 /// `initialize` is a `429` with `Retry-After` (a thousand tried), while
 /// another token still opens one and its REST requests are answered; a
