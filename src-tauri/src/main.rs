@@ -14,6 +14,7 @@ use almanac::{cli, feeds, headless, wiring};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    almanac_core::allocator::return_large_buffers();
     if let Some(code) = almanac::subcommand("almanac") {
         return code;
     }

@@ -23,6 +23,7 @@ Config: $XDG_CONFIG_HOME/almanac/settings.json   Data: $XDG_DATA_HOME/almanac/
 Log level: ALMANAC_LOG=debug";
 
 fn main() -> ExitCode {
+    almanac_core::allocator::return_large_buffers();
     if let Some(code) = almanac::subcommand("almanac-server") {
         return code;
     }

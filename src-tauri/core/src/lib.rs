@@ -9,6 +9,7 @@
 //! - [`fsutil`]: crash-safe file writes (temp file, fsync, rename), and
 //!   owner-only files and folders.
 //! - [`data_lock`]: the lock a running instance holds on its data folder.
+//! - [`allocator`]: large buffers given back to the system when freed.
 //! - [`instance_proof`]: how a client knows the REST port is this user's
 //!   Almanac before it sends a token.
 //! - [`settings`]: the one settings object, its JSON file and change notifications.
@@ -76,6 +77,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod allocator;
 pub mod api;
 pub mod app;
 pub mod caldav_server;

@@ -62,6 +62,8 @@ const LOAD_FROM_MS: i64 = 1_577_836_800_000;
 type Fired = mpsc::UnboundedReceiver<(Notification, std::time::SystemTime)>;
 
 fn main() {
+    // As the app's binaries start.
+    almanac_core::allocator::return_large_buffers();
     let load_kind = Load::from_env();
     let dir = tempfile::tempdir().unwrap();
     write_vault(&dir.path().join("vault"));
