@@ -13,6 +13,7 @@
 
 /// Buffers at least this large are mapped on their own and given back when
 /// freed (glibc's starting value; fixing it stops it from growing).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 const MMAP_THRESHOLD: i32 = 128 * 1024;
 
 /// Fixes the allocator's large-buffer threshold. Call once, first thing in
