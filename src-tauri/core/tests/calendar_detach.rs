@@ -118,6 +118,12 @@ fn cancelling_an_occurrence_whose_note_holds_minutes_keeps_them() {
         )
         .unwrap();
     let path = "events/2026-03-16 Review.md";
+    // What a question before deleting the occurrence names (MCP's).
+    assert_eq!(
+        cal.detached_note(&id, day("2026-03-16")).as_deref(),
+        Some(path)
+    );
+    assert_eq!(cal.detached_note(&id, day("2026-03-23")), None);
     let minutes = format!("{}\n## Minutes\n- Ada: ship on Friday\n", vault.read(path));
     vault.write(path, &minutes);
     let series_before = vault.read(SERIES);

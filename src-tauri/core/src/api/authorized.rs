@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use chrono::NaiveDate;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -90,6 +91,14 @@ impl AuthorizedApi {
     pub fn get_event_details(&self, id: &str) -> Result<EventDetails, ApiError> {
         self.require(Scope::EventsRead)?;
         Ok(self.plugin.calendar.details(id)?)
+    }
+
+    /// The note the `date` occurrence of series `id` has of its own, which
+    /// deleting that occurrence deletes (see [`crate::calendar::Calendar::detached_note`]).
+    /// Scope `events:read`.
+    pub fn detached_note(&self, id: &str, date: NaiveDate) -> Result<Option<String>, ApiError> {
+        self.require(Scope::EventsRead)?;
+        Ok(self.plugin.calendar.detached_note(id, date))
     }
 
     /// Creates an event in calendar `calendar_id`. Scope `events:write`.

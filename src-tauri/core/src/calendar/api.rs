@@ -337,6 +337,14 @@ impl Calendar {
         self.check_cancellable_occurrence(id, date)
     }
 
+    /// The note of its own the `date` occurrence of series `id` has (it was
+    /// edited on its own), vault-relative: deleting the occurrence deletes
+    /// it too, so a question before the delete names it. `None` when there
+    /// is none (or no such series).
+    pub fn detached_note(&self, id: &str, date: NaiveDate) -> Option<String> {
+        self.detached_note_of(id, date)
+    }
+
     /// Starts a background refetch of the ICS sources and returns at once.
     /// Without `force`, a feed fetched less than `ICS_MIN_INTERVAL` (five
     /// minutes) ago is left alone; with it, every feed is asked

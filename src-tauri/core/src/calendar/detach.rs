@@ -109,6 +109,11 @@ impl Calendar {
         }
     }
 
+    pub(super) fn detached_note_of(&self, id: &str, date: NaiveDate) -> Option<String> {
+        let series = self.series_for_occurrence(id, date, false).ok()?;
+        self.detached_path(&series, date)
+    }
+
     /// The work of [`Calendar::check_occurrence`].
     pub(super) fn check_detachable(&self, id: &str, date: NaiveDate) -> Result<(), CalendarError> {
         self.series_for_occurrence(id, date, true).map(|_| ())

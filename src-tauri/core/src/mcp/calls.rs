@@ -182,12 +182,21 @@ pub fn destructive_action(
         "delete_event" => {
             let params: DeleteParams = parse(args.clone())?;
             let event = api.get_event_details(&params.id).map_err(refused)?.event;
-            Ok(Some(match params.occurrence_date {
-                Some(date) => format!("delete the {date} occurrence of “{}”", event.title),
-                None if is_series(&event) => {
+            let day = occurrence(params.occurrence_date.as_deref())?;
+            let own_note = match day {
+                Some(day) => api.detached_note(&params.id, day).map_err(refused)?,
+                None => None,
+            };
+            Ok(Some(match (params.occurrence_date, own_note) {
+                (Some(date), Some(note)) => format!(
+                    "delete the {date} occurrence of “{}” and the note made for it, `{note}`",
+                    event.title
+                ),
+                (Some(date), None) => format!("delete the {date} occurrence of “{}”", event.title),
+                (None, _) if is_series(&event) => {
                     format!("delete “{}” and every occurrence of it", event.title)
                 }
-                None => format!("delete “{}” ({})", event.title, event.date),
+                (None, _) => format!("delete “{}” ({})", event.title, event.date),
             }))
         }
         "update_event" => {
