@@ -162,7 +162,7 @@ impl SledStore {
     /// fine aside would lose it for nothing.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let path = path.into();
-        let source = match Self::open_as_is(&path) {
+        let source = match Self::open_waiting_for_the_lock(&path) {
             Ok(store) => return Ok(store),
             Err(source) if is_unreadable(&source) => source,
             Err(source) => return Err(StoreError::Open { path, source }),
@@ -190,6 +190,23 @@ impl SledStore {
         })?;
         store.db.flush()?;
         Ok(store)
+    }
+
+    /// A handle dropped a moment ago (a daemon restarted in this process)
+    /// can still hold the folder's lock while sled's own threads finish
+    /// writing its last buffers; that lasts milliseconds. So a refused lock
+    /// is tried again for [`LOCK_PATIENCE`] before it is reported as another
+    /// process's.
+    fn open_waiting_for_the_lock(path: &Path) -> Result<Self, sled::Error> {
+        let deadline = std::time::Instant::now() + LOCK_PATIENCE;
+        loop {
+            match Self::open_as_is(path) {
+                Err(error) if is_held_lock(&error) && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                done => return done,
+            }
+        }
     }
 
     fn open_as_is(path: &Path) -> Result<Self, sled::Error> {
@@ -244,6 +261,15 @@ impl SledStore {
 
 /// Whether `error` says the database's content cannot be read (as opposed
 /// to the database being busy, forbidden or out of space).
+/// How long [`SledStore::open`] waits for a lock held a moment longer.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// sled reports a held lock only as an I/O error of kind `Other` whose
+/// text says so.
+fn is_held_lock(error: &sled::Error) -> bool {
+    matches!(error, sled::Error::Io(io) if io.to_string().contains("could not acquire lock"))
+}
+
 fn is_unreadable(error: &sled::Error) -> bool {
     match error {
         sled::Error::Corruption { .. }
