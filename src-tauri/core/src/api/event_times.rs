@@ -30,7 +30,11 @@ use utoipa::ToSchema;
 use crate::calendar::spec::format_date;
 use crate::calendar::{Event, EventClock, EventDetails, Location};
 
-/// How an event is placed in time (see the module docs).
+/// How an event is placed in time: `zoned`, it names its own time zone
+/// (`timezone`), so it is one instant wherever the user is; `floating`, it
+/// names none, so its wall-clock times are read in the display zone (its
+/// UTC times are where it falls there, and move with the wall clock if
+/// `displayTimezone` changes); `allDay`, it holds days, not instants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Timing {
@@ -39,7 +43,9 @@ pub enum Timing {
     AllDay,
 }
 
-/// An event's start and end, unmistakably.
+/// An event's start and end in UTC and in the display zone, the display
+/// zone's name, and how the event is timed. Every member is always present,
+/// `null` where the event has no such time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventTimes {
@@ -50,19 +56,19 @@ pub struct EventTimes {
     pub display_zone: &'static str,
     /// The start, RFC 3339 in UTC; `null` for an all-day event and an
     /// unexpanded series.
-    #[schema(example = "2026-03-30T07:00:00Z")]
+    #[schema(required = true, example = "2026-03-30T07:00:00Z")]
     pub start_utc: Option<String>,
     /// The end, RFC 3339 in UTC; `null` for an all-day event, an unexpanded
     /// series and an event without an end time.
-    #[schema(example = "2026-03-30T08:00:00Z")]
+    #[schema(required = true, example = "2026-03-30T08:00:00Z")]
     pub end_utc: Option<String>,
     /// The start in the display zone, RFC 3339 with its offset then; for an
     /// all-day event its first day (`YYYY-MM-DD`).
-    #[schema(example = "2026-03-30T09:00:00+02:00")]
+    #[schema(required = true, example = "2026-03-30T09:00:00+02:00")]
     pub start_local: Option<String>,
     /// The end in the display zone, RFC 3339 with its offset then; for an
     /// all-day event its last day (`YYYY-MM-DD`, inclusive).
-    #[schema(example = "2026-03-30T10:00:00+02:00")]
+    #[schema(required = true, example = "2026-03-30T10:00:00+02:00")]
     pub end_local: Option<String>,
 }
 
@@ -151,7 +157,8 @@ pub fn local_text(at: DateTime<Utc>, zone: Tz) -> String {
     at.with_timezone(&zone).to_rfc3339()
 }
 
-/// An event with its [`EventTimes`], as REST answers one.
+/// An event with its times in UTC and in the display zone (`EventTimes`),
+/// as REST answers one.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TimedEvent {
     #[serde(flatten)]
@@ -167,7 +174,8 @@ impl TimedEvent {
     }
 }
 
-/// [`EventDetails`] with the event's [`EventTimes`] (`GET /events/{id}`).
+/// Where an event is written down, the event with its times in UTC and in
+/// the display zone (`GET /api/v1/events/{id}`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TimedDetails {
