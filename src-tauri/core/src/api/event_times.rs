@@ -22,7 +22,7 @@
 //! into each event's JSON for `GET /events` (whose events are copied as
 //! bytes, never built), and as [`TimedEvent`] wherever one event is answered.
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Offset, SecondsFormat, Timelike, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -115,14 +115,39 @@ impl EventTimes {
 
     /// Writes the times of an event placed as `clock` says as members
     /// (`,"timing":…`) into its JSON object (the [`crate::calendar::EventMembers`]
-    /// of `GET /events`).
+    /// of `GET /events`): what serializing [`EventTimes`] writes, without
+    /// serde's per-string escaping pass, since every value is ASCII that
+    /// JSON needs no escape for (an IANA name, digits and `-+:.TZ`); the
+    /// tests compare the two.
     pub fn write_members(out: &mut Vec<u8>, clock: EventClock, zone: Tz) {
-        let at = out.len();
-        // Strings, an enum and `null`s: always serializes.
-        serde_json::to_writer(&mut *out, &Self::new(clock, zone)).expect("times serialize");
-        // `{"timing":…}` becomes `,"timing":…`.
-        out[at] = b',';
-        out.pop();
+        let times = Self::new(clock, zone);
+        out.extend_from_slice(b",\"timing\":\"");
+        out.extend_from_slice(match times.timing {
+            Timing::Zoned => b"zoned",
+            Timing::Floating => b"floating",
+            Timing::AllDay => b"allDay",
+        });
+        out.extend_from_slice(b"\",\"displayZone\":\"");
+        out.extend_from_slice(times.display_zone.as_bytes());
+        out.push(b'"');
+        for (name, value) in [
+            ("startUtc", &times.start_utc),
+            ("endUtc", &times.end_utc),
+            ("startLocal", &times.start_local),
+            ("endLocal", &times.end_local),
+        ] {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\":");
+            match value {
+                Some(text) => {
+                    out.push(b'"');
+                    out.extend_from_slice(text.as_bytes());
+                    out.push(b'"');
+                }
+                None => out.extend_from_slice(b"null"),
+            }
+        }
     }
 }
 
@@ -147,14 +172,72 @@ fn clock_of(event: &Event) -> EventClock {
     EventClock::AllDay { first, last }
 }
 
+/// RFC 3339 in UTC (`…Z`), as chrono's `to_rfc3339_opts(AutoSi, true)`.
 fn utc_text(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+    rfc3339(at.naive_utc(), None).unwrap_or_else(|| at.to_rfc3339_opts(SecondsFormat::AutoSi, true))
 }
 
 /// RFC 3339 in `zone`, with the offset it has at that instant (never `Z`,
-/// even where it is `+00:00`).
+/// even where it is `+00:00`), as chrono's `to_rfc3339`.
 pub fn local_text(at: DateTime<Utc>, zone: Tz) -> String {
-    at.with_timezone(&zone).to_rfc3339()
+    let local = at.with_timezone(&zone);
+    let offset = local.offset().fix().local_minus_utc();
+    rfc3339(local.naive_local(), Some(offset)).unwrap_or_else(|| local.to_rfc3339())
+}
+
+/// `local` and `offset` (seconds east of UTC; `None`: `Z`) written as
+/// chrono writes RFC 3339, digit by digit: a week's answer writes thousands,
+/// and chrono's formatter was most of their cost. `None` for what it does
+/// not cover (a year outside 0-9999, an offset of odd seconds, as a zone's
+/// local mean time before standard time had): chrono writes those.
+fn rfc3339(local: NaiveDateTime, offset: Option<i32>) -> Option<String> {
+    let year = u32::try_from(local.year())
+        .ok()
+        .filter(|year| *year <= 9999)?;
+    if offset.is_some_and(|seconds| seconds % 60 != 0) {
+        return None;
+    }
+    let mut text = Vec::with_capacity(35);
+    let nanos = local.nanosecond();
+    for (value, width, after) in [
+        (year, 4, b'-'),
+        (local.month(), 2, b'-'),
+        (local.day(), 2, b'T'),
+        (local.hour(), 2, b':'),
+        (local.minute(), 2, b':'),
+    ] {
+        digits(&mut text, value, width);
+        text.push(after);
+    }
+    digits(&mut text, local.second(), 2);
+    // `AutoSi`: as many fraction digits as the value needs, in threes.
+    if nanos > 0 {
+        text.push(b'.');
+        match nanos {
+            n if n % 1_000_000 == 0 => digits(&mut text, n / 1_000_000, 3),
+            n if n % 1_000 == 0 => digits(&mut text, n / 1_000, 6),
+            n => digits(&mut text, n, 9),
+        }
+    }
+    match offset {
+        None => text.push(b'Z'),
+        Some(seconds) => {
+            text.push(if seconds < 0 { b'-' } else { b'+' });
+            let minutes = seconds.unsigned_abs() / 60;
+            digits(&mut text, minutes / 60, 2);
+            text.push(b':');
+            digits(&mut text, minutes % 60, 2);
+        }
+    }
+    // Digits and ASCII punctuation only.
+    String::from_utf8(text).ok()
+}
+
+/// `value` in exactly `width` decimal digits (callers keep it in range).
+fn digits(out: &mut Vec<u8>, value: u32, width: u32) {
+    for place in (0..width).rev() {
+        out.push(b'0' + (value / 10u32.pow(place) % 10) as u8);
+    }
 }
 
 /// An event with its times in UTC and in the display zone (`EventTimes`),
@@ -273,6 +356,64 @@ mod tests {
             Some("2026-03-07"),
             "an end before the start is the first day"
         );
+    }
+
+    #[test]
+    fn times_are_written_as_chrono_and_serde_write_them() {
+        let zones = [
+            chrono_tz::UTC,
+            NEW_YORK,
+            chrono_tz::Europe::Berlin,
+            chrono_tz::Asia::Kolkata,
+            chrono_tz::Australia::Lord_Howe,
+            chrono_tz::Pacific::Kiritimati,
+            chrono_tz::America::St_Johns,
+        ];
+        let instants = [
+            "2026-03-08T06:59:59.999Z",
+            "2026-03-08T07:00:00Z",
+            "2026-11-01T05:30:00.5Z",
+            "2026-10-25T00:59:00.123Z",
+            "1970-01-01T00:00:00Z",
+            // Local mean time before standard time: offsets of odd seconds.
+            "1850-06-01T12:00:00Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59.999Z",
+        ];
+        for zone in zones {
+            for instant in instants {
+                let at = DateTime::parse_from_rfc3339(instant).unwrap().to_utc();
+                assert_eq!(local_text(at, zone), at.with_timezone(&zone).to_rfc3339());
+                assert_eq!(
+                    utc_text(at),
+                    at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+                );
+                for clock in [
+                    timed(zone == NEW_YORK, instant, Some(instant)),
+                    timed(false, instant, None),
+                    EventClock::AllDay {
+                        first: Some(at.date_naive()),
+                        last: None,
+                    },
+                ] {
+                    let mut written = b"{\"id\":1".to_vec();
+                    EventTimes::write_members(&mut written, clock, zone);
+                    written.push(b'}');
+                    let mut serialized = json!({"id": 1});
+                    let times = serde_json::to_value(EventTimes::new(clock, zone)).unwrap();
+                    serialized
+                        .as_object_mut()
+                        .unwrap()
+                        .extend(times.as_object().unwrap().clone());
+                    assert_eq!(
+                        serde_json::from_slice::<Value>(&written).unwrap(),
+                        serialized,
+                        "{}",
+                        String::from_utf8_lossy(&written)
+                    );
+                }
+            }
+        }
     }
 
     #[test]
