@@ -171,6 +171,15 @@ async fn every_event_answered_states_its_times_in_utc_and_in_the_display_zone() 
         ]
     );
 
+    // An all-day series: each occurrence is its own day.
+    create(
+        &instance,
+        &token,
+        json!({"title": "Bins", "type": "recurring", "daysOfWeek": ["S"],
+               "startRecur": "2026-03-01", "allDay": true}),
+    )
+    .await;
+
     // The list (written from bytes) says what the single answers said, and
     // each occurrence of the series has the offset of its own day.
     let events = listed(&instance, &token).await;
@@ -193,7 +202,11 @@ async fn every_event_answered_states_its_times_in_utc_and_in_the_display_zone() 
             ["2026-03-09T08:00:00-04:00", "2026-03-09T08:30:00-04:00"],
         )
     );
-    assert_eq!(events.len(), 5, "{events:#?}");
+    assert_eq!(
+        times(find(&events, "Bins", "2026-03-07")),
+        expected("allDay", [None, None], ["2026-03-07", "2026-03-07"])
+    );
+    assert_eq!(events.len(), 6, "{events:#?}");
     // The spec's fields are still there and agree.
     for event in &events {
         assert_same_instants(event);
