@@ -20,7 +20,7 @@ use super::event::{Event, EventDetails, EventType, FileRef, Location};
 use super::fields::EventFields;
 use super::id::EventId;
 use super::note_occurrences::{NoteOccurrences, Notes};
-use super::query::{EventQuery, JsonAnswer, QueryAnswer};
+use super::query::{EventMembers, EventQuery, JsonAnswer, QueryAnswer};
 use super::status::{CacheStats, SourceInfo, VaultStatus};
 use super::write::TakenName;
 use crate::events::EventBus;
@@ -107,6 +107,22 @@ impl Calendar {
             .read()
             .cache
             .query_json(query, now, Ceiling::PerAnswer)?)
+    }
+
+    /// [`Calendar::query_json`] with `members` written into each event
+    /// object (the times REST adds, `crate::api::event_times`).
+    pub fn query_json_with(
+        &self,
+        query: &EventQuery,
+        members: EventMembers,
+    ) -> Result<JsonAnswer, CalendarError> {
+        super::query::validate_range(query)?;
+        let now = chrono::Utc::now().timestamp_millis();
+        Ok(self
+            .inner
+            .read()
+            .cache
+            .query_json_with(query, now, Ceiling::PerAnswer, members)?)
     }
 
     /// The event with this id (a series: unexpanded), with the note and line

@@ -93,6 +93,9 @@ pub use id::EventId;
 pub use journal::NoteKey;
 pub(crate) use listing::{EntryMemo, MatchedEntry, Remembered};
 pub use note_occurrences::{NoteEvents, NoteOccurrence, NoteOccurrences, Notes};
-pub use query::{EventQuery, JsonAnswer, QueryAnswer, RangeSide, busy_periods, parse_range_bound};
+pub use query::{
+    EventClock, EventMembers, EventQuery, JsonAnswer, QueryAnswer, RangeSide, busy_periods,
+    parse_range_bound,
+};
 pub use status::{CacheStats, SeriesLeftOut, SkippedNote, SourceInfo, VaultStatus};
 pub use write::TakenName;
