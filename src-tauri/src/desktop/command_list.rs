@@ -13,6 +13,7 @@ pub const COMMANDS: &[&str] = &[
     "calendar_events_per_day",
     "calendar_sources",
     "calendar_read_day",
+    "calendar_search",
     "vault_status",
     "token_scopes",
     "tokens_list",

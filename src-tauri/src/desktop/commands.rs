@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use almanac_core::api::{Consent, ShownWrite};
 use almanac_core::calendar::per_day::PerDay;
+use almanac_core::calendar::search::Found;
 use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
@@ -119,6 +120,15 @@ pub fn calendar_events_per_day(
         .calendar
         .query_per_day(&query, per_day)
         .map_err(message)
+}
+
+/// The calendar window's search box: the events matching `text` within a
+/// year of now, one per event, upcoming first (see
+/// `almanac_core::calendar::search`).
+#[tauri::command]
+pub fn calendar_search(services: State<'_, Arc<Services>>, text: String) -> CommandResult<Found> {
+    let now = chrono::Utc::now().timestamp_millis();
+    services.core.calendar.search(&text, now).map_err(message)
 }
 
 #[tauri::command]

@@ -10,6 +10,7 @@ import listPlugin from '@fullcalendar/list';
 import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from './calendar_editing.js';
 import { setupEventDialog } from './event_dialog.js';
 import { setupKeys } from './calendar_keys.js';
+import { focusSearch, setupSearch } from './calendar_search.js';
 import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { knownZone } from './format.js';
 import { invoke, listen } from './ipc.js';
@@ -69,7 +70,8 @@ const calendar = new Calendar(document.getElementById('calendar'), {
 });
 calendar.render();
 deleteByKey(calendar, () => sources);
-setupKeys(calendar, { newEvent: () => newEvent.click() });
+setupKeys(calendar, { newEvent: () => newEvent.click(), search: focusSearch });
+setupSearch(calendar);
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
 await listen('settings-changed', async (changed) => {
