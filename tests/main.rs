@@ -27,6 +27,7 @@ mod vault_reminders;
 mod window_caldav;
 mod window_calendar;
 mod window_calendar_dense;
+mod window_calendar_list;
 mod window_confirm_write;
 mod window_consent;
 mod window_editing;

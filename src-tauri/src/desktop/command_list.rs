@@ -14,6 +14,7 @@ pub const COMMANDS: &[&str] = &[
     "calendar_sources",
     "calendar_read_day",
     "calendar_search",
+    "settings_show_calendars",
     "vault_status",
     "token_scopes",
     "tokens_list",

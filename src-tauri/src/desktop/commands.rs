@@ -81,18 +81,21 @@ pub fn rest_status(services: State<'_, Arc<Services>>) -> RestStatus {
 // ---- calendar -------------------------------------------------------------
 
 /// The cached events overlapping `[start, end]` (epoch milliseconds), series
-/// expanded: what a calendar view shows. Bounded like every client query; the
+/// expanded, of `calendars` (all when absent: the window's shown ones): what
+/// a calendar view shows. Bounded like every client query; the
 /// window shows a refusal's message.
 #[tauri::command]
 pub fn calendar_events(
     services: State<'_, Arc<Services>>,
     start: i64,
     end: i64,
+    calendars: Option<Vec<String>>,
 ) -> CommandResult<Vec<Event>> {
     services
         .core
         .calendar
         .query_checked(&EventQuery {
+            calendars,
             start_millis: Some(start),
             end_millis: Some(end),
             ..EventQuery::default()
@@ -109,8 +112,10 @@ pub fn calendar_events_per_day(
     start: i64,
     end: i64,
     per_day: usize,
+    calendars: Option<Vec<String>>,
 ) -> CommandResult<PerDay> {
     let query = EventQuery {
+        calendars,
         start_millis: Some(start),
         end_millis: Some(end),
         ..EventQuery::default()
@@ -129,6 +134,15 @@ pub fn calendar_events_per_day(
 pub fn calendar_search(services: State<'_, Arc<Services>>, text: String) -> CommandResult<Found> {
     let now = chrono::Utc::now().timestamp_millis();
     services.core.calendar.search(&text, now).map_err(message)
+}
+
+/// Opens Settings on its Calendars section: the calendar window's link
+/// beside each calendar.
+#[tauri::command]
+pub fn settings_show_calendars(app: tauri::AppHandle) -> CommandResult<()> {
+    super::windows::show_settings_section(&app, "calendars")
+        .map(drop)
+        .map_err(message)
 }
 
 #[tauri::command]

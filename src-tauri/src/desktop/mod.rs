@@ -69,6 +69,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::calendar_sources,
             quick_add::calendar_read_day,
             commands::calendar_search,
+            commands::settings_show_calendars,
             commands::vault_status,
             commands::token_scopes,
             commands::tokens_list,

@@ -11,7 +11,8 @@ import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from '
 import { setupEventDialog } from './event_dialog.js';
 import { setupKeys } from './calendar_keys.js';
 import { focusSearch, setupSearch } from './calendar_search.js';
-import { eventSource, followChanges, showAnnouncements } from './events.js';
+import { setupCalendarList } from './calendar_list.js';
+import { eventSource, followChanges, showAnnouncements, showCalendars } from './events.js';
 import { knownZone } from './format.js';
 import { invoke, listen } from './ipc.js';
 // Named zones for `timeZone`: without a plugin FullCalendar can only show the
@@ -68,6 +69,7 @@ const calendar = new Calendar(document.getElementById('calendar'), {
     document.body.dataset.current = calendar.formatIso(info.view.currentStart, true);
   },
 });
+const redrawList = setupCalendarList(() => sources, (ids) => showCalendars(calendar, ids));
 calendar.render();
 deleteByKey(calendar, () => sources);
 setupKeys(calendar, { newEvent: () => newEvent.click(), search: focusSearch });
@@ -77,9 +79,15 @@ await listen('change-view', (view) => calendar.changeView(view));
 await listen('settings-changed', async (changed) => {
   zoneInput.placeholder = `${changed.displayTimezone} (display zone)`;
   sources = await sourcesById();
+  redrawList();
   const shown = knownZone(changed.displayTimezone);
   if (shown !== calendar.getOption('timeZone')) calendar.setOption('timeZone', shown);
   if (changed.firstDay !== calendar.getOption('firstDay')) calendar.setOption('firstDay', changed.firstDay);
+});
+// A calendar's state (an error, its events) changes with the vault and feeds.
+await listen('calendar-changed', async () => {
+  sources = await sourcesById();
+  redrawList();
 });
 await showAnnouncements(document.getElementById('announce'));
 document.body.dataset.ready = 'true';
