@@ -34,6 +34,7 @@ mod window_editing;
 mod window_event_moves;
 mod window_first_start;
 mod window_keys;
+mod window_mini_month;
 mod window_reminders;
 mod window_reminders_origin;
 mod window_screenshots;

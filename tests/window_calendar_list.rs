@@ -64,6 +64,13 @@ async fn hiding_a_calendar_hides_its_events_and_survives_a_restart() {
     // Unticking Home hides its event, Work's stays.
     session.click(&box_of("home")).await;
     session.wait_for(&format!("!{}", shown("Garden"))).await;
+    let saved = instance.data_home().join("almanac/calendar-window.json");
+    support::eventually("the choice saved", || async {
+        std::fs::read_to_string(&saved)
+            .ok()
+            .filter(|state| state.contains("\"home\""))
+    })
+    .await;
     assert!(
         session
             .execute(&format!("return Boolean({})", shown("Report")), json!([]))

@@ -15,6 +15,8 @@ pub const COMMANDS: &[&str] = &[
     "calendar_read_day",
     "calendar_search",
     "settings_show_calendars",
+    "calendar_window_state",
+    "calendar_window_state_save",
     "vault_status",
     "token_scopes",
     "tokens_list",

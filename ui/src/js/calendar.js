@@ -12,6 +12,7 @@ import { setupEventDialog } from './event_dialog.js';
 import { setupKeys } from './calendar_keys.js';
 import { focusSearch, setupSearch } from './calendar_search.js';
 import { setupCalendarList } from './calendar_list.js';
+import { setupMiniMonth } from './mini_month.js';
 import { eventSource, followChanges, showAnnouncements, showCalendars } from './events.js';
 import { knownZone } from './format.js';
 import { invoke, listen } from './ipc.js';
@@ -69,11 +70,13 @@ const calendar = new Calendar(document.getElementById('calendar'), {
     document.body.dataset.current = calendar.formatIso(info.view.currentStart, true);
   },
 });
-const redrawList = setupCalendarList(() => sources, (ids) => showCalendars(calendar, ids));
+// Before the first fetch: the calendars hidden in this window are not asked for.
+const redrawList = await setupCalendarList(() => sources, (ids) => showCalendars(calendar, ids));
 calendar.render();
 deleteByKey(calendar, () => sources);
 setupKeys(calendar, { newEvent: () => newEvent.click(), search: focusSearch });
 setupSearch(calendar);
+await setupMiniMonth(calendar);
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
 await listen('settings-changed', async (changed) => {

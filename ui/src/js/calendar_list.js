@@ -2,24 +2,14 @@
 // show or hide its events in this window, its state (read-only, an error)
 // and a link to its settings. Alt-click on a box shows that calendar alone
 // (again: all of them). Which calendars are hidden is this window's own
-// state, kept in its storage, so it survives a restart and changes nothing
+// state (window_state.js), so it survives a restart and changes nothing
 // for REST, CalDAV or the sidebar.
 
 import { el } from './format.js';
 import { invoke } from './ipc.js';
+import { saveWindowState, windowState } from './window_state.js';
 
-const STORED = 'almanac.calendar.hidden';
 const list = document.getElementById('calendar-list');
-
-/** The ids hidden in this window, as stored. */
-function storedHidden() {
-  try {
-    const ids = JSON.parse(localStorage.getItem(STORED) ?? '[]');
-    return new Set(Array.isArray(ids) ? ids.filter((id) => typeof id === 'string') : []);
-  } catch {
-    return new Set();
-  }
-}
 
 /** What stands beside a calendar's name: why it cannot be read, or that it cannot be written. */
 function statusOf(source) {
@@ -31,16 +21,17 @@ function statusOf(source) {
 /**
  * Draws the list for `sources()` (id → SourceInfo) and calls
  * `onShown(ids)` with the calendars to show (null: all) now and after each
- * change. Returns a function that redraws it (after the calendars changed).
+ * change. Resolves with a function that redraws it (after the calendars
+ * changed).
  */
-export function setupCalendarList(sources, onShown) {
-  const hidden = storedHidden();
+export async function setupCalendarList(sources, onShown) {
+  const hidden = new Set((await windowState()).hiddenCalendars);
   const shown = () => {
     const ids = [...sources().keys()];
     return ids.some((id) => hidden.has(id)) ? ids.filter((id) => !hidden.has(id)) : null;
   };
   const changed = () => {
-    localStorage.setItem(STORED, JSON.stringify([...hidden]));
+    saveWindowState({ hiddenCalendars: [...hidden] });
     onShown(shown());
   };
 

@@ -225,7 +225,11 @@ export function showCalendars(calendar, ids) {
   shownCalendars = ids;
   forgetAnswers();
   calendar.refetchEvents();
+  document.dispatchEvent(new CustomEvent('almanac:calendars-shown'));
 }
+
+/** The calendars the window shows (null: all), for other reads of the same events. */
+export const shownCalendarIds = () => shownCalendars;
 
 /** Shows, for a while, what a script just changed through the API. */
 export function showAnnouncements(element) {
