@@ -24,6 +24,7 @@ mod token_cli;
 mod tray_menu;
 mod upgrade;
 mod vault_reminders;
+mod window_agenda;
 mod window_caldav;
 mod window_calendar;
 mod window_calendar_dense;

@@ -23,7 +23,7 @@ async fn each_key_does_what_the_panel_says_and_go_to_date_reads_a_day() {
     for (key, view) in [
         ("d", "timeGridDay"),
         ("w", "timeGridWeek"),
-        ("a", "listWeek"),
+        ("a", "agenda"),
         ("m", "dayGridMonth"),
     ] {
         session.press(key).await;

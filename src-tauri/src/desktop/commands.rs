@@ -81,8 +81,9 @@ pub fn rest_status(services: State<'_, Arc<Services>>) -> RestStatus {
 // ---- calendar -------------------------------------------------------------
 
 /// The cached events overlapping `[start, end]` (epoch milliseconds), series
-/// expanded, of `calendars` (all when absent: the window's shown ones): what
-/// a calendar view shows. Bounded like every client query; the
+/// expanded, of `calendars` (all when absent: the window's shown ones), and
+/// only the open tasks when `open_tasks` (the agenda's overdue ones): what a
+/// calendar view shows. Bounded like every client query; the
 /// window shows a refusal's message.
 #[tauri::command]
 pub fn calendar_events(
@@ -90,12 +91,16 @@ pub fn calendar_events(
     start: i64,
     end: i64,
     calendars: Option<Vec<String>>,
+    open_tasks: Option<bool>,
 ) -> CommandResult<Vec<Event>> {
+    let open_tasks = open_tasks.unwrap_or(false);
     services
         .core
         .calendar
         .query_checked(&EventQuery {
             calendars,
+            is_task: open_tasks.then_some(true),
+            is_completed: open_tasks.then_some(false),
             start_millis: Some(start),
             end_millis: Some(end),
             ..EventQuery::default()

@@ -11,6 +11,7 @@ import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from '
 import { setupEventDialog } from './event_dialog.js';
 import { setupKeys } from './calendar_keys.js';
 import { focusSearch, setupSearch } from './calendar_search.js';
+import { AGENDA, agendaViews, followAgenda, overdueTasks } from './agenda.js';
 import { setupCalendarList } from './calendar_list.js';
 import { setupMiniMonth } from './mini_month.js';
 import { eventSource, followChanges, showAnnouncements, showCalendars } from './events.js';
@@ -21,8 +22,8 @@ import { invoke, listen } from './ipc.js';
 import zonePlugin from './zone.js';
 
 /** The toolbar's views; the API may also ask for the others in KNOWN_VIEWS. */
-const VIEWS = ['dayGridMonth', 'timeGridWeek', 'timeGridDay', 'listWeek'];
-const KNOWN_VIEWS = [...VIEWS, 'dayGridWeek', 'listDay', 'listMonth'];
+const VIEWS = ['dayGridMonth', 'timeGridWeek', 'timeGridDay', AGENDA];
+const KNOWN_VIEWS = [...VIEWS, 'listWeek', 'dayGridWeek', 'listDay', 'listMonth'];
 
 const status = document.getElementById('status');
 const showError = (message) => {
@@ -63,7 +64,9 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   // Text arrows: FullCalendar's icon font would need `font-src data:`.
   buttonIcons: false,
   buttonText: { prev: '‹', next: '›', today: 'Today', month: 'Month', week: 'Week', day: 'Day', list: 'List' },
+  views: agendaViews,
   events: eventSource(showError),
+  eventSources: overdueTasks(() => calendar, () => sources),
   datesSet: (info) => {
     document.body.dataset.view = info.view.type;
     // The day the view is about (a month's first day), for tests and styles.
@@ -76,6 +79,7 @@ calendar.render();
 deleteByKey(calendar, () => sources);
 setupKeys(calendar, { newEvent: () => newEvent.click(), search: focusSearch });
 setupSearch(calendar);
+followAgenda(calendar);
 await setupMiniMonth(calendar);
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));

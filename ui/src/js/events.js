@@ -13,7 +13,7 @@ function nextDay(date) {
 }
 
 /** One engine event (see almanac_core::calendar::Event) as a FullCalendar event. */
-function toFullCalendar(event, colors) {
+export function toFullCalendar(event, colors) {
   const timed = !event.allDay && event.startMillis;
   return {
     id: shownId(event),
