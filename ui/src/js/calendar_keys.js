@@ -34,7 +34,7 @@ const KEY_NAMES = { '←': 'ArrowLeft', '→': 'ArrowRight' };
 function typingInto(target) {
   // A field of a dialog just closed may hold the focus a moment longer.
   if (target.closest?.('dialog:not([open])')) return false;
-  return Boolean(target.closest?.('input, textarea, select, [contenteditable], dialog[open]'));
+  return Boolean(target.closest?.('input:not([type="checkbox"]), textarea, select, [contenteditable], dialog[open]'));
 }
 
 /**

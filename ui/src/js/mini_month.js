@@ -89,6 +89,11 @@ export async function setupMiniMonth(calendar) {
       rows.push(row);
     }
     grid.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
+    // One tab stop (the day shown, today, or the 1st); arrows move from it,
+    // so Tab passes the grid on its way to the calendar's events.
+    const buttons = [...grid.querySelectorAll('button[data-date]')];
+    const stop = buttons.find((b) => b.dataset.date === current) ?? buttons.find((b) => b.dataset.date === today) ?? buttons.find((b) => !b.classList.contains('mini-other'));
+    for (const button of buttons) button.tabIndex = button === stop ? 0 : -1;
     root.dataset.month = month.toFormat('yyyy-MM');
     try {
       const counted = await invoke('calendar_events_per_day', {
@@ -109,6 +114,17 @@ export async function setupMiniMonth(calendar) {
     }
   }
 
+  grid.addEventListener('keydown', (e) => {
+    const steps = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 };
+    const buttons = [...grid.querySelectorAll('button[data-date]')];
+    const at = buttons.indexOf(document.activeElement);
+    if (!(e.key in steps) || at < 0) return;
+    e.preventDefault();
+    const next = buttons[Math.min(Math.max(at + steps[e.key], 0), buttons.length - 1)];
+    buttons[at].tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  });
   document.getElementById('mini-prev').addEventListener('click', () => {
     month = month.minus({ months: 1 });
     draw();
