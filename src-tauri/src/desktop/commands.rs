@@ -134,11 +134,19 @@ pub fn calendar_events_per_day(
 
 /// The calendar window's search box: the events matching `text` within a
 /// year of now, one per event, upcoming first (see
-/// `almanac_core::calendar::search`).
+/// `almanac_core::calendar::search`). Off the window's thread: a search
+/// runs on every pause in typing, and must not hold up the drawing.
 #[tauri::command]
-pub fn calendar_search(services: State<'_, Arc<Services>>, text: String) -> CommandResult<Found> {
+pub async fn calendar_search(
+    services: State<'_, Arc<Services>>,
+    text: String,
+) -> CommandResult<Found> {
+    let calendar = services.core.calendar.clone();
     let now = chrono::Utc::now().timestamp_millis();
-    services.core.calendar.search(&text, now).map_err(message)
+    tauri::async_runtime::spawn_blocking(move || calendar.search(&text, now))
+        .await
+        .map_err(message)?
+        .map_err(message)
 }
 
 /// Opens Settings on its Calendars section: the calendar window's link

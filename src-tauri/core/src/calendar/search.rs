@@ -7,6 +7,11 @@
 //! now, read from the occurrence index; what differs is the shape of the
 //! answer. A search for "standup" over two years of a daily series would
 //! be hundreds of occurrences; a person looking for it wants the next one.
+//!
+//! The first letters typed match nearly everything, and two years of every
+//! series is hundreds of thousands of occurrences: a search is a checked
+//! query (at most `MAX_EVENTS_PER_ANSWER` occurrences), and when two years
+//! hold more it looks nearer to today instead ([`REACH_DAYS`]), and says so.
 
 use std::collections::HashMap;
 
@@ -22,6 +27,11 @@ use super::read::Hit;
 
 /// Most events one answer lists; `more` says when others matched.
 pub const MAX_RESULTS: usize = 50;
+/// How far from now a search looks, in days: the first reach whose
+/// occurrences fit in a checked query. Each refused try stops at the
+/// ceiling, so a search costs at most three bounded reads.
+pub const REACH_DAYS: [i64; 3] = [UNBOUNDED_HORIZON_DAYS, 31, 7];
+
 /// Longest text searched for, in characters: more is no search a person
 /// types, and the text is matched against every note.
 pub const MAX_TEXT_CHARS: usize = 200;
@@ -37,6 +47,9 @@ pub struct Found {
     pub events: Vec<Event>,
     /// Whether more than [`MAX_RESULTS`] events matched.
     pub more: bool,
+    /// How many days on each side of today were searched: fewer than a
+    /// year when a year held too many matches (see [`REACH_DAYS`]).
+    pub reach_days: i64,
 }
 
 impl Calendar {
@@ -53,15 +66,11 @@ impl Calendar {
             ));
         }
         if text.is_empty() {
-            return Ok(Found::default());
+            return Ok(Found {
+                reach_days: UNBOUNDED_HORIZON_DAYS,
+                ..Found::default()
+            });
         }
-        let reach = UNBOUNDED_HORIZON_DAYS * DAY_MS;
-        let query = EventQuery {
-            text: Some(text.to_string()),
-            start_millis: Some(now_millis - reach),
-            end_millis: Some(now_millis + reach),
-            ..EventQuery::default()
-        };
         let zone = self.display_timezone();
         let today = DateTime::<Utc>::from_timestamp_millis(now_millis)
             .unwrap_or_default()
@@ -69,15 +78,27 @@ impl Calendar {
             .date_naive();
         let today_start = day_start_millis(today, zone);
         let state = self.inner.read();
-        let (hits, _) = state
-            .cache
-            .hits(&query, now_millis, Ceiling::PerSeries)
-            .unwrap_or_default();
-        let (chosen, more) = one_per_event(&hits, today_start);
-        Ok(Found {
-            events: chosen.into_iter().map(Hit::event).collect(),
-            more,
-        })
+        for reach_days in REACH_DAYS {
+            let query = EventQuery {
+                text: Some(text.to_string()),
+                start_millis: Some(today_start - reach_days * DAY_MS),
+                end_millis: Some(today_start + (reach_days + 1) * DAY_MS - 1),
+                ..EventQuery::default()
+            };
+            let Ok((hits, _)) = state.cache.hits(&query, now_millis, Ceiling::PerAnswer) else {
+                continue;
+            };
+            let (chosen, more) = one_per_event(&hits, today_start);
+            return Ok(Found {
+                events: chosen.into_iter().map(Hit::event).collect(),
+                more,
+                reach_days,
+            });
+        }
+        Err(CalendarError::invalid(
+            "text",
+            "more events match than a search lists, even within a week of today: type more",
+        ))
     }
 }
 
