@@ -17,7 +17,7 @@ const OVERDUE_DAYS = 60;
 
 /** FullCalendar's `views` option: the agenda as a seven-day list from the day it is on. */
 export const agendaViews = {
-  [AGENDA]: { type: 'list', duration: { days: 7 }, buttonText: 'Agenda', listDayFormat: { weekday: 'long', month: 'long', day: 'numeric' } },
+  [AGENDA]: { type: 'list', duration: { days: 7 }, listDayFormat: { weekday: 'long', month: 'long', day: 'numeric' } },
 };
 
 /**

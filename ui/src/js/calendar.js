@@ -61,9 +61,11 @@ const calendar = new Calendar(document.getElementById('calendar'), {
     center: 'title',
     right: VIEWS.join(','),
   },
-  // Text arrows: FullCalendar's icon font would need `font-src data:`.
+  // Text arrows: FullCalendar's icon font would need `font-src data:`. The
+  // toolbar's one list view is the agenda (FullCalendar names every list
+  // view's button by `list`).
   buttonIcons: false,
-  buttonText: { prev: '‹', next: '›', today: 'Today', month: 'Month', week: 'Week', day: 'Day', list: 'List' },
+  buttonText: { prev: '‹', next: '›', today: 'Today', month: 'Month', week: 'Week', day: 'Day', list: 'Agenda' },
   views: agendaViews,
   events: eventSource(showError),
   eventSources: overdueTasks(() => calendar, () => sources),
