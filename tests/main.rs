@@ -40,6 +40,7 @@ mod window_reminders;
 mod window_reminders_origin;
 mod window_screenshots;
 mod window_search;
+mod window_second_zone;
 mod window_settings;
 mod window_settings_kinds;
 mod window_settings_sections;

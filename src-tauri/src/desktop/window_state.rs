@@ -1,5 +1,6 @@
 //! What the calendar window remembers of itself across restarts: the
-//! calendars hidden in it and whether it shows week numbers. Kept by the
+//! calendars hidden in it, whether it shows week numbers, and its second
+//! time zone. Kept by the
 //! shell in the data folder (`calendar-window.json`), written whole and at
 //! once on each change: a webview's own storage is flushed when WebKit
 //! chooses, and a quit right after a change could lose it. It is this
@@ -22,6 +23,8 @@ pub struct CalendarWindowState {
     hidden_calendars: Vec<String>,
     /// ISO week numbers in the mini-month and the calendar.
     week_numbers: bool,
+    /// An IANA zone shown beside the display zone on the time axis.
+    second_zone: Option<String>,
 }
 
 /// Where the state lives.
@@ -51,6 +54,11 @@ pub fn calendar_window_state_save(
 ) -> Result<(), String> {
     if state.hidden_calendars.len() > MAX_HIDDEN {
         return Err(format!("at most {MAX_HIDDEN} hidden calendars are kept"));
+    }
+    if let Some(zone) = &state.second_zone
+        && zone.parse::<chrono_tz::Tz>().is_err()
+    {
+        return Err(format!("“{zone}” is no IANA time zone"));
     }
     let bytes = serde_json::to_vec_pretty(&state).map_err(|e| e.to_string())?;
     almanac_core::fsutil::atomic_write_private(&file.0, &bytes)

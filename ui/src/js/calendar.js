@@ -14,6 +14,7 @@ import { focusSearch, setupSearch } from './calendar_search.js';
 import { AGENDA, agendaViews, followAgenda, overdueTasks } from './agenda.js';
 import { setupCalendarList } from './calendar_list.js';
 import { setupMiniMonth } from './mini_month.js';
+import { setupSecondZone } from './second_zone.js';
 import { eventSource, followChanges, showAnnouncements, showCalendars } from './events.js';
 import { knownZone } from './format.js';
 import { invoke, listen } from './ipc.js';
@@ -83,6 +84,7 @@ setupKeys(calendar, { newEvent: () => newEvent.click(), search: focusSearch });
 setupSearch(calendar);
 followAgenda(calendar);
 await setupMiniMonth(calendar);
+await setupSecondZone(calendar);
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
 await listen('settings-changed', async (changed) => {
