@@ -23,6 +23,7 @@
 //!   `occurrence_index`: every range read's occurrences, and `read`: the
 //!   reads over it; `event_json`: an entry's event kept as JSON bytes, which
 //!   answers are written from; `per_day`: the window's capped day view;
+//!   `search`: the window's search, one match per event;
 //! - `budget`: a query's cost ceiling; `memo`: the bounded memo of expanded
 //!   series years;
 //! - `journal`: which notes changed, and `note_occurrences`: their
@@ -72,6 +73,7 @@ mod reread;
 pub(crate) mod rule_parse;
 pub(crate) mod rule_text;
 mod scan;
+pub mod search;
 pub mod sources;
 pub(crate) mod spec;
 pub mod status;
