@@ -67,12 +67,22 @@
 //!   trashed, or kept as a conflict note;
 //! - [`pass`]: one sync pass, both ways;
 //! - [`publisher`]: [`Publisher`], the entry point: a pass of a
-//!   [`Published`] calendar, and its status.
+//!   [`Published`] calendar, and its status;
+//! - [`worker`]: the passes of the calendars in `publishedCalendars`, a
+//!   vault edit pushed within seconds, the server polled, "sync now".
 
 pub mod local;
 pub mod pass;
 pub mod publisher;
 pub mod remote;
 pub mod status;
+pub mod worker;
 
 pub use publisher::{Published, Publisher};
+
+/// The keyring entry (service `almanac-caldav`, as CalDAV calendars'
+/// passwords) of the account password of the published calendar
+/// `calendar_id`.
+pub fn password_key(calendar_id: &str) -> String {
+    format!("publish:{calendar_id}")
+}

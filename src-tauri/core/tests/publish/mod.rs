@@ -4,4 +4,5 @@
 mod core_loop;
 mod radicale;
 mod support;
+mod worker;
 mod xandikos;

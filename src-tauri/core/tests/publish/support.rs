@@ -34,7 +34,8 @@ pub trait Server {
 pub struct Setup {
     pub vault: TestVault,
     pub calendar: Calendar,
-    pub publisher: Publisher,
+    pub settings: Arc<SettingsStore>,
+    pub publisher: Arc<Publisher>,
     pub published: Published,
     password: String,
 }
@@ -75,10 +76,16 @@ impl Setup {
             Arc::new(HeadlessUi),
             Arc::new(DeclineAll),
         ));
-        let publisher = Publisher::new(plugin, calendar.clone(), settings, &paths);
+        let publisher = Arc::new(Publisher::new(
+            plugin,
+            calendar.clone(),
+            settings.clone(),
+            &paths,
+        ));
         Setup {
             vault,
             calendar,
+            settings,
             publisher,
             published: Published {
                 calendar_id: CALENDAR.into(),
