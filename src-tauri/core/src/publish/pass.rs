@@ -66,7 +66,6 @@ struct Theirs<'s> {
 /// Syncs the published calendar once, both ways.
 pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Outcome, PassError> {
     let mut status = store.load(vault.calendar_id);
-    vault.pin_uids().map_err(PassError::Vault)?;
     let server = match remote.state(&status) {
         Ok(server) => server,
         Err(error) => {
@@ -75,6 +74,9 @@ pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Ou
             return Err(error.into());
         }
     };
+    // Only once the server answered: a pass that cannot reach it changes
+    // no note.
+    vault.pin_uids().map_err(PassError::Vault)?;
     if status.collection_url != remote.collection.as_str() {
         // Another collection: nothing agreed there yet.
         status = Status {
