@@ -47,6 +47,8 @@
 //!   event's fields, in the display zone (REST, the sidebar, the CLI, MCP).
 //! - [`caldav_server`]: the CalDAV server for calendar apps, and subscription
 //!   feeds; both off until the user turns `caldavServer` on.
+//! - [`publish`]: a vault calendar kept, both ways, in a collection of the
+//!   user's CalDAV account, which their phone syncs.
 //! - [`mcp`]: the MCP server for AI assistants (`/mcp` on the REST port,
 //!   and stdio), off until the user turns `mcpServer` on.
 //! - [`app`]: [`app::Core`], the wired instance. Start here:
@@ -96,6 +98,7 @@ pub mod mcp;
 pub mod onboarding;
 pub mod os_registration;
 pub mod paths;
+pub mod publish;
 pub mod quick_add;
 pub mod reminder_fired;
 pub mod rest;

@@ -33,6 +33,7 @@ mod obsidian_vaults;
 mod onboarding;
 mod onboarding_plugins;
 mod private_files;
+mod publish;
 mod quick_add;
 mod rest;
 mod settings_load;
