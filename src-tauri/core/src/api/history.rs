@@ -6,11 +6,13 @@
 //! not limited to some calendars, so a token that may write events sees
 //! and undoes the changes to every calendar.
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::authorized::AuthorizedApi;
 use super::error::ApiError;
+use crate::calendar::{RangeSide, parse_range_bound};
 use crate::history::undo::{self, UndoError};
 use crate::history::{Change, ChangeFilter, acting_as};
 use crate::tokens::Scope;
@@ -48,6 +50,24 @@ pub struct Refused {
 }
 
 impl AuthorizedApi {
+    /// A `since` as a client sends it (RFC 3339, a local date-time or a
+    /// date in the display zone, epoch milliseconds) as an instant.
+    pub fn parse_since(&self, since: &str) -> Result<DateTime<Utc>, ApiError> {
+        let zone = self.plugin.calendar.display_timezone();
+        parse_range_bound(since, RangeSide::Start, zone)
+            .ok()
+            .and_then(DateTime::from_timestamp_millis)
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "since",
+                    format!(
+                        "`{since}` is not a time: send a date (2026-05-01), a date-time \
+                         (2026-05-01T09:00, 2026-05-01T09:00:00Z) or epoch milliseconds"
+                    ),
+                )
+            })
+    }
+
     /// The changes matching `filter`, newest first, at most `limit`
     /// (1 to [`MAX_PAGE`]). Scope `events:write`.
     pub fn list_changes(
