@@ -20,17 +20,7 @@ impl TestVault {
     /// UTC.
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let settings = Settings {
-            vault_path: dir.path().join("vault"),
-            display_timezone: "UTC".into(),
-            calendar_sources: vec![source(
-                "local",
-                SourceKind::FullNote {
-                    directory: "events".into(),
-                },
-            )],
-            ..Settings::default()
-        };
+        let settings = settings_in(dir.path());
         Self { dir, settings }
     }
 
@@ -70,6 +60,21 @@ impl TestVault {
 
     pub fn open(&self) -> Calendar {
         Calendar::open(&self.settings, &self.paths())
+    }
+}
+
+/// [`TestVault::new`]'s settings for a vault in `dir/vault`.
+pub fn settings_in(dir: &Path) -> Settings {
+    Settings {
+        vault_path: dir.join("vault"),
+        display_timezone: "UTC".into(),
+        calendar_sources: vec![source(
+            "local",
+            SourceKind::FullNote {
+                directory: "events".into(),
+            },
+        )],
+        ..Settings::default()
     }
 }
 
