@@ -90,6 +90,17 @@ impl AuthorizedApi {
         Ok(ChangePage { changes, next })
     }
 
+    /// The change `id` (404 when the history has none). Scope
+    /// `events:write`.
+    pub fn get_change(&self, id: u64) -> Result<Change, ApiError> {
+        self.require(Scope::EventsWrite)?;
+        self.plugin
+            .calendar
+            .history()
+            .get(id)
+            .ok_or_else(|| UndoError::NotFound(id).into())
+    }
+
     /// Undoes change `id`: its files back byte for byte, refused (409,
     /// naming the note) when one changed since. Returns the change the
     /// undo made. Scope `events:write`.

@@ -3,37 +3,13 @@
 //! changes nothing; "everything token X did" undoes exactly its changes;
 //! undoing an undo redoes; the journal never holds a token's secret.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
 use almanac_core::tokens::{Expiry, Scope};
 use almanac_testkit::new_token;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::support::{Instance, STANDUP_PATH};
-
-/// Every file under `dir` (vault-relative path → bytes).
-pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, files);
-            } else {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                files.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut files = BTreeMap::new();
-    walk(dir, dir, &mut files);
-    files
-}
+use crate::common::snapshot;
 
 fn lunch(title: &str) -> Value {
     json!({
