@@ -25,6 +25,8 @@
 //!   events (their own alarm, default minutes), kept fresh incrementally.
 //! - [`reminder_fired`]: what a reminder firing does besides its notification
 //!   (a change-feed entry, the user's reminder hook).
+//! - [`history`]: every change made to the vault, with the files' bytes
+//!   before and after and who made it, so that any can be undone.
 //! - [`changes`]: the change feed (`GET /api/v1/changes`): what changed in
 //!   the calendar, numbered, whatever changed it.
 //! - [`webhooks`]: the change feed's entries POSTed to the user's hooks in
@@ -92,6 +94,7 @@ pub mod events;
 pub mod fsutil;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod history;
 pub mod ics;
 pub mod instance_proof;
 pub mod mcp;

@@ -87,6 +87,11 @@ impl Paths {
         self.data_dir.join("publish")
     }
 
+    /// The history of changes made to the vault ([`crate::history`]).
+    pub fn history_file(&self) -> PathBuf {
+        self.data_dir.join("history").join("changes.jsonl")
+    }
+
     /// The lock a running instance holds on its data folder (see
     /// [`crate::data_lock`]).
     pub fn lock_file(&self) -> PathBuf {

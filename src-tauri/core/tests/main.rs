@@ -26,6 +26,7 @@ mod calendar_vault;
 mod calendar_watch;
 mod calendar_write;
 mod events;
+mod history_crash;
 mod ics_bounds;
 mod ics_differential;
 mod mcp;

@@ -18,7 +18,7 @@
 //! CalDAV series with modified occurrences, or one occurrence alone.
 
 use super::caldav_write::Delivery;
-use super::engine::{Calendar, lock};
+use super::engine::Calendar;
 use super::error::CalendarError;
 use super::event::Event;
 use super::fields::EventFields;
@@ -46,7 +46,7 @@ impl Calendar {
                 let spec = EventSpec::default()
                     .patched(&fields_of(&event)?)?
                     .patched(&fields)?;
-                let _write = lock(&self.inner.write_lock);
+                let _write = self.inner.begin_write(None);
                 let copy = self.caldav_create_spec(target, spec, Delivery::Now)?;
                 (copy, EventFields::default())
             }

@@ -26,6 +26,7 @@ use super::status::VaultStatus;
 use super::vault::Vault;
 use super::watcher::VaultWatcher;
 use crate::events::{AppEvent, EventBus};
+use crate::history::{ChangeScope, History};
 use crate::paths::Paths;
 use crate::settings::{Settings, SettingsStore};
 
@@ -57,6 +58,8 @@ pub(crate) struct Inner {
     events: EventBus,
     /// Serializes our own writes (read-modify-write of notes).
     pub(super) write_lock: Mutex<()>,
+    /// Every file written, recorded ([`Inner::begin_write`]).
+    pub(super) history: History,
     /// Serializes re-reads of notes, so a slow re-read can never put an older
     /// version of a note into the cache after a newer one.
     pub(super) refresh_lock: Mutex<()>,
@@ -79,6 +82,13 @@ pub(crate) struct Inner {
     /// The store [`Calendar::follow`] follows: where a CalDAV calendar's
     /// discovered URL is written back.
     pub(super) settings: Mutex<std::sync::Weak<SettingsStore>>,
+}
+
+/// The write lock, with the change it makes open in the history: the
+/// change is finished (field order) before the lock is released.
+pub(super) struct WriteGuard<'a> {
+    pub(super) change: ChangeScope,
+    _lock: MutexGuard<'a, ()>,
 }
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -104,6 +114,17 @@ impl Inner {
                 generation: *generation,
             });
         });
+    }
+
+    /// Takes the write lock for one write, recorded in the history as one
+    /// change (`undoes`: the change it undoes).
+    pub(super) fn begin_write(&self, undoes: Option<u64>) -> WriteGuard<'_> {
+        let lock = lock(&self.write_lock);
+        let vault = self.read().vault.root().to_path_buf();
+        WriteGuard {
+            change: self.history.begin(&vault, undoes),
+            _lock: lock,
+        }
     }
 
     pub(super) fn start_watcher(self: &Arc<Self>) {
@@ -139,6 +160,7 @@ impl Calendar {
             changes: watch::Sender::new(0),
             events,
             write_lock: Mutex::new(()),
+            history: History::open_or_log(&paths.history_file()),
             refresh_lock: Mutex::new(()),
             watcher: Mutex::new(None),
             watcher_alive: Arc::new(AtomicBool::new(false)),
