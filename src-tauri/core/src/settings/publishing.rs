@@ -51,7 +51,7 @@ pub(super) fn validate(
                     format!("there is no calendar `{}`", entry.calendar_id),
                 ));
             }
-            Some(source) if !matches!(source.kind, super::SourceKind::FullNote { .. }) => {
+            Some(source) if !source.kind.kind().publishable() => {
                 return Err(invalid(
                     "calendarId",
                     format!(

@@ -155,6 +155,21 @@ impl Kind {
         }
     }
 
+    /// Whether its calendar can be kept in a CalDAV account's collection
+    /// ([`crate::publish`]): so far the calendars made of whole notes, whose
+    /// events the CalDAV server already writes back key by key.
+    pub fn publishable(self) -> bool {
+        match self {
+            Kind::FullNote => true,
+            Kind::DailyNote
+            | Kind::Ical
+            | Kind::Caldav
+            | Kind::Tasks
+            | Kind::Holidays
+            | Kind::IcsFile => false,
+        }
+    }
+
     /// Whether it signs in with a password kept in the OS keyring under
     /// the source id (forgotten when the source goes; never imported
     /// unattended).
