@@ -5,7 +5,8 @@
 # gnome-keyring, Xvfb, dunst, the WebKit WebDriver, xwininfo), plus wrk for the
 # benchmarks, mksquashfs for the AppImage, gio to start the installed menu
 # entry, khal (a CalDAV test reads what vdirsyncer synced with it), jq (the
-# command-line tests pipe `--json` through it), and Python's venv, in which the ICS differential test's oracle and
+# command-line tests pipe `--json` through it), curl (the reminder hook's push
+# recipe in docs/reminders.md is run as written), and Python's venv, in which the ICS differential test's oracle and
 # the CalDAV tests' real clients install their packages from PyPI.
 # Idempotent: installs only what's missing.
 set -euo pipefail
@@ -16,7 +17,7 @@ packages=(
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   dbus dbus-x11 gnome-keyring libsecret-tools xvfb dunst libnotify-bin
   xdg-utils webkit2gtk-driver x11-utils wrk python3 python3-venv
-  squashfs-tools libglib2.0-bin khal jq
+  squashfs-tools libglib2.0-bin khal jq curl
 )
 # Node.js for the UI bundler: Debian's, unless a Node.js is already installed.
 command -v npm >/dev/null || packages+=(nodejs npm)

@@ -272,4 +272,65 @@ mod tests {
         drop(held);
         assert!(runs.start().is_some());
     }
+
+    /// docs/reminders.md's push recipe, run exactly as written with ntfy's
+    /// address pointed at a receiver on loopback: one POST of the title,
+    /// with the recipe's headers.
+    #[test]
+    fn the_push_recipe_in_the_docs_posts_the_title() {
+        use std::io::BufRead;
+
+        let docs = include_str!("../../../docs/reminders.md");
+        let recipe = docs
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix("\"hookCommand\": \""))
+            .find(|line| line.contains("ntfy.sh"))
+            .and_then(|line| line.strip_suffix('"'))
+            .expect("the push recipe in docs/reminders.md");
+        let receiver = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = format!("http://{}", receiver.local_addr().unwrap());
+        let command = recipe.replace("https://ntfy.sh", &address);
+        let received = std::thread::spawn(move || {
+            let (stream, _) = receiver.accept().unwrap();
+            let mut reader = std::io::BufReader::new(stream);
+            let mut head = Vec::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line.trim_end().is_empty() {
+                    break;
+                }
+                head.push(line.trim_end().to_string());
+            }
+            let length: usize = head
+                .iter()
+                .find_map(|h| {
+                    h.to_ascii_lowercase()
+                        .strip_prefix("content-length: ")
+                        .map(str::to_string)
+                })
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            reader
+                .get_mut()
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                .unwrap();
+            (head, String::from_utf8(body).unwrap())
+        });
+        let reminder = br#"{"id":"dentist","title":"Dentist","body":"Bring the forms","trigger_at_epoch":1795683600,"action_url":"","source":"vault"}"#;
+        assert_eq!(
+            hook(&command, reminder, Duration::from_secs(30)),
+            HookEnd::Ran
+        );
+        let (head, body) = received.join().unwrap();
+        assert_eq!(head[0], "POST /your-topic HTTP/1.1", "{head:?}");
+        assert!(
+            head.contains(&"Title: Almanac reminder".to_string()),
+            "{head:?}"
+        );
+        assert!(head.contains(&"Tags: calendar".to_string()), "{head:?}");
+        assert_eq!(body, "Dentist\n");
+    }
 }
