@@ -380,6 +380,13 @@ impl Calendar {
         self.restore_files(files, undoes)
     }
 
+    /// Moves the note `rel` (vault-relative) to the vault's `.trash/`
+    /// folder, as Obsidian deletes: through the write path, recorded, and
+    /// undoable. Its path there.
+    pub fn trash_note(&self, rel: &str) -> Result<String, CalendarError> {
+        self.trash_file(rel)
+    }
+
     /// Starts a background refetch of the ICS sources and returns at once.
     /// Without `force`, a feed fetched less than `ICS_MIN_INTERVAL` (five
     /// minutes) ago is left alone; with it, every feed is asked

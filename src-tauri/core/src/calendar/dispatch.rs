@@ -349,6 +349,25 @@ impl Calendar {
         Ok(write.change.recorded())
     }
 
+    /// The work of [`Calendar::trash_note`]: the note's bytes written under
+    /// `.trash/` (a free name there) and the note removed, as one recorded
+    /// change, so an undo brings it back.
+    pub(super) fn trash_file(&self, rel: &str) -> Result<String, CalendarError> {
+        let _write = self.inner.begin_write(None);
+        self.require_vault()?;
+        let vault = self.inner.read().vault.clone();
+        let bytes = write::file_state(&vault, rel)?
+            .ok_or_else(|| CalendarError::NotFound(rel.to_string()))?;
+        let trashed = (0..)
+            .map(|n| trash_name(rel, n))
+            .find(|name| !vault.root().join(name).exists())
+            .expect("some name is free");
+        write::put(&vault, &trashed, Some(&bytes))?;
+        write::put(&vault, rel, None)?;
+        self.inner.refresh(&[rel.to_string(), trashed.clone()]);
+        Ok(trashed)
+    }
+
     /// Resolves a client's id for a write: checks it is confined to the vault
     /// and cached. Returns the vault, source index, note path and source.
     pub(super) fn locate(
@@ -422,4 +441,26 @@ impl Calendar {
 /// refused rather than a panic.
 fn not_notes() -> CalendarError {
     CalendarError::invalid("calendarId", "not a note calendar")
+}
+
+/// `.trash/<rel>`, or with ` n` before the extension when `n > 0`
+/// (Obsidian's trash folder, where a deleted note is kept).
+fn trash_name(rel: &str, n: usize) -> String {
+    if n == 0 {
+        return format!(".trash/{rel}");
+    }
+    match rel.rsplit_once('.') {
+        Some((stem, ext)) if !ext.contains('/') => format!(".trash/{stem} {n}.{ext}"),
+        _ => format!(".trash/{rel} {n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_taken_trash_name_gets_a_number() {
+        assert_eq!(super::trash_name("events/a.md", 0), ".trash/events/a.md");
+        assert_eq!(super::trash_name("events/a.md", 2), ".trash/events/a 2.md");
+        assert_eq!(super::trash_name("v1.0/notes", 1), ".trash/v1.0/notes 1");
+    }
 }

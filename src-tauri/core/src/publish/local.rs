@@ -13,7 +13,6 @@
 //! phone fires it; and a deleted event's notes are moved to the vault's
 //! `.trash/` (as Obsidian does) instead of being removed.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::http::HeaderMap;
@@ -141,15 +140,12 @@ impl Vault<'_> {
     /// Moves the notes of `local` to the vault's `.trash/`; an event that
     /// is an item inside a note (a daily note's line) is deleted from it.
     pub fn trash(&self, local: &LocalItem) -> Result<(), String> {
-        let root = self.calendar.vault_root();
         for event in local.events.iter() {
             match (event.id.parse::<EventId>(), &event.file_path) {
                 (Ok(EventId::FullNote { .. }), Some(rel)) => {
-                    let from = root.join(rel);
-                    let to = free_path(&root.join(".trash").join(rel));
-                    move_file(&from, &to)
+                    self.calendar
+                        .trash_note(rel)
                         .map_err(|e| format!("could not move {rel} to .trash: {e}"))?;
-                    self.calendar.refresh_path(&from);
                 }
                 _ => self
                     .api
@@ -259,34 +255,6 @@ fn without_alarms(ics: &str, minutes: &[i64]) -> String {
     out
 }
 
-/// `path`, or `path` with ` 1`, ` 2`… before its extension when taken.
-fn free_path(path: &Path) -> PathBuf {
-    if !path.exists() {
-        return path.to_path_buf();
-    }
-    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-    let ext = path
-        .extension()
-        .map(|e| format!(".{}", e.to_string_lossy()))
-        .unwrap_or_default();
-    (1..)
-        .map(|n| path.with_file_name(format!("{stem} {n}{ext}")))
-        .find(|p| !p.exists())
-        .expect("some name is free")
-}
-
-/// Moves `from` to `to` (a new name), making its folder.
-fn move_file(from: &Path, to: &Path) -> std::io::Result<()> {
-    if let Some(dir) = to.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::rename(from, to)?;
-    for dir in [from.parent(), to.parent()].into_iter().flatten() {
-        crate::fsutil::sync_dir(dir)?;
-    }
-    Ok(())
-}
-
 /// The CalDAV server's refusal of a server's resource, in plain words.
 fn in_words(error: &DavError) -> String {
     match error {
@@ -317,14 +285,5 @@ mod tests {
         assert!(out.starts_with("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\n"));
         assert!(out.ends_with("END:VEVENT\r\nEND:VCALENDAR\r\n"));
         assert_eq!(without_alarms(ics, &[]), ics);
-    }
-
-    #[test]
-    fn a_taken_trash_name_gets_a_number() {
-        let dir = tempfile::tempdir().unwrap();
-        let taken = dir.path().join("a.md");
-        std::fs::write(&taken, "x").unwrap();
-        assert_eq!(free_path(&taken), dir.path().join("a 1.md"));
-        assert_eq!(free_path(&dir.path().join("b.md")), dir.path().join("b.md"));
     }
 }
