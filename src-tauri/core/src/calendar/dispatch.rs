@@ -447,11 +447,13 @@ fn not_notes() -> CalendarError {
 /// (Obsidian's trash folder, where a deleted note is kept).
 fn trash_name(rel: &str, n: usize) -> String {
     if n == 0 {
-        return format!(".trash/{rel}");
+        return format!("{}/{rel}", super::vault::TRASH);
     }
     match rel.rsplit_once('.') {
-        Some((stem, ext)) if !ext.contains('/') => format!(".trash/{stem} {n}.{ext}"),
-        _ => format!(".trash/{rel} {n}"),
+        Some((stem, ext)) if !ext.contains('/') => {
+            format!("{}/{stem} {n}.{ext}", super::vault::TRASH)
+        }
+        _ => format!("{}/{rel} {n}", super::vault::TRASH),
     }
 }
 

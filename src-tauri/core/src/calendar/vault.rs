@@ -9,6 +9,9 @@ use std::path::{Component, Path, PathBuf};
 
 use super::error::CalendarError;
 
+/// Obsidian's trash folder at the vault's root.
+pub const TRASH: &str = ".trash";
+
 /// The vault root, canonical.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Vault {
@@ -58,16 +61,21 @@ impl Vault {
         Some(parts?.join("/"))
     }
 
-    /// The absolute path of a vault-relative path, checked lexically.
+    /// The absolute path of a vault-relative path, checked lexically. The
+    /// one hidden folder allowed is [`TRASH`] as the first component:
+    /// a note deleted from a phone is kept there, as Obsidian keeps its
+    /// own, and an undo brings it back. It is never scanned, so no id of an
+    /// event names a note in it.
     pub fn join(&self, rel: &str) -> Result<PathBuf, CalendarError> {
         let escape = || CalendarError::PathEscape(rel.replace('\0', "\\0"));
         if rel.is_empty() || rel.contains(['\0', '\\']) || rel.starts_with('/') {
             return Err(escape());
         }
         let path = Path::new(rel);
-        for component in path.components() {
+        for (index, component) in path.components().enumerate() {
             match component {
                 Component::Normal(part) if !part.to_string_lossy().starts_with('.') => {}
+                Component::Normal(part) if index == 0 && part == TRASH => {}
                 _ => return Err(escape()),
             }
         }
@@ -169,6 +177,9 @@ mod tests {
             "a\\..\\b.md",
             "./a.md",
             ".obsidian/x.md",
+            "events/.trash/x.md",
+            ".trash/../x.md",
+            ".trash/.obsidian/x.md",
         ] {
             assert!(
                 matches!(vault.join(bad), Err(CalendarError::PathEscape(_))),
@@ -176,5 +187,7 @@ mod tests {
             );
         }
         assert!(vault.join("events/2024-01-01 A.md").is_ok());
+        // Obsidian's trash at the root, where a note deleted from a phone goes.
+        assert!(vault.join(".trash/events/2024-01-01 A.md").is_ok());
     }
 }
