@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use almanac_core::api::{Consent, ShownWrite};
-use almanac_core::calendar::per_day::PerDay;
+use almanac_core::calendar::index::per_day::PerDay;
 use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
@@ -101,7 +101,7 @@ pub fn calendar_events(
 
 /// Like [`calendar_events`], for views of several days: at most `per_day`
 /// events a day and how many more each day holds (a month of a large vault
-/// holds more than any view draws; see `almanac_core::calendar::per_day`).
+/// holds more than any view draws; see `almanac_core::calendar::index::per_day`).
 #[tauri::command]
 pub fn calendar_events_per_day(
     services: State<'_, Arc<Services>>,

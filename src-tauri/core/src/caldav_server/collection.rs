@@ -4,7 +4,7 @@
 //! A resource is one `UID`: the event's own `uid` (what a client sent when
 //! it created it), else its Almanac id — for a feed, the feed's `UID`, with
 //! its modified occurrences in the same resource; for a Full Note series,
-//! the notes detached from it (`recurrenceId`, see `calendar::detach`),
+//! the notes detached from it (`recurrenceId`, see `calendar::write::detach`),
 //! each as a modified occurrence, and the series without their dates among
 //! its `EXDATE`s. The resource is named
 //! after the `UID` when that is a safe file name (so a client that PUTs

@@ -14,7 +14,7 @@ use super::error::DavError;
 use super::feeds::FeedStore;
 use crate::api::ApiError;
 use crate::calendar::Calendar;
-use crate::calendar::query::MAX_EVENTS_PER_ANSWER;
+use crate::calendar::model::query::MAX_EVENTS_PER_ANSWER;
 use crate::ics::write::{Component, calendar as ics_calendar};
 
 /// `GET /feeds/<secret>.ics`.

@@ -7,7 +7,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::error::CalendarError;
+use crate::calendar::model::error::CalendarError;
 
 /// The vault root, canonical.
 #[derive(Debug, Clone, PartialEq, Eq)]

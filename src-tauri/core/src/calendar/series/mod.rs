@@ -1,0 +1,18 @@
+//! Series: from dates and wall-clock times to instants, and from a
+//! recurring event to its occurrences.
+//!
+//! - `recurrence`: time spans and series expansion;
+//! - `recurrence_set`: the iCalendar series (several rules, RDATE, EXDATE,
+//!   EXRULE);
+//! - `rule_parse`: the one door to the `rrule` crate; `rule_text`: RRULE
+//!   text shared with the iCalendar writer;
+//! - `memo`: the bounded, engine-wide memo of expanded series years.
+//!
+//! May import: `model` and the index's cost ceiling (`index::budget`), which
+//! every expansion spends from. Nothing here knows the engine or a source.
+
+pub(crate) mod memo;
+pub(crate) mod recurrence;
+pub(crate) mod recurrence_set;
+pub(crate) mod rule_parse;
+pub(crate) mod rule_text;
