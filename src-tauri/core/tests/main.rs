@@ -28,6 +28,7 @@ mod calendar_write;
 mod events;
 mod ics_bounds;
 mod ics_differential;
+mod layout;
 mod mcp;
 mod obsidian_vaults;
 mod onboarding;

@@ -6,7 +6,9 @@
 //! - [`plugin`]: [`CalendarPlugin`] — `with_token`, `request_access`, and the
 //!   token check the REST server shares.
 //! - [`authorized`]: [`AuthorizedApi`] — every operation, each behind its scope.
-//! - [`quick_add`]: [`AuthorizedApi::quick_add`], a line read as an event.
+//! - [`quick_add`]: [`AuthorizedApi::quick_add`], a line read as an event;
+//!   [`quick_line`]: the line read against the running calendar (its zone,
+//!   its calendars' names, the calendar the event goes to).
 //! - [`request`]: the `getEvents` filter and the event-write `options`.
 //! - [`ui`] / [`consent`]: what the API needs from the desktop shell (windows,
 //!   a consent dialog), with headless implementations; [`consent_gate`]
@@ -24,6 +26,7 @@ pub mod error;
 pub mod idempotency;
 pub mod plugin;
 pub mod quick_add;
+pub mod quick_line;
 pub mod registry;
 pub mod request;
 mod scope_check;

@@ -3,9 +3,9 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{CalendarName, Context, QuickFields, parse};
-use crate::api::ApiError;
+use super::error::ApiError;
 use crate::calendar::Calendar;
+use crate::quick_add::{CalendarName, Context, QuickFields, parse};
 
 /// A line read and the calendar its event goes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
