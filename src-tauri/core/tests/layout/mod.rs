@@ -114,12 +114,6 @@ const CALENDAR_CIRCLES: &[(&str, &str, &str)] = &[
         "validating a spec checks its rule (`recurrence::check_rrule`)",
     ),
     (
-        "model",
-        "write",
-        "validating a spec a client sent applies the rules for what clients \
-         write (`write::written`)",
-    ),
-    (
         "series",
         "index",
         "series expansion spends from the index's cost ceiling \

@@ -80,7 +80,7 @@ pub(crate) struct Inner {
     pub(in crate::calendar) watcher: Mutex<Option<VaultWatcher>>,
     pub(in crate::calendar) watcher_alive: Arc<AtomicBool>,
     /// The on-disk copies of the feeds.
-    pub(in crate::calendar) feeds: ical::FeedStore,
+    pub(in crate::calendar) feeds: ical::FeedCopies,
     /// Held while a feed's copy is loaded into the cache, and from a fetched
     /// feed's check of the settings until its answer is in both the copy and
     /// the cache: the two move together (`feeds`).
@@ -159,7 +159,7 @@ impl Calendar {
             refresh_lock: Mutex::new(()),
             watcher: Mutex::new(None),
             watcher_alive: Arc::new(AtomicBool::new(false)),
-            feeds: ical::FeedStore::new(&paths.ical_cache_dir()),
+            feeds: ical::FeedCopies::new(&paths.ical_cache_dir()),
             feed_copies: Mutex::new(()),
             caldav: CaldavState::new(paths),
             feed_worker: FeedWorker::start(engine.clone()),

@@ -7,10 +7,12 @@
 //! - [`query`]: the query filter, REST range bounds and the range semantics;
 //! - [`status`]: what the engine reports about itself;
 //! - [`error`]: the engine's one error type;
-//! - `spec`: the validated internal form every source converts to.
+//! - `spec`: the validated internal form every source converts to, and
+//!   `written`: the rules a write's fields meet on top of it (no control
+//!   characters, no sub-hourly series).
 //!
-//! May import: `series` (a spec's span and rule text), `write::written`
-//! (the rules a client's fields meet) and the source registry (`kinds`).
+//! May import: `series` (a spec's rule is checked, a written rule's text
+//! read) and the source registry (`kinds`: a status names its kind).
 //! Nothing here knows the engine, the index or a source's reader.
 
 pub mod error;
@@ -20,3 +22,4 @@ pub mod id;
 pub mod query;
 pub(crate) mod spec;
 pub mod status;
+pub(in crate::calendar) mod written;

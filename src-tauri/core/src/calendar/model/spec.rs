@@ -402,7 +402,7 @@ impl EventSpec {
                 Some(v) => v.clone(),
             }
         }
-        crate::calendar::write::written::check_written(fields)?;
+        crate::calendar::model::written::check_written(fields)?;
         let text = patch::<String>;
         let mut next = self.clone();
         if let Some(title) = &fields.title {

@@ -3,9 +3,8 @@
 //! - `dispatch`: each write resolved to its target and handed to that source
 //!   kind's writer, then the touched notes re-read;
 //! - `notes`: creates, updates, moves and deletes in Markdown notes, atomic
-//!   and validated before the first byte;
-//! - `written`: the rules for what clients write (no control characters, no
-//!   sub-hourly series);
+//!   and validated before the first byte (by `model::spec`, with the rules
+//!   for what clients write, `model::written`);
 //! - `detach`: one occurrence of a note series edited or cancelled on its own.
 //!
 //! CalDAV calendars' writes live with their source, in `sources::caldav`.
@@ -15,4 +14,3 @@
 pub(in crate::calendar) mod detach;
 pub(in crate::calendar) mod dispatch;
 pub(in crate::calendar) mod notes;
-pub(in crate::calendar) mod written;
