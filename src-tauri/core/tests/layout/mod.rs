@@ -9,7 +9,11 @@
 //! imports left once those are taken out must form no circle. An allowed
 //! import that no longer exists, or no longer closes a circle, fails too,
 //! so the list only shrinks.
+//!
+//! [`no_fall_through`] checks the source-kind registry's rule the same way:
+//! no match on a kind outside `calendar/kinds` falls through.
 
+mod no_fall_through;
 mod scan;
 
 use std::collections::{BTreeMap, BTreeSet};

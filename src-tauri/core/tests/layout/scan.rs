@@ -44,7 +44,8 @@ pub fn crate_files(src: &Path) -> Vec<File> {
     files
 }
 
-fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
+/// Every `.rs` file under `dir`, into `into`.
+pub fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {

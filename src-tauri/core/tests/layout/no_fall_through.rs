@@ -3,7 +3,9 @@
 //! `matches!`, so a new kind cannot compile past a place that must decide
 //! for it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use super::scan::rust_files;
 
 /// The names of the kind enums a match may be on.
 const KIND_PATTERNS: [&str; 3] = ["SourceKind::", "SourceType::", "Kind::"];
@@ -99,17 +101,6 @@ fn fall_throughs(text: &str) -> Vec<String> {
         }
     }
     found
-}
-
-fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, into);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            into.push(path);
-        }
-    }
 }
 
 #[test]
