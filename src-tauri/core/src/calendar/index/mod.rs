@@ -15,6 +15,12 @@
 //! parsed notes. The engine fills it; the index never calls the engine back,
 //! except for the few readers (`per_day`, `listing`, `note_occurrences`) that
 //! are `impl Calendar` blocks answering from it.
+//!
+//! Circles inside, all around the occurrence index: the cache owns it and
+//! it points back at the cache's entries (`cache` ↔ `occurrence_index`);
+//! its pages spend a budget whose range limit is its page count
+//! (`budget` ↔ `occurrence_index`); its tests read through `read`, which
+//! reads it (`read` ↔ `occurrence_index`).
 
 pub(crate) mod budget;
 pub(crate) mod cache;

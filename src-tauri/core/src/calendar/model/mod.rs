@@ -14,6 +14,10 @@
 //! May import: `series` (a spec's rule is checked, a written rule's text
 //! read) and the source registry (`kinds`: a status names its kind).
 //! Nothing here knows the engine, the index or a source's reader.
+//!
+//! One circle inside: `query` ↔ `status`, as a query's answer names the
+//! series it left out (`SeriesLeftOut`) and that record names the per-series
+//! step limit the query module sets.
 
 pub mod error;
 pub mod event;

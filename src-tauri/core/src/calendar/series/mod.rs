@@ -10,6 +10,10 @@
 //!
 //! May import: `model` and the index's cost ceiling (`index::budget`), which
 //! every expansion spends from. Nothing here knows the engine or a source.
+//!
+//! One circle inside: `recurrence` ↔ `recurrence_set`, as a series is
+//! expanded by `recurrence`, which hands iCalendar sets to `recurrence_set`,
+//! and a set's occurrences are `recurrence`'s (`Occurrence`, `Window`).
 
 pub(crate) mod memo;
 pub(crate) mod recurrence;
