@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run -p almanac-core --release --example bench_calendar -- index DIR NOTES
 //! cargo run -p almanac-core --release --example bench_calendar -- all DIR NOTES
+//! cargo run -p almanac-core --release --example bench_calendar -- answers DIR NOTES
 //! ```
 //!
 //! `index` generates the vault in DIR if it is empty, then measures, in a
@@ -10,7 +11,9 @@
 //! parsing) and `Calendar::open` (full parallel index), and reports peak RSS
 //! (`VmHWM`). `all` also measures one-day and one-week range queries and the
 //! latency from an external edit to the event being visible in a query
-//! (through the file watcher).
+//! (through the file watcher). `answers` measures the JSON answers REST
+//! sends for a day and a week, without and with each event's times in UTC
+//! and the display zone (`EventTimes`), the two read in turn.
 
 #[path = "support/vault_gen.rs"]
 mod vault_gen;
@@ -20,7 +23,8 @@ mod vault_settings;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use almanac_core::calendar::{Calendar, EventQuery};
+use almanac_core::api::EventTimes;
+use almanac_core::calendar::{Calendar, EventMembers, EventQuery};
 
 fn vm_hwm_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -77,7 +81,7 @@ fn main() {
         args.get(1).map(PathBuf::from),
         args.get(2).and_then(|n| n.parse::<usize>().ok()),
     ) else {
-        eprintln!("usage: bench_calendar index|all DIR NOTES");
+        eprintln!("usage: bench_calendar index|all|answers DIR NOTES");
         std::process::exit(2);
     };
     if !dir.join("events").exists() {
@@ -113,15 +117,18 @@ fn main() {
         rss_before / 1024,
         vm_hwm_kib() / 1024
     );
-    if mode != "all" {
-        return;
-    }
-
     // Range queries over 2023–2026, a different day / week each time.
     let day_ms = 86_400_000i64;
     let first = chrono::DateTime::parse_from_rfc3339("2023-01-02T00:00:00+01:00")
         .unwrap()
         .timestamp_millis();
+    if mode == "answers" {
+        answers(&calendar, first, day_ms);
+        return;
+    }
+    if mode != "all" {
+        return;
+    }
     for (name, length, runs) in [
         ("query one day", day_ms, 2000),
         ("query one week", 7 * day_ms, 1000),
@@ -243,4 +250,39 @@ fn main() {
     }
     summary("edit visible (watcher)", samples);
     println!("VmHWM at end: {} MiB", vm_hwm_kib() / 1024);
+}
+
+/// The JSON answers of one-day and one-week ranges, without and with the
+/// times REST writes into each event, measured in turn on the same ranges.
+fn answers(calendar: &Calendar, first: i64, day_ms: i64) {
+    let with_times: EventMembers = &EventTimes::write_members;
+    for (name, length, runs) in [("one day", day_ms, 2000), ("one week", 7 * day_ms, 500)] {
+        let (mut bare, mut timed) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+        let (mut bare_bytes, mut timed_bytes) = (0, 0);
+        for i in 0..runs as i64 {
+            let start = first + (i * 13 % 1400) * day_ms;
+            let query = EventQuery {
+                start_millis: Some(start),
+                end_millis: Some(start + length - 1),
+                ..EventQuery::default()
+            };
+            let t = Instant::now();
+            bare_bytes += calendar.query_json(&query).unwrap().events.len();
+            bare.push(t.elapsed());
+            let t = Instant::now();
+            timed_bytes += calendar
+                .query_json_with(&query, with_times)
+                .unwrap()
+                .events
+                .len();
+            timed.push(t.elapsed());
+        }
+        println!(
+            "{name}: {} KiB per answer without times, {} KiB with",
+            bare_bytes / runs / 1024,
+            timed_bytes / runs / 1024
+        );
+        summary(&format!("JSON answer {name}, without times"), bare);
+        summary(&format!("JSON answer {name}, with times"), timed);
+    }
 }

@@ -5,12 +5,13 @@
 //! daemon keep working; extra fields are only ever added.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::clock;
 use crate::history::{HistoryEntry, Origin, Outcome};
-use crate::reminder::{EventRef, Reminder, Source};
+use crate::reminder::Reminder;
 
 /// FCR Reminder answers `"running"`; so does this daemon.
 pub const STATUS: &str = "running";
@@ -33,37 +34,27 @@ impl Checked {
     }
 }
 
-/// A pending reminder.
+/// A pending reminder: the reminder as stored (shared with the schedule,
+/// not copied), with when it fires in words and in seconds from now.
 #[derive(Debug, Serialize)]
 pub struct PendingItem {
-    pub id: String,
-    pub title: String,
-    pub body: String,
-    pub trigger_at_epoch: i64,
+    /// `id`, `title`, `body`, `trigger_at_epoch`, `action_url`, `source`
+    /// (`host`, a `/sync`, or `vault`, derived from the notes) and a vault
+    /// reminder's `event` (id, title, note path, start).
+    #[serde(flatten)]
+    pub reminder: Arc<Reminder>,
     pub trigger_at_rfc3339: String,
     pub seconds_until_fire: i64,
-    pub action_url: String,
     pub origin: Origin,
-    /// `host` (a `/sync`) or `vault` (derived from the notes).
-    pub source: Source,
-    /// A vault reminder's event (id, title, note path, start).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event: Option<Box<EventRef>>,
 }
 
 impl PendingItem {
-    pub fn new(reminder: &Reminder, origin: Origin, now_epoch: i64) -> Self {
+    pub fn new(reminder: &Arc<Reminder>, origin: Origin, now_epoch: i64) -> Self {
         Self {
-            id: reminder.id.clone(),
-            title: reminder.title.clone(),
-            body: reminder.body.clone(),
-            trigger_at_epoch: reminder.trigger_at_epoch,
             trigger_at_rfc3339: clock::rfc3339(reminder.trigger_at_epoch),
             seconds_until_fire: reminder.trigger_at_epoch - now_epoch,
-            action_url: reminder.action_url.clone(),
+            reminder: Arc::clone(reminder),
             origin,
-            source: reminder.source,
-            event: reminder.event.clone(),
         }
     }
 }
@@ -71,33 +62,21 @@ impl PendingItem {
 /// A reminder that left the schedule (fired, missed or dropped).
 #[derive(Debug, Serialize)]
 pub struct HistoryItem {
-    pub id: String,
-    pub title: String,
-    pub body: String,
-    pub trigger_at_epoch: i64,
+    /// The reminder's own fields, as for [`PendingItem`].
+    #[serde(flatten)]
+    pub reminder: Reminder,
     pub trigger_at_rfc3339: String,
-    pub action_url: String,
     pub origin: Origin,
-    pub source: Source,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event: Option<Box<EventRef>>,
     pub outcome: Outcome,
     pub recorded_at_rfc3339: String,
 }
 
-impl From<&HistoryEntry> for HistoryItem {
-    fn from(entry: &HistoryEntry) -> Self {
-        let reminder = &entry.reminder;
+impl From<HistoryEntry> for HistoryItem {
+    fn from(entry: HistoryEntry) -> Self {
         Self {
-            id: reminder.id.clone(),
-            title: reminder.title.clone(),
-            body: reminder.body.clone(),
-            trigger_at_epoch: reminder.trigger_at_epoch,
-            trigger_at_rfc3339: clock::rfc3339(reminder.trigger_at_epoch),
-            action_url: reminder.action_url.clone(),
+            trigger_at_rfc3339: clock::rfc3339(entry.reminder.trigger_at_epoch),
+            reminder: entry.reminder,
             origin: entry.origin,
-            source: reminder.source,
-            event: reminder.event.clone(),
             outcome: entry.outcome,
             recorded_at_rfc3339: clock::rfc3339_ms(entry.recorded_at_ms),
         }

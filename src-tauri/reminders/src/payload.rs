@@ -7,6 +7,9 @@
 //! [`Rules`] to each value. Either way the first problem is a [`Problem`]
 //! naming the element index and the field, which is what a host needs to fix
 //! its payload; anything that is not even JSON is [`PayloadError::Malformed`].
+//! A type error is said in serde's own words ("invalid type: boolean `true`,
+//! expected a string", "missing field `id`", "unknown field `x`, expected one
+//! of …"): the place comes from the path, the words are not rewritten.
 //! Nothing here panics on any input (a fuzz target holds it to that).
 
 use std::collections::HashMap;
@@ -16,7 +19,6 @@ use std::marker::PhantomData;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess};
 use serde::{Deserialize, de::Error as _};
-use serde_json::Value;
 use serde_path_to_error::Segment;
 
 use crate::reminder::{Reminder, Rules};
@@ -57,21 +59,12 @@ impl fmt::Display for Problem {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SyncItem {
-    #[serde(deserialize_with = "string")]
     pub id: String,
-    #[serde(deserialize_with = "string")]
     pub title: String,
-    #[serde(deserialize_with = "string")]
     pub body: String,
     /// Unix epoch seconds.
-    #[serde(deserialize_with = "integer")]
     pub trigger_at_epoch: i64,
-    #[serde(deserialize_with = "string")]
     pub action_url: String,
-}
-
-impl WireObject for SyncItem {
-    const FIELDS: &'static str = "id, title, body, trigger_at_epoch, action_url";
 }
 
 impl From<SyncItem> for Reminder {
@@ -90,20 +83,11 @@ impl From<SyncItem> for Reminder {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SnoozeRequest {
-    #[serde(deserialize_with = "string")]
     pub id: String,
-    #[serde(deserialize_with = "string")]
     pub title: String,
-    #[serde(deserialize_with = "string")]
     pub body: String,
-    #[serde(deserialize_with = "string")]
     pub action_url: String,
-    #[serde(deserialize_with = "integer")]
     pub minutes: i64,
-}
-
-impl WireObject for SnoozeRequest {
-    const FIELDS: &'static str = "id, title, body, action_url, minutes";
 }
 
 impl SnoozeRequest {
@@ -137,7 +121,6 @@ pub fn parse_sync(bytes: &[u8], rules: &Rules) -> Result<Vec<Reminder>, PayloadE
         SyncArray {
             max: rules.limits.max_reminders,
         },
-        SyncItem::FIELDS,
     )?;
     let reminders: Vec<Reminder> = items.into_iter().map(Reminder::from).collect();
     for (index, reminder) in reminders.iter().enumerate() {
@@ -151,11 +134,7 @@ pub fn parse_sync(bytes: &[u8], rules: &Rules) -> Result<Vec<Reminder>, PayloadE
 /// Parses and validates a `/snooze` body: `{id, title, body, action_url,
 /// minutes}`, minutes in 1..=10080.
 pub fn parse_snooze(bytes: &[u8], rules: &Rules) -> Result<SnoozeRequest, PayloadError> {
-    let Object(request) = read(
-        bytes,
-        PhantomData::<Object<SnoozeRequest>>,
-        SnoozeRequest::FIELDS,
-    )?;
+    let Object(request) = read(bytes, PhantomData::<Object<SnoozeRequest>>)?;
     request
         .validate(rules)
         .map_err(|(field, reason)| invalid(None, Some(field.into()), reason))?;
@@ -185,8 +164,7 @@ fn invalid(index: Option<usize>, field: Option<String>, reason: String) -> Paylo
 }
 
 /// Deserializes all of `bytes` with `seed`, turning a failure into the
-/// [`Problem`] at its JSON path; `fields` names the allowed fields of the
-/// objects read, for the unknown-field message.
+/// [`Problem`] at its JSON path.
 ///
 /// Tracking the path costs an allocation per object key, which would slow
 /// a 100k-element sync down by half; so a well-formed body is read without
@@ -194,7 +172,6 @@ fn invalid(index: Option<usize>, field: Option<String>, reason: String) -> Paylo
 fn read<'de, S: DeserializeSeed<'de> + Copy>(
     bytes: &'de [u8],
     seed: S,
-    fields: &str,
 ) -> Result<S::Value, PayloadError> {
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let value = match seed.deserialize(&mut json) {
@@ -205,7 +182,7 @@ fn read<'de, S: DeserializeSeed<'de> + Copy>(
         // malformed, whatever its first element holds.
         Err(error) => match serde_json::from_slice::<de::IgnoredAny>(bytes) {
             Err(syntax) => return Err(PayloadError::Malformed(syntax.to_string())),
-            Ok(_) => return Err(locate(bytes, seed, error, fields)),
+            Ok(_) => return Err(locate(bytes, seed, error)),
         },
     };
     json.end()
@@ -220,126 +197,55 @@ fn locate<'de, S: DeserializeSeed<'de>>(
     bytes: &'de [u8],
     seed: S,
     first: serde_json::Error,
-    fields: &str,
 ) -> PayloadError {
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let mut track = serde_path_to_error::Track::new();
     let tracked = serde_path_to_error::Deserializer::new(&mut json, &mut track);
     let error = seed.deserialize(tracked).err().unwrap_or(first);
-    problem(track.path(), error, fields)
-}
-
-/// The [`Problem`] a serde error at `path` stands for. The derived wire
-/// types report missing, repeated and unknown fields in serde's words; they
-/// are said here as the daemon always said them.
-fn problem(
-    path: serde_path_to_error::Path,
-    error: serde_json::Error,
-    fields: &str,
-) -> PayloadError {
-    if !error.is_data() {
-        return PayloadError::Malformed(error.to_string());
-    }
     let mut index = None;
     let mut field = None;
-    for segment in path.iter() {
+    for segment in track.path().iter() {
         match segment {
             Segment::Seq { index: i } => index = Some(*i),
-            // Echoed in the error message: keep an unknown name short.
-            Segment::Map { key } => field = Some(key.chars().take(64).collect()),
+            Segment::Map { key } => field = Some(echoed(key)),
             Segment::Enum { .. } | Segment::Unknown => {}
         }
     }
-    let message = error.to_string();
-    let position = format!(" at line {} column {}", error.line(), error.column());
-    let message = message.strip_suffix(&position).unwrap_or(&message);
-    let reason = if let Some(name) = serde_field(message, "missing field `") {
-        field = Some(name.into());
-        "is missing".to_string()
-    } else if let Some(name) = serde_field(message, "duplicate field `") {
-        field = Some(name.into());
-        "appears twice".to_string()
-    } else if message.starts_with("unknown field `") {
-        format!("unknown field (exactly these are allowed: {fields})")
-    } else {
-        message.to_string()
-    };
-    invalid(index, field, reason)
+    invalid(index, field, echoed(&error.to_string()))
 }
 
-/// The name in serde's "<prefix>name`" messages.
-fn serde_field<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
-    message.strip_prefix(prefix)?.strip_suffix('`')
-}
-
-/// The `visit_*` methods of the JSON scalars, each refusing through the
-/// visitor's `found` with the words error messages use.
-macro_rules! refuse_scalars {
-    () => {
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Err(self.found("a boolean"))
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Err(self.found("a number"))
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Err(self.found("a number"))
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Err(self.found("a number"))
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Err(self.found("a string"))
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err(self.found("null"))
-        }
-    };
-}
-
-/// A derived wire object and the list of its fields, as error messages name
-/// them (a test ties the list to the derive).
-trait WireObject: DeserializeOwned {
-    const FIELDS: &'static str;
+/// Text of the client's own (a key, serde's message quoting one) echoed in
+/// an error, kept short: a megabyte-long key is not sent back whole.
+fn echoed(text: &str) -> String {
+    const MAX_CHARS: usize = 200;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
 }
 
 /// Reads `T` from a JSON object only: derived structs would also take an
 /// array of values, which the wire format does not allow.
 struct Object<T>(T);
 
-impl<'de, T: WireObject> Deserialize<'de> for Object<T> {
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Object<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ObjectVisitor(PhantomData))
+        deserializer.deserialize_map(ObjectVisitor(PhantomData))
     }
 }
 
 struct ObjectVisitor<T>(PhantomData<T>);
 
-impl<T: WireObject> ObjectVisitor<T> {
-    fn found<E: de::Error>(&self, kind: &str) -> E {
-        E::custom(format!(
-            "must be an object with the fields {}, found {kind}",
-            T::FIELDS
-        ))
-    }
-}
-
-impl<'de, T: WireObject> de::Visitor<'de> for ObjectVisitor<T> {
+impl<'de, T: DeserializeOwned> de::Visitor<'de> for ObjectVisitor<T> {
     type Value = Object<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "an object with the fields {}", T::FIELDS)
+        f.write_str("an object")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         T::deserialize(MapAccessDeserializer::new(map)).map(Object)
     }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-        Err(self.found("an array"))
-    }
-
-    refuse_scalars!();
 }
 
 /// The top-level `/sync` array, at most `max` elements (reading stops at
@@ -349,19 +255,11 @@ struct SyncArray {
     max: usize,
 }
 
-impl SyncArray {
-    fn found<E: de::Error>(&self, kind: &str) -> E {
-        E::custom(format!(
-            "the body must be a JSON array of reminders, found {kind}"
-        ))
-    }
-}
-
 impl<'de> DeserializeSeed<'de> for SyncArray {
     type Value = Vec<SyncItem>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
+        deserializer.deserialize_seq(self)
     }
 }
 
@@ -384,51 +282,6 @@ impl<'de> de::Visitor<'de> for SyncArray {
             items.push(item);
         }
         Ok(items)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-        Err(self.found("an object"))
-    }
-
-    refuse_scalars!();
-}
-
-/// A string field; any other JSON value is named in the error.
-fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    match Value::deserialize(deserializer)? {
-        Value::String(text) => Ok(text),
-        other => Err(D::Error::custom(format!(
-            "must be a string, found {}",
-            kind(&other)
-        ))),
-    }
-}
-
-/// A signed 64-bit integer field; fractions and strings are refused rather
-/// than guessed at.
-fn integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
-    let found = match Value::deserialize(deserializer)? {
-        Value::Number(number) => match number.as_i64() {
-            Some(integer) => return Ok(integer),
-            None if number.is_u64() => "a number above the signed 64-bit range",
-            None => "a fractional or exponent number",
-        },
-        other => kind(&other),
-    };
-    Err(D::Error::custom(format!(
-        "must be an integer, found {found}"
-    )))
-}
-
-/// What a JSON value is, in the words of the error messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -485,39 +338,34 @@ mod tests {
     fn each_rule_names_element_and_field() {
         let cases = [
             (
-                r#""title":"T","body":"B","trigger_at_epoch":1700000100,"action_url":"""#,
-                "id",
-                "is missing",
-            ),
-            (
                 r#""id":1,"title":"T","body":"B","trigger_at_epoch":1700000100,"action_url":"""#,
                 "id",
-                "must be a string, found a number",
+                "invalid type: integer `1`, expected a string",
             ),
             (
                 r#""id":"a","title":null,"body":"B","trigger_at_epoch":1700000100,"action_url":"""#,
                 "title",
-                "found null",
+                "invalid type: null",
             ),
             (
                 r#""id":"a","title":"T","body":["x"],"trigger_at_epoch":1700000100,"action_url":"""#,
                 "body",
-                "found an array",
+                "invalid type: sequence",
             ),
             (
                 r#""id":"a","title":"T","body":"B","trigger_at_epoch":"1700000100","action_url":"""#,
                 "trigger_at_epoch",
-                "must be an integer, found a string",
+                "invalid type: string \"1700000100\", expected i64",
             ),
             (
                 r#""id":"a","title":"T","body":"B","trigger_at_epoch":1.7e9,"action_url":"""#,
                 "trigger_at_epoch",
-                "fractional",
+                "invalid type: floating point",
             ),
             (
                 r#""id":"a","title":"T","body":"B","trigger_at_epoch":18446744073709551615,"action_url":"""#,
                 "trigger_at_epoch",
-                "above the signed",
+                "invalid value: integer `18446744073709551615`, expected i64",
             ),
             (
                 r#""id":"a","title":"T","body":"B","trigger_at_epoch":253402300800,"action_url":"""#,
@@ -533,11 +381,6 @@ mod tests {
                 r#""id":"a","title":"T","body":"B","trigger_at_epoch":1700000100,"action_url":"","extra":1"#,
                 "extra",
                 "unknown field",
-            ),
-            (
-                r#""id":"a","id":"b","title":"T","body":"B","trigger_at_epoch":1700000100,"action_url":"""#,
-                "id",
-                "appears twice",
             ),
             (
                 r#""id":"","title":"T","body":"B","trigger_at_epoch":1700000100,"action_url":"""#,
@@ -578,13 +421,13 @@ mod tests {
     fn shape_errors() {
         let p = problem(r#"{"id":"a"}"#);
         assert_eq!((p.index, p.field.clone()), (None, None));
-        assert!(p.reason.contains("must be a JSON array"), "{}", p.reason);
+        assert!(p.reason.contains("expected a JSON array"), "{}", p.reason);
         let p = problem(&format!("[{{{GOOD}}}, 5]"));
         assert_eq!(p.index, Some(1));
-        assert!(p.reason.contains("must be an object"));
+        assert!(p.reason.contains("expected an object"), "{}", p.reason);
         let p = problem(&format!("[[{{{GOOD}}}]]"));
         assert_eq!(p.index, Some(0));
-        assert!(p.reason.contains("found an array"));
+        assert!(p.reason.contains("invalid type: sequence"), "{}", p.reason);
         let five = format!("[{{{GOOD}}},{{{GOOD}}},{{{GOOD}}},{{{GOOD}}}]")
             .replace(r#""id":"a""#, r#""id":"u""#);
         assert!(problem(&five).reason.contains("more than 3"));
@@ -601,67 +444,47 @@ mod tests {
         assert!(p.reason.contains("duplicate of element 0"));
     }
 
-    /// The messages name a fault as the daemon always has, whatever words
-    /// serde uses for it.
+    /// A type error is said in serde's words, at the place the JSON path
+    /// names; a client's own long key is not echoed back whole.
     #[test]
-    fn messages_keep_their_wording() {
-        let all = "id, title, body, trigger_at_epoch, action_url";
-        for (fields, message) in [
-            (
-                GOOD.replace(r#""id":"a","#, ""),
-                "element 1, field `id`: is missing".to_string(),
-            ),
+    fn type_errors_are_serdes_words_at_their_place() {
+        for (fields, field, message) in [
+            (GOOD.replace(r#""id":"a","#, ""), None, "missing field `id`"),
             (
                 format!(r#""title":"U",{GOOD}"#),
-                "element 1, field `title`: appears twice".to_string(),
-            ),
-            (
-                format!(r#"{GOOD},"{}":1"#, "k".repeat(100)),
-                format!(
-                    "element 1, field `{}`: unknown field (exactly these are allowed: {all})",
-                    "k".repeat(64)
-                ),
+                None,
+                "duplicate field `title`",
             ),
             (
                 GOOD.replace(r#""T""#, "true"),
-                "element 1, field `title`: must be a string, found a boolean".to_string(),
+                Some("title"),
+                "invalid type: boolean `true`, expected a string",
             ),
             (
                 GOOD.replace("1700000100", "{}"),
-                "element 1, field `trigger_at_epoch`: must be an integer, found an object"
-                    .to_string(),
+                Some("trigger_at_epoch"),
+                "invalid type: map, expected i64",
             ),
         ] {
             let json = format!("[{{{GOOD}}}, {{{fields}}}]").replacen(r#""a""#, r#""z""#, 1);
-            assert_eq!(problem(&json).to_string(), message, "{json}");
+            let p = problem(&json);
+            assert_eq!((p.index, p.field.as_deref()), (Some(1), field), "{json}");
+            assert!(p.reason.starts_with(message), "{json}: {}", p.reason);
         }
+        let long = "k".repeat(100_000);
+        let p = problem(&format!(r#"[{{{GOOD},"{long}":1}}]"#));
+        assert_eq!(p.field.as_deref(), Some(&*format!("{}…", "k".repeat(200))));
+        assert!(p.reason.starts_with("unknown field `kkk"), "{}", p.reason);
+        assert!(p.reason.len() < 300, "{}", p.reason);
         for (json, message) in [
+            ("[null]", "invalid type: null, expected an object"),
             (
-                "[null]".to_string(),
-                format!("element 0: must be an object with the fields {all}, found null"),
-            ),
-            (
-                "true".to_string(),
-                "the body must be a JSON array of reminders, found a boolean".to_string(),
+                "true",
+                "invalid type: boolean `true`, expected a JSON array of reminders",
             ),
         ] {
-            assert_eq!(problem(&json).to_string(), message, "{json}");
+            assert!(problem(json).to_string().contains(message), "{json}");
         }
-    }
-
-    /// The field lists of the messages are the derived structs' own.
-    #[test]
-    fn field_lists_match_the_wire_types() {
-        fn derived<T: WireObject>() -> String {
-            let Err(error) = serde_json::from_str::<T>(r#"{"?":0}"#) else {
-                panic!("an unknown field was accepted")
-            };
-            let message = error.to_string();
-            let list = message.split("expected one of ").nth(1).unwrap();
-            list.split(" at line").next().unwrap().replace('`', "")
-        }
-        assert_eq!(derived::<SyncItem>(), SyncItem::FIELDS);
-        assert_eq!(derived::<SnoozeRequest>(), SnoozeRequest::FIELDS);
     }
 
     #[test]
@@ -697,6 +520,18 @@ mod tests {
         })
         .unwrap();
         assert_eq!(ok.minutes, 10);
+        let missing = with_rules(|rules| {
+            parse_snooze(
+                br#"{"id":"a","title":"T","body":"B","action_url":"https://x"}"#,
+                rules,
+            )
+        });
+        match missing {
+            Err(PayloadError::Invalid(p)) => {
+                assert!(p.reason.starts_with("missing field `minutes`"), "{p}")
+            }
+            other => panic!("{other:?}"),
+        }
         for (json, field) in [
             (
                 r#"{"id":"a","title":"T","body":"B","action_url":"https://x","minutes":0}"#,
@@ -704,10 +539,6 @@ mod tests {
             ),
             (
                 r#"{"id":"a","title":"T","body":"B","action_url":"https://x","minutes":10081}"#,
-                "minutes",
-            ),
-            (
-                r#"{"id":"a","title":"T","body":"B","action_url":"https://x"}"#,
                 "minutes",
             ),
             (

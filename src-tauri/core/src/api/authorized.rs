@@ -10,10 +10,12 @@
 use std::sync::Arc;
 
 use chrono::NaiveDate;
+use chrono_tz::Tz;
 use serde_json::Value;
 use uuid::Uuid;
 
 use super::error::ApiError;
+use super::event_times::EventTimes;
 use super::plugin::CalendarPlugin;
 use super::request::{EventFilter, EventOptions};
 use super::state::InternalState;
@@ -81,10 +83,19 @@ impl AuthorizedApi {
     }
 
     /// [`Self::get_events_answer`] with the events serialized as one JSON
-    /// array. Scope `events:read`.
+    /// array, each with its [`EventTimes`]. Scope `events:read`.
     pub fn get_events_json(&self, filter: &EventFilter) -> Result<JsonAnswer, ApiError> {
         self.require(Scope::EventsRead)?;
-        Ok(self.plugin.calendar.query_json(&EventQuery::from(filter))?)
+        Ok(self
+            .plugin
+            .calendar
+            .query_json_with(&EventQuery::from(filter), &EventTimes::write_members)?)
+    }
+
+    /// The display zone, which answers give events' local times in (see
+    /// [`EventTimes`]).
+    pub fn display_zone(&self) -> Tz {
+        self.plugin.calendar.display_timezone()
     }
 
     /// One event with its note path and line. Scope `events:read`.

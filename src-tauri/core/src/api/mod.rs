@@ -9,6 +9,8 @@
 //! - [`quick_add`]: [`AuthorizedApi::quick_add`], a line read as an event;
 //!   [`quick_line`]: the line read against the running calendar (its zone,
 //!   its calendars' names, the calendar the event goes to).
+//! - [`event_times`]: [`EventTimes`], an event's start and end in UTC and
+//!   in the display zone, as REST and MCP answer them.
 //! - [`request`]: the `getEvents` filter and the event-write `options`.
 //! - [`ui`] / [`consent`]: what the API needs from the desktop shell (windows,
 //!   a consent dialog), with headless implementations; [`consent_gate`]
@@ -23,6 +25,7 @@ pub mod client_calendars;
 pub mod consent;
 pub mod consent_gate;
 pub mod error;
+pub mod event_times;
 pub mod idempotency;
 pub mod plugin;
 pub mod quick_add;
@@ -40,6 +43,7 @@ pub use consent::{
 };
 pub use consent_gate::MAX_REQUESTS_PER_MINUTE;
 pub use error::ApiError;
+pub use event_times::{EventTimes, TimedDetails, TimedEvent, Timing};
 pub use idempotency::IdempotencyKey;
 pub use plugin::{CalendarPlugin, MAX_REASON_CHARS, PLUGIN_ID};
 pub use quick_add::QuickAdded;

@@ -55,7 +55,8 @@ pub use model::event::{
 pub use model::fields::EventFields;
 pub use model::id::EventId;
 pub use model::query::{
-    EventQuery, JsonAnswer, QueryAnswer, RangeSide, busy_periods, parse_range_bound,
+    EventClock, EventMembers, EventQuery, JsonAnswer, QueryAnswer, RangeSide, busy_periods,
+    parse_range_bound,
 };
 pub use model::status::{CacheStats, SeriesLeftOut, SkippedNote, SourceInfo, VaultStatus};
 pub use write::notes::TakenName;

@@ -18,9 +18,10 @@ use serde_json::Value;
 
 use super::failure::{ClientError, Exit};
 use super::{Backend, ListQuery, Listed, QuickLine, rows};
+use crate::api::event_times::{TimedDetails, TimedEvent};
 use crate::api::{AuthorizedApi, DateRange, DeclineAll, EventFilter, EventOptions, HeadlessUi};
 use crate::app::Core;
-use crate::calendar::{EventFields, RangeSide, parse_range_bound};
+use crate::calendar::{Event, EventFields, RangeSide, parse_range_bound};
 use crate::data_lock::DataLock;
 use crate::paths::Paths;
 use crate::tokens::{Scope, SecretsInUse};
@@ -82,6 +83,15 @@ impl DirectBackend {
 }
 
 /// `value` as the REST API would serialize it.
+impl DirectBackend {
+    /// An event as the running instance's REST server answers it: with its
+    /// times in UTC and in the display zone, so `--json` is the same
+    /// whichever way the CLI reached the vault.
+    fn timed(&self, event: Event) -> Result<Value, ClientError> {
+        wire(&TimedEvent::new(event, self.display_zone()))
+    }
+}
+
 fn wire(value: &impl Serialize) -> Result<Value, ClientError> {
     serde_json::to_value(value).map_err(|e| ClientError::failed(e.to_string()))
 }
@@ -117,7 +127,11 @@ impl Backend for DirectBackend {
         };
         let answer = self.api.get_events_answer(&filter)?;
         Ok(Listed {
-            events: answer.events.iter().map(wire).collect::<Result<_, _>>()?,
+            events: answer
+                .events
+                .into_iter()
+                .map(|event| self.timed(event))
+                .collect::<Result<_, _>>()?,
             left_out: answer
                 .left_out
                 .into_iter()
@@ -127,14 +141,14 @@ impl Backend for DirectBackend {
     }
 
     fn show_event(&self, id: &str) -> Result<Value, ClientError> {
-        Ok(rows::details(wire(&self.api.get_event_details(id)?)?))
+        let details = TimedDetails::new(self.api.get_event_details(id)?, self.display_zone());
+        Ok(rows::details(wire(&details)?))
     }
 
     fn create_event(&self, calendar: &str, fields: Value) -> Result<Value, ClientError> {
         let fields = event_fields(fields)?;
-        wire(
-            &self
-                .api
+        self.timed(
+            self.api
                 .create_event(calendar, fields, EventOptions::default())?,
         )
     }
@@ -144,7 +158,7 @@ impl Backend for DirectBackend {
             self.api
                 .quick_add(&line.text, line.calendar.as_deref(), line.now, line.dry_run)?;
         match added.created {
-            Some(event) => wire(&event),
+            Some(event) => self.timed(event),
             None => Ok(rows::read_line(
                 Value::from(added.read.calendar_id),
                 wire(&added.read.fields)?,
@@ -166,7 +180,7 @@ impl Backend for DirectBackend {
                 .move_event(id, calendar, fields, options(occurrence))?,
             None => self.api.update_event(id, fields, options(occurrence))?,
         };
-        wire(&event)
+        self.timed(event)
     }
 
     fn delete_event(&self, id: &str, occurrence: Option<NaiveDate>) -> Result<(), ClientError> {

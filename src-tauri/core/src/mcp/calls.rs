@@ -3,7 +3,7 @@
 //! API's writes touch the disk); the confirmation of destructive writes
 //! ([`super::confirm`]) happens before, on the async side.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use chrono_tz::Tz;
 use rmcp::model::CallToolResult;
 use serde::de::DeserializeOwned;
@@ -15,7 +15,10 @@ use super::params::{
     RemindersParams, SearchParams, UpdateParams,
 };
 use super::untrusted::{answer, plain};
-use crate::api::{ApiError, AuthorizedApi, DateRange, EventFilter, EventOptions, IdempotencyKey};
+use crate::api::event_times::local_text;
+use crate::api::{
+    ApiError, AuthorizedApi, DateRange, EventFilter, EventOptions, EventTimes, IdempotencyKey,
+};
 use crate::calendar::{Event, EventFields, EventType, RangeSide, busy_periods, parse_range_bound};
 
 /// Why a call did not happen, as the assistant reads it.
@@ -71,13 +74,7 @@ pub fn run(
         }
         "current_time" => {
             let NoParams {} = parse(args)?;
-            let now = Utc::now().with_timezone(&tz);
-            Ok(plain(json!({
-                "now": now.to_rfc3339(),
-                "date": now.date_naive().to_string(),
-                "weekday": now.format("%A").to_string(),
-                "timeZone": tz.name(),
-            })))
+            Ok(plain(current_time(Utc::now(), tz)))
         }
         "upcoming_reminders" => {
             let RemindersParams { limit } = parse(args)?;
@@ -96,8 +93,8 @@ pub fn run(
                         "eventId": reminder.event_id,
                         "calendarId": reminder.calendar_id,
                         "title": reminder.title,
-                        "at": local(reminder.trigger, tz),
-                        "eventStart": local(reminder.start, tz),
+                        "at": local_text(reminder.trigger, tz),
+                        "eventStart": local_text(reminder.start, tz),
                         "minutesBefore": reminder.minutes_before,
                     })
                 })
@@ -161,6 +158,21 @@ pub fn run(
         }
         other => Err(format!("there is no tool named `{other}`")),
     }
+}
+
+/// `current_time`'s answer: `now` in the display zone, and the zone with
+/// its offset at that instant said outright, so "today" and "09:00" cannot
+/// be read in another zone.
+fn current_time(now: DateTime<Utc>, tz: Tz) -> Value {
+    let local = now.with_timezone(&tz);
+    json!({
+        "now": local.to_rfc3339(),
+        "nowUtc": now.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+        "date": local.date_naive().to_string(),
+        "weekday": local.format("%A").to_string(),
+        "timeZone": tz.name(),
+        "utcOffset": local.format("%:z").to_string(),
+    })
 }
 
 /// The `idempotencyKey` argument, when given.
@@ -284,19 +296,12 @@ fn free_busy(api: &AuthorizedApi, params: RangeParams, tz: Tz) -> Result<CallToo
     Ok(plain(json!({ "timeZone": tz.name(), "busy": busy })))
 }
 
-/// An event as the tools show it: times in the display zone, the id (and
-/// for an occurrence its date) to address it with.
+/// An event as the tools show it: its times as REST gives them
+/// ([`EventTimes`]: UTC, the display zone and its name, and whether it is
+/// zoned, floating or all-day), with `start`/`end` the local ones, and the
+/// id (and for an occurrence its date) to address it with.
 fn event_view(event: &Event, tz: Tz) -> Value {
-    let (start, end) = match event.all_day {
-        true => (
-            Some(event.date.clone()),
-            Some(event.end_date.clone().unwrap_or_else(|| event.date.clone())),
-        ),
-        false => (
-            event.start_millis.map(|ms| local_millis(ms, tz)),
-            event.end_millis.map(|ms| local_millis(ms, tz)),
-        ),
-    };
+    let times = EventTimes::of(event, tz);
     json!({
         "id": event.id,
         "instanceDate": event.instance_date,
@@ -304,8 +309,14 @@ fn event_view(event: &Event, tz: Tz) -> Value {
         "calendarId": event.calendar_id,
         "calendarName": event.calendar_name,
         "allDay": event.all_day,
-        "start": start,
-        "end": end,
+        "start": times.start_local,
+        "end": times.end_local,
+        "timing": times.timing,
+        "displayZone": times.display_zone,
+        "startUtc": times.start_utc,
+        "endUtc": times.end_utc,
+        "startLocal": times.start_local,
+        "endLocal": times.end_local,
         "recurring": is_series(event),
         "isTask": event.is_task(),
         "completed": event.is_completed(),
@@ -314,13 +325,9 @@ fn event_view(event: &Event, tz: Tz) -> Value {
     })
 }
 
-fn local(at: DateTime<Utc>, tz: Tz) -> String {
-    at.with_timezone(&tz).to_rfc3339()
-}
-
 fn local_millis(millis: i64, tz: Tz) -> String {
     DateTime::from_timestamp_millis(millis)
-        .map(|at| local(at, tz))
+        .map(|at| local_text(at, tz))
         .unwrap_or_default()
 }
 
@@ -363,6 +370,20 @@ fn refused(error: ApiError) -> Refusal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn current_time_says_the_zone_and_its_offset_either_side_of_a_dst_change() {
+        let tz = chrono_tz::Europe::Berlin;
+        let winter = current_time("2026-03-29T00:30:00Z".parse().unwrap(), tz);
+        assert_eq!(winter["utcOffset"], "+01:00");
+        assert_eq!(winter["now"], "2026-03-29T01:30:00+01:00");
+        assert_eq!(winter["nowUtc"], "2026-03-29T00:30:00Z");
+        assert_eq!(winter["timeZone"], "Europe/Berlin");
+        let summer = current_time("2026-03-29T01:30:00Z".parse().unwrap(), tz);
+        assert_eq!(summer["utcOffset"], "+02:00");
+        assert_eq!(summer["now"], "2026-03-29T03:30:00+02:00");
+        assert_eq!(summer["weekday"], "Sunday");
+    }
 
     #[test]
     fn blanking_written_text_is_asked_about_and_filling_blanks_is_not() {

@@ -54,8 +54,12 @@ const ENTRIES: &[Entry] = &[
         name: "list_events",
         title: "Events in a range",
         description: "Events overlapping a date range, recurring series expanded into their \
-            occurrences, sorted by start; times are in the display time zone. A range may \
-            hold at most 10000 events (narrow it or pick calendars otherwise).",
+            occurrences, sorted by start; times are in the display time zone. Each event \
+            gives its start and end in UTC (startUtc, endUtc) and in the display zone with \
+            its offset (startLocal, endLocal; displayZone names the zone), and its timing: \
+            zoned (its own time zone), floating (wall-clock time read in the display zone) \
+            or allDay (dates only, no UTC). A range may hold at most 10000 events (narrow it \
+            or pick calendars otherwise).",
         read_only: true,
         scope: Scope::EventsRead,
         destructive: false,
@@ -97,8 +101,9 @@ const ENTRIES: &[Entry] = &[
     Entry {
         name: "current_time",
         title: "Current time",
-        description: "The current date and time in the calendar's display time zone, and \
-            that zone's name. Use it to read relative dates (today, next Monday).",
+        description: "The current date and time in the calendar's display time zone (and in \
+            UTC), that zone's name and its UTC offset now. Use it to read relative dates \
+            (today, next Monday).",
         read_only: true,
         scope: Scope::EventsRead,
         destructive: false,

@@ -20,8 +20,8 @@ use super::fallback::method_not_allowed;
 use super::params::EventsParams;
 use super::query_slots::QuerySlots;
 use super::{RestState, Success, blocking};
-use crate::api::EventOptions;
-use crate::calendar::{Calendar, Event, EventDetails, EventFields, JsonAnswer, SeriesLeftOut};
+use crate::api::{EventOptions, TimedDetails, TimedEvent};
+use crate::calendar::{Calendar, EventFields, JsonAnswer, SeriesLeftOut};
 
 /// The events routes.
 pub fn routes() -> Router<RestState> {
@@ -51,8 +51,9 @@ pub struct EventsList {
     success: bool,
     /// The number of `events`.
     count: usize,
-    /// Matching events, series expanded into occurrences, sorted by start.
-    events: Vec<Event>,
+    /// Matching events, series expanded into occurrences, sorted by start,
+    /// each with its times in UTC and in the display zone.
+    events: Vec<TimedEvent>,
     /// Recurring series left out of `events`: each needs more than one
     /// series' share (100000) of the query's expansion steps. Absent when
     /// none was.
@@ -154,16 +155,16 @@ pub struct CreateEvent {
 }
 
 /// The answer to a create or an update: `result` is the spec's flag; `event`
-/// is the event as now stored, with its (possibly new) `id`.
+/// is the event as now stored, with its (possibly new) `id` and its times.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EventWritten {
     success: bool,
     result: bool,
-    event: Event,
+    event: TimedEvent,
 }
 
 impl EventWritten {
-    pub(super) fn new(event: Event) -> Self {
+    pub(super) fn new(event: TimedEvent) -> Self {
         Self {
             success: true,
             result: true,
@@ -198,7 +199,8 @@ pub async fn create(
 ) -> Result<(StatusCode, Json<EventWritten>), RestError> {
     let options = body.options.unwrap_or_default();
     let event = blocking(move || {
-        api.create_event_keyed(key.as_ref(), &body.calendar_id, body.event, options)
+        let event = api.create_event_keyed(key.as_ref(), &body.calendar_id, body.event, options)?;
+        Ok(TimedEvent::new(event, api.display_zone()))
     })
     .await?;
     Ok((StatusCode::CREATED, Json(EventWritten::new(event))))
@@ -208,7 +210,7 @@ pub async fn create(
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DetailsFound {
     success: bool,
-    details: EventDetails,
+    details: TimedDetails,
 }
 
 /// One event, with the note and line it is written on.
@@ -228,9 +230,10 @@ pub async fn details(
     Authorized(api, ..): Authorized<EventsRead>,
     EventIdParam(id): EventIdParam,
 ) -> Result<Json<DetailsFound>, RestError> {
+    let details = api.get_event_details(&id)?;
     Ok(Json(DetailsFound {
         success: true,
-        details: api.get_event_details(&id)?,
+        details: TimedDetails::new(details, api.display_zone()),
     }))
 }
 
@@ -266,9 +269,12 @@ pub async fn update(
     JsonBody(body): JsonBody<UpdateEvent>,
 ) -> Result<Json<EventWritten>, RestError> {
     let options = body.options.unwrap_or_default();
-    let event = blocking(move || match body.calendar_id {
-        Some(calendar_id) => api.move_event(&id, &calendar_id, body.event, options),
-        None => api.update_event(&id, body.event, options),
+    let event = blocking(move || {
+        let event = match body.calendar_id {
+            Some(calendar_id) => api.move_event(&id, &calendar_id, body.event, options),
+            None => api.update_event(&id, body.event, options),
+        }?;
+        Ok(TimedEvent::new(event, api.display_zone()))
     })
     .await?;
     Ok(Json(EventWritten::new(event)))

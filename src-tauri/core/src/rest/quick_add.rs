@@ -17,6 +17,7 @@ use super::events::EventWritten;
 use super::extract::{IdempotencyHeader, JsonBody};
 use super::fallback::method_not_allowed;
 use super::{RestState, blocking};
+use crate::api::TimedEvent;
 use crate::quick_add::QuickFields;
 
 pub fn routes() -> Router<RestState> {
@@ -96,9 +97,10 @@ pub async fn quick_add(
         ),
         None => None,
     };
-    let added = blocking(move || {
+    let (added, zone) = blocking(move || {
         let calendar = body.calendar_id.as_deref();
-        api.quick_add_keyed(key.as_ref(), &body.text, calendar, now, body.dry_run)
+        let added = api.quick_add_keyed(key.as_ref(), &body.text, calendar, now, body.dry_run)?;
+        Ok((added, api.display_zone()))
     })
     .await?;
     Ok(match added.created {
@@ -108,6 +110,9 @@ pub async fn quick_add(
             event: added.read.fields,
         })
         .into_response(),
-        Some(event) => (StatusCode::CREATED, Json(EventWritten::new(event))).into_response(),
+        Some(event) => {
+            let event = TimedEvent::new(event, zone);
+            (StatusCode::CREATED, Json(EventWritten::new(event))).into_response()
+        }
     })
 }

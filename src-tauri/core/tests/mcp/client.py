@@ -13,6 +13,8 @@ Scenarios:
              elicitation.
   retry      creates an event, then sends the same call again with the same
              idempotencyKey, concurrently and once more after.
+  times      reads current_time, creates a zoned and an all-day event, and
+             reads the week of Berlin's spring DST change (2026-03-29).
   handover DIR
              reads a week, then writes DIR/served and waits for DIR/go (the
              test starts the app meanwhile); then, in the same session,
@@ -172,6 +174,25 @@ async def retry(client):
     return {"ids": ids}
 
 
+async def times(client):
+    now, text = await call(client, "current_time", {})
+    check(not now.is_error, f"current_time: {text}")
+    for event in (
+        {"title": "Flight", "date": "2026-03-27", "startTime": "10:00", "endTime": "12:00",
+         "allDay": False, "timezone": "America/New_York"},
+        {"title": "Holiday", "date": "2026-03-28", "endDate": "2026-03-29", "allDay": True},
+    ):
+        created, text = await call(client, "create_event", {"calendarId": "local", "event": event})
+        check(not created.is_error, f"create_event: {text}")
+    week, text = await call(client, "list_events", {"start": "2026-03-26", "end": "2026-03-30"})
+    check(not week.is_error, f"list_events: {text}")
+    fields = ("timing", "displayZone", "startUtc", "endUtc", "startLocal", "endLocal",
+              "start", "end")
+    events = [{"title": e["title"], **{f: e[f] for f in fields}}
+              for e in week.structured_content["data"]["events"]]
+    return {"now": now.structured_content, "events": events}
+
+
 ASKED = []
 
 
@@ -194,6 +215,8 @@ async def main():
             facts = await elicit(client, sys.argv[4])
         elif scenario == "retry":
             facts = await retry(client)
+        elif scenario == "times":
+            facts = await times(client)
         elif scenario == "handover":
             facts = await handover(client, sys.argv[4])
         else:

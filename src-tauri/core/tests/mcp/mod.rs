@@ -150,6 +150,77 @@ async fn a_retried_create_with_its_key_makes_one_note() {
     assert_eq!(notes, 1);
 }
 
+/// Every event an assistant reads states its start and end in UTC and in
+/// the display zone (Berlin, +01:00 until the DST change of 2026-03-29,
+/// +02:00 after) and how it is timed; `current_time` says the zone and its
+/// offset.
+#[tokio::test(flavor = "multi_thread")]
+async fn events_and_the_current_time_say_their_zone_and_offset() {
+    let app = Instance::start(true).await;
+    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let facts = client(&token, &["times", "http", &app.url]).await;
+
+    let now = &facts["now"];
+    assert_eq!(now["timeZone"], "Europe/Berlin");
+    let utc = chrono::DateTime::parse_from_rfc3339(now["nowUtc"].as_str().unwrap()).unwrap();
+    let local = chrono::DateTime::parse_from_rfc3339(now["now"].as_str().unwrap()).unwrap();
+    assert_eq!(utc, local, "the same instant: {now}");
+    let offset = utc
+        .with_timezone(&chrono_tz::Europe::Berlin)
+        .format("%:z")
+        .to_string();
+    assert_eq!(now["utcOffset"], offset.as_str(), "{now}");
+    assert!(now["now"].as_str().unwrap().ends_with(&offset), "{now}");
+
+    // [startUtc, endUtc, startLocal, endLocal]; `start`/`end` are the local ones.
+    let event = |title: &str, timing: &str, [start_utc, end_utc, start, end]: [Option<&str>; 4]| {
+        json!({
+            "title": title, "timing": timing, "displayZone": "Europe/Berlin",
+            "startUtc": start_utc, "endUtc": end_utc,
+            "startLocal": start, "endLocal": end, "start": start, "end": end,
+        })
+    };
+    let expected = json!([
+        event(
+            "Gym",
+            "floating",
+            [
+                Some("2026-03-26T06:00:00Z"),
+                Some("2026-03-26T07:00:00Z"),
+                Some("2026-03-26T07:00:00+01:00"),
+                Some("2026-03-26T08:00:00+01:00"),
+            ]
+        ),
+        // 10:00 in New York (already on summer time), shown in Berlin.
+        event(
+            "Flight",
+            "zoned",
+            [
+                Some("2026-03-27T14:00:00Z"),
+                Some("2026-03-27T16:00:00Z"),
+                Some("2026-03-27T15:00:00+01:00"),
+                Some("2026-03-27T17:00:00+01:00"),
+            ]
+        ),
+        event(
+            "Holiday",
+            "allDay",
+            [None, None, Some("2026-03-28"), Some("2026-03-29")]
+        ),
+        event(
+            "Gym",
+            "floating",
+            [
+                Some("2026-03-30T05:00:00Z"),
+                Some("2026-03-30T06:00:00Z"),
+                Some("2026-03-30T07:00:00+02:00"),
+                Some("2026-03-30T08:00:00+02:00"),
+            ]
+        ),
+    ]);
+    assert_eq!(facts["events"], expected);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_read_only_token_sees_no_write_tools() {
     let app = Instance::start(true).await;

@@ -22,3 +22,4 @@ mod runaway;
 mod scopes;
 mod settings_classes;
 mod shapes;
+mod times;

@@ -57,7 +57,7 @@ pub async fn events(state: Shared) -> Json<EventsAnswer> {
         checked: Checked::now(now),
         storage: state.storage.refreshed(),
         events,
-        recently_fired: recent.iter().map(HistoryItem::from).collect(),
+        recently_fired: recent.into_iter().map(HistoryItem::from).collect(),
     })
 }
 

@@ -20,7 +20,7 @@ use crate::calendar::model::error::CalendarError;
 use crate::calendar::model::event::{Event, EventDetails, EventType, FileRef, Location};
 use crate::calendar::model::fields::EventFields;
 use crate::calendar::model::id::EventId;
-use crate::calendar::model::query::{EventQuery, JsonAnswer, QueryAnswer};
+use crate::calendar::model::query::{EventMembers, EventQuery, JsonAnswer, QueryAnswer};
 use crate::calendar::model::status::{CacheStats, SourceInfo, VaultStatus};
 use crate::calendar::write::notes::TakenName;
 use crate::events::EventBus;
@@ -107,6 +107,22 @@ impl Calendar {
             .read()
             .cache
             .query_json(query, now, Ceiling::PerAnswer)?)
+    }
+
+    /// [`Calendar::query_json`] with `members` written into each event
+    /// object (the times REST adds, `crate::api::event_times`).
+    pub fn query_json_with(
+        &self,
+        query: &EventQuery,
+        members: EventMembers,
+    ) -> Result<JsonAnswer, CalendarError> {
+        crate::calendar::model::query::validate_range(query)?;
+        let now = chrono::Utc::now().timestamp_millis();
+        Ok(self
+            .inner
+            .read()
+            .cache
+            .query_json_with(query, now, Ceiling::PerAnswer, members)?)
     }
 
     /// The event with this id (a series: unexpanded), with the note and line

@@ -10,8 +10,8 @@ use super::listing::{HeldEntry, MatchedEntry};
 use super::occurrence_index::{NoteRef, SeriesNotes};
 use crate::calendar::model::event::Event;
 use crate::calendar::model::query::{
-    EventQuery, JsonAnswer, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS, MAX_PAGE_STEPS,
-    UNBOUNDED_HORIZON_DAYS,
+    EventClock, EventMembers, EventQuery, JsonAnswer, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS,
+    MAX_PAGE_STEPS, UNBOUNDED_HORIZON_DAYS,
 };
 use crate::calendar::model::status::SeriesLeftOut;
 use crate::calendar::series::recurrence::{Occurrence, Timing, Window};
@@ -42,6 +42,26 @@ impl Hit<'_> {
     fn write_json(&self, out: &mut Vec<u8>) {
         self.entry
             .write_json(out, self.source, &self.path, self.occurrence.as_ref());
+    }
+
+    /// Where its event sits in time (see [`EventClock`]).
+    fn clock(&self) -> EventClock {
+        let spec = &self.entry.spec;
+        if !spec.all_day {
+            let (start_millis, end_millis) = self.millis();
+            return EventClock::Timed {
+                own_zone: spec.timezone.is_some(),
+                start_millis,
+                end_millis,
+            };
+        }
+        // As `Indexed::occurrence_event` writes `date` and `endDate`.
+        let first = match &self.occurrence {
+            Some(o) if self.entry.timing.is_series() => Some(o.date),
+            _ => spec.first_day(),
+        };
+        let last = first.map(|day| day + chrono::Duration::days(self.entry.days_past_first()));
+        EventClock::AllDay { first, last }
     }
 
     pub(in crate::calendar) fn all_day(&self) -> bool {
@@ -80,6 +100,18 @@ impl Cache {
         now_millis: i64,
         ceiling: Ceiling,
     ) -> Result<JsonAnswer, Exhausted> {
+        self.query_json_with(query, now_millis, ceiling, &|_, _, _| {})
+    }
+
+    /// [`Cache::query_json`] with `members` writing the reader's own members
+    /// into each event object.
+    pub fn query_json_with(
+        &self,
+        query: &EventQuery,
+        now_millis: i64,
+        ceiling: Ceiling,
+        members: EventMembers,
+    ) -> Result<JsonAnswer, Exhausted> {
         let (hits, left_out) = self.hits(query, now_millis, ceiling)?;
         let mut events = Vec::with_capacity(hits.len() * 512 + 2);
         events.push(b'[');
@@ -88,6 +120,11 @@ impl Cache {
                 events.push(b',');
             }
             hit.write_json(&mut events);
+            // Every event is written as one JSON object: its closing brace
+            // goes back after the reader's members.
+            events.pop();
+            members(&mut events, hit.clock(), self.display_tz);
+            events.push(b'}');
         }
         events.push(b']');
         Ok(JsonAnswer {

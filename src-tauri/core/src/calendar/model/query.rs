@@ -125,6 +125,32 @@ pub struct JsonAnswer {
     pub left_out: Vec<SeriesLeftOut>,
 }
 
+/// Where an answer's event sits in time, as the engine placed it: what a
+/// reader needs to state its start and end in UTC and in the display zone
+/// (`crate::api::event_times`) without reading the event's JSON back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventClock {
+    /// An all-day event: its first and last day (inclusive), which are
+    /// days, not instants.
+    AllDay {
+        first: Option<NaiveDate>,
+        last: Option<NaiveDate>,
+    },
+    /// A timed event: its `startMillis` and `endMillis` (absent for an
+    /// unexpanded series, the end also without an end time), and whether it
+    /// names a zone of its own (`timezone`) instead of following the display
+    /// zone.
+    Timed {
+        own_zone: bool,
+        start_millis: Option<i64>,
+        end_millis: Option<i64>,
+    },
+}
+
+/// Writes members (`,"name":value…`) into one event object of an answer,
+/// from its [`EventClock`] and the display zone its times were placed in.
+pub type EventMembers<'a> = &'a (dyn Fn(&mut Vec<u8>, EventClock, Tz) + Sync);
+
 /// Which end of a range a bound is; decides what a plain date means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RangeSide {
