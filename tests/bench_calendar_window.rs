@@ -3,8 +3,11 @@
 //! vault (the engine benchmarks' generator). Measured in the page with
 //! `performance.now()`, from clicking the toolbar's previous-month button
 //! (FullCalendar's `prev()`) to the new month's events being in the DOM, and
-//! to the frame after that being painted. Prints one JSON line per month and
-//! the averages; BENCHMARKS.md has the figures and the command.
+//! to the frame after that being painted. Then the search box: from the
+//! text typed (one letter at a time, as a person types) to its results
+//! drawn, the box's pause before it asks included. Prints one JSON line per
+//! month and per search, and the averages; BENCHMARKS.md has the figures
+//! and the command.
 
 use crate::support;
 
@@ -61,6 +64,27 @@ const days = Math.ceil((next - start) / 86400000 / 7) * 7;
 const t0 = performance.now();
 window.__TAURI__.core.invoke('calendar_events_per_day', { start, end: start + days * 86400000 - 1, perDay: 3 })
   .then(() => done(performance.now() - t0), (e) => done(String(e)));
+"#;
+
+/// What the search box is given, one keystroke at a time.
+const TYPED: &str = "budget 12";
+
+/// Puts `TEXT` in the search box as a keystroke does and resolves with the
+/// milliseconds until its results are drawn (`data-searched`), and how many.
+const SEARCH: &str = r#"
+const done = arguments[arguments.length - 1];
+const text = 'TEXT';
+const box = document.getElementById('search');
+const start = performance.now();
+const observer = new MutationObserver(() => {
+  if (document.body.dataset.searched !== text) return;
+  observer.disconnect();
+  done({ text, ms: performance.now() - start,
+    results: document.querySelectorAll('#search-results li').length });
+});
+observer.observe(document.body, { attributes: true, attributeFilter: ['data-searched'] });
+box.value = text;
+box.dispatchEvent(new Event('input'));
 "#;
 
 #[tokio::test]
@@ -133,9 +157,23 @@ async fn month_navigation_on_the_10k_vault() {
         mean("fetch"),
         load_average(),
     );
+    let mut searches = Vec::new();
+    for end in 1..=TYPED.len() {
+        let search = session
+            .execute_async(&SEARCH.replace("TEXT", &TYPED[..end]))
+            .await;
+        println!("{search}");
+        searches.push(search["ms"].as_f64().unwrap());
+    }
+    let search_mean = searches.iter().sum::<f64>() / searches.len() as f64;
+    let search_max = searches.iter().copied().fold(0.0, f64::max);
+    println!(
+        "search, typing {TYPED:?}: keystroke to results mean {search_mean:.0} ms, max {search_max:.0} ms"
+    );
     println!(
         "{}",
         json!({
+            "search_mean_ms": search_mean, "search_max_ms": search_max,
             "months": steps.len(),
             "dom_mean_ms": mean("dom"), "dom_max_ms": max("dom"),
             "painted_mean_ms": mean("painted"), "painted_max_ms": max("painted"),

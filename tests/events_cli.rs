@@ -462,6 +462,19 @@ async fn against_a_running_instance_ids_work_in_the_cli_and_in_rest() {
     let agenda = stdout(&cli(&instance, &["agenda", "--days", "2"], &writer_env));
     assert!(agenda.contains("12:30-13:30  Lunch"), "{agenda}");
 
+    // The history through the instance: the add is the token's, and undone.
+    let changes = json_of(&cli(&instance, &["history", "--json"], &writer_env));
+    assert_eq!(
+        changes[0]["author"],
+        json!({"kind": "token", "name": "black-box test"})
+    );
+    let lunch = changes[0]["files"][0]["path"].as_str().unwrap().to_string();
+    assert!(instance.vault().join(&lunch).exists());
+    let id = changes[0]["id"].to_string();
+    let undone = stdout(&cli(&instance, &["undo", &id], &writer_env));
+    assert!(undone.contains(&format!("(undoes {id})")), "{undone}");
+    assert!(!instance.vault().join(&lunch).exists());
+
     // The reminder daemon's pending reminders.
     instance
         .sync_reminders(json!([{
@@ -499,12 +512,44 @@ async fn against_a_running_instance_ids_work_in_the_cli_and_in_rest() {
     );
     assert!(!instance.vault().join("events/2026-01-08 Tea.md").exists());
     let listed = json_of(&cli(&instance, &["events", "list", "--json"], &reader_env));
-    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    // Call 07 (the lunch was undone).
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
     assert!(
         cli(&instance, &add, &[]).status.success(),
         "the owner needs no token"
     );
     assert!(instance.vault().join("events/2026-01-08 Tea.md").exists());
+
+    // On the vault itself: the owner's add is the command line's, undone by
+    // its id; then everything the token did (the two deletes; its add is
+    // undone already) in one step, the notes back byte for byte.
+    let changes = json_of(&cli(&instance, &["history", "--json"], &[]));
+    assert_eq!(changes[0]["author"], json!({"kind": "cli"}), "{changes}");
+    let id = changes[0]["id"].to_string();
+    let undone = json_of(&cli(&instance, &["undo", &id, "--json"], &[]));
+    assert_eq!(undone[0]["undoes"], changes[0]["id"]);
+    assert!(!instance.vault().join("events/2026-01-08 Tea.md").exists());
+    let since = ["--token", "black-box test", "--since", "2020-01-01"];
+    let undone = json_of(&cli(
+        &instance,
+        &[&["undo"][..], &since, &["--json"]].concat(),
+        &[],
+    ));
+    assert_eq!(undone.as_array().unwrap().len(), 2, "{undone}");
+    for day in ["05", "06"] {
+        let note = std::fs::read_to_string(
+            instance
+                .vault()
+                .join(format!("events/2026-01-{day} Call {day}.md")),
+        )
+        .unwrap();
+        assert_eq!(
+            note,
+            format!(
+                "---\ntitle: Call {day}\ndate: 2026-01-{day}\nstartTime: \"08:00\"\nendTime: \"08:30\"\n---\n"
+            )
+        );
+    }
 }
 
 #[tokio::test]

@@ -234,7 +234,8 @@ fn the_inspector_cli_lists_the_tools() {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 11, "{names:?}");
+    assert_eq!(names.len(), 13, "{names:?}");
+    assert!(names.contains(&"undo_change"));
     assert!(names.contains(&"delete_event"));
     let delete = &listed["tools"][names.iter().position(|n| *n == "delete_event").unwrap()];
     assert_eq!(delete["annotations"]["destructiveHint"], true);

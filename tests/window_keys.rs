@@ -5,6 +5,7 @@
 
 use crate::support;
 
+use chrono::{Datelike, Days};
 use support::instance::Instance;
 use support::webdriver::{Session, Theme};
 
@@ -23,7 +24,7 @@ async fn each_key_does_what_the_panel_says_and_go_to_date_reads_a_day() {
     for (key, view) in [
         ("d", "timeGridDay"),
         ("w", "timeGridWeek"),
-        ("a", "listWeek"),
+        ("a", "agenda"),
         ("m", "dayGridMonth"),
     ] {
         session.press(key).await;
@@ -102,11 +103,116 @@ async fn each_key_does_what_the_panel_says_and_go_to_date_reads_a_day() {
         )
         .await;
     let listed: Vec<String> = serde_json::from_value(listed).unwrap();
-    assert_eq!(listed.len(), 14, "{listed:?}");
+    assert_eq!(listed.len(), 15, "{listed:?}");
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     for does in &listed {
         assert!(readme.contains(does.as_str()), "README.md lists {does:?}");
     }
+    session.end().await;
+}
+
+/// `/` and Ctrl+F search, Esc closes what is open (the search, the keys
+/// panel, a dialog), Tab moves through the events in date order past the
+/// sidebar's one stop in the mini-month, and Delete on the focused event
+/// asks to delete it.
+#[tokio::test]
+async fn search_escape_tab_and_delete_keys() {
+    let instance = Instance::new();
+    let first = chrono::Utc::now()
+        .date_naive()
+        .with_day(1)
+        .expect("every month has a 1st");
+    let (early, late) = (first + Days::new(9), first + Days::new(11));
+    instance.write_note(
+        "Early.md",
+        &format!("title: Early\nallDay: true\ndate: {early}"),
+    );
+    instance.write_note(
+        "Late.md",
+        &format!("title: Late\nallDay: true\ndate: {late}"),
+    );
+    let session = Session::start(&instance, "calendar", Theme::Light).await;
+    session
+        .wait_for("document.body.dataset.ready === 'true' && document.querySelector(\".fc-event[data-title='Late']\")")
+        .await;
+    let focused_title = "document.activeElement.dataset.title";
+
+    // `/` goes to the search box; Esc empties it, Esc again leaves it.
+    session.press("/").await;
+    session
+        .wait_for("document.activeElement.id === 'search'")
+        .await;
+    session.press("ear").await;
+    session.press("\u{E00C}").await;
+    session
+        .wait_for("document.activeElement.id === 'search' && document.getElementById('search').value === ''")
+        .await;
+    session.press("\u{E00C}").await;
+    session
+        .wait_for("document.activeElement.id !== 'search'")
+        .await;
+    // Ctrl+F also, even from a field.
+    session
+        .execute(
+            "document.getElementById('mini-next').focus()",
+            serde_json::json!([]),
+        )
+        .await;
+    session.press_with('\u{E009}', 'f').await;
+    session
+        .wait_for("document.activeElement.id === 'search'")
+        .await;
+    session.press("\u{E00C}").await;
+
+    // ? opens the keys panel, Esc closes it.
+    session.press("?").await;
+    session
+        .wait_for("document.getElementById('keys-dialog').open")
+        .await;
+    session.press("\u{E00C}").await;
+    session
+        .wait_for("!document.getElementById('keys-dialog').open")
+        .await;
+
+    // The mini-month is one tab stop: from the last of the sidebar's
+    // controls, Tab reaches the calendar, and from an event the next one.
+    let stops = session
+        .execute(
+            "return [...document.querySelectorAll('#mini-grid button')].filter(b => b.tabIndex === 0).length",
+            serde_json::json!([]),
+        )
+        .await;
+    assert_eq!(stops, 1);
+    session
+        .execute(
+            "document.querySelector(\".fc-event[data-title='Early']\").focus()",
+            serde_json::json!([]),
+        )
+        .await;
+    session.press("\u{E004}").await; // Tab
+    session
+        .wait_for(&format!("{focused_title} === 'Late'"))
+        .await;
+    session.press_with('\u{E008}', '\u{E004}').await; // Shift+Tab
+    session
+        .wait_for(&format!("{focused_title} === 'Early'"))
+        .await;
+
+    // Delete on the focused event asks first; Esc closes the question
+    // (keeping the event), Esc again the dialog.
+    session.press("\u{E017}").await;
+    session
+        .wait_for("document.getElementById('event-dialog').open && !document.getElementById('ev-confirm').hidden")
+        .await;
+    session.press("\u{E00C}").await;
+    session
+        .wait_for("document.getElementById('ev-confirm').hidden")
+        .await;
+    session.press("\u{E00C}").await;
+    session
+        .wait_for("!document.getElementById('event-dialog').open")
+        .await;
+    assert!(instance.vault().join("events/Early.md").exists());
     session.end().await;
 }

@@ -269,6 +269,24 @@ async fn shoot_calendar(theme: Theme) {
         assert_calendar_colours(&session).await;
         session.screenshot(&screenshot_path(name, theme)).await;
     }
+    // The agenda, and a search with its results in the sidebar.
+    session.press("a").await;
+    session
+        .wait_for("document.body.dataset.view === 'agenda' && document.querySelector(\".fc-list-event[data-title='Standup']\")")
+        .await;
+    session.painted().await;
+    session
+        .screenshot(&screenshot_path("calendar-agenda", theme))
+        .await;
+    session.press("/").await;
+    session.press("re").await;
+    session
+        .wait_for("document.body.dataset.searched === 're' && document.querySelector('#search-results li')")
+        .await;
+    session.painted().await;
+    session
+        .screenshot(&screenshot_path("calendar-search", theme))
+        .await;
     session.end().await;
 }
 

@@ -387,6 +387,24 @@ impl Session {
             .await;
     }
 
+    /// Presses `key` while holding `modifier` (WebDriver's code points:
+    /// Shift `\u{E008}`, Control `\u{E009}`, Alt `\u{E00A}`).
+    pub async fn press_with(&self, modifier: char, key: char) {
+        let (modifier, key) = (modifier.to_string(), key.to_string());
+        let actions = json!([
+            { "type": "keyDown", "value": modifier },
+            { "type": "keyDown", "value": key },
+            { "type": "keyUp", "value": key },
+            { "type": "keyUp", "value": modifier },
+        ]);
+        self.call(
+            reqwest::Method::POST,
+            "/actions",
+            Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
+        )
+        .await;
+    }
+
     /// Presses keys that make their own window close (a dialog's answer):
     /// the driver may report the window gone before the keys are done.
     pub async fn press_closing_window(&self, keys: &str) {

@@ -52,6 +52,10 @@ pub struct Core {
     pub instance_key: Option<Arc<crate::instance_proof::InstanceKey>>,
     /// The reminder hooks running now ([`crate::reminder_fired`]).
     pub(crate) hook_runs: crate::reminder_fired::HookRuns,
+    /// The calendars kept in the user's CalDAV account ([`crate::publish`]).
+    pub publisher: Arc<crate::publish::Publisher>,
+    /// Asks for a pass of every published calendar now ("Sync now").
+    pub publish_now: crate::publish::worker::SyncNow,
 }
 
 impl Core {
@@ -123,6 +127,13 @@ impl Core {
         webhooks.follow(plugin.changes().clone());
         let mut registry = Registry::default();
         registry.register(PLUGIN_ID, plugin.clone());
+        let publisher = Arc::new(crate::publish::Publisher::new(
+            plugin.clone(),
+            calendar.clone(),
+            settings.clone(),
+            &paths,
+        ));
+        let publish_now = crate::publish::worker::start(&publisher, &settings, &calendar);
         Ok(Core {
             paths,
             data_lock,
@@ -136,6 +147,8 @@ impl Core {
             vault_reminders,
             instance_key,
             hook_runs: Default::default(),
+            publisher,
+            publish_now,
         })
     }
 

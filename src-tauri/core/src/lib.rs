@@ -25,6 +25,8 @@
 //!   events (their own alarm, default minutes), kept fresh incrementally.
 //! - [`reminder_fired`]: what a reminder firing does besides its notification
 //!   (a change-feed entry, the user's reminder hook).
+//! - [`history`]: every change made to the vault, with the files' bytes
+//!   before and after and who made it, so that any can be undone.
 //! - [`changes`]: the change feed (`GET /api/v1/changes`): what changed in
 //!   the calendar, numbered, whatever changed it.
 //! - [`webhooks`]: the change feed's entries POSTed to the user's hooks in
@@ -47,6 +49,8 @@
 //!   event's fields, in the display zone (REST, the sidebar, the CLI, MCP).
 //! - [`caldav_server`]: the CalDAV server for calendar apps, and subscription
 //!   feeds; both off until the user turns `caldavServer` on.
+//! - [`publish`]: a vault calendar kept, both ways, in a collection of the
+//!   user's CalDAV account, which their phone syncs.
 //! - [`mcp`]: the MCP server for AI assistants (`/mcp` on the REST port,
 //!   and stdio), off until the user turns `mcpServer` on.
 //! - [`app`]: [`app::Core`], the wired instance. Start here:
@@ -90,12 +94,14 @@ pub mod events;
 pub mod fsutil;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod history;
 pub mod ics;
 pub mod instance_proof;
 pub mod mcp;
 pub mod onboarding;
 pub mod os_registration;
 pub mod paths;
+pub mod publish;
 pub mod quick_add;
 pub mod reminder_fired;
 pub mod rest;

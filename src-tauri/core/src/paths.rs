@@ -81,6 +81,17 @@ impl Paths {
         self.data_dir.join("caldav-queue")
     }
 
+    /// The sync status of each published calendar ([`crate::publish`]):
+    /// data, not cache, since it is what tells a vault edit from a phone's.
+    pub fn publish_dir(&self) -> PathBuf {
+        self.data_dir.join("publish")
+    }
+
+    /// The history of changes made to the vault ([`crate::history`]).
+    pub fn history_file(&self) -> PathBuf {
+        self.data_dir.join("history").join("changes.jsonl")
+    }
+
     /// The lock a running instance holds on its data folder (see
     /// [`crate::data_lock`]).
     pub fn lock_file(&self) -> PathBuf {

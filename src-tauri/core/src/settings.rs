@@ -11,7 +11,8 @@
 //! as the desktop bridge). Secrets never live here: PATs are in the keyring.
 //!
 //! One file per section or concern: [`Settings`] and its top-level checks
-//! here; `calendars` (`calendarSources`), `servers` (`caldavServer`, `mcpServer`), `reminders`,
+//! here; `calendars` (`calendarSources`), `publishing` (`publishedCalendars`),
+//! `servers` (`caldavServer`, `mcpServer`), `reminders`,
 //! `task_date`, [`vault_path`] and [`bounds`] for their sections; `patch`
 //! (a partial object merged and checked whole), `store` ([`SettingsStore`]:
 //! the file and the commit), [`class`] (who may change what) and
@@ -28,6 +29,7 @@ pub mod bounds;
 mod calendars;
 pub mod class;
 mod patch;
+mod publishing;
 pub mod redact;
 mod reminders;
 mod servers;
@@ -39,6 +41,7 @@ pub mod vault_path;
 pub use crate::calendar::kinds::SourceKind;
 pub(crate) use calendars::default_color;
 pub use calendars::{CALENDAR_COMPONENTS, CalendarSource};
+pub use publishing::{POLL_SECONDS, PublishedCalendar};
 pub use reminders::{
     DEFAULT_REMINDER_MINUTES, HORIZON_DAYS, MAX_DEFAULT_MINUTES, MAX_HOOK_COMMAND_CHARS,
     ReminderSettings,
@@ -80,6 +83,10 @@ pub struct Settings {
     /// The MCP server for AI assistants, at `/mcp` on the REST port (off by
     /// default; see `crate::mcp`).
     pub mcp_server: McpServerSettings,
+    /// Vault calendars kept, both ways, in a collection of the user's
+    /// CalDAV account, which their phone syncs; none by default. The
+    /// account's password is kept in the OS keyring, never here.
+    pub published_calendars: Vec<PublishedCalendar>,
 }
 
 impl Default for Settings {
@@ -105,6 +112,7 @@ impl Default for Settings {
             vault_name: None,
             caldav_server: CaldavServerSettings::default(),
             mcp_server: McpServerSettings::default(),
+            published_calendars: Vec::new(),
         }
     }
 }
@@ -213,6 +221,7 @@ impl Settings {
             return Err(invalid("vaultPath", "must not be empty".to_string()));
         }
         calendars::validate(&self.calendar_sources)?;
+        publishing::validate(&self.published_calendars, &self.calendar_sources)?;
         bounds::check(self)
     }
 

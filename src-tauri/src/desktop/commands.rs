@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use almanac_core::api::{Consent, ShownWrite};
 use almanac_core::calendar::index::per_day::PerDay;
+use almanac_core::calendar::index::search::Found;
 use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
@@ -80,18 +81,26 @@ pub fn rest_status(services: State<'_, Arc<Services>>) -> RestStatus {
 // ---- calendar -------------------------------------------------------------
 
 /// The cached events overlapping `[start, end]` (epoch milliseconds), series
-/// expanded: what a calendar view shows. Bounded like every client query; the
+/// expanded, of `calendars` (all when absent: the window's shown ones), and
+/// only the open tasks when `open_tasks` (the agenda's overdue ones): what a
+/// calendar view shows. Bounded like every client query; the
 /// window shows a refusal's message.
 #[tauri::command]
 pub fn calendar_events(
     services: State<'_, Arc<Services>>,
     start: i64,
     end: i64,
+    calendars: Option<Vec<String>>,
+    open_tasks: Option<bool>,
 ) -> CommandResult<Vec<Event>> {
+    let open_tasks = open_tasks.unwrap_or(false);
     services
         .core
         .calendar
         .query_checked(&EventQuery {
+            calendars,
+            is_task: open_tasks.then_some(true),
+            is_completed: open_tasks.then_some(false),
             start_millis: Some(start),
             end_millis: Some(end),
             ..EventQuery::default()
@@ -108,8 +117,10 @@ pub fn calendar_events_per_day(
     start: i64,
     end: i64,
     per_day: usize,
+    calendars: Option<Vec<String>>,
 ) -> CommandResult<PerDay> {
     let query = EventQuery {
+        calendars,
         start_millis: Some(start),
         end_millis: Some(end),
         ..EventQuery::default()
@@ -118,6 +129,32 @@ pub fn calendar_events_per_day(
         .core
         .calendar
         .query_per_day(&query, per_day)
+        .map_err(message)
+}
+
+/// The calendar window's search box: the events matching `text` within a
+/// year of now, one per event, upcoming first (see
+/// `almanac_core::calendar::index::search`). Off the window's thread: a search
+/// runs on every pause in typing, and must not hold up the drawing.
+#[tauri::command]
+pub async fn calendar_search(
+    services: State<'_, Arc<Services>>,
+    text: String,
+) -> CommandResult<Found> {
+    let calendar = services.core.calendar.clone();
+    let now = chrono::Utc::now().timestamp_millis();
+    tauri::async_runtime::spawn_blocking(move || calendar.search(&text, now))
+        .await
+        .map_err(message)?
+        .map_err(message)
+}
+
+/// Opens Settings on its Calendars section: the calendar window's link
+/// beside each calendar.
+#[tauri::command]
+pub fn settings_show_calendars(app: tauri::AppHandle) -> CommandResult<()> {
+    super::windows::show_settings_section(&app, "calendars")
+        .map(drop)
         .map_err(message)
 }
 

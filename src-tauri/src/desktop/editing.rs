@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use almanac_core::api::{ApiError, EventOptions};
 use almanac_core::calendar::{Calendar, Event, EventFields};
+use almanac_core::history::{Author, acting_as};
 use almanac_core::rest::RestError;
 use almanac_reminders::{Opener, SystemOpener};
 use serde::Serialize;
@@ -75,10 +76,13 @@ async fn write<T: Send + 'static>(
     run: impl FnOnce(Calendar) -> Result<T, almanac_core::calendar::CalendarError> + Send + 'static,
 ) -> EditResult<T> {
     let calendar = services.core.calendar.clone();
-    tauri::async_runtime::spawn_blocking(move || run(calendar))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
-        .map_err(|e| ApiError::from(e).into())
+    tauri::async_runtime::spawn_blocking(move || {
+        let _window = acting_as(Author::Window);
+        run(calendar)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))?
+    .map_err(|e| ApiError::from(e).into())
 }
 
 /// Creates an event in calendar `calendar_id` (`POST /events`): the event

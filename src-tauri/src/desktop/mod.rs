@@ -33,6 +33,7 @@ mod settings_commands;
 mod tray;
 mod ui;
 mod webhook_commands;
+mod window_state;
 mod windows;
 
 use std::sync::Arc;
@@ -68,6 +69,10 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             commands::calendar_events_per_day,
             commands::calendar_sources,
             quick_add::calendar_read_day,
+            commands::calendar_search,
+            commands::settings_show_calendars,
+            window_state::calendar_window_state,
+            window_state::calendar_window_state_save,
             commands::vault_status,
             commands::token_scopes,
             commands::tokens_list,
@@ -110,6 +115,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             app.manage(consent.clone());
             app.manage(access::GrantedSecrets::default());
             app.manage(autostart::AskedMarker::new(&paths));
+            app.manage(window_state::StateFile::new(&paths));
             let (services, shutdown) = tauri::async_runtime::block_on(async {
                 // Before any port opens: a SIGTERM from here on stops us cleanly.
                 let shutdown = ShutdownSignal::install();

@@ -30,13 +30,24 @@ pub fn show(app: &AppHandle, kind: WindowKind) -> tauri::Result<WebviewWindow> {
 /// Shows the calendar in `view` (a FullCalendar view id the caller checked):
 /// an open calendar switches, a new one starts in it.
 pub fn show_calendar_view(app: &AppHandle, view: &str) -> tauri::Result<WebviewWindow> {
-    let window = show_page(app, WindowKind::Calendar, Some(format!("view={view}")))?;
+    let window = show_page(app, WindowKind::Calendar, Some(format!("?view={view}")))?;
     window.emit_to(window.label(), CHANGE_VIEW, view)?;
     Ok(window)
 }
 
 /// The event that switches an open calendar's view.
 pub const CHANGE_VIEW: &str = "change-view";
+
+/// Shows the settings window at `section` (a tab's name the caller chose):
+/// an open window switches to it, a new one starts on it.
+pub fn show_settings_section(app: &AppHandle, section: &str) -> tauri::Result<WebviewWindow> {
+    let window = show_page(app, WindowKind::Settings, Some(format!("#{section}")))?;
+    window.emit_to(window.label(), SHOW_SECTION, section)?;
+    Ok(window)
+}
+
+/// The event that switches an open settings window's section.
+pub const SHOW_SECTION: &str = "show-section";
 
 /// Brings some window to the front, opening the calendar if none is open.
 pub fn focus_any(app: &AppHandle) -> tauri::Result<()> {
@@ -55,17 +66,15 @@ fn focus(window: &WebviewWindow) -> tauri::Result<()> {
 fn show_page(
     app: &AppHandle,
     kind: WindowKind,
-    query: Option<String>,
+    // `?query` or `#fragment`, appended to the page's address.
+    suffix: Option<String>,
 ) -> tauri::Result<WebviewWindow> {
     if let Some(window) = app.get_webview_window(kind.name()) {
         focus(&window)?;
         return Ok(window);
     }
     let (title, width, height) = layout(kind);
-    let page = match query {
-        Some(query) => format!("{}.html?{query}", kind.name()),
-        None => format!("{}.html", kind.name()),
-    };
+    let page = format!("{}.html{}", kind.name(), suffix.unwrap_or_default());
     let builder = WebviewWindowBuilder::new(app, kind.name(), WebviewUrl::App(page.into()))
         .title(title)
         .inner_size(width, height)

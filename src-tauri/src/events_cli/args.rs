@@ -55,6 +55,18 @@ pub enum Command {
     NextReminders {
         count: usize,
     },
+    /// `history [--token NAME] [--since WHEN]`.
+    History {
+        token: Option<String>,
+        since: Option<String>,
+    },
+    /// `undo ID…`: each in the order given.
+    Undo(Vec<u64>),
+    /// `undo --token NAME --since WHEN`.
+    UndoSince {
+        token: String,
+        since: String,
+    },
     Help,
 }
 
@@ -192,6 +204,8 @@ pub fn parse(args: Vec<String>) -> Result<Invocation, String> {
                 None => Command::Calendars,
                 Some(extra) => return Err(format!("calendars takes no `{extra}`")),
             },
+            "history" => history(words.collect())?,
+            "undo" => undo(words.collect())?,
             "reminders" => match words.next().as_deref() {
                 Some("next") => next_reminders(words.collect())?,
                 _ => return Err("reminders needs `next`".into()),
@@ -308,6 +322,59 @@ fn events(verb: &str, words: Vec<String>) -> Result<Command, String> {
             })
         }
         other => Err(format!("unknown events command `{other}`")),
+    }
+}
+
+/// `--token NAME` and `--since WHEN`, and the plain words.
+struct TokenSince {
+    token: Option<String>,
+    since: Option<String>,
+    plain: Vec<String>,
+}
+
+fn token_and_since(command: &str, words: Vec<String>) -> Result<TokenSince, String> {
+    let mut o = Options::new(words);
+    let (mut token, mut since) = (None, None);
+    while let Some(option) = o.next_option() {
+        match option.as_str() {
+            "--token" => token = Some(o.value(&option)?),
+            "--since" => since = Some(o.value(&option)?),
+            other => return Err(format!("{command}: unknown option `{other}`")),
+        }
+    }
+    Ok(TokenSince {
+        token,
+        since,
+        plain: o.plain,
+    })
+}
+
+fn history(words: Vec<String>) -> Result<Command, String> {
+    let TokenSince {
+        token,
+        since,
+        plain,
+    } = token_and_since("history", words)?;
+    if let Some(extra) = plain.first() {
+        return Err(format!("history: unexpected `{extra}`"));
+    }
+    Ok(Command::History { token, since })
+}
+
+fn undo(words: Vec<String>) -> Result<Command, String> {
+    let TokenSince {
+        token,
+        since,
+        plain,
+    } = token_and_since("undo", words)?;
+    match (token, since) {
+        (None, None) if !plain.is_empty() => plain
+            .iter()
+            .map(|id| number("undo", id))
+            .collect::<Result<_, _>>()
+            .map(Command::Undo),
+        (Some(token), Some(since)) if plain.is_empty() => Ok(Command::UndoSince { token, since }),
+        _ => Err("undo takes change IDs, or --token NAME --since WHEN".into()),
     }
 }
 

@@ -5,6 +5,7 @@
 //! shapes the rows.
 
 mod args;
+mod history;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -18,7 +19,14 @@ use serde_json::{Value, json};
 use args::{Command, Invocation, Span};
 
 /// The first words that name these commands.
-const COMMANDS: [&str; 4] = ["events", "agenda", "calendars", "reminders"];
+const COMMANDS: [&str; 6] = [
+    "events",
+    "agenda",
+    "calendars",
+    "reminders",
+    "history",
+    "undo",
+];
 
 pub const USAGE: &str = "\
 Usage: PROGRAM events list [--from WHEN] [--to WHEN] [--today|--week|--month|--days N]
@@ -33,6 +41,9 @@ Usage: PROGRAM events list [--from WHEN] [--to WHEN] [--today|--week|--month|--d
        PROGRAM agenda [--days N] [--calendar ID[,ID…]]
        PROGRAM calendars
        PROGRAM reminders next [--count N]
+       PROGRAM history [--token NAME] [--since WHEN]
+       PROGRAM undo ID…
+       PROGRAM undo --token NAME --since WHEN
 
 Every command takes --json (listings: an array of objects, each with its `id`;
 show/add/edit: the event) or --tsv (a header row, `id` first; tabs, newlines and
@@ -42,7 +53,14 @@ Ids are the REST API's: `PROGRAM events list --json | jq -r '.[0].id'` is an id
 `events rm` and `DELETE /api/v1/events/{id}` accept. LINE is read by the
 quick-add grammar (\"Lunch with Ada tomorrow 12:30 in Work\"; docs/quick-add.md).
 WHEN on add/edit: YYYY-MM-DD, HH:MM or YYYY-MM-DDTHH:MM, in the display time zone;
---from/--to also take what GET /api/v1/events takes.
+--from/--to also take what GET /api/v1/events takes, --since what
+GET /api/v1/history takes.
+
+history lists the changes made to the notes, newest first (the last 500): their
+ID, when, who (a token by name, the window, the command line) and the notes.
+undo ID… undoes those changes, each note back byte for byte, refused when a note
+changed since; undo --token NAME --since WHEN undoes everything that token did
+since then, newest first, stopping at the first refusal.
 
 When Almanac runs, the command goes through its REST server (switched on in
 Settings › API & Security) with a token: ALMANAC_TOKEN, or a file only you can
@@ -222,6 +240,21 @@ fn run(invocation: Invocation) -> Result<String, ClientError> {
             let mut reminders = backend.upcoming_reminders()?;
             reminders.truncate(count);
             rows::render(Listing::Reminders, &reminders, format, zone)
+        }
+        Command::History { token, since } => {
+            let changes = backend.history(token.as_deref(), since.as_deref())?;
+            history::render(&changes, format)
+        }
+        Command::Undo(ids) => {
+            let mut undone = Vec::new();
+            for id in ids {
+                undone.push(backend.undo(id)?);
+            }
+            history::render(&undone, format)
+        }
+        Command::UndoSince { token, since } => {
+            let report = backend.undo_since(&token, &since)?;
+            history::undone_since(&report, format)?
         }
         Command::Help => String::new(),
     })

@@ -10,7 +10,12 @@ import listPlugin from '@fullcalendar/list';
 import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from './calendar_editing.js';
 import { setupEventDialog } from './event_dialog.js';
 import { setupKeys } from './calendar_keys.js';
-import { eventSource, followChanges, showAnnouncements } from './events.js';
+import { focusSearch, setupSearch } from './calendar_search.js';
+import { AGENDA, agendaViews, followAgenda, overdueTasks } from './agenda.js';
+import { setupCalendarList } from './calendar_list.js';
+import { setupMiniMonth } from './mini_month.js';
+import { setupSecondZone } from './second_zone.js';
+import { eventSource, followChanges, showAnnouncements, showCalendars } from './events.js';
 import { knownZone } from './format.js';
 import { invoke, listen } from './ipc.js';
 // Named zones for `timeZone`: without a plugin FullCalendar can only show the
@@ -18,8 +23,8 @@ import { invoke, listen } from './ipc.js';
 import zonePlugin from './zone.js';
 
 /** The toolbar's views; the API may also ask for the others in KNOWN_VIEWS. */
-const VIEWS = ['dayGridMonth', 'timeGridWeek', 'timeGridDay', 'listWeek'];
-const KNOWN_VIEWS = [...VIEWS, 'dayGridWeek', 'listDay', 'listMonth'];
+const VIEWS = ['dayGridMonth', 'timeGridWeek', 'timeGridDay', AGENDA];
+const KNOWN_VIEWS = [...VIEWS, 'listWeek', 'dayGridWeek', 'listDay', 'listMonth'];
 
 const status = document.getElementById('status');
 const showError = (message) => {
@@ -57,27 +62,43 @@ const calendar = new Calendar(document.getElementById('calendar'), {
     center: 'title',
     right: VIEWS.join(','),
   },
-  // Text arrows: FullCalendar's icon font would need `font-src data:`.
+  // Text arrows: FullCalendar's icon font would need `font-src data:`. The
+  // toolbar's one list view is the agenda (FullCalendar names every list
+  // view's button by `list`).
   buttonIcons: false,
-  buttonText: { prev: '‹', next: '›', today: 'Today', month: 'Month', week: 'Week', day: 'Day', list: 'List' },
+  buttonText: { prev: '‹', next: '›', today: 'Today', month: 'Month', week: 'Week', day: 'Day', list: 'Agenda' },
+  views: agendaViews,
   events: eventSource(showError),
+  eventSources: overdueTasks(() => calendar, () => sources),
   datesSet: (info) => {
     document.body.dataset.view = info.view.type;
     // The day the view is about (a month's first day), for tests and styles.
     document.body.dataset.current = calendar.formatIso(info.view.currentStart, true);
   },
 });
+// Before the first fetch: the calendars hidden in this window are not asked for.
+const redrawList = await setupCalendarList(() => sources, (ids) => showCalendars(calendar, ids));
 calendar.render();
 deleteByKey(calendar, () => sources);
-setupKeys(calendar, { newEvent: () => newEvent.click() });
+setupKeys(calendar, { newEvent: () => newEvent.click(), search: focusSearch });
+setupSearch(calendar);
+followAgenda(calendar);
+await setupMiniMonth(calendar);
+await setupSecondZone(calendar);
 await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
 await listen('settings-changed', async (changed) => {
   zoneInput.placeholder = `${changed.displayTimezone} (display zone)`;
   sources = await sourcesById();
+  redrawList();
   const shown = knownZone(changed.displayTimezone);
   if (shown !== calendar.getOption('timeZone')) calendar.setOption('timeZone', shown);
   if (changed.firstDay !== calendar.getOption('firstDay')) calendar.setOption('firstDay', changed.firstDay);
+});
+// A calendar's state (an error, its events) changes with the vault and feeds.
+await listen('calendar-changed', async () => {
+  sources = await sourcesById();
+  redrawList();
 });
 await showAnnouncements(document.getElementById('announce'));
 document.body.dataset.ready = 'true';

@@ -17,9 +17,10 @@ export const KEYS = [
   { keys: ['d'], does: 'Day view', run: (cal) => cal.changeView('timeGridDay') },
   { keys: ['w'], does: 'Week view', run: (cal) => cal.changeView('timeGridWeek') },
   { keys: ['m'], does: 'Month view', run: (cal) => cal.changeView('dayGridMonth') },
-  { keys: ['a'], does: 'Agenda (list) view', run: (cal) => cal.changeView('listWeek') },
+  { keys: ['a'], does: 'Agenda: the next seven days and overdue tasks', run: (cal) => cal.changeView('agenda') },
   { keys: ['g'], does: 'Go to a date (“next friday”, “march 3”, “2027-01-15”)', run: (_, ui) => ui.goTo() },
   { keys: ['n'], does: 'New event', run: (_, ui) => ui.newEvent() },
+  { keys: ['/', 'Ctrl+F'], does: 'Search every calendar', run: (_, ui) => ui.search() },
   { keys: ['?'], does: 'This list of keys', run: (_, ui) => ui.help() },
   { keys: ['Enter'], does: 'Open the focused event' },
   { keys: ['Delete'], does: 'Delete the focused event (asks first)' },
@@ -33,20 +34,21 @@ const KEY_NAMES = { '←': 'ArrowLeft', '→': 'ArrowRight' };
 function typingInto(target) {
   // A field of a dialog just closed may hold the focus a moment longer.
   if (target.closest?.('dialog:not([open])')) return false;
-  return Boolean(target.closest?.('input, textarea, select, [contenteditable], dialog[open]'));
+  return Boolean(target.closest?.('input:not([type="checkbox"]), textarea, select, [contenteditable], dialog[open]'));
 }
 
 /**
- * Listens for the keys on the window. `ui.newEvent()` opens the new-event
- * dialog; the "Go to date" and help dialogs are the page's
+ * Listens for the keys on the window. `newEvent()` opens the new-event
+ * dialog, `search()` puts the caret in the search box; the "Go to date" and help dialogs are the page's
  * (`#goto-dialog`, `#keys-dialog`).
  */
-export function setupKeys(calendar, { newEvent }) {
-  const ui = { newEvent, goTo: () => openGoTo(calendar), help: openHelp };
+export function setupKeys(calendar, { newEvent, search }) {
+  const ui = { newEvent, search, goTo: () => openGoTo(calendar), help: openHelp };
   const byKey = new Map();
   for (const entry of KEYS) {
     if (!entry.run) continue;
-    for (const key of entry.keys) byKey.set(KEY_NAMES[key] ?? key, entry.run);
+    // A combination (Ctrl+F) is heard where it acts, in a field too.
+    for (const key of entry.keys.filter((k) => !k.includes('+'))) byKey.set(KEY_NAMES[key] ?? key, entry.run);
   }
   document.addEventListener('keydown', (e) => {
     if (e.ctrlKey || e.altKey || e.metaKey || e.defaultPrevented || typingInto(e.target)) return;

@@ -13,7 +13,7 @@ function nextDay(date) {
 }
 
 /** One engine event (see almanac_core::calendar::Event) as a FullCalendar event. */
-function toFullCalendar(event, colors) {
+export function toFullCalendar(event, colors) {
   const timed = !event.allDay && event.startMillis;
   return {
     id: shownId(event),
@@ -77,11 +77,17 @@ const arrived = new Map();
 
 const answerKey = (bounds, perDay) => `${bounds.start}:${bounds.end}:${perDay}`;
 
+/**
+ * The calendars the window shows (null: all of them), asked of the engine
+ * itself so that a day's "+N more" counts only what is shown.
+ */
+let shownCalendars = null;
+
 function eventsPerDay(bounds, perDay) {
   const key = answerKey(bounds, perDay);
   let answer = answers.get(key);
   if (!answer) {
-    answer = invoke('calendar_events_per_day', { ...bounds, perDay });
+    answer = invoke('calendar_events_per_day', { ...bounds, perDay, calendars: shownCalendars });
     answer.then(
       (value) => answers.get(key) === answer && arrived.set(key, value),
       () => answers.delete(key),
@@ -168,7 +174,9 @@ export function eventSource(onError) {
         if (perDay === PER_DAY_IN_MONTH) prefetchNeighbours(bounds, range.timeZone);
         events = perDayEvents(answer);
       } else {
-        events = (await invoke('calendar_events', bounds)).map((e) => toFullCalendar(e, colors));
+        events = (await invoke('calendar_events', { ...bounds, calendars: shownCalendars })).map((e) =>
+          toFullCalendar(e, colors),
+        );
       }
       onError(null);
       success(events);
@@ -207,6 +215,21 @@ export function followChanges(calendar) {
     calendar.refetchEvents();
   });
 }
+
+/**
+ * Shows only the calendars `ids` (null: all) in `calendar` from now on
+ * (the sidebar's list of calendars).
+ */
+export function showCalendars(calendar, ids) {
+  if (JSON.stringify(ids) === JSON.stringify(shownCalendars)) return;
+  shownCalendars = ids;
+  forgetAnswers();
+  calendar.refetchEvents();
+  document.dispatchEvent(new CustomEvent('almanac:calendars-shown'));
+}
+
+/** The calendars the window shows (null: all), for other reads of the same events. */
+export const shownCalendarIds = () => shownCalendars;
 
 /** Shows, for a while, what a script just changed through the API. */
 export function showAnnouncements(element) {

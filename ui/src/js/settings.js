@@ -324,6 +324,8 @@ await listen('tokens-changed', refreshTokens);
 await listen('calendar-changed', () => Promise.all([refreshVaultStatus(), calendars.refreshInfo()]));
 // Listen first, then take: a secret granted in between is not missed.
 await listen('secret-granted', showGrantedSecret);
+// The calendar window's link beside a calendar (`settings_show_calendars`).
+await listen('show-section', (section) => showSection(section, { focus: true }));
 await showGrantedSecret();
 // "Last used" changes with every request; show it fresh when the user looks.
 window.addEventListener('focus', refreshTokens);

@@ -23,6 +23,7 @@ use crate::calendar::{
     Event, EventDetails, EventFields, EventQuery, JsonAnswer, QueryAnswer, SourceInfo, TakenName,
     VaultStatus,
 };
+use crate::history::{Author, acting_as};
 use crate::settings::Settings;
 use crate::settings::class::Actor;
 use crate::settings::redact::redact_feed_url;
@@ -121,6 +122,7 @@ impl AuthorizedApi {
     ) -> Result<Event, ApiError> {
         self.require(Scope::EventsWrite)?;
         refuse_instance_date(&options)?;
+        let _author = acting_as(self.author());
         let taken = if options.number_taken_name {
             TakenName::Number
         } else {
@@ -171,6 +173,7 @@ impl AuthorizedApi {
         options: EventOptions,
     ) -> Result<Event, ApiError> {
         self.require(Scope::EventsWrite)?;
+        let _author = acting_as(self.author());
         let calendar = &self.plugin.calendar;
         let event = match options.instance_date {
             Some(date) => calendar.update_occurrence(id, date, fields)?,
@@ -191,6 +194,7 @@ impl AuthorizedApi {
     ) -> Result<Event, ApiError> {
         self.require(Scope::EventsWrite)?;
         refuse_instance_date(&options)?;
+        let _author = acting_as(self.author());
         let event = self.plugin.calendar.move_to(id, calendar_id, fields)?;
         self.announce(&options, || {
             format!("“{}” was moved to {}", event.title, event.calendar_name)
@@ -202,6 +206,7 @@ impl AuthorizedApi {
     /// occurrence of its series. Scope `events:write`.
     pub fn delete_event(&self, id: &str, options: EventOptions) -> Result<(), ApiError> {
         self.require(Scope::EventsWrite)?;
+        let _author = acting_as(self.author());
         self.plugin.calendar.delete(id, options.instance_date)?;
         self.announce(&options, || match options.instance_date {
             Some(date) => format!("the {date} occurrence of an event was removed"),
@@ -316,6 +321,18 @@ impl AuthorizedApi {
                 Err(ApiError::MissingScope(scope))
             }
             refused => Err(ApiError::TokenNoLongerValid(refused.kind())),
+        }
+    }
+
+    /// Who this object's writes are recorded as made by in the history:
+    /// its token by name, or the command line acting for the owner.
+    pub(super) fn author(&self) -> Author {
+        if self.owner {
+            Author::Cli
+        } else {
+            Author::Token {
+                name: self.grant.token_name.to_string(),
+            }
         }
     }
 

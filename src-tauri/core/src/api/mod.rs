@@ -16,6 +16,7 @@
 //!   a consent dialog), with headless implementations; [`consent_gate`]
 //!   rate-limits and queues access requests, [`shown_text`] makes a
 //!   request's text safe to show.
+//! - [`history`]: the history of changes, listed and undone.
 //! - [`state`]: `getInternalState()`'s answer.
 //! - [`error`]: [`ApiError`], with its REST status and code.
 
@@ -26,6 +27,7 @@ pub mod consent;
 pub mod consent_gate;
 pub mod error;
 pub mod event_times;
+pub mod history;
 pub mod idempotency;
 pub mod plugin;
 pub mod quick_add;

@@ -78,7 +78,7 @@ impl Collection {
 
     /// The index of the resource holding `matched`, an entry of this
     /// listing's calendar.
-    pub fn holding(&self, matched: &MatchedEntry) -> Option<usize> {
+    pub(crate) fn holding(&self, matched: &MatchedEntry) -> Option<usize> {
         let made = self.made()?;
         made.holding(matched).or_else(|| {
             // An entry newer than this listing (the calendar changed since

@@ -33,7 +33,7 @@
 mod auth;
 mod collection;
 mod components;
-mod error;
+pub(crate) mod error;
 mod expand;
 mod feed;
 pub mod feeds;
@@ -49,8 +49,11 @@ mod propfind;
 mod props;
 mod relist;
 mod report;
-mod resource;
+pub(crate) mod resource;
 pub(crate) mod xml;
+
+// What publishing (`crate::publish`) serves and applies as this server does.
+pub(crate) use collection::{Listings, ServedResource, resource_name};
 
 use std::sync::Arc;
 
@@ -62,7 +65,6 @@ use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::OwnedSemaphorePermit;
 
-use self::collection::Listings;
 use self::error::DavRefusal;
 use self::feeds::FeedStore;
 use self::href::Target;

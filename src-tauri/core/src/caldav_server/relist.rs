@@ -36,14 +36,14 @@ pub struct Made {
 impl Made {
     /// The index of the resource holding `matched`, an entry of this
     /// listing's calendar (`None` for one it does not list).
-    pub fn holding(&self, matched: &MatchedEntry) -> Option<usize> {
+    pub(crate) fn holding(&self, matched: &MatchedEntry) -> Option<usize> {
         let uid = &self.entries.get(matched.address())?.value.text;
         self.by_uid.get(uid).map(|(index, _)| *index)
     }
 
     /// The event of an entry this listing does not hold, as this
     /// listing's calendar shows it.
-    pub fn event_of(&self, matched: &MatchedEntry) -> Event {
+    pub(crate) fn event_of(&self, matched: &MatchedEntry) -> Event {
         matched.entry.event(self.entries.source(), &matched.path)
     }
 }

@@ -23,6 +23,7 @@ use crate::api::{AuthorizedApi, DateRange, DeclineAll, EventFilter, EventOptions
 use crate::app::Core;
 use crate::calendar::{Event, EventFields, RangeSide, parse_range_bound};
 use crate::data_lock::DataLock;
+use crate::history::ChangeFilter;
 use crate::paths::Paths;
 use crate::tokens::{Scope, SecretsInUse};
 
@@ -189,6 +190,31 @@ impl Backend for DirectBackend {
 
     fn calendars(&self) -> Result<Vec<Value>, ClientError> {
         self.api.get_sources()?.iter().map(wire).collect()
+    }
+
+    fn history(&self, token: Option<&str>, since: Option<&str>) -> Result<Vec<Value>, ClientError> {
+        let filter = ChangeFilter {
+            token: token.map(String::from),
+            since: since.map(|since| self.api.parse_since(since)).transpose()?,
+            before: None,
+        };
+        let page = self
+            .api
+            .list_changes(&filter, crate::api::history::MAX_PAGE)?;
+        page.changes.iter().map(wire).collect()
+    }
+
+    fn undo(&self, id: u64) -> Result<Value, ClientError> {
+        wire(&self.api.undo_change(id)?)
+    }
+
+    fn undo_since(&self, token: &str, since: &str) -> Result<Value, ClientError> {
+        let filter = ChangeFilter {
+            token: Some(token.to_string()),
+            since: Some(self.api.parse_since(since)?),
+            before: None,
+        };
+        wire(&self.api.undo_changes(&filter)?)
     }
 
     /// The reminders derived from the vault's notes (with no instance

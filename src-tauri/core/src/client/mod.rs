@@ -95,4 +95,13 @@ pub trait Backend {
     /// Reminders still to fire, soonest first, as [`rows::reminder`] shapes
     /// them.
     fn upcoming_reminders(&self) -> Result<Vec<Value>, ClientError>;
+    /// The changes in the history (`GET /history`'s `changes`), newest
+    /// first, made with token `token` and at or after `since` when given.
+    fn history(&self, token: Option<&str>, since: Option<&str>) -> Result<Vec<Value>, ClientError>;
+    /// Undoes change `id`; answers the change the undo made.
+    fn undo(&self, id: u64) -> Result<Value, ClientError>;
+    /// Undoes everything token `token` did since `since`, newest first,
+    /// stopping at the first refusal (`POST /history/undo`'s answer:
+    /// `undone`, `refused`).
+    fn undo_since(&self, token: &str, since: &str) -> Result<Value, ClientError>;
 }

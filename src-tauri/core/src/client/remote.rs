@@ -200,6 +200,25 @@ impl Backend for RemoteBackend {
         Ok(body["calendars"].as_array().cloned().unwrap_or_default())
     }
 
+    fn history(&self, token: Option<&str>, since: Option<&str>) -> Result<Vec<Value>, ClientError> {
+        let mut query: Vec<(&str, &str)> = vec![("limit", "500")];
+        query.extend(token.map(|token| ("token", token)));
+        query.extend(since.map(|since| ("since", since)));
+        let mut body = self.send(self.request(Method::GET, "/history").query(&query))?;
+        Ok(serde_json::from_value(body["changes"].take()).unwrap_or_default())
+    }
+
+    fn undo(&self, id: u64) -> Result<Value, ClientError> {
+        let path = format!("/history/{id}/undo");
+        Ok(self.send(self.request(Method::POST, &path))?["change"].take())
+    }
+
+    fn undo_since(&self, token: &str, since: &str) -> Result<Value, ClientError> {
+        let body = json!({ "token": token, "since": since });
+        let mut answer = self.send(self.request(Method::POST, "/history/undo").json(&body))?;
+        Ok(json!({ "undone": answer["undone"].take(), "refused": answer["refused"].take() }))
+    }
+
     fn upcoming_reminders(&self) -> Result<Vec<Value>, ClientError> {
         let url = format!("{}/events", self.daemon);
         let answer: Value = self

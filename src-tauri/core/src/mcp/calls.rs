@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 
 use super::McpContext;
 use super::params::{
-    CreateParams, DeleteParams, EventIdParams, EventInput, NoParams, QuickAddParams, RangeParams,
-    RemindersParams, SearchParams, UpdateParams,
+    ChangeIdParams, ChangesParams, CreateParams, DeleteParams, EventIdParams, EventInput, NoParams,
+    QuickAddParams, RangeParams, RemindersParams, SearchParams, UpdateParams,
 };
 use super::untrusted::{answer, plain};
 use crate::api::event_times::local_text;
@@ -20,6 +20,7 @@ use crate::api::{
     ApiError, AuthorizedApi, DateRange, EventFilter, EventOptions, EventTimes, IdempotencyKey,
 };
 use crate::calendar::{Event, EventFields, EventType, RangeSide, busy_periods, parse_range_bound};
+use crate::history::ChangeFilter;
 
 /// Why a call did not happen, as the assistant reads it.
 pub type Refusal = String;
@@ -156,6 +157,23 @@ pub fn run(
                 "created": added.created.as_ref().map(|event| event_view(event, tz)),
             })))
         }
+        "list_changes" => {
+            let params: ChangesParams = parse(args)?;
+            let since = params.since.as_deref().map(|since| api.parse_since(since));
+            let filter = ChangeFilter {
+                token: params.token,
+                since: since.transpose().map_err(refused)?,
+                before: None,
+            };
+            let limit = params.limit.unwrap_or(20).clamp(1, 100) as usize;
+            let page = api.list_changes(&filter, limit).map_err(refused)?;
+            Ok(answer(json!({ "changes": page.changes })))
+        }
+        "undo_change" => {
+            let ChangeIdParams { id } = parse(args)?;
+            let change = api.undo_change(id).map_err(refused)?;
+            Ok(answer(json!({ "undone": id, "change": change })))
+        }
         other => Err(format!("there is no tool named `{other}`")),
     }
 }
@@ -231,6 +249,21 @@ pub fn destructive_action(
                     event.title
                 )
             }))
+        }
+        "undo_change" => {
+            let ChangeIdParams { id } = parse(args.clone())?;
+            let change = api.get_change(id).map_err(refused)?;
+            let files: Vec<String> = change
+                .files
+                .iter()
+                .map(|file| format!("`{}`", file.path))
+                .collect();
+            Ok(Some(format!(
+                "undo change {id}, made by {} at {}, putting back {}",
+                change.author,
+                change.at.format("%Y-%m-%d %H:%M UTC"),
+                files.join(", ")
+            )))
         }
         _ => Ok(None),
     }

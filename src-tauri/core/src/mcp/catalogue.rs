@@ -12,8 +12,8 @@ use rmcp::model::{Tool, ToolAnnotations};
 use schemars::JsonSchema;
 
 use super::params::{
-    CreateParams, DeleteParams, EventIdParams, NoParams, QuickAddParams, RangeParams,
-    RemindersParams, SearchParams, UpdateParams,
+    ChangeIdParams, ChangesParams, CreateParams, DeleteParams, EventIdParams, NoParams,
+    QuickAddParams, RangeParams, RemindersParams, SearchParams, UpdateParams,
 };
 use crate::tokens::{Scope, ScopeSet};
 
@@ -169,6 +169,30 @@ const ENTRIES: &[Entry] = &[
         destructive: false,
         idempotent: false,
         schema: schema::<QuickAddParams>,
+    },
+    Entry {
+        name: "list_changes",
+        title: "Recent changes",
+        description: "The changes made to the calendar's notes, newest first: their id, \
+            when, who made them (the window, a token by name, the command line) and the \
+            notes each created, edited or deleted. Use it to find a change to undo.",
+        read_only: true,
+        scope: Scope::EventsWrite,
+        destructive: false,
+        idempotent: true,
+        schema: schema::<ChangesParams>,
+    },
+    Entry {
+        name: "undo_change",
+        title: "Undo a change",
+        description: "Undoes one change from list_changes: its notes go back byte for byte \
+            (a deleted note comes back). Refused when a note changed since; undo the later \
+            change first. Undoing an undo redoes. The user is asked to confirm.",
+        read_only: false,
+        scope: Scope::EventsWrite,
+        destructive: true,
+        idempotent: false,
+        schema: schema::<ChangeIdParams>,
     },
 ];
 

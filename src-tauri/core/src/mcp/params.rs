@@ -147,6 +147,31 @@ pub struct DeleteParams {
     pub occurrence_date: Option<String>,
 }
 
+/// Which changes of the history to list.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChangesParams {
+    /// Only the changes made with the token of this name (yours is the one
+    /// you connect with).
+    #[serde(default)]
+    pub token: Option<String>,
+    /// Only those made at or after this time: a date (YYYY-MM-DD) or
+    /// date-time; without offset, in the display time zone.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// The most changes to list, newest first (1 to 100, default 20).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// A change of the history to undo.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChangeIdParams {
+    /// The change's id, as list_changes returns it.
+    pub id: u64,
+}
+
 /// A line to read as an event.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

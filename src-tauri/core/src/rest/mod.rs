@@ -12,7 +12,7 @@
 //! 5. `auth`: `401` without a Bearer header, `403` for an unknown, expired or
 //!    revoked token;
 //! 6. `limit`: `413` over 1 MiB;
-//! 7. routing: the feature routers (`events`, `quick_add`, `calendars`, `ui`,
+//! 7. routing: the feature routers (`events`, `quick_add`, `calendars`, `history`, `ui`,
 //!    `settings`, and `mcp`, the MCP server's `/mcp` when switched on), `404` for unknown paths, `405` + `Allow` for wrong methods.
 //!    Each handler's first extractor, `auth::Authorized`, answers `403` for
 //!    a missing scope before the query or body is looked at.
@@ -32,6 +32,7 @@ mod events;
 mod extract;
 mod fallback;
 mod feed_slots;
+mod history;
 mod host;
 mod limit;
 mod mcp;
@@ -168,6 +169,7 @@ pub fn router(state: RestState, port: u16) -> Router {
         .merge(quick_add::routes())
         .merge(calendars::routes())
         .merge(changes::routes())
+        .merge(history::routes())
         .merge(ui::routes())
         .merge(settings::routes())
         .merge(mcp::routes())

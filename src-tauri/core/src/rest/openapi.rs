@@ -13,7 +13,7 @@ use utoipa::openapi::{ComponentsBuilder, Ref, RefOr, Response};
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
-use super::{calendars, changes, events, quick_add, settings, ui};
+use super::{calendars, changes, events, history, quick_add, settings, ui};
 use crate::calendar::{Completion, DayOfWeek};
 use crate::tokens::Scope;
 
@@ -32,6 +32,7 @@ API & Security and carry scopes. Every response carries \
     paths(
         events::list, events::create, quick_add::quick_add, events::details, events::update,
         events::delete, changes::changes,
+        history::list, history::undo, history::undo_all,
         calendars::list, calendars::revalidate,
         ui::open_calendar, ui::open_sidebar, ui::change_view,
         settings::read, settings::update,
@@ -40,6 +41,7 @@ API & Security and carry scopes. Every response carries \
     modifiers(&CommonResponses),
     tags(
         (name = "events", description = "Events of the calendar sources"),
+        (name = "history", description = "Changes made to the vault, and undoing them"),
         (name = "calendars", description = "Calendar sources and remote refresh"),
         (name = "ui", description = "The calendar window"),
         (name = "settings", description = "Application settings"),

@@ -18,6 +18,7 @@
 //! | `calendarSources[].allowPrivateNetwork` (set, or a flagged source's URL changed) | user only | the desktop UI or the settings file |
 //! | `caldavServer` (`enabled`, `port`) | user only | the desktop UI or the settings file |
 //! | `mcpServer` (`enabled`) | user only | the desktop UI or the settings file |
+//! | `publishedCalendars` | user only | the desktop UI or the settings file |
 //!
 //! A key counts as changed when the value sent differs from the current one
 //! (as `GET /settings` shows it to a full-access token). Sending a privileged
@@ -56,7 +57,7 @@ impl SettingClass {
 
 /// Every top-level setting and its class; `reminders` stands for each of its
 /// keys. The one place the classification is stated.
-pub const CLASSES: [(&str, SettingClass); 11] = [
+pub const CLASSES: [(&str, SettingClass); 12] = [
     ("initialView", SettingClass::Display),
     ("firstDay", SettingClass::Display),
     // The zone of every event without its own, so when its reminder fires.
@@ -70,6 +71,7 @@ pub const CLASSES: [(&str, SettingClass); 11] = [
     ("reminders", SettingClass::Privileged),
     ("caldavServer", SettingClass::Privileged),
     ("mcpServer", SettingClass::Privileged),
+    ("publishedCalendars", SettingClass::Privileged),
 ];
 
 /// The per-source flag only the user may set.
@@ -196,6 +198,13 @@ impl Actor {
         if current.mcp_server != next.mcp_server {
             return Err(Refusal::UserOnly {
                 key: "mcpServer".to_string(),
+            });
+        }
+        // Publishing sends a calendar's events, and the account's password
+        // from the keyring, to a server: no token may add or move one.
+        if current.published_calendars != next.published_calendars {
+            return Err(Refusal::UserOnly {
+                key: "publishedCalendars".to_string(),
             });
         }
         for (index, source) in next.calendar_sources.iter().enumerate() {
@@ -398,6 +407,28 @@ mod tests {
         assert_eq!(full.may_adopt(&hooked, &none), user_only);
         assert_eq!(full.may_adopt(&hooked, &hooked), Ok(()));
         assert_eq!(Actor::User.may_adopt(&none, &hooked), Ok(()));
+    }
+
+    #[test]
+    fn only_the_user_publishes_a_calendar() {
+        let current = Settings::default();
+        let mut next = current.clone();
+        next.published_calendars
+            .push(crate::settings::PublishedCalendar {
+                calendar_id: "local".into(),
+                url: "https://dav.example.org/cal/".into(),
+                username: "me".into(),
+                poll_seconds: 60,
+            });
+        let full = token(&[Scope::SystemFullAccess]);
+        assert_eq!(
+            full.may_adopt(&current, &next),
+            Err(Refusal::UserOnly {
+                key: "publishedCalendars".into()
+            })
+        );
+        assert_eq!(Actor::User.may_adopt(&current, &next), Ok(()));
+        assert_eq!(full.may_adopt(&next, &next), Ok(()), "kept as it is");
     }
 
     #[test]

@@ -76,6 +76,9 @@ pub const SCOPES: [ScopeInfo; 10] = [
             "POST /api/v1/events/quick",
             "PUT /api/v1/events/{id}",
             "DELETE /api/v1/events/{id}",
+            "GET /api/v1/history",
+            "POST /api/v1/history/undo",
+            "POST /api/v1/history/{id}/undo",
         ],
     },
     ScopeInfo {

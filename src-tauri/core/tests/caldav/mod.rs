@@ -14,6 +14,7 @@ mod conformance;
 mod connections;
 mod feeds;
 mod fuzz_crashes;
+mod history;
 mod ics_bounds;
 mod injection;
 mod limits;

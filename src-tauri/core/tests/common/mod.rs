@@ -20,17 +20,7 @@ impl TestVault {
     /// UTC.
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let settings = Settings {
-            vault_path: dir.path().join("vault"),
-            display_timezone: "UTC".into(),
-            calendar_sources: vec![source(
-                "local",
-                SourceKind::FullNote {
-                    directory: "events".into(),
-                },
-            )],
-            ..Settings::default()
-        };
+        let settings = settings_in(dir.path());
         Self { dir, settings }
     }
 
@@ -70,6 +60,21 @@ impl TestVault {
 
     pub fn open(&self) -> Calendar {
         Calendar::open(&self.settings, &self.paths())
+    }
+}
+
+/// [`TestVault::new`]'s settings for a vault in `dir/vault`.
+pub fn settings_in(dir: &Path) -> Settings {
+    Settings {
+        vault_path: dir.join("vault"),
+        display_timezone: "UTC".into(),
+        calendar_sources: vec![source(
+            "local",
+            SourceKind::FullNote {
+                directory: "events".into(),
+            },
+        )],
+        ..Settings::default()
     }
 }
 
@@ -161,4 +166,26 @@ pub fn ics_oracle(
     );
     let answers: Vec<Vec<serde_json::Value>> = serde_json::from_slice(&output.stdout).unwrap();
     answers
+}
+
+/// Every file under `dir` (vault-relative path → bytes).
+pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, files: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, files);
+            } else {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut files = std::collections::BTreeMap::new();
+    walk(dir, dir, &mut files);
+    files
 }

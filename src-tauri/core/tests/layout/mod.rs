@@ -49,6 +49,20 @@ const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[
          publishes on that bus",
     ),
     (
+        "history",
+        "calendar",
+        "a change's scope and an undo answer with the engine's error and go \
+         through `Calendar::restore`, while the engine records every write in \
+         the history (`history::History`)",
+    ),
+    (
+        "publish",
+        "caldav_server",
+        "publishing's local side lists and writes through the CalDAV \
+         server's own paths (`publish::local`), while the server is made \
+         from `app::Core`, which starts the publisher",
+    ),
+    (
         "mcp",
         "rest",
         "the MCP server shares the REST server's query slots \

@@ -11,6 +11,8 @@ Scenarios:
   read-only  sees only the read-only tools; a write tool is refused.
   elicit ID  deletes event ID, accepting the confirmation asked through
              elicitation.
+  undo       creates an event, finds the change in list_changes and undoes it,
+             accepting the confirmation asked through elicitation.
   retry      creates an event, then sends the same call again with the same
              idempotencyKey, concurrently and once more after.
   times      reads current_time, creates a zoned and an all-day event, and
@@ -36,10 +38,10 @@ import httpx2
 from mcp import Client, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 
-WRITE_TOOLS = {"create_event", "update_event", "delete_event", "quick_add"}
+WRITE_TOOLS = {"create_event", "update_event", "delete_event", "quick_add", "undo_change"}
 READ_TOOLS = {
     "list_calendars", "list_events", "search_events", "get_event", "free_busy",
-    "current_time", "upcoming_reminders",
+    "current_time", "upcoming_reminders", "list_changes",
 }
 FENCE = "<untrusted-calendar-data>"
 
@@ -118,8 +120,9 @@ async def session(client):
 
 async def read_only(client):
     tools = await tools_by_name(client)
-    check(set(tools) == READ_TOOLS - {"list_calendars"},
-          f"an events:read token sees the read tools but list_calendars: {sorted(tools)}")
+    check(set(tools) == READ_TOOLS - {"list_calendars", "list_changes"},
+          f"an events:read token sees the read tools but list_calendars and list_changes: "
+          f"{sorted(tools)}")
     result, text = await call(client, "create_event", {
         "calendarId": "local", "event": {"title": "Sneaky", "date": "2026-01-07"},
     })
@@ -131,6 +134,20 @@ async def elicit(client, event_id):
     result, text = await call(client, "delete_event", {"id": event_id})
     check(not result.is_error, f"delete after an accepted confirmation: {text}")
     return {"asked": ASKED, "deleted": result.structured_content["deleted"]}
+
+
+async def undo(client):
+    created, text = await call(client, "create_event", {
+        "calendarId": "local",
+        "event": {"title": "Mistaken lunch", "date": "2026-01-08", "allDay": True},
+    })
+    check(not created.is_error, f"create_event: {text}")
+    listed, text = await call(client, "list_changes", {"token": "mcp test"})
+    check(not listed.is_error, f"list_changes: {text}")
+    change = listed.structured_content["data"]["changes"][0]
+    undone, text = await call(client, "undo_change", {"id": change["id"]})
+    check(not undone.is_error, f"undo_change after an accepted confirmation: {text}")
+    return {"change": change, "asked": ASKED, "undo": undone.structured_content["data"]["change"]}
 
 
 async def handover(client, signals):
@@ -203,7 +220,7 @@ async def confirm(context, params):
 
 async def main():
     scenario, transport, target = sys.argv[1], sys.argv[2], sys.argv[3]
-    callback = confirm if scenario == "elicit" else None
+    callback = confirm if scenario in ("elicit", "undo") else None
     mode = os.environ.get("MCP_MODE", "legacy")
     async with Client(server(transport, target), mode=mode,
                       elicitation_callback=callback) as client:
@@ -217,6 +234,8 @@ async def main():
             facts = await retry(client)
         elif scenario == "times":
             facts = await times(client)
+        elif scenario == "undo":
+            facts = await undo(client)
         elif scenario == "handover":
             facts = await handover(client, sys.argv[4])
         else:

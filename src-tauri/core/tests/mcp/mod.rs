@@ -221,6 +221,28 @@ async fn events_and_the_current_time_say_their_zone_and_offset() {
     assert_eq!(facts["events"], expected);
 }
 
+/// An assistant lists its own change and undoes it, confirmed through
+/// elicitation: the vault is as before, byte for byte.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_assistant_undoes_its_own_change() {
+    let app = Instance::start(true).await;
+    let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
+    let before = crate::common::snapshot(&app.vault());
+    let facts = client(&token, &["undo", "http", &app.url]).await;
+    assert_eq!(
+        facts["change"]["author"],
+        json!({"kind": "token", "name": "mcp test"})
+    );
+    assert_eq!(
+        facts["change"]["files"][0]["path"],
+        "events/2026-01-08 Mistaken lunch.md"
+    );
+    let asked = facts["asked"][0].as_str().unwrap();
+    assert!(asked.contains("Mistaken lunch.md"), "{asked}");
+    assert_eq!(facts["undo"]["undoes"], facts["change"]["id"]);
+    assert_eq!(crate::common::snapshot(&app.vault()), before);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_read_only_token_sees_no_write_tools() {
     let app = Instance::start(true).await;

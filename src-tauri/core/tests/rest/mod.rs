@@ -10,6 +10,7 @@ mod changes;
 mod connections;
 mod feeds;
 mod fuzz_crashes;
+mod history;
 mod hostile;
 mod idempotency;
 mod ids;

@@ -62,6 +62,23 @@ fn routes() -> Vec<Route> {
                 None,
             )
         }),
+        route(Method::GET, EventsWrite, StatusCode::OK, |_| {
+            ("/api/v1/history".into(), None)
+        }),
+        route(Method::POST, EventsWrite, StatusCode::OK, |_| {
+            (
+                "/api/v1/history/undo".into(),
+                Some(json!({"token": "nobody", "since": "2020-01-01"})),
+            )
+        }),
+        // The n-th token undoes the admin's create of "Undoable n" (the
+        // history numbers changes from 1; the "Doomed" creates come first).
+        route(Method::POST, EventsWrite, StatusCode::OK, |n| {
+            (
+                format!("/api/v1/history/{}/undo", Scope::ALL.len() + 1 + n),
+                None,
+            )
+        }),
         route(Method::GET, ProvidersRead, StatusCode::OK, |_| {
             ("/api/v1/calendars".into(), None)
         }),
@@ -100,9 +117,13 @@ async fn every_route_against_every_scope() {
     let ui = Arc::new(RecordingUi::default());
     let instance = Instance::start_with_ui(ui.clone()).await;
     let admin = instance.token(&[Scope::SystemFullAccess]).await;
-    // One deletable event per token.
-    for n in 0..Scope::ALL.len() {
-        let event = json!({"title": format!("Doomed {n}"), "date": "2026-03-01", "allDay": true});
+    // One deletable event per token, then one whose create it may undo.
+    for n in 0..2 * Scope::ALL.len() {
+        let title = match n.checked_sub(Scope::ALL.len()) {
+            None => format!("Doomed {n}"),
+            Some(n) => format!("Undoable {n}"),
+        };
+        let event = json!({"title": title, "date": "2026-03-01", "allDay": true});
         let reply = instance
             .send(
                 Method::POST,

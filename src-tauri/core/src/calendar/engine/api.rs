@@ -361,6 +361,25 @@ impl Calendar {
         self.detached_note_of(id, date)
     }
 
+    /// The history of every change written to the vault
+    /// ([`crate::history`]).
+    pub fn history(&self) -> &crate::history::History {
+        &self.inner.history
+    }
+
+    /// Puts each of `files` back as an undo of change `undoes` does
+    /// ([`crate::history::undo`]): through the write path, recorded as a
+    /// change of its own (its id returned; `None` when nothing was
+    /// written). Refused ([`CalendarError::Conflict`], naming the note)
+    /// when a file no longer holds what it is expected to.
+    pub fn restore(
+        &self,
+        files: &[crate::history::RestoreFile],
+        undoes: u64,
+    ) -> Result<Option<u64>, CalendarError> {
+        self.restore_files(files, undoes)
+    }
+
     /// Starts a background refetch of the ICS sources and returns at once.
     /// Without `force`, a feed fetched less than `ICS_MIN_INTERVAL` (five
     /// minutes) ago is left alone; with it, every feed is asked

@@ -40,6 +40,7 @@ use crate::calendar::sources::caldav::state::CaldavState;
 use crate::calendar::sources::ical;
 use crate::calendar::vault::Vault;
 use crate::events::{AppEvent, EventBus};
+use crate::history::{ChangeScope, History};
 use crate::paths::Paths;
 use crate::settings::{Settings, SettingsStore};
 use adopt::{display_tz, log_transition, prepare};
@@ -74,6 +75,8 @@ pub(crate) struct Inner {
     events: EventBus,
     /// Serializes our own writes (read-modify-write of notes).
     pub(in crate::calendar) write_lock: Mutex<()>,
+    /// Every file written, recorded ([`Inner::begin_write`]).
+    pub(in crate::calendar) history: History,
     /// Serializes re-reads of notes, so a slow re-read can never put an older
     /// version of a note into the cache after a newer one.
     pub(in crate::calendar) refresh_lock: Mutex<()>,
@@ -96,6 +99,13 @@ pub(crate) struct Inner {
     /// The store [`Calendar::follow`] follows: where a CalDAV calendar's
     /// discovered URL is written back.
     pub(in crate::calendar) settings: Mutex<std::sync::Weak<SettingsStore>>,
+}
+
+/// The write lock, with the change it makes open in the history: the
+/// change is finished (field order) before the lock is released.
+pub(in crate::calendar) struct WriteGuard<'a> {
+    pub(in crate::calendar) change: ChangeScope,
+    _lock: MutexGuard<'a, ()>,
 }
 
 pub(in crate::calendar) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -121,6 +131,17 @@ impl Inner {
                 generation: *generation,
             });
         });
+    }
+
+    /// Takes the write lock for one write, recorded in the history as one
+    /// change (`undoes`: the change it undoes).
+    pub(in crate::calendar) fn begin_write(&self, undoes: Option<u64>) -> WriteGuard<'_> {
+        let lock = lock(&self.write_lock);
+        let vault = self.read().vault.root().to_path_buf();
+        WriteGuard {
+            change: self.history.begin(&vault, undoes),
+            _lock: lock,
+        }
     }
 
     pub(in crate::calendar) fn start_watcher(self: &Arc<Self>) {
@@ -156,6 +177,7 @@ impl Calendar {
             changes: watch::Sender::new(0),
             events,
             write_lock: Mutex::new(()),
+            history: History::open_or_log(&paths.history_file()),
             refresh_lock: Mutex::new(()),
             watcher: Mutex::new(None),
             watcher_alive: Arc::new(AtomicBool::new(false)),

@@ -159,7 +159,7 @@ impl Indexed {
     }
 
     /// How many days an all-day event spans past its first.
-    pub(super) fn days_past_first(&self) -> i64 {
+    pub(in crate::calendar) fn days_past_first(&self) -> i64 {
         match (self.spec.end_date, self.spec.first_day()) {
             (Some(end), Some(first)) if self.spec.all_day => (end - first).num_days().max(0),
             _ => 0,

@@ -6,7 +6,8 @@
 //!   over it; `budget`: a query's cost ceiling;
 //! - `event_json`: an entry's event kept as JSON bytes, which answers are
 //!   written from;
-//! - [`per_day`]: the window's capped day view;
+//! - [`per_day`]: the window's capped day view; [`search`]: the window's
+//!   search, one match per event;
 //! - `journal`: which notes changed, and `note_occurrences`: their
 //!   occurrences in a window, for followers such as vault reminders;
 //! - `listing`: a whole calendar unexpanded (CalDAV collections, feeds).
@@ -31,3 +32,4 @@ pub(in crate::calendar) mod note_occurrences;
 pub(in crate::calendar) mod occurrence_index;
 pub mod per_day;
 pub(in crate::calendar) mod read;
+pub mod search;

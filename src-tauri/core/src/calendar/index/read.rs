@@ -68,6 +68,16 @@ impl Hit<'_> {
         self.entry.spec.all_day
     }
 
+    /// Where the match starts (epoch milliseconds): what answers sort by.
+    pub(in crate::calendar) fn start(&self) -> i64 {
+        self.start
+    }
+
+    /// The cached entry matched, the same for every occurrence of a series.
+    pub(in crate::calendar) fn entry(&self) -> *const Indexed {
+        Arc::as_ptr(&self.entry)
+    }
+
     /// The `startMillis` / `endMillis` its event reports.
     pub(in crate::calendar) fn millis(&self) -> (Option<i64>, Option<i64>) {
         let span = match (&self.occurrence, &self.entry.timing) {

@@ -6,7 +6,7 @@
 
 use chrono::NaiveDate;
 
-use crate::calendar::engine::{Calendar, lock};
+use crate::calendar::engine::Calendar;
 use crate::calendar::kinds::{NoteCalendar, Writes};
 use crate::calendar::model::error::CalendarError;
 use crate::calendar::model::event::Event;
@@ -16,6 +16,7 @@ use crate::calendar::model::status::VaultStatus;
 use crate::calendar::sources::{SourceConfig, fullnote, tasks};
 use crate::calendar::vault::Vault;
 use crate::calendar::write::notes::{self as write, DailyTarget};
+use crate::history::RestoreFile;
 
 impl Calendar {
     /// Refuses a write while the vault is unavailable.
@@ -35,7 +36,7 @@ impl Calendar {
         fields: EventFields,
         taken: write::TakenName,
     ) -> Result<Event, CalendarError> {
-        let _write = lock(&self.inner.write_lock);
+        let _write = self.inner.begin_write(None);
         self.require_vault()?;
         let source = self.source_config(calendar_id)?;
         let vault = self.inner.read().vault.clone();
@@ -80,7 +81,7 @@ impl Calendar {
         id: &str,
         fields: EventFields,
     ) -> Result<Event, CalendarError> {
-        let _write = lock(&self.inner.write_lock);
+        let _write = self.inner.begin_write(None);
         if let Some((source, event)) = self.caldav_event(id) {
             return self.caldav_update(&source, &event, fields);
         }
@@ -160,7 +161,7 @@ impl Calendar {
         date: NaiveDate,
         fields: EventFields,
     ) -> Result<Event, CalendarError> {
-        let _write = lock(&self.inner.write_lock);
+        let _write = self.inner.begin_write(None);
         if let Some((source, event)) = self.caldav_event(id) {
             return self.caldav_update_occurrence(&source, &event, date, fields);
         }
@@ -202,7 +203,7 @@ impl Calendar {
         target: &SourceConfig,
         fields: EventFields,
     ) -> Result<Event, CalendarError> {
-        let _write = lock(&self.inner.write_lock);
+        let _write = self.inner.begin_write(None);
         self.require_vault()?;
         let (vault, _, path, source) = self.locate(id)?;
         let existing = |date| self.daily_note(&target.id, date);
@@ -270,7 +271,7 @@ impl Calendar {
         id: &str,
         instance_date: Option<NaiveDate>,
     ) -> Result<(), CalendarError> {
-        let _write = lock(&self.inner.write_lock);
+        let _write = self.inner.begin_write(None);
         if let Some((source, event)) = self.caldav_event(id) {
             return self.caldav_delete(&source, &event, instance_date);
         }
@@ -319,6 +320,33 @@ impl Calendar {
         }
         self.inner.refresh(&[path]);
         Ok(())
+    }
+
+    /// The work of [`Calendar::restore`]: every file must hold what it is
+    /// expected to, checked under the write lock, or nothing is written.
+    pub(in crate::calendar) fn restore_files(
+        &self,
+        files: &[RestoreFile],
+        undoes: u64,
+    ) -> Result<Option<u64>, CalendarError> {
+        let write = self.inner.begin_write(Some(undoes));
+        self.require_vault()?;
+        let vault = self.inner.read().vault.clone();
+        for file in files {
+            if write::file_state(&vault, &file.path)? != file.expect {
+                return Err(CalendarError::Conflict(format!(
+                    "`{}` changed after change {undoes} (by hand or by a later change): \
+                     undo the later change first",
+                    file.path
+                )));
+            }
+        }
+        for file in files {
+            write::put(&vault, &file.path, file.target.as_deref())?;
+        }
+        let paths: Vec<String> = files.iter().map(|file| file.path.clone()).collect();
+        self.inner.refresh(&paths);
+        Ok(write.change.recorded())
     }
 
     /// Resolves a client's id for a write: checks it is confined to the vault

@@ -21,6 +21,7 @@ use crate::calendar::sources::dateformat::DateFormat;
 use crate::calendar::sources::fullnote;
 use crate::calendar::vault::Vault;
 use crate::fsutil::{atomic_write, sync_dir};
+use crate::history::record_write;
 
 pub(in crate::calendar) fn read(vault: &Vault, rel: &str) -> Result<String, CalendarError> {
     let path = vault.existing(rel)?;
@@ -29,22 +30,68 @@ pub(in crate::calendar) fn read(vault: &Vault, rel: &str) -> Result<String, Cale
         .map_err(|_| CalendarError::invalid("event", format!("`{rel}` is not UTF-8 text")))
 }
 
+// The three ways a note is written; each is recorded in the history
+// (`record_write`) just before it happens.
+
 fn create_new(vault: &Vault, rel: &str, text: &str) -> Result<(), CalendarError> {
-    vault.create_new(rel, text.as_bytes())
+    create_bytes(vault, rel, text.as_bytes())
+}
+
+fn create_bytes(vault: &Vault, rel: &str, bytes: &[u8]) -> Result<(), CalendarError> {
+    let path = vault.join(rel)?;
+    record_write(rel, &path, Some(bytes), || vault.create_new(rel, bytes))
 }
 
 fn replace(vault: &Vault, rel: &str, text: &str) -> Result<(), CalendarError> {
+    replace_bytes(vault, rel, text.as_bytes())
+}
+
+fn replace_bytes(vault: &Vault, rel: &str, bytes: &[u8]) -> Result<(), CalendarError> {
     let path = vault.existing(rel)?;
-    atomic_write(&path, text.as_bytes()).map_err(|e| CalendarError::io(&path, e))
+    record_write(rel, &path, Some(bytes), || {
+        atomic_write(&path, bytes).map_err(|e| CalendarError::io(&path, e))
+    })
 }
 
 fn remove(vault: &Vault, rel: &str) -> Result<(), CalendarError> {
     let path = vault.existing(rel)?;
-    fs::remove_file(&path).map_err(|e| CalendarError::io(&path, e))?;
-    if let Some(dir) = path.parent() {
-        sync_dir(dir).map_err(|e| CalendarError::io(dir, e))?;
+    record_write(rel, &path, None, || {
+        fs::remove_file(&path).map_err(|e| CalendarError::io(&path, e))?;
+        if let Some(dir) = path.parent() {
+            sync_dir(dir).map_err(|e| CalendarError::io(dir, e))?;
+        }
+        Ok(())
+    })
+}
+
+/// The bytes of the note `rel`, `None` when there is none (an undo's check).
+pub(in crate::calendar) fn file_state(
+    vault: &Vault,
+    rel: &str,
+) -> Result<Option<Vec<u8>>, CalendarError> {
+    match vault.existing(rel) {
+        Ok(path) => fs::read(&path)
+            .map(Some)
+            .map_err(|e| CalendarError::io(&path, e)),
+        Err(CalendarError::NotFound(_)) => Ok(None),
+        Err(error) => Err(error),
     }
-    Ok(())
+}
+
+/// Puts the note `rel` in the state `bytes` (`None`: no note), as an undo
+/// does.
+pub(in crate::calendar) fn put(
+    vault: &Vault,
+    rel: &str,
+    bytes: Option<&[u8]>,
+) -> Result<(), CalendarError> {
+    let exists = file_state(vault, rel)?.is_some();
+    match (bytes, exists) {
+        (Some(bytes), true) => replace_bytes(vault, rel, bytes),
+        (Some(bytes), false) => create_bytes(vault, rel, bytes),
+        (None, true) => remove(vault, rel),
+        (None, false) => Ok(()),
+    }
 }
 
 fn join(dir: &str, name: &str) -> String {

@@ -257,7 +257,9 @@ fn account_calendars(
             "The server refused this user name or password. Check both: iCloud, Fastmail \
              and Nextcloud with two-step sign-in need an app password.",
         ),
-        DavError::OffOrigin(_) | DavError::TooLarge(_) => refuse("url", error.to_string()),
+        DavError::OffOrigin(_) | DavError::TooLarge(_) | DavError::Busy(_) => {
+            refuse("url", error.to_string())
+        }
         DavError::PreconditionFailed | DavError::Protocol(_) => refuse(
             "url",
             format!("No CalDAV calendars answer at this address ({error}). Check the address."),

@@ -42,6 +42,10 @@ pub enum DavError {
     /// An answer, a resource or the calendar is larger than Almanac reads.
     #[error("the CalDAV server's {0}")]
     TooLarge(String),
+    /// 429 or 503: the server asked to be left alone for this long
+    /// (its `Retry-After`, else [`DEFAULT_RETRY_AFTER`]).
+    #[error("the CalDAV server is busy and asked to wait {} s", .0.as_secs())]
+    Busy(Duration),
 }
 
 /// The most of one multistatus answer (PROPFIND, REPORT) that is read.
@@ -50,6 +54,11 @@ pub const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 pub const MAX_RESOURCE_BYTES: usize = 1024 * 1024;
 /// The most event resources one calendar may hold.
 pub const MAX_RESOURCES: usize = 20_000;
+/// How long to wait on a busy server (429, 503) that did not say.
+pub const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// The longest `Retry-After` taken at its word: a server asking for more
+/// is asked again after this.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(6 * 60 * 60);
 /// Redirects followed (within the origin) before a request gives up.
 const MAX_REDIRECTS: usize = 10;
 
@@ -182,6 +191,19 @@ impl DavClient {
         if response.status() == StatusCode::UNAUTHORIZED {
             return Err(DavError::Unauthorized);
         }
+        if matches!(
+            response.status(),
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+        ) {
+            let asked = response
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(retry_after);
+            return Err(DavError::Busy(
+                asked.unwrap_or(DEFAULT_RETRY_AFTER).min(MAX_RETRY_AFTER),
+            ));
+        }
         if response.status().is_redirection() {
             // Only a redirect off the origin (or too many) is left unfollowed.
             let target = response
@@ -298,6 +320,17 @@ fn read_capped(response: Response, max_bytes: usize) -> Result<String, DavError>
     String::from_utf8(bytes).map_err(|_| DavError::Protocol("the answer is not UTF-8".into()))
 }
 
+/// A `Retry-After` value: seconds, or an HTTP date (the wait until then).
+fn retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let wait = at.signed_duration_since(chrono::Utc::now());
+    Some(wait.to_std().unwrap_or(Duration::ZERO))
+}
+
 /// The refusal of `url`, naming its origin only (never a path or query).
 fn off_origin(url: &Url) -> DavError {
     DavError::OffOrigin(url.origin().ascii_serialization())
@@ -394,6 +427,20 @@ mod tests {
         assert_eq!(ms.responses[0].props.len(), 1);
         assert_eq!(ms.responses[1].status, Some(404));
         assert_eq!(ms.responses[1].href.as_str(), "http://h/dav/b.ics");
+    }
+
+    #[test]
+    fn retry_after_is_read_as_seconds_or_a_date() {
+        assert_eq!(retry_after("120"), Some(Duration::from_secs(120)));
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(Duration::ZERO),
+            "a date gone by: at once"
+        );
+        let soon = (chrono::Utc::now() + chrono::Duration::seconds(90)).to_rfc2822();
+        let wait = retry_after(&soon).unwrap();
+        assert!((80..=90).contains(&wait.as_secs()), "{wait:?}");
+        assert_eq!(retry_after("soon"), None);
     }
 
     #[test]

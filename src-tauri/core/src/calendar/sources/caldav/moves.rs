@@ -17,7 +17,7 @@
 //! event with properties Almanac does not model (`ATTENDEE`, `X-…`, …), a
 //! CalDAV series with modified occurrences, or one occurrence alone.
 
-use crate::calendar::engine::{Calendar, lock};
+use crate::calendar::engine::Calendar;
 use crate::calendar::kinds::{NoteCalendar, Writes};
 use crate::calendar::model::error::CalendarError;
 use crate::calendar::model::event::Event;
@@ -46,7 +46,7 @@ impl Calendar {
                 let spec = EventSpec::default()
                     .patched(&fields_of(&event)?)?
                     .patched(&fields)?;
-                let _write = lock(&self.inner.write_lock);
+                let _write = self.inner.begin_write(None);
                 let copy = self.caldav_create_spec(target, spec, Delivery::Now)?;
                 (copy, EventFields::default())
             }

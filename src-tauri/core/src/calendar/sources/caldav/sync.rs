@@ -140,7 +140,8 @@ pub fn sync(
                 error @ (DavError::Unreachable(_)
                 | DavError::Unauthorized
                 | DavError::OffOrigin(_)
-                | DavError::TooLarge(_)),
+                | DavError::TooLarge(_)
+                | DavError::Busy(_)),
             ) => return Err(error),
             // The token is refused: compare every ETag below.
             Err(_) => {}

@@ -77,7 +77,10 @@ pub fn update(
     };
     let rewritten = format!("{}{cr}", edit_line(line, task, field, &change)?);
     lines[task.line] = &rewritten;
-    atomic_write(&path, lines.join("\n").as_bytes()).map_err(|e| CalendarError::io(&path, e))?;
+    let text = lines.join("\n");
+    crate::history::record_write(rel, &path, Some(text.as_bytes()), || {
+        atomic_write(&path, text.as_bytes()).map_err(|e| CalendarError::io(&path, e))
+    })?;
     Ok(task.line)
 }
 

@@ -1,0 +1,106 @@
+//! [`Publisher`]: the published calendars of one engine, each synced by a
+//! [`pass`](super::pass) on demand, with their status.
+
+use std::sync::Arc;
+
+use reqwest::Url;
+
+use super::local::Vault;
+use super::pass::{self, Outcome, PassError};
+use super::remote::Remote;
+use super::status::{Status, StatusStore};
+use crate::api::CalendarPlugin;
+use crate::caldav_server::Listings;
+use crate::calendar::Calendar;
+use crate::calendar::sources::caldav::{DavClient, DavError};
+use crate::paths::Paths;
+use crate::settings::SettingsStore;
+use crate::vault_reminders::rules::Rules;
+
+/// A vault calendar and the collection it is kept in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    pub calendar_id: String,
+    /// The collection's URL (a folder: it ends in `/`).
+    pub collection_url: String,
+    pub username: String,
+}
+
+/// Syncs published calendars against one engine. Passes of one calendar
+/// must not overlap (the worker runs them one at a time).
+pub struct Publisher {
+    plugin: Arc<CalendarPlugin>,
+    calendar: Calendar,
+    settings: Arc<SettingsStore>,
+    /// The vault's events as Almanac's CalDAV server lists them, kept
+    /// between passes (a listing is remade only for what changed).
+    listings: Listings,
+    store: StatusStore,
+}
+
+impl Publisher {
+    /// The publisher of `plugin`'s engine (`calendar`, `settings`), its
+    /// statuses under `paths`' data folder.
+    pub fn new(
+        plugin: Arc<CalendarPlugin>,
+        calendar: Calendar,
+        settings: Arc<SettingsStore>,
+        paths: &Paths,
+    ) -> Self {
+        Self {
+            plugin,
+            calendar,
+            settings,
+            listings: Listings::default(),
+            store: StatusStore::new(&paths.publish_dir()),
+        }
+    }
+
+    /// One pass of `published`, with the account's `password`.
+    pub fn sync(&self, published: &Published, password: &str) -> Result<Outcome, PassError> {
+        let collection = collection_url(&published.collection_url)?;
+        let client = DavClient::new(&collection, &published.username, password)?;
+        let remote = Remote { client, collection };
+        let api = self.plugin.as_owner();
+        let rules = Rules::from_settings(&self.settings.get());
+        let vault = Vault {
+            api: &api,
+            calendar: &self.calendar,
+            listings: &self.listings,
+            calendar_id: &published.calendar_id,
+            rules: &rules,
+        };
+        pass::run(&vault, &remote, &self.store)
+    }
+
+    /// The sync status of `calendar_id` as last saved.
+    pub fn status(&self, calendar_id: &str) -> Status {
+        self.store.load(calendar_id)
+    }
+
+    /// How many of `calendar_id`'s events wait to reach the server.
+    pub fn waiting(&self, calendar_id: &str) -> usize {
+        let api = self.plugin.as_owner();
+        let rules = Rules::from_settings(&self.settings.get());
+        let vault = Vault {
+            api: &api,
+            calendar: &self.calendar,
+            listings: &self.listings,
+            calendar_id,
+            rules: &rules,
+        };
+        let local = vault.items().unwrap_or_default();
+        pass::waiting(&self.store.load(calendar_id), &local)
+    }
+}
+
+/// `url` as a collection URL: http(s), ending in `/`.
+fn collection_url(url: &str) -> Result<Url, DavError> {
+    let mut url = Url::parse(url.trim())
+        .map_err(|e| DavError::Protocol(format!("the collection address is not a URL: {e}")))?;
+    if !url.path().ends_with('/') {
+        let path = format!("{}/", url.path());
+        url.set_path(&path);
+    }
+    Ok(url)
+}

@@ -1,0 +1,9 @@
+//! Publishing a vault calendar to a CalDAV account (`almanac_core::publish`)
+//! against real servers, with the Python `caldav` library as the phone.
+
+mod busy;
+mod core_loop;
+mod radicale;
+mod support;
+mod worker;
+mod xandikos;
