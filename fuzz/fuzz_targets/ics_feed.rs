@@ -1,5 +1,5 @@
 //! iCalendar as a subscribed ICS feed is read (`ical::parse` as
-//! `calendar::feeds` calls it, through `almanac_core::fuzzing::read_feed`)
+//! `calendar::engine::feeds` calls it, through `almanac_core::fuzzing::read_feed`)
 //! and as the CalDAV writes read a resource (`ical::override_keys`): neither
 //! may panic or overflow the stack, and every skipped event is named, with
 //! a reason.

@@ -10,7 +10,7 @@ pub use stack::catch_overflow;
 use std::sync::{Arc, OnceLock};
 
 use almanac_core::app::Core;
-use almanac_core::caldav_server::{self, CaldavState};
+use almanac_core::caldav_server::{self, CaldavServerState};
 use almanac_core::rest::{self, RestState};
 use almanac_core::tokens::{Expiry, HashFileStore, Scope};
 use almanac_testkit::{InstanceBuilder, TestInstance, new_token};
@@ -78,7 +78,7 @@ pub fn live() -> &'static Live {
         });
         let core: &Core = &instance;
         let rest = rest::router(RestState::from(core), PORT);
-        let caldav = caldav_server::router(CaldavState::from(core), PORT);
+        let caldav = caldav_server::router(CaldavServerState::from(core), PORT);
         Live {
             runtime,
             instance,

@@ -10,10 +10,10 @@ use serde_json::Value;
 use crate::api::AuthorizedApi;
 use crate::caldav_server::xml::{CALDAV, DAV};
 use crate::calendar::SkippedNote;
+use crate::calendar::model::spec::EventSpec;
 use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::dav::{self, DavError};
 use crate::calendar::sources::ical;
-use crate::calendar::spec::EventSpec;
 use crate::ics::bounds::Limits;
 use crate::mcp::{McpContext, calls, catalogue};
 use crate::quick_add::QuickFields;
@@ -45,7 +45,7 @@ pub fn dav_answer(base: &str, body: &str) -> Result<usize, DavError> {
     Ok(answer.responses.len())
 }
 
-/// A feed's text read as `calendar::feeds` reads it: the events skipped
+/// A feed's text read as `calendar::engine::feeds` reads it: the events skipped
 /// (path and reason), or why the whole text was refused.
 pub fn read_feed(
     source: &SourceConfig,
@@ -55,7 +55,7 @@ pub fn read_feed(
     ical::parse(source, text, display_tz, &Limits::FEED).map(|parsed| parsed.note.skipped)
 }
 
-/// A resource of the CalDAV copy read as `calendar::caldav_source` reads
+/// A resource of the CalDAV copy read as `calendar::sources::caldav::worker` reads
 /// it, with the same answer as [`read_feed`].
 pub fn read_caldav_item(
     source: &SourceConfig,
@@ -98,4 +98,38 @@ pub fn mcp_call(
     calls::destructive_action(api, name, &args)?;
     let result = calls::run(api, context, name, args)?;
     Ok(serde_json::to_value(result).expect("a tool result is JSON"))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The fuzzers' feeds (`fuzz/crashes/ics_feed/`): the rule in an event
+    /// or in a `VTIMEZONE` observance is refused, the event skipped and
+    /// named; reading the feed no longer panics.
+    #[test]
+    fn the_fuzzers_feeds_are_read_with_the_bad_event_named() {
+        use crate::calendar::sources::{SourceConfig, SourceType};
+        let source = SourceConfig {
+            id: "feed".into(),
+            name: "Feed".into(),
+            color: "#3366ff".into(),
+            kind: SourceType::Ical {
+                url: "https://calendar.example/feed.ics".into(),
+                allow_private_network: false,
+            },
+            order: None,
+            components: None,
+        };
+        let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/crashes/ics_feed");
+        let mut read = 0;
+        for file in std::fs::read_dir(folder).unwrap() {
+            let path = file.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let tz = chrono_tz::Europe::Berlin;
+            let skipped = crate::fuzzing::read_feed(&source, &text, tz)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(skipped.len(), 1, "{}: {skipped:?}", path.display());
+            read += 1;
+        }
+        assert!(read >= 2);
+    }
 }

@@ -29,6 +29,7 @@ mod events;
 mod history_crash;
 mod ics_bounds;
 mod ics_differential;
+mod layout;
 mod mcp;
 mod obsidian_vaults;
 mod onboarding;

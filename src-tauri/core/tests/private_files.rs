@@ -87,7 +87,7 @@ async fn every_file_and_folder_almanac_keeps_is_the_owners_alone() {
     // Everything written while running: token metadata, the ICS cache, the
     // CalDAV copy (snapshot and log) and queue, subscription feeds, settings.
     new_token(&instance, "t", &[Scope::EventsRead], Expiry::Never).await;
-    let feed = ical::FeedStore::new(&paths.ical_cache_dir());
+    let feed = ical::FeedCopies::new(&paths.ical_cache_dir());
     let meta = FeedMeta {
         url_hash: "h".into(),
         etag: None,

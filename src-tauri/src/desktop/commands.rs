@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use almanac_core::api::{Consent, ShownWrite};
-use almanac_core::calendar::per_day::PerDay;
-use almanac_core::calendar::search::Found;
+use almanac_core::calendar::index::per_day::PerDay;
+use almanac_core::calendar::index::search::Found;
 use almanac_core::calendar::{Event, EventQuery, SourceInfo, VaultStatus};
 use almanac_core::rest::ServerState;
 use almanac_core::settings::Settings;
@@ -110,7 +110,7 @@ pub fn calendar_events(
 
 /// Like [`calendar_events`], for views of several days: at most `per_day`
 /// events a day and how many more each day holds (a month of a large vault
-/// holds more than any view draws; see `almanac_core::calendar::per_day`).
+/// holds more than any view draws; see `almanac_core::calendar::index::per_day`).
 #[tauri::command]
 pub fn calendar_events_per_day(
     services: State<'_, Arc<Services>>,
@@ -134,7 +134,7 @@ pub fn calendar_events_per_day(
 
 /// The calendar window's search box: the events matching `text` within a
 /// year of now, one per event, upcoming first (see
-/// `almanac_core::calendar::search`). Off the window's thread: a search
+/// `almanac_core::calendar::index::search`). Off the window's thread: a search
 /// runs on every pause in typing, and must not hold up the drawing.
 #[tauri::command]
 pub async fn calendar_search(

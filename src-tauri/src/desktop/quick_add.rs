@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use almanac_core::api::ApiError;
+use almanac_core::api::quick_line;
 use almanac_core::calendar::Event;
 use almanac_core::quick_add::{self, QuickFields};
 use serde::Serialize;
@@ -36,7 +37,7 @@ pub async fn event_quick_add(
     let calendar = services.core.calendar.clone();
     tauri::async_runtime::spawn_blocking(move || {
         let now = chrono::Utc::now();
-        let read = quick_add::read(&calendar, &text, calendar_id.as_deref(), now)
+        let read = quick_line::read(&calendar, &text, calendar_id.as_deref(), now)
             .map_err(EditError::said_plainly)?;
         let created = match dry_run {
             true => None,

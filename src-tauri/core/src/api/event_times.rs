@@ -27,7 +27,7 @@ use chrono_tz::Tz;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::calendar::spec::format_date;
+use crate::calendar::model::spec::format_date;
 use crate::calendar::{Event, EventClock, EventDetails, Location};
 
 /// How an event is placed in time: `zoned`, it names its own time zone

@@ -6,7 +6,9 @@
 //! - [`plugin`]: [`CalendarPlugin`] — `with_token`, `request_access`, and the
 //!   token check the REST server shares.
 //! - [`authorized`]: [`AuthorizedApi`] — every operation, each behind its scope.
-//! - [`quick_add`]: [`AuthorizedApi::quick_add`], a line read as an event.
+//! - [`quick_add`]: [`AuthorizedApi::quick_add`], a line read as an event;
+//!   [`quick_line`]: the line read against the running calendar (its zone,
+//!   its calendars' names, the calendar the event goes to).
 //! - [`event_times`]: [`EventTimes`], an event's start and end in UTC and
 //!   in the display zone, as REST and MCP answer them.
 //! - [`request`]: the `getEvents` filter and the event-write `options`.
@@ -29,6 +31,7 @@ pub mod history;
 pub mod idempotency;
 pub mod plugin;
 pub mod quick_add;
+pub mod quick_line;
 pub mod registry;
 pub mod request;
 mod scope_check;

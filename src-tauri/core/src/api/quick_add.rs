@@ -5,9 +5,9 @@ use chrono::{DateTime, Utc};
 
 use super::authorized::AuthorizedApi;
 use super::error::ApiError;
+use super::quick_line::{self, QuickEvent};
 use super::request::EventOptions;
 use crate::calendar::Event;
-use crate::quick_add::{self, QuickEvent};
 use crate::tokens::Scope;
 
 /// What quick-add did with a line: what it read, and the event as now
@@ -33,7 +33,7 @@ impl AuthorizedApi {
     ) -> Result<QuickAdded, ApiError> {
         self.require(Scope::EventsWrite)?;
         let now = now.unwrap_or_else(Utc::now);
-        let read = quick_add::read(&self.plugin.calendar, text, calendar_id, now)?;
+        let read = quick_line::read(&self.plugin.calendar, text, calendar_id, now)?;
         let created = match dry_run {
             true => None,
             false => Some(self.create_event(

@@ -13,14 +13,14 @@ use axum::http::{HeaderMap, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-use super::error::DavError;
+use super::error::DavRefusal;
 use crate::api::{ApiError, AuthorizedApi, CalendarPlugin};
 use crate::tokens::{REFUSED_TOKEN, Scope};
 
 /// Refuses requests sent by a web page.
-pub fn refuse_browsers(headers: &HeaderMap) -> Result<(), DavError> {
+pub fn refuse_browsers(headers: &HeaderMap) -> Result<(), DavRefusal> {
     if headers.contains_key(header::ORIGIN) {
-        return Err(DavError::forbidden(
+        return Err(DavRefusal::forbidden(
             "the CalDAV server does not answer web pages (the request carries an Origin)",
         ));
     }
@@ -31,18 +31,18 @@ pub fn refuse_browsers(headers: &HeaderMap) -> Result<(), DavError> {
 pub fn authenticate(
     plugin: &Arc<CalendarPlugin>,
     headers: &HeaderMap,
-) -> Result<AuthorizedApi, DavError> {
+) -> Result<AuthorizedApi, DavRefusal> {
     let secret = secret(headers)?;
     // One answer for every refused token; the token check logged why.
     plugin
         .authorize(&secret)
-        .map_err(|_| DavError::Unauthorized(REFUSED_TOKEN.into()))
+        .map_err(|_| DavRefusal::Unauthorized(REFUSED_TOKEN.into()))
 }
 
 /// The token: Basic's password (what calendar apps send), or a Bearer token.
-fn secret(headers: &HeaderMap) -> Result<String, DavError> {
+fn secret(headers: &HeaderMap) -> Result<String, DavRefusal> {
     let missing = || {
-        DavError::Unauthorized(
+        DavRefusal::Unauthorized(
             "sign in with any user name and an Almanac token (events:read, events:write) as the password"
                 .into(),
         )
@@ -68,7 +68,7 @@ fn secret(headers: &HeaderMap) -> Result<String, DavError> {
 }
 
 /// Refuses unless the token grants `scope`.
-pub fn require(api: &AuthorizedApi, scope: Scope) -> Result<(), DavError> {
+pub fn require(api: &AuthorizedApi, scope: Scope) -> Result<(), DavRefusal> {
     if api.scopes().grants(scope) {
         Ok(())
     } else {
@@ -93,11 +93,11 @@ mod tests {
         assert_eq!(secret(&headers("Bearer abc")).unwrap(), "abc");
         assert!(matches!(
             secret(&headers("Basic !!!")),
-            Err(DavError::Unauthorized(_))
+            Err(DavRefusal::Unauthorized(_))
         ));
         assert!(matches!(
             secret(&HeaderMap::new()),
-            Err(DavError::Unauthorized(_))
+            Err(DavRefusal::Unauthorized(_))
         ));
     }
 }

@@ -4,7 +4,7 @@
 //! A resource is one `UID`: the event's own `uid` (what a client sent when
 //! it created it), else its Almanac id — for a feed, the feed's `UID`, with
 //! its modified occurrences in the same resource; for a Full Note series,
-//! the notes detached from it (`recurrenceId`, see `calendar::detach`),
+//! the notes detached from it (`recurrenceId`, see `calendar::write::detach`),
 //! each as a modified occurrence, and the series without their dates among
 //! its `EXDATE`s. The resource is named
 //! after the `UID` when that is a safe file name (so a client that PUTs
@@ -30,7 +30,7 @@ use crate::ics::write::{Component, calendar_with_todos};
 
 /// One `.ics` resource.
 #[derive(Debug, Clone)]
-pub struct Resource {
+pub struct ServedResource {
     /// The last path segment, decoded (`<UID>.ics`).
     pub name: Arc<str>,
     /// Quoted, as sent in `ETag` and `getetag`.
@@ -47,13 +47,13 @@ pub struct Resource {
     pub kept: Kept,
 }
 
-impl Resource {
+impl ServedResource {
     /// The resource of `uid` holding `events` (sorted by id).
-    pub fn of(uid: Arc<str>, mut events: Vec<Event>, display_tz: Tz) -> Resource {
+    pub fn of(uid: Arc<str>, mut events: Vec<Event>, display_tz: Tz) -> ServedResource {
         // The master first: the event without a RECURRENCE-ID.
         events.sort_by_key(|e| recurrence_id(e).is_some());
         let events = with_detached(events);
-        Resource {
+        ServedResource {
             name: resource_name(&uid).into(),
             etag: etag(&events, display_tz).into(),
             uid,
@@ -73,7 +73,7 @@ impl Resource {
         )
     }
 
-    /// [`Resource::ics`] XML-escaped, as `calendar-data` holds it: kept
+    /// [`ServedResource::ics`] XML-escaped, as `calendar-data` holds it: kept
     /// with the listing once written (see [`super::kept`]).
     pub fn calendar_data(&self, display_tz: Tz) -> Arc<str> {
         Kept::of(self, display_tz)
@@ -85,7 +85,7 @@ impl Resource {
         Kept::href(self, id)
     }
 
-    /// Each event's `RECURRENCE-ID`, for [`Resource::components`].
+    /// Each event's `RECURRENCE-ID`, for [`ServedResource::components`].
     pub fn recurrence_ids(&self) -> Vec<Option<String>> {
         if let Some(expanded) = &self.expanded {
             return expanded.clone();
@@ -100,7 +100,7 @@ impl Resource {
             .collect()
     }
 
-    /// The `VEVENT`s to write, given [`Resource::recurrence_ids`].
+    /// The `VEVENT`s to write, given [`ServedResource::recurrence_ids`].
     pub fn components<'a>(&'a self, recurrence_ids: &'a [Option<String>]) -> Vec<Component<'a>> {
         self.events
             .iter()
@@ -251,7 +251,7 @@ pub fn etag(events: &[Event], display_tz: Tz) -> String {
 
 /// The sync token of `resources` in calendar `id`: a digest of their names
 /// and ETags.
-fn sync_token(id: &str, resources: &[Resource]) -> String {
+fn sync_token(id: &str, resources: &[ServedResource]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(id.as_bytes());
     for resource in resources {
@@ -371,7 +371,7 @@ mod tests {
         let events = with_detached(vec![moved.clone(), series]);
         assert_eq!(events[0].skip_dates, ["2026-01-08"]);
         assert_eq!(events[1], moved);
-        let resource = Resource {
+        let resource = ServedResource {
             name: "gym.ics".into(),
             etag: "".into(),
             uid: "gym".into(),

@@ -5,7 +5,7 @@
 //! Tasks calendar holds tasks only; a feed holds what it was read from,
 //! which Almanac keeps as events.
 
-use super::collection::Resource;
+use super::collection::ServedResource;
 use super::xml::Element;
 use crate::calendar::SourceInfo;
 
@@ -58,7 +58,7 @@ pub fn supported_set(source: &SourceInfo) -> String {
 }
 
 /// The component a resource is served as.
-pub fn of_resource(resource: &Resource) -> &'static str {
+pub fn of_resource(resource: &ServedResource) -> &'static str {
     if resource.events.first().is_some_and(|e| e.is_task()) {
         "VTODO"
     } else {
@@ -67,7 +67,7 @@ pub fn of_resource(resource: &Resource) -> &'static str {
 }
 
 /// The `Content-Type` of a resource.
-pub fn content_type(resource: &Resource) -> &'static str {
+pub fn content_type(resource: &ServedResource) -> &'static str {
     match of_resource(resource) {
         "VTODO" => "text/calendar; charset=utf-8; component=vtodo",
         _ => "text/calendar; charset=utf-8; component=vevent",
@@ -108,7 +108,7 @@ impl Asked {
     }
 
     /// Whether `resource` is of the kind asked.
-    pub fn admits(self, resource: &Resource) -> bool {
+    pub fn admits(self, resource: &ServedResource) -> bool {
         match self {
             Asked::Any => true,
             Asked::Only(kind) => of_resource(resource) == kind,
@@ -145,8 +145,8 @@ mod tests {
         )
     }
 
-    fn resource(completed: Option<Completion>) -> Resource {
-        Resource {
+    fn resource(completed: Option<Completion>) -> ServedResource {
+        ServedResource {
             name: "a.ics".into(),
             etag: "\"1\"".into(),
             uid: "a".into(),

@@ -11,7 +11,7 @@ use crate::rest::{ErrorBody, RestError};
 
 /// Why a CalDAV request failed.
 #[derive(Debug)]
-pub enum DavError {
+pub enum DavRefusal {
     /// No usable credentials: asks the client for them.
     Unauthorized(String),
     /// A method this path does not answer, with the ones it does.
@@ -28,7 +28,7 @@ pub enum DavError {
     Busy { message: String, retry_after: u64 },
 }
 
-impl DavError {
+impl DavRefusal {
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::Status(StatusCode::BAD_REQUEST, message.into())
     }
@@ -54,7 +54,7 @@ impl DavError {
     }
 }
 
-impl From<ApiError> for DavError {
+impl From<ApiError> for DavRefusal {
     fn from(error: ApiError) -> Self {
         let message = error.to_string();
         match error {
@@ -68,10 +68,10 @@ impl From<ApiError> for DavError {
     }
 }
 
-impl IntoResponse for DavError {
+impl IntoResponse for DavRefusal {
     fn into_response(self) -> Response {
         match self {
-            DavError::Unauthorized(message) => {
+            DavRefusal::Unauthorized(message) => {
                 let mut response = json(StatusCode::UNAUTHORIZED, message);
                 response.headers_mut().insert(
                     header::WWW_AUTHENTICATE,
@@ -79,15 +79,15 @@ impl IntoResponse for DavError {
                 );
                 response
             }
-            DavError::MethodNotAllowed { message, allow } => {
+            DavRefusal::MethodNotAllowed { message, allow } => {
                 let mut response = json(StatusCode::METHOD_NOT_ALLOWED, message);
                 response
                     .headers_mut()
                     .insert(header::ALLOW, HeaderValue::from_static(allow));
                 response
             }
-            DavError::Status(status, message) => json(status, message),
-            DavError::Busy {
+            DavRefusal::Status(status, message) => json(status, message),
+            DavRefusal::Busy {
                 message,
                 retry_after,
             } => {
@@ -97,7 +97,7 @@ impl IntoResponse for DavError {
                     .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
                 response
             }
-            DavError::Precondition(status, element, message) => {
+            DavRefusal::Precondition(status, element, message) => {
                 tracing::info!(%status, element, message, "CalDAV precondition failed");
                 // The reason too, in the element SabreDAV servers use for
                 // it, so a client (or its user) can see why.

@@ -7,15 +7,15 @@
 
 use chrono::{NaiveDate, NaiveTime};
 
-use super::collection::{Resource, detached_at, is_note_series, recurrence_id, served_uid};
-use super::error::DavError;
+use super::collection::{ServedResource, detached_at, is_note_series, recurrence_id, served_uid};
+use super::error::DavRefusal;
 use super::report::bound;
 use super::xml::{CALDAV, Element};
 use crate::calendar::{Calendar, Event, EventQuery};
 
 /// The range of the request's `expand`, if it asks for one (both bounds
 /// are required, RFC 4791 §9.6.5).
-pub fn range(root: &Element) -> Result<Option<(i64, i64)>, DavError> {
+pub fn range(root: &Element) -> Result<Option<(i64, i64)>, DavRefusal> {
     let mut found = Vec::new();
     root.descendants(CALDAV, "expand", &mut found);
     let Some(expand) = found.first() else {
@@ -23,7 +23,7 @@ pub fn range(root: &Element) -> Result<Option<(i64, i64)>, DavError> {
     };
     match (bound(expand, "start")?, bound(expand, "end")?) {
         (Some(start), Some(end)) if start < end => Ok(Some((start, end))),
-        _ => Err(DavError::bad_request(
+        _ => Err(DavRefusal::bad_request(
             "expand needs a start before its end (UTC date-times)",
         )),
     }
@@ -33,9 +33,9 @@ pub fn range(root: &Element) -> Result<Option<(i64, i64)>, DavError> {
 pub fn expanded(
     calendar: &Calendar,
     id: &str,
-    resource: &Resource,
+    resource: &ServedResource,
     (start, end): (i64, i64),
-) -> Result<Resource, DavError> {
+) -> Result<ServedResource, DavRefusal> {
     let query = EventQuery {
         calendars: Some(vec![id.to_string()]),
         start_millis: Some(start),
@@ -45,7 +45,7 @@ pub fn expanded(
     };
     let mut events: Vec<Event> = calendar
         .query_checked(&query)
-        .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?
+        .map_err(|e| DavRefusal::from(crate::api::ApiError::from(e)))?
         .into_iter()
         .filter(|e| *served_uid(e) == *resource.uid)
         .collect();
@@ -59,7 +59,7 @@ pub fn expanded(
                 .or_else(|| occurrence_at(e))
         })
         .collect();
-    Ok(Resource {
+    Ok(ServedResource {
         name: resource.name.clone(),
         etag: resource.etag.clone(),
         uid: resource.uid.clone(),

@@ -9,12 +9,12 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 
-use super::collection::{Listings, Resource};
-use super::error::DavError;
+use super::collection::{Listings, ServedResource};
+use super::error::DavRefusal;
 use super::feeds::FeedStore;
 use crate::api::ApiError;
 use crate::calendar::Calendar;
-use crate::calendar::query::MAX_EVENTS_PER_ANSWER;
+use crate::calendar::model::query::MAX_EVENTS_PER_ANSWER;
 use crate::ics::write::{Component, calendar as ics_calendar};
 
 /// `GET /feeds/<secret>.ics`.
@@ -24,18 +24,18 @@ pub fn serve(
     listings: &Listings,
     secret: &str,
     head: bool,
-) -> Result<Response, DavError> {
+) -> Result<Response, DavRefusal> {
     // An unknown secret and a revoked feed look the same.
     let feed = feeds
         .find(secret)
-        .ok_or_else(|| DavError::not_found("this feed"))?;
+        .ok_or_else(|| DavRefusal::not_found("this feed"))?;
     let display_tz = calendar.display_timezone();
     let listed: Vec<_> = feed
         .calendars
         .iter()
         .filter_map(|id| listings.resources(calendar, id))
         .collect();
-    let chosen: Vec<&Resource> = listed.iter().flat_map(|r| r.iter()).collect();
+    let chosen: Vec<&ServedResource> = listed.iter().flat_map(|r| r.iter()).collect();
     let events: usize = chosen.iter().map(|r| r.events.len()).sum();
     if events > MAX_EVENTS_PER_ANSWER {
         return Err(ApiError::QueryTooLarge(format!(

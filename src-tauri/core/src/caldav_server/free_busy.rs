@@ -9,28 +9,28 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 
-use super::error::DavError;
+use super::error::DavRefusal;
 use super::xml::{CALDAV, Element};
 use crate::calendar::{Calendar, EventQuery};
 
 /// The `200 text/calendar` answer for calendar `id`.
-pub fn answer(calendar: &Calendar, id: &str, root: &Element) -> Result<Response, DavError> {
+pub fn answer(calendar: &Calendar, id: &str, root: &Element) -> Result<Response, DavRefusal> {
     let range = root
         .child(CALDAV, "time-range")
-        .ok_or_else(|| DavError::bad_request("a free-busy-query needs a time-range"))?;
-    let bound = |name: &str| -> Result<i64, DavError> {
+        .ok_or_else(|| DavRefusal::bad_request("a free-busy-query needs a time-range"))?;
+    let bound = |name: &str| -> Result<i64, DavRefusal> {
         let value = range.attribute(name).ok_or_else(|| {
-            DavError::bad_request(format!("the free-busy-query's time-range has no {name}"))
+            DavRefusal::bad_request(format!("the free-busy-query's time-range has no {name}"))
         })?;
         parse_utc(value).ok_or_else(|| {
-            DavError::bad_request(format!(
+            DavRefusal::bad_request(format!(
                 "time-range {name} `{value}` is not a UTC date-time"
             ))
         })
     };
     let (start, end) = (bound("start")?, bound("end")?);
     if end <= start {
-        return Err(DavError::bad_request(
+        return Err(DavRefusal::bad_request(
             "the time-range ends before it starts",
         ));
     }
@@ -43,7 +43,7 @@ pub fn answer(calendar: &Calendar, id: &str, root: &Element) -> Result<Response,
             is_task: Some(false),
             ..EventQuery::default()
         })
-        .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+        .map_err(|e| DavRefusal::from(crate::api::ApiError::from(e)))?;
     let merged = crate::calendar::busy_periods(&events, start, end);
     let mut text = String::from(
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Almanac//CalDAV server//EN\r\nBEGIN:VFREEBUSY\r\n",

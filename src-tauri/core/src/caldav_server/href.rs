@@ -34,7 +34,7 @@ pub enum Target {
     Principal,
     Home,
     Collection(String),
-    Resource { calendar: String, name: String },
+    ServedResource { calendar: String, name: String },
     Feed(String),
 }
 
@@ -59,7 +59,7 @@ pub fn parse(path: &str) -> Option<Target> {
         ["principal"] => Some(Target::Principal),
         ["calendars"] => Some(Target::Home),
         ["calendars", id] => Some(Target::Collection(id.to_string())),
-        ["calendars", id, name] if !trailing => Some(Target::Resource {
+        ["calendars", id, name] if !trailing => Some(Target::ServedResource {
             calendar: id.to_string(),
             name: name.to_string(),
         }),
@@ -101,7 +101,7 @@ mod tests {
         assert_eq!(href, "/calendars/my%20cal%2F%C3%BC/a%20b@x.ics");
         assert_eq!(
             parse(&href),
-            Some(Target::Resource {
+            Some(Target::ServedResource {
                 calendar: "my cal/ü".into(),
                 name: "a b@x.ics".into()
             })

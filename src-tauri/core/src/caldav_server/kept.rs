@@ -20,7 +20,7 @@ use chrono::{Datelike, Utc};
 use chrono_tz::Tz;
 use quick_xml::escape::escape;
 
-use super::collection::{Resource, resource_name, served_uid};
+use super::collection::{ServedResource, resource_name, served_uid};
 use super::href;
 use super::relist::Made;
 use crate::calendar::{Event, MatchedEntry};
@@ -38,7 +38,7 @@ const KEPT_RANGES: usize = 8;
 /// what requests found out about them.
 #[derive(Debug, Default)]
 pub struct Collection {
-    resources: Vec<Resource>,
+    resources: Vec<ServedResource>,
     ranges: Mutex<VecDeque<(RangeKey, Arc<Vec<usize>>)>>,
     /// The calendar id and the sync token, once worked out.
     token: OnceLock<(String, String)>,
@@ -53,7 +53,7 @@ pub type RangeKey = (Option<i64>, Option<i64>, Option<bool>);
 
 impl Collection {
     /// `resources`, sorted by name, whose texts share one budget.
-    pub fn new(mut resources: Vec<Resource>) -> Self {
+    pub fn new(mut resources: Vec<ServedResource>) -> Self {
         let budget = Arc::new(Budget(AtomicUsize::new(MAX_KEPT_TEXT_BYTES)));
         for resource in &mut resources {
             resource.kept.rehome(&budget);
@@ -136,9 +136,9 @@ impl Collection {
 }
 
 impl Deref for Collection {
-    type Target = Vec<Resource>;
+    type Target = Vec<ServedResource>;
 
-    fn deref(&self) -> &Vec<Resource> {
+    fn deref(&self) -> &Vec<ServedResource> {
         &self.resources
     }
 }
@@ -192,7 +192,7 @@ impl Kept {
     }
 
     /// `resource`'s path in calendar `id`.
-    pub fn href(resource: &Resource, id: &str) -> String {
+    pub fn href(resource: &ServedResource, id: &str) -> String {
         let (kept_for, href) = resource
             .kept
             .href
@@ -205,7 +205,7 @@ impl Kept {
     }
 
     /// `resource`'s text in `zone`, XML-escaped.
-    pub fn of(resource: &Resource, zone: Tz) -> Arc<str> {
+    pub fn of(resource: &ServedResource, zone: Tz) -> Arc<str> {
         let kept = &resource.kept;
         let year = Utc::now().year();
         if let Some(written) = kept.text.get()
@@ -240,8 +240,8 @@ mod tests {
     use super::*;
     use crate::calendar::EventType;
 
-    fn resource(name: &str, ids: &[&str]) -> Resource {
-        Resource {
+    fn resource(name: &str, ids: &[&str]) -> ServedResource {
+        ServedResource {
             name: format!("{name}.ics").into(),
             etag: "\"1\"".into(),
             uid: name.into(),

@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::http::Method;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::error::DavError;
+use super::error::DavRefusal;
 use crate::rest::BODY_LIMIT;
 
 /// Distinct property names one `prop` may ask for (repeats count once).
@@ -83,12 +83,12 @@ impl Gate {
 
     /// A turn, held until the permit is dropped; `503` with `Retry-After`
     /// when none frees up in time.
-    pub async fn enter(&self) -> Result<OwnedSemaphorePermit, DavError> {
+    pub async fn enter(&self) -> Result<OwnedSemaphorePermit, DavRefusal> {
         let acquire = self.permits.clone().acquire_owned();
         match tokio::time::timeout(self.wait, acquire).await {
             Ok(Ok(permit)) => Ok(permit),
             // The semaphore is never closed; a timeout is the only refusal.
-            _ => Err(DavError::Busy {
+            _ => Err(DavRefusal::Busy {
                 message: format!(
                     "the CalDAV server is busy with other requests; try again in \
                      {RETRY_AFTER_SECONDS} s"

@@ -7,7 +7,7 @@
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::error::DavError;
+use super::error::DavRefusal;
 use super::href;
 use super::multistatus::{Multistatus, Reply};
 use super::xml::{self, APPLE_ICAL, CALDAV, DAV, Element, Name};
@@ -28,22 +28,22 @@ pub fn mkcalendar(
     id: &str,
     exists: bool,
     body: &str,
-) -> Result<Response, DavError> {
+) -> Result<Response, DavRefusal> {
     if exists {
-        return Err(DavError::Status(
+        return Err(DavRefusal::Status(
             StatusCode::METHOD_NOT_ALLOWED,
             format!("a calendar `{id}` exists already"),
         ));
     }
     if id.chars().count() > MAX_ID_CHARS || id.chars().any(|c| c.is_control()) {
-        return Err(DavError::forbidden(format!(
+        return Err(DavRefusal::forbidden(format!(
             "a calendar's URL segment is at most {MAX_ID_CHARS} characters, without control characters"
         )));
     }
     let style = if body.trim().is_empty() {
         CalendarStyle::default()
     } else {
-        let root = xml::parse_request(body).map_err(DavError::bad_request)?;
+        let root = xml::parse_request(body).map_err(DavRefusal::bad_request)?;
         let mut style = CalendarStyle::default();
         for set in root.children.iter().filter(|c| c.name.is(DAV, "set")) {
             for prop in set.children.iter().filter(|c| c.name.is(DAV, "prop")) {
@@ -54,7 +54,7 @@ pub fn mkcalendar(
                 if let Some(order) = prop.children.iter().find(|p| is_order(p))
                     && order_of(order).is_none()
                 {
-                    return Err(DavError::bad_request(format!(
+                    return Err(DavRefusal::bad_request(format!(
                         "calendar-order `{}` is not an integer",
                         order.text.trim()
                     )));
@@ -76,7 +76,7 @@ pub fn mkcalendar(
 /// one (`Some`); both, or none named, is a calendar of both (`None`). A set
 /// asking for another kind is refused (RFC 4791 §5.3.1) rather than a
 /// calendar made that cannot take it.
-fn components(prop: &Element) -> Result<Option<Vec<String>>, DavError> {
+fn components(prop: &Element) -> Result<Option<Vec<String>>, DavRefusal> {
     let sets = prop
         .children
         .iter()
@@ -91,7 +91,7 @@ fn components(prop: &Element) -> Result<Option<Vec<String>>, DavError> {
                     named.push(upper);
                 }
             } else {
-                return Err(DavError::Precondition(
+                return Err(DavRefusal::Precondition(
                     StatusCode::FORBIDDEN,
                     "C:supported-calendar-component-set",
                     format!(
@@ -129,10 +129,10 @@ fn read_style(prop: &Element, style: &mut CalendarStyle) {
 /// and `calendar-order` (an integer) set; anything else (removing them,
 /// other properties) refused with `403` for it and `424` for the rest, changing nothing
 /// (a `PROPPATCH` is all or nothing).
-pub fn proppatch(api: &AuthorizedApi, id: &str, body: &str) -> Result<Response, DavError> {
-    let root = xml::parse_request(body).map_err(DavError::bad_request)?;
+pub fn proppatch(api: &AuthorizedApi, id: &str, body: &str) -> Result<Response, DavRefusal> {
+    let root = xml::parse_request(body).map_err(DavRefusal::bad_request)?;
     if !root.name.is(DAV, "propertyupdate") {
-        return Err(DavError::bad_request(
+        return Err(DavRefusal::bad_request(
             "a PROPPATCH body is a DAV:propertyupdate",
         ));
     }
@@ -186,8 +186,8 @@ pub fn proppatch(api: &AuthorizedApi, id: &str, body: &str) -> Result<Response, 
 
 /// `DELETE` of a calendar collection: refused; a calendar is removed in
 /// Almanac's settings, and never takes its notes with it.
-pub fn refuse_delete(id: &str) -> DavError {
-    DavError::forbidden(format!(
+pub fn refuse_delete(id: &str) -> DavRefusal {
+    DavRefusal::forbidden(format!(
         "calendar `{id}` is not deleted from a client: remove it in Almanac's settings \
          (Calendars), which keeps its notes in the vault"
     ))

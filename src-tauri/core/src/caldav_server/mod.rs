@@ -53,7 +53,7 @@ pub(crate) mod resource;
 pub(crate) mod xml;
 
 // What publishing (`crate::publish`) serves and applies as this server does.
-pub(crate) use collection::{Listings, Resource, resource_name};
+pub(crate) use collection::{Listings, ServedResource, resource_name};
 
 use std::sync::Arc;
 
@@ -65,7 +65,7 @@ use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::OwnedSemaphorePermit;
 
-use self::error::DavError;
+use self::error::DavRefusal;
 use self::feeds::FeedStore;
 use self::href::Target;
 use self::limits::Gate;
@@ -77,7 +77,7 @@ use crate::tokens::Scope;
 
 /// What every request works with.
 #[derive(Clone)]
-pub struct CaldavState {
+pub struct CaldavServerState {
     plugin: Arc<CalendarPlugin>,
     calendar: Calendar,
     listings: Arc<Listings>,
@@ -86,7 +86,7 @@ pub struct CaldavState {
     gate: Gate,
 }
 
-impl CaldavState {
+impl CaldavServerState {
     /// Serves `calendar` (the one `plugin` was built on) and the feeds of `feeds`.
     pub fn new(plugin: Arc<CalendarPlugin>, calendar: Calendar, feeds: FeedStore) -> Self {
         Self {
@@ -99,7 +99,7 @@ impl CaldavState {
     }
 }
 
-impl From<&Core> for CaldavState {
+impl From<&Core> for CaldavServerState {
     fn from(core: &Core) -> Self {
         Self::new(
             core.plugin().clone(),
@@ -111,7 +111,7 @@ impl From<&Core> for CaldavState {
 
 /// The CalDAV server of `core`, following `caldavServer` in its settings.
 pub fn start(core: &Core) -> RestServer {
-    let state = CaldavState::from(core);
+    let state = CaldavServerState::from(core);
     let wanted =
         |s: &crate::settings::Settings| s.caldav_server.enabled.then_some(s.caldav_server.port);
     RestServer::spawn_following(
@@ -123,7 +123,7 @@ pub fn start(core: &Core) -> RestServer {
 }
 
 /// The whole server for a listener on `port`.
-pub fn router(state: CaldavState, port: u16) -> Router {
+pub fn router(state: CaldavServerState, port: u16) -> Router {
     Router::new()
         .fallback(serve)
         .layer(middleware::from_fn_with_state(
@@ -142,17 +142,17 @@ const PANIC_ANSWER: almanac_loopback::PanicAnswer = almanac_loopback::PanicAnswe
 /// The methods the server answers.
 const ALLOW: &str = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT, MKCALENDAR";
 
-async fn serve(State(state): State<CaldavState>, request: Request) -> Response {
+async fn serve(State(state): State<CaldavServerState>, request: Request) -> Response {
     match handle(state, request).await {
         Ok(response) => response,
         Err(error) => error.into_response(),
     }
 }
 
-async fn handle(state: CaldavState, request: Request) -> Result<Response, DavError> {
+async fn handle(state: CaldavServerState, request: Request) -> Result<Response, DavRefusal> {
     auth::refuse_browsers(request.headers())?;
     let target = href::parse(request.uri().path())
-        .ok_or_else(|| DavError::not_found(request.uri().path()))?;
+        .ok_or_else(|| DavRefusal::not_found(request.uri().path()))?;
     let method = request.method().clone();
     if method == Method::OPTIONS {
         return Ok((
@@ -221,17 +221,17 @@ async fn handle(state: CaldavState, request: Request) -> Result<Response, DavErr
 /// Routes an authenticated request by method (on a blocking thread: large
 /// calendars and writes take milliseconds of CPU and disk).
 fn dispatch(
-    state: &CaldavState,
+    state: &CaldavServerState,
     api: &AuthorizedApi,
     method: &Method,
     target: &Target,
     depth_one: bool,
     headers: &axum::http::HeaderMap,
     body: &str,
-) -> Result<Response, DavError> {
+) -> Result<Response, DavRefusal> {
     let calendar = &state.calendar;
     let place = match target {
-        Target::Resource { calendar: id, name } => Some(resource::Place {
+        Target::ServedResource { calendar: id, name } => Some(resource::Place {
             calendar,
             listings: &state.listings,
             id,
@@ -260,19 +260,19 @@ fn dispatch(
 
 /// `MKCALENDAR`, `PROPPATCH` and `DELETE` of a calendar collection.
 fn manage_collection(
-    state: &CaldavState,
+    state: &CaldavServerState,
     api: &AuthorizedApi,
     method: &Method,
     target: &Target,
     body: &str,
-) -> Result<Response, DavError> {
+) -> Result<Response, DavRefusal> {
     let Target::Collection(id) = target else {
         return Err(method_not_allowed(method, "OPTIONS, PROPFIND, REPORT"));
     };
     let exists = state.calendar.sources().iter().any(|s| &s.id == id);
     match method.as_str() {
         "MKCALENDAR" => manage::mkcalendar(api, id, exists, body),
-        _ if !exists => Err(DavError::not_found(&href::collection(id))),
+        _ if !exists => Err(DavRefusal::not_found(&href::collection(id))),
         "PROPPATCH" => manage::proppatch(api, id, body),
         _ => Err(manage::refuse_delete(id)),
     }
@@ -287,8 +287,8 @@ fn multistatus(body: String) -> Response {
         .into_response()
 }
 
-fn method_not_allowed(method: &Method, allow: &'static str) -> DavError {
-    DavError::MethodNotAllowed {
+fn method_not_allowed(method: &Method, allow: &'static str) -> DavRefusal {
+    DavRefusal::MethodNotAllowed {
         message: format!("{method} is not allowed here (allowed: {allow})"),
         allow,
     }
@@ -296,19 +296,19 @@ fn method_not_allowed(method: &Method, allow: &'static str) -> DavError {
 
 /// The body as text, refused (`413`) past `limit` bytes, before more than
 /// that is read.
-async fn body_text(body: Body, limit: usize) -> Result<String, DavError> {
+async fn body_text(body: Body, limit: usize) -> Result<String, DavRefusal> {
     let bytes = to_bytes(body, limit)
         .await
-        .map_err(|_| DavError::body_too_large(limit))?;
-    String::from_utf8(bytes.to_vec()).map_err(|_| DavError::bad_request("the body is not UTF-8"))
+        .map_err(|_| DavRefusal::body_too_large(limit))?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| DavRefusal::bad_request("the body is not UTF-8"))
 }
 
 /// Runs `work` on a blocking thread, holding `turn` until it ends (even if
 /// the client has gone: the thread keeps working); a panic there is logged
 /// and answered `500`.
-async fn off_thread<F>(turn: OwnedSemaphorePermit, work: F) -> Result<Response, DavError>
+async fn off_thread<F>(turn: OwnedSemaphorePermit, work: F) -> Result<Response, DavRefusal>
 where
-    F: FnOnce() -> Result<Response, DavError> + Send + 'static,
+    F: FnOnce() -> Result<Response, DavRefusal> + Send + 'static,
 {
     let work = move || {
         let outcome = work();

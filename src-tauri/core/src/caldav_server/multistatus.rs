@@ -4,7 +4,7 @@
 use axum::http::StatusCode;
 use quick_xml::escape::escape;
 
-use super::error::DavError;
+use super::error::DavRefusal;
 use super::xml::{APPLE_ICAL, CALDAV, CALSERVER, DAV, Name};
 
 /// What a multistatus says about one resource.
@@ -53,10 +53,10 @@ impl Multistatus {
     }
 
     /// Appends `reply`; `507 Insufficient Storage` once the answer is too big.
-    pub fn push(&mut self, reply: Reply) -> Result<(), DavError> {
+    pub fn push(&mut self, reply: Reply) -> Result<(), DavRefusal> {
         write_reply(&mut self.out, &reply);
         if self.out.len() > self.limit {
-            return Err(DavError::Status(
+            return Err(DavRefusal::Status(
                 StatusCode::INSUFFICIENT_STORAGE,
                 format!(
                     "the answer would be larger than {} MiB; ask for fewer properties \
@@ -216,7 +216,7 @@ mod tests {
         answer.push(gone(1)).unwrap();
         let refused = (2..10).find_map(|n| answer.push(gone(n)).err()).unwrap();
         match refused {
-            DavError::Status(status, message) => {
+            DavRefusal::Status(status, message) => {
                 assert_eq!(status, StatusCode::INSUFFICIENT_STORAGE);
                 assert!(message.contains("ask for fewer"), "{message}");
             }

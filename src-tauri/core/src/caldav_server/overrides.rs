@@ -12,18 +12,18 @@
 
 use chrono::NaiveDate;
 
-use super::collection::Resource;
+use super::collection::ServedResource;
 use crate::api::{AuthorizedApi, EventOptions};
 use crate::calendar::{Calendar, EventFields};
 use crate::ics::read::changes;
 use crate::ics::series::ClientSeries;
 
-use super::error::DavError;
+use super::error::DavRefusal;
 
 /// The series' skipped dates to write: the client's, plus the dates of the
 /// occurrences detached from it (served as overrides, not `EXDATE`s, so a
 /// client never sends them back as skipped).
-pub fn keep_detached(patch: &mut EventFields, resource: &Resource) {
+pub fn keep_detached(patch: &mut EventFields, resource: &ServedResource) {
     let Some(Some(skips)) = patch.skip_dates.as_mut() else {
         return;
     };
@@ -46,7 +46,7 @@ pub fn check(
     patch: &EventFields,
     client: &ClientSeries,
     served: Option<&ClientSeries>,
-) -> Result<(), DavError> {
+) -> Result<(), DavRefusal> {
     // A cancellation that would delete a detached note's own text is
     // refused before anything is written.
     let cancelled = client
@@ -57,7 +57,7 @@ pub fn check(
     for date in cancelled.chain(dropped_and_skipped(client, served)) {
         calendar
             .check_cancellable(series_id, date)
-            .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+            .map_err(|e| DavRefusal::from(crate::api::ApiError::from(e)))?;
     }
     let retimed = patch.date.is_some()
         || patch.kind.is_some()
@@ -75,7 +75,7 @@ pub fn check(
     for wanted in new {
         calendar
             .check_occurrence(series_id, wanted.date)
-            .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+            .map_err(|e| DavRefusal::from(crate::api::ApiError::from(e)))?;
     }
     Ok(())
 }
@@ -87,7 +87,7 @@ pub fn apply(
     series_id: &str,
     client: &ClientSeries,
     served: Option<&ClientSeries>,
-) -> Result<(), DavError> {
+) -> Result<(), DavRefusal> {
     let one = |date| EventOptions {
         instance_date: Some(date),
         ..EventOptions::default()

@@ -5,7 +5,7 @@
 
 use quick_xml::escape::unescape;
 
-use super::error::DavError;
+use super::error::DavRefusal;
 use super::limits::MAX_ANSWER_BYTES;
 use super::multistatus::Multistatus;
 use super::propfind::Wanted;
@@ -13,7 +13,7 @@ use super::props::Subject;
 use super::xml::{DAV, Element};
 
 /// The `207` body answering search `root`.
-pub fn answer(root: &Element) -> Result<String, DavError> {
+pub fn answer(root: &Element) -> Result<String, DavRefusal> {
     let searches: Vec<&Element> = root
         .children
         .iter()

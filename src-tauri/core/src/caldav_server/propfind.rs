@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::collection::Listings;
-use super::error::DavError;
+use super::error::DavRefusal;
 use super::href::Target;
 use super::limits::{MAX_ANSWER_BYTES, MAX_PROPERTIES};
 use super::multistatus::{Multistatus, Reply};
@@ -25,7 +25,7 @@ impl Wanted {
     /// The `prop`, `allprop` or `propname` child of `parent`. A name asked
     /// for twice is answered once; more than [`MAX_PROPERTIES`] distinct
     /// names are refused (`400`): each one is written for every resource.
-    pub fn of(parent: &Element) -> Result<Wanted, DavError> {
+    pub fn of(parent: &Element) -> Result<Wanted, DavRefusal> {
         Ok(if let Some(prop) = parent.child(DAV, "prop") {
             let mut seen = HashSet::new();
             let names: Vec<Name> = prop
@@ -36,7 +36,7 @@ impl Wanted {
                 .cloned()
                 .collect();
             if names.len() > MAX_PROPERTIES {
-                return Err(DavError::bad_request(format!(
+                return Err(DavRefusal::bad_request(format!(
                     "a request may ask for at most {MAX_PROPERTIES} distinct properties; \
                      this one asks for {}",
                     names.len()
@@ -97,14 +97,14 @@ pub fn answer(
     target: &Target,
     members: bool,
     body: &str,
-) -> Result<String, DavError> {
+) -> Result<String, DavRefusal> {
     let wanted = if body.trim().is_empty() {
         Wanted::All
     } else {
         let root = parse_request(body)
-            .map_err(|e| DavError::bad_request(format!("PROPFIND body: {e}")))?;
+            .map_err(|e| DavRefusal::bad_request(format!("PROPFIND body: {e}")))?;
         if !root.name.is(DAV, "propfind") {
-            return Err(DavError::bad_request(
+            return Err(DavRefusal::bad_request(
                 "the PROPFIND body is not a DAV:propfind",
             ));
         }
@@ -133,29 +133,29 @@ pub fn answer(
             let source = sources
                 .iter()
                 .find(|s| s.id == *id)
-                .ok_or_else(|| DavError::not_found(id))?;
+                .ok_or_else(|| DavRefusal::not_found(id))?;
             collection_replies(calendar, listings, source, members, &wanted, &mut answer)?;
         }
-        Target::Resource { calendar: id, name } => {
+        Target::ServedResource { calendar: id, name } => {
             let source = sources
                 .iter()
                 .find(|s| s.id == *id)
-                .ok_or_else(|| DavError::not_found(id))?;
+                .ok_or_else(|| DavRefusal::not_found(id))?;
             let display_tz = calendar.display_timezone();
             let resources = listings
                 .resources(calendar, id)
-                .ok_or_else(|| DavError::not_found(id))?;
+                .ok_or_else(|| DavRefusal::not_found(id))?;
             let resource = resources
                 .iter()
                 .find(|r| *r.name == **name)
-                .ok_or_else(|| DavError::not_found(name))?;
-            answer.push(wanted.reply(&Subject::Resource {
+                .ok_or_else(|| DavRefusal::not_found(name))?;
+            answer.push(wanted.reply(&Subject::ServedResource {
                 source,
                 resource,
                 display_tz,
             }))?;
         }
-        Target::WellKnown | Target::Feed(_) => return Err(DavError::not_found("this path")),
+        Target::WellKnown | Target::Feed(_) => return Err(DavRefusal::not_found("this path")),
     }
     Ok(answer.finish(None))
 }
@@ -168,7 +168,7 @@ fn collection_replies(
     members: bool,
     wanted: &Wanted,
     answer: &mut Multistatus,
-) -> Result<(), DavError> {
+) -> Result<(), DavRefusal> {
     let display_tz = calendar.display_timezone();
     let resources = listings.resources(calendar, &source.id).unwrap_or_default();
     let token = listings.token(&source.id, &resources);
@@ -178,7 +178,7 @@ fn collection_replies(
     }))?;
     if members {
         for resource in resources.iter() {
-            answer.push(wanted.reply(&Subject::Resource {
+            answer.push(wanted.reply(&Subject::ServedResource {
                 source,
                 resource,
                 display_tz,

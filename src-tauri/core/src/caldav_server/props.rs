@@ -5,7 +5,7 @@
 use chrono_tz::Tz;
 use quick_xml::escape::escape;
 
-use super::collection::Resource;
+use super::collection::ServedResource;
 use super::href::{self, HOME, PRINCIPAL};
 use super::multistatus::href as href_xml;
 use super::xml::{APPLE_ICAL, CALDAV, CALSERVER, DAV, Name};
@@ -21,10 +21,10 @@ pub enum Subject<'a> {
         /// The collection's sync token (also its ctag).
         token: &'a str,
     },
-    Resource {
+    ServedResource {
         /// The calendar holding it.
         source: &'a SourceInfo,
-        resource: &'a Resource,
+        resource: &'a ServedResource,
         display_tz: Tz,
     },
 }
@@ -36,7 +36,7 @@ impl Subject<'_> {
             Subject::Principal => PRINCIPAL.to_string(),
             Subject::Home => HOME.to_string(),
             Subject::Collection { source, .. } => href::collection(&source.id),
-            Subject::Resource {
+            Subject::ServedResource {
                 source, resource, ..
             } => resource.href(&source.id),
         }
@@ -47,7 +47,7 @@ impl Subject<'_> {
     pub fn all_props(&self) -> Vec<Name> {
         let dav = |local| Name::new(DAV, local);
         match self {
-            Subject::Resource { .. } => {
+            Subject::ServedResource { .. } => {
                 vec![dav("resourcetype"), dav("getetag"), dav("getcontenttype")]
             }
             Subject::Collection { .. } => vec![
@@ -79,7 +79,7 @@ impl Subject<'_> {
                 Subject::Root | Subject::Home => "<D:collection/>".into(),
                 Subject::Principal => "<D:collection/><D:principal/>".into(),
                 Subject::Collection { .. } => "<D:collection/><C:calendar/>".into(),
-                Subject::Resource { .. } => String::new(),
+                Subject::ServedResource { .. } => String::new(),
             }),
             (DAV, "displayname") => match self {
                 Subject::Root => Some("Almanac".into()),
@@ -88,7 +88,7 @@ impl Subject<'_> {
                 Subject::Collection { source, .. } => {
                     Some(escape(source.name.as_str()).into_owned())
                 }
-                Subject::Resource { .. } => None,
+                Subject::ServedResource { .. } => None,
             },
             (DAV, "current-user-privilege-set") => Some(privileges(self)),
             (DAV, "supported-report-set") => match self {
@@ -133,7 +133,7 @@ impl Subject<'_> {
                     _ => None,
                 }
             }
-            Subject::Resource {
+            Subject::ServedResource {
                 resource,
                 display_tz,
                 ..
@@ -153,7 +153,9 @@ impl Subject<'_> {
 /// on each of its resources alike, so clients show feeds as read-only.
 fn privileges(subject: &Subject<'_>) -> String {
     let writable = match subject {
-        Subject::Collection { source, .. } | Subject::Resource { source, .. } => source.editable,
+        Subject::Collection { source, .. } | Subject::ServedResource { source, .. } => {
+            source.editable
+        }
         Subject::Root | Subject::Principal | Subject::Home => false,
     };
     let mut names = vec!["D:read", "C:read-free-busy"];

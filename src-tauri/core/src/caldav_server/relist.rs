@@ -18,7 +18,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::collection::{Resource, served_uid};
+use super::collection::{ServedResource, served_uid};
 use super::kept::Collection;
 use crate::calendar::{Calendar, EntryMemo, Event, MatchedEntry, Remembered};
 
@@ -95,7 +95,7 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
         .collect();
     listed.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     let addresses: Vec<usize> = listed.iter().map(|(_, address, _)| *address).collect();
-    let mut resources: Vec<(Resource, Range<usize>)> = Vec::new();
+    let mut resources: Vec<(ServedResource, Range<usize>)> = Vec::new();
     let mut start = 0;
     for group in listed.chunk_by(|a, b| a.0 == b.0) {
         let range = start..start + group.len();
@@ -112,7 +112,7 @@ pub fn list(calendar: &Calendar, id: &str, before: Option<&Collection>) -> Optio
                 .map(|(_, _, remembered)| entries.event(remembered))
                 .collect();
             events.sort_by(|a, b| a.id.cmp(&b.id));
-            Resource::of(uid.clone(), events, entries.display_tz())
+            ServedResource::of(uid.clone(), events, entries.display_tz())
         });
         resources.push((resource, range));
     }

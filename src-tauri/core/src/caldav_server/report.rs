@@ -9,9 +9,9 @@ use std::sync::Arc;
 use axum::response::Response;
 use chrono::NaiveDateTime;
 
-use super::collection::{Listings, Resource};
+use super::collection::{Listings, ServedResource};
 use super::components::Asked;
-use super::error::DavError;
+use super::error::DavRefusal;
 use super::href::{self, Target};
 use super::kept::Collection;
 use super::limits::{MAX_ANSWER_BYTES, MAX_HREFS, MAX_PROP_FILTERS};
@@ -28,20 +28,20 @@ pub fn respond(
     listings: &Listings,
     target: &Target,
     body: &str,
-) -> Result<Response, DavError> {
+) -> Result<Response, DavRefusal> {
     let root =
-        parse_request(body).map_err(|e| DavError::bad_request(format!("REPORT body: {e}")))?;
+        parse_request(body).map_err(|e| DavRefusal::bad_request(format!("REPORT body: {e}")))?;
     if root.name.is(DAV, "principal-property-search") {
         return Ok(super::multistatus(super::principal_search::answer(&root)?));
     }
     let Target::Collection(id) = target else {
-        return Err(DavError::forbidden(
+        return Err(DavRefusal::forbidden(
             "reports are answered on calendar collections",
         ));
     };
     if root.name.is(CALDAV, "free-busy-query") {
         if listings.resources(calendar, id).is_none() {
-            return Err(DavError::not_found(id));
+            return Err(DavRefusal::not_found(id));
         }
         return super::free_busy::answer(calendar, id, &root);
     }
@@ -54,10 +54,10 @@ fn answer(
     listings: &Listings,
     id: &str,
     root: &Element,
-) -> Result<String, DavError> {
+) -> Result<String, DavRefusal> {
     let all = listings
         .resources(calendar, id)
-        .ok_or_else(|| DavError::not_found(id))?;
+        .ok_or_else(|| DavRefusal::not_found(id))?;
     let mut wanted = Wanted::of(root)?;
     if matches!(wanted, Wanted::All) {
         wanted = Wanted::Props(vec![Name::new(DAV, "getetag")]);
@@ -66,10 +66,10 @@ fn answer(
         .sources()
         .into_iter()
         .find(|s| s.id == id)
-        .ok_or_else(|| DavError::not_found(id))?;
+        .ok_or_else(|| DavRefusal::not_found(id))?;
     let display_tz = calendar.display_timezone();
-    let reply = |resource: &Resource| {
-        wanted.reply(&Subject::Resource {
+    let reply = |resource: &ServedResource| {
+        wanted.reply(&Subject::ServedResource {
             source: &source,
             resource,
             display_tz,
@@ -80,7 +80,7 @@ fn answer(
         let mut filters = Vec::new();
         root.descendants(CALDAV, "prop-filter", &mut filters);
         if filters.len() > MAX_PROP_FILTERS {
-            return Err(DavError::bad_request(format!(
+            return Err(DavRefusal::bad_request(format!(
                 "a calendar-query may hold at most {MAX_PROP_FILTERS} prop-filters; \
                  this one holds {}",
                 filters.len()
@@ -105,10 +105,10 @@ fn answer(
         }
         Ok(answer.finish(None))
     } else if root.name.is(CALDAV, "calendar-multiget") {
-        let by_name: HashMap<&str, &Resource> = all.iter().map(|r| (&*r.name, r)).collect();
+        let by_name: HashMap<&str, &ServedResource> = all.iter().map(|r| (&*r.name, r)).collect();
         for asked in multiget_hrefs(root)? {
             let found = match href::parse(asked) {
-                Some(Target::Resource { calendar: c, name }) if c == id => {
+                Some(Target::ServedResource { calendar: c, name }) if c == id => {
                     by_name.get(name.as_str()).copied()
                 }
                 _ => None,
@@ -134,7 +134,7 @@ fn answer(
             }
         } else {
             let before = listings.snapshot(token).ok_or_else(|| {
-                DavError::Precondition(
+                DavRefusal::Precondition(
                     axum::http::StatusCode::FORBIDDEN,
                     "D:valid-sync-token",
                     "the sync token is unknown or too old; sync again from scratch".into(),
@@ -155,7 +155,7 @@ fn answer(
         }
         Ok(answer.finish(Some(&next)))
     } else {
-        Err(DavError::Precondition(
+        Err(DavRefusal::Precondition(
             axum::http::StatusCode::FORBIDDEN,
             "D:supported-report",
             format!("the `{}` report is not supported", root.name.local),
@@ -166,7 +166,7 @@ fn answer(
 /// The distinct hrefs of a `calendar-multiget`, in the order asked: a
 /// resource asked for twice is answered once (its spellings are compared
 /// decoded), and more than [`MAX_HREFS`] are refused (`400`).
-fn multiget_hrefs(root: &Element) -> Result<Vec<&str>, DavError> {
+fn multiget_hrefs(root: &Element) -> Result<Vec<&str>, DavRefusal> {
     let mut elements = Vec::new();
     root.descendants(DAV, "href", &mut elements);
     let mut seen = HashSet::new();
@@ -174,12 +174,12 @@ fn multiget_hrefs(root: &Element) -> Result<Vec<&str>, DavError> {
         .iter()
         .map(|h| h.text.trim())
         .filter(|h| match href::parse(h) {
-            Some(Target::Resource { calendar, name }) => seen.insert((calendar, name)),
+            Some(Target::ServedResource { calendar, name }) => seen.insert((calendar, name)),
             _ => seen.insert((String::new(), h.to_string())),
         })
         .collect();
     if hrefs.len() > MAX_HREFS {
-        return Err(DavError::bad_request(format!(
+        return Err(DavRefusal::bad_request(format!(
             "a calendar-multiget may name at most {MAX_HREFS} distinct resources; \
              this one names {}: ask in batches",
             hrefs.len()
@@ -195,7 +195,7 @@ fn query(
     id: &str,
     root: &Element,
     all: &Collection,
-) -> Result<Arc<Vec<usize>>, DavError> {
+) -> Result<Arc<Vec<usize>>, DavRefusal> {
     let mut filters = Vec::new();
     root.descendants(CALDAV, "comp-filter", &mut filters);
     // Events are VEVENTs, tasks VTODOs; journals and the rest: none.
@@ -239,7 +239,7 @@ fn query(
         };
         let entries = calendar
             .query_entries(&query)
-            .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+            .map_err(|e| DavRefusal::from(crate::api::ApiError::from(e)))?;
         Ok(entries.iter().filter_map(|e| all.holding(e)).collect())
     })
 }
@@ -255,7 +255,7 @@ fn alarm_query(
     id: &str,
     range: &Element,
     all: &Collection,
-) -> Result<Vec<usize>, DavError> {
+) -> Result<Vec<usize>, DavRefusal> {
     let start = bound(range, "start")?;
     let end = bound(range, "end")?;
     let query = EventQuery {
@@ -266,7 +266,7 @@ fn alarm_query(
     };
     let events = calendar
         .query_checked(&query)
-        .map_err(|e| DavError::from(crate::api::ApiError::from(e)))?;
+        .map_err(|e| DavRefusal::from(crate::api::ApiError::from(e)))?;
     let rings = |at: i64| start.is_none_or(|s| at >= s) && end.is_none_or(|e| at < e);
     Ok(events
         .iter()
@@ -286,14 +286,16 @@ fn alarm_query(
 }
 
 /// A `time-range` bound (`start` or `end`) in epoch milliseconds.
-pub(super) fn bound(range: &Element, name: &str) -> Result<Option<i64>, DavError> {
+pub(super) fn bound(range: &Element, name: &str) -> Result<Option<i64>, DavRefusal> {
     range
         .attribute(name)
         .map(|v| {
             NaiveDateTime::parse_from_str(v.trim(), "%Y%m%dT%H%M%SZ")
                 .map(|t| t.and_utc().timestamp_millis())
                 .map_err(|_| {
-                    DavError::bad_request(format!("time-range {name} `{v}` is not a UTC date-time"))
+                    DavRefusal::bad_request(format!(
+                        "time-range {name} `{v}` is not a UTC date-time"
+                    ))
                 })
         })
         .transpose()

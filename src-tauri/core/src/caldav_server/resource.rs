@@ -14,8 +14,8 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::collection::{Listings, Resource};
-use super::error::DavError;
+use super::collection::{Listings, ServedResource};
+use super::error::DavRefusal;
 use super::href;
 use super::kept::Collection;
 use crate::api::{AuthorizedApi, EventOptions};
@@ -33,27 +33,27 @@ pub struct Place<'a> {
 
 impl Place<'_> {
     /// The calendar's resources, and the index of this one if it exists.
-    fn find(&self) -> Result<(Arc<Collection>, Option<usize>), DavError> {
+    fn find(&self) -> Result<(Arc<Collection>, Option<usize>), DavRefusal> {
         let all = self
             .listings
             .resources(self.calendar, self.id)
-            .ok_or_else(|| DavError::not_found(self.id))?;
+            .ok_or_else(|| DavRefusal::not_found(self.id))?;
         let index = all.iter().position(|r| *r.name == *self.name);
         Ok((all, index))
     }
 
     /// Writes go to note calendars only; a feed is read-only (`403`).
-    fn writable(&self) -> Result<SourceInfo, DavError> {
+    fn writable(&self) -> Result<SourceInfo, DavRefusal> {
         let source = self
             .calendar
             .sources()
             .into_iter()
             .find(|s| s.id == self.id)
-            .ok_or_else(|| DavError::not_found(self.id))?;
+            .ok_or_else(|| DavRefusal::not_found(self.id))?;
         if source.editable {
             Ok(source)
         } else {
-            Err(DavError::forbidden(format!(
+            Err(DavRefusal::forbidden(format!(
                 "calendar `{}` is read-only",
                 self.id
             )))
@@ -62,9 +62,9 @@ impl Place<'_> {
 }
 
 /// `GET` / `HEAD`: the resource's iCalendar text.
-pub fn get(place: &Place<'_>, head: bool) -> Result<Response, DavError> {
+pub fn get(place: &Place<'_>, head: bool) -> Result<Response, DavRefusal> {
     let (all, index) = place.find()?;
-    let resource = &all[index.ok_or_else(|| DavError::not_found(place.name))?];
+    let resource = &all[index.ok_or_else(|| DavRefusal::not_found(place.name))?];
     let body = if head {
         String::new()
     } else {
@@ -90,7 +90,7 @@ pub fn put(
     place: &Place<'_>,
     headers: &HeaderMap,
     body: &str,
-) -> Result<Response, DavError> {
+) -> Result<Response, DavRefusal> {
     let source = place.writable()?;
     let Place {
         calendar,
@@ -100,7 +100,7 @@ pub fn put(
     } = *place;
     let display_tz = calendar.display_timezone();
     if let Some(kind) = crate::ics::todo::unsupported_component(body) {
-        return Err(DavError::Precondition(
+        return Err(DavRefusal::Precondition(
             StatusCode::FORBIDDEN,
             "C:supported-calendar-component",
             format!("this calendar holds events (VEVENT) and tasks (VTODO), not {kind}"),
@@ -113,7 +113,7 @@ pub fn put(
         .into_iter()
         .find(|kind| source.components.is_some() && !held.contains(kind))
     {
-        return Err(DavError::Precondition(
+        return Err(DavRefusal::Precondition(
             StatusCode::FORBIDDEN,
             "C:supported-calendar-component",
             format!(
@@ -123,7 +123,7 @@ pub fn put(
         ));
     }
     let client = read_series(body, display_tz).map_err(|reason| {
-        DavError::Precondition(StatusCode::FORBIDDEN, "C:valid-calendar-data", reason)
+        DavRefusal::Precondition(StatusCode::FORBIDDEN, "C:valid-calendar-data", reason)
     })?;
     let (all, index) = place.find()?;
     let existing = index.map(|i| &all[i]);
@@ -133,7 +133,7 @@ pub fn put(
             if *client.master.uid != *resource.uid {
                 // A resource is named by its event: another UID here would
                 // be another event under this one's name.
-                return Err(DavError::Precondition(
+                return Err(DavRefusal::Precondition(
                     StatusCode::CONFLICT,
                     "C:no-uid-conflict",
                     format!(
@@ -146,7 +146,7 @@ pub fn put(
             let event = &resource.events[0];
             let served = read_series(&resource.ics(display_tz), display_tz).map_err(|e| {
                 tracing::error!(error = %e, "a served event does not read back");
-                DavError::Status(
+                DavRefusal::Status(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "the event cannot be compared".into(),
                 )
@@ -175,7 +175,7 @@ pub fn put(
         }
         None => {
             if all.iter().any(|r| *r.uid == *client.master.uid) {
-                return Err(DavError::Precondition(
+                return Err(DavRefusal::Precondition(
                     StatusCode::CONFLICT,
                     "C:no-uid-conflict",
                     format!(
@@ -232,10 +232,10 @@ pub fn delete(
     api: &AuthorizedApi,
     place: &Place<'_>,
     headers: &HeaderMap,
-) -> Result<Response, DavError> {
+) -> Result<Response, DavRefusal> {
     place.writable()?;
     let (all, index) = place.find()?;
-    let resource = &all[index.ok_or_else(|| DavError::not_found(place.name))?];
+    let resource = &all[index.ok_or_else(|| DavRefusal::not_found(place.name))?];
     preconditions(headers, Some(resource))?;
     api.delete_event(&resource.events[0].id, EventOptions::default())?;
     // The notes detached from a series go with it: they are its resource.
@@ -249,7 +249,7 @@ pub fn delete(
 }
 
 /// `If-Match` / `If-None-Match` against the resource as it is now.
-fn preconditions(headers: &HeaderMap, existing: Option<&Resource>) -> Result<(), DavError> {
+fn preconditions(headers: &HeaderMap, existing: Option<&ServedResource>) -> Result<(), DavRefusal> {
     let listed = |name: header::HeaderName| {
         headers.get(name).and_then(|v| v.to_str().ok()).map(|v| {
             v.split(',')
@@ -260,7 +260,7 @@ fn preconditions(headers: &HeaderMap, existing: Option<&Resource>) -> Result<(),
     if let Some(tags) = listed(header::IF_MATCH) {
         let matches = existing.is_some_and(|r| tags.iter().any(|t| t == "*" || **t == *r.etag));
         if !matches {
-            return Err(DavError::precondition_failed(match existing {
+            return Err(DavRefusal::precondition_failed(match existing {
                 Some(_) => "the resource changed since it was read (If-Match)",
                 None => "the resource does not exist (If-Match)",
             }));
@@ -270,7 +270,7 @@ fn preconditions(headers: &HeaderMap, existing: Option<&Resource>) -> Result<(),
         && let Some(resource) = existing
         && tags.iter().any(|t| t == "*" || **t == *resource.etag)
     {
-        return Err(DavError::precondition_failed(
+        return Err(DavRefusal::precondition_failed(
             "the resource already exists (If-None-Match)",
         ));
     }

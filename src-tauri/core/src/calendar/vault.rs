@@ -7,7 +7,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::error::CalendarError;
+use crate::calendar::model::error::CalendarError;
 
 /// Obsidian's trash folder at the vault's root.
 pub const TRASH: &str = ".trash";

@@ -19,14 +19,14 @@ use icalendar::parser::{Component, Property};
 
 use super::values::{IcsTime, PeriodEnd, alarms, duration, first_value, param, values};
 use super::zone::Zones;
-use crate::calendar::cache::Indexed;
-use crate::calendar::event::EventType;
-use crate::calendar::id::EventId;
-use crate::calendar::recurrence::Timing;
-use crate::calendar::recurrence_set::RecurrenceSet;
+use crate::calendar::index::cache::Indexed;
+use crate::calendar::model::event::EventType;
+use crate::calendar::model::id::EventId;
+use crate::calendar::model::spec::EventSpec;
+use crate::calendar::model::status::SkippedNote;
+use crate::calendar::series::recurrence::Timing;
+use crate::calendar::series::recurrence_set::RecurrenceSet;
 use crate::calendar::sources::{ParsedNote, SourceConfig};
-use crate::calendar::spec::EventSpec;
-use crate::calendar::status::SkippedNote;
 use crate::ics::bounds::{self, Limits};
 
 /// One VEVENT, read.
@@ -508,7 +508,7 @@ fn series(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calendar::event::AlarmAction;
+    use crate::calendar::model::event::AlarmAction;
     use crate::calendar::sources::SourceType;
 
     fn parse_feed(events: &str) -> ParsedNote {

@@ -306,7 +306,7 @@ pub(super) fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
 }
 
 fn in_zone(local: NaiveDateTime, from: Tz, to: Tz) -> NaiveDateTime {
-    let instant = crate::calendar::query::local_to_millis(local, from);
+    let instant = crate::calendar::model::query::local_to_millis(local, from);
     DateTime::from_timestamp_millis(instant)
         .map(|t| t.with_timezone(&to).naive_local())
         .unwrap_or(local)

@@ -5,8 +5,8 @@
 use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone};
 use chrono_tz::Tz;
 
-use crate::calendar::rule_parse::parse_rrule;
-use crate::calendar::rule_text::{Pattern, rule_line, with_until_utc};
+use crate::calendar::series::rule_parse::parse_rrule;
+use crate::calendar::series::rule_text::{Pattern, rule_line, with_until_utc};
 use crate::calendar::{Event, EventType};
 
 /// The `RRULE` value (no `RRULE:` prefix) of a series, `None` for a single

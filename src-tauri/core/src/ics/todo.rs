@@ -54,7 +54,7 @@ fn completed_utc(at: &str, display_tz: Tz) -> Option<DateTime<Utc>> {
                 .ok()
                 .map(|d| d.and_time(NaiveTime::MIN))
         })?;
-    let millis = crate::calendar::query::local_to_millis(local, display_tz);
+    let millis = crate::calendar::model::query::local_to_millis(local, display_tz);
     DateTime::from_timestamp_millis(millis)
 }
 

@@ -7,9 +7,9 @@ use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
 use super::zone::{Zone, Zones};
-use crate::calendar::event::{Alarm, AlarmAction};
-use crate::calendar::query::local_to_millis;
-use crate::calendar::spec::MAX_ALARM_MINUTES;
+use crate::calendar::model::event::{Alarm, AlarmAction};
+use crate::calendar::model::query::local_to_millis;
+use crate::calendar::model::spec::MAX_ALARM_MINUTES;
 
 /// A DATE or DATE-TIME value.
 #[derive(Debug, Clone, Copy, PartialEq)]

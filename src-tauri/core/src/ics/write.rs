@@ -14,7 +14,7 @@ use chrono_tz::Tz;
 use super::rule::{anchor, first_occurrence, series_rule};
 use super::text::{param, raw_line, text_line};
 use super::vtimezone::vtimezone;
-use crate::calendar::rule_text::with_until_utc;
+use crate::calendar::series::rule_text::with_until_utc;
 use crate::calendar::{Completion, Event};
 
 /// One `VEVENT` (or `VTODO`, see [`calendar_with_todos`]) to write.

@@ -19,9 +19,9 @@ use axum::http::HeaderMap;
 use chrono_tz::Tz;
 
 use crate::api::{AuthorizedApi, EventOptions};
-use crate::caldav_server::error::DavError;
+use crate::caldav_server::error::DavRefusal;
 use crate::caldav_server::resource::{Place, put};
-use crate::caldav_server::{Listings, Resource, resource_name};
+use crate::caldav_server::{Listings, ServedResource, resource_name};
 use crate::calendar::{Alarm, AlarmAction, Calendar, Event, EventFields, EventId};
 use crate::ics::series::read_series;
 use crate::vault_reminders::rules::Rules;
@@ -67,7 +67,7 @@ impl Vault<'_> {
         )
     }
 
-    fn item(&self, resource: &Resource) -> LocalItem {
+    fn item(&self, resource: &ServedResource) -> LocalItem {
         let mut added = Vec::new();
         let events: Vec<Event> = resource
             .events
@@ -84,7 +84,7 @@ impl Vault<'_> {
                 event
             })
             .collect();
-        let published = Resource::of(resource.uid.clone(), events, self.zone());
+        let published = ServedResource::of(resource.uid.clone(), events, self.zone());
         LocalItem {
             name: resource.name.to_string(),
             etag: published.etag.to_string(),
@@ -256,13 +256,13 @@ fn without_alarms(ics: &str, minutes: &[i64]) -> String {
 }
 
 /// The CalDAV server's refusal of a server's resource, in plain words.
-fn in_words(error: &DavError) -> String {
+fn in_words(error: &DavRefusal) -> String {
     match error {
-        DavError::Precondition(_, _, message) | DavError::Status(_, message) => message.clone(),
-        DavError::Unauthorized(message) | DavError::MethodNotAllowed { message, .. } => {
+        DavRefusal::Precondition(_, _, message) | DavRefusal::Status(_, message) => message.clone(),
+        DavRefusal::Unauthorized(message) | DavRefusal::MethodNotAllowed { message, .. } => {
             message.clone()
         }
-        DavError::Busy { message, .. } => message.clone(),
+        DavRefusal::Busy { message, .. } => message.clone(),
     }
 }
 

@@ -10,7 +10,6 @@
 //! are the title. docs/quick-add.md lists the phrases with the events they
 //! make; the tests read that table.
 
-mod choose;
 mod dates;
 mod repeat;
 mod resolve;
@@ -23,7 +22,6 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::calendar::{DayOfWeek, EventFields, EventType, SourceInfo};
-pub use choose::{QuickEvent, read};
 use dates::DayFound;
 use repeat::Repeat;
 use times::TimeFound;

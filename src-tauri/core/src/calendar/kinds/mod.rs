@@ -18,9 +18,9 @@
 //! settings' questions in `settings`, the mapping and the engine's questions
 //! in `resolved`. A read-only kind needs nothing outside `kinds/` but its
 //! own module of `sources`; a writable one also its writer in `dispatch`.
+//! That no match outside `kinds/` falls through is checked on the source
+//! (`tests/layout/no_fall_through.rs`).
 
-#[cfg(test)]
-mod no_fall_through;
 mod resolved;
 mod settings;
 

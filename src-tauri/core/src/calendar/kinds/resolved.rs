@@ -8,11 +8,11 @@ use std::path::{Component, Path};
 use chrono_tz::Tz;
 
 use super::Kind;
-use crate::calendar::cache::Indexed;
-use crate::calendar::error::CalendarError;
+use crate::calendar::index::cache::Indexed;
+use crate::calendar::model::error::CalendarError;
+use crate::calendar::model::status::SkippedNote;
 use crate::calendar::sources::dateformat::DateFormat;
 use crate::calendar::sources::{dailyconfig, dailynote, fullnote, holidays, ical, ics_file, tasks};
-use crate::calendar::status::SkippedNote;
 use crate::settings::{CalendarSource, SourceKind, TaskDateField};
 
 /// A configured source with its folder made vault-relative.

@@ -28,13 +28,13 @@ use sha2::{Digest, Sha256};
 
 use super::ParsedNote;
 use super::dateformat::DateFormat;
-use crate::calendar::cache::Indexed;
-use crate::calendar::error::CalendarError;
-use crate::calendar::event::{Completion, DisplayMode, EventType};
-use crate::calendar::id::EventId;
-use crate::calendar::recurrence::Timing;
-use crate::calendar::spec::{self, EventSpec, format_date, format_time};
-use crate::calendar::status::SkippedNote;
+use crate::calendar::index::cache::Indexed;
+use crate::calendar::model::error::CalendarError;
+use crate::calendar::model::event::{Completion, DisplayMode, EventType};
+use crate::calendar::model::id::EventId;
+use crate::calendar::model::spec::{self, EventSpec, format_date, format_time};
+use crate::calendar::model::status::SkippedNote;
+use crate::calendar::series::recurrence::Timing;
 
 /// Inline fields that are part of the event.
 const EVENT_FIELDS: [&str; 12] = [

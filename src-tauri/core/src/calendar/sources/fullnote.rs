@@ -16,15 +16,15 @@
 use chrono_tz::Tz;
 use serde_norway::{Mapping, Value};
 
-use crate::calendar::cache::Indexed;
-use crate::calendar::error::CalendarError;
-use crate::calendar::event::{
+use crate::calendar::frontmatter::{self, Update};
+use crate::calendar::index::cache::Indexed;
+use crate::calendar::model::error::CalendarError;
+use crate::calendar::model::event::{
     Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, EventType, Relation, RepeatOn,
 };
-use crate::calendar::frontmatter::{self, Update};
-use crate::calendar::id::EventId;
-use crate::calendar::recurrence::Timing;
-use crate::calendar::spec::{self, EventSpec, format_date, format_time};
+use crate::calendar::model::id::EventId;
+use crate::calendar::model::spec::{self, EventSpec, format_date, format_time};
+use crate::calendar::series::recurrence::Timing;
 
 /// The frontmatter keys that belong to the event, in the order new notes
 /// get them.

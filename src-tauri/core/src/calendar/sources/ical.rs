@@ -44,7 +44,7 @@ pub struct FeedMeta {
 
 /// The on-disk copies of the feeds.
 #[derive(Debug, Clone)]
-pub struct FeedStore {
+pub struct FeedCopies {
     dir: PathBuf,
 }
 
@@ -56,7 +56,7 @@ fn hex_digest(text: &str) -> String {
         .collect()
 }
 
-impl FeedStore {
+impl FeedCopies {
     pub fn new(dir: &Path) -> Self {
         Self {
             dir: dir.to_path_buf(),

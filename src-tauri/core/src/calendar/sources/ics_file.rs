@@ -11,7 +11,7 @@
 use chrono_tz::Tz;
 
 use super::{ParsedNote, SourceConfig, ical};
-use crate::calendar::status::SkippedNote;
+use crate::calendar::model::status::SkippedNote;
 use crate::ics::bounds::Limits;
 
 /// Reads the file at vault-relative `path` into cache entries.

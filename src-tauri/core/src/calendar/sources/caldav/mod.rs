@@ -13,7 +13,16 @@
 //!   under the source id, never in settings or logs;
 //! - [`account`]: setting an account's calendar up from Settings;
 //! - [`state`]: what the engine keeps for its CalDAV calendars (mirrors,
-//!   queues, their lock, passwords).
+//!   queues, their lock, passwords);
+//! - `worker`: their mirrors loaded and synced on the engine's feed worker;
+//!   `writes`: an event written to a CalDAV calendar (or queued);
+//!   `moves`: an event moved into or out of one. These three are
+//!   `impl Calendar` blocks, the engine's side of this source kind.
+//!
+//! Everything the CalDAV client does is in this folder. May import the
+//! engine, `model`, `series`, `index` (a write's cached entry) and the other
+//! sources (a move's note side); the WebDAV XML tree is shared with the
+//! server through `crate::webdav`.
 //!
 //! No maintained Rust crate speaks CalDAV's client side over a blocking
 //! reqwest client, so the few requests needed are written here; quick-xml
@@ -23,11 +32,14 @@ pub mod account;
 pub(crate) mod dav;
 pub mod discover;
 pub mod mirror;
+mod moves;
 pub mod password;
 pub mod queue;
 pub mod splice;
 pub mod state;
 pub mod sync;
+mod worker;
+mod writes;
 
 pub use dav::{
     DavClient, DavError, MAX_ANSWER_BYTES, MAX_RESOURCE_BYTES, MAX_RESOURCES,

@@ -21,10 +21,10 @@ use chrono::{NaiveDate, NaiveTime, Timelike};
 
 use super::line::{TaskLine, TimeForm, TimeStyle};
 use super::{ids, task_event, task_lines};
-use crate::calendar::error::CalendarError;
-use crate::calendar::event::{Completion, EventType};
-use crate::calendar::fields::EventFields;
-use crate::calendar::spec::{EventSpec, format_date, format_time};
+use crate::calendar::model::error::CalendarError;
+use crate::calendar::model::event::{Completion, EventType};
+use crate::calendar::model::fields::EventFields;
+use crate::calendar::model::spec::{EventSpec, format_date, format_time};
 use crate::calendar::vault::Vault;
 use crate::fsutil::atomic_write;
 use crate::settings::TaskDateField;

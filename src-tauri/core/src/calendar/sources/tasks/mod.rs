@@ -31,13 +31,13 @@ use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
 
 use super::ParsedNote;
-use crate::calendar::cache::Indexed;
-use crate::calendar::error::CalendarError;
-use crate::calendar::event::{Completion, EventType};
-use crate::calendar::id::EventId;
-use crate::calendar::recurrence::Timing;
-use crate::calendar::spec::{EventSpec, format_date};
-use crate::calendar::status::SkippedNote;
+use crate::calendar::index::cache::Indexed;
+use crate::calendar::model::error::CalendarError;
+use crate::calendar::model::event::{Completion, EventType};
+use crate::calendar::model::id::EventId;
+use crate::calendar::model::spec::{EventSpec, format_date};
+use crate::calendar::model::status::SkippedNote;
+use crate::calendar::series::recurrence::Timing;
 use crate::settings::TaskDateField;
 use line::TaskLine;
 
