@@ -352,7 +352,7 @@ impl Calendar {
     /// The work of [`Calendar::trash_note`]: the note's bytes written under
     /// `.trash/` (a free name there) and the note removed, as one recorded
     /// change, so an undo brings it back.
-    pub(super) fn trash_file(&self, rel: &str) -> Result<String, CalendarError> {
+    pub(in crate::calendar) fn trash_file(&self, rel: &str) -> Result<String, CalendarError> {
         let _write = self.inner.begin_write(None);
         self.require_vault()?;
         let vault = self.inner.read().vault.clone();
@@ -447,13 +447,13 @@ fn not_notes() -> CalendarError {
 /// (Obsidian's trash folder, where a deleted note is kept).
 fn trash_name(rel: &str, n: usize) -> String {
     if n == 0 {
-        return format!("{}/{rel}", super::vault::TRASH);
+        return format!("{}/{rel}", crate::calendar::vault::TRASH);
     }
     match rel.rsplit_once('.') {
         Some((stem, ext)) if !ext.contains('/') => {
-            format!("{}/{stem} {n}.{ext}", super::vault::TRASH)
+            format!("{}/{stem} {n}.{ext}", crate::calendar::vault::TRASH)
         }
-        _ => format!("{}/{rel} {n}", super::vault::TRASH),
+        _ => format!("{}/{rel} {n}", crate::calendar::vault::TRASH),
     }
 }
 
