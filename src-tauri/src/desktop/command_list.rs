@@ -36,6 +36,7 @@ pub const COMMANDS: &[&str] = &[
     "event_delete",
     "event_open_note",
     "event_quick_add",
+    "history_step",
     "time_zones",
     "vault_import_offer",
     "vault_import_apply",
