@@ -552,8 +552,9 @@ async fn drag_and_resize_rewrite_only_the_changed_keys() {
     let grab = (event[0] + event[2] / 2.0, event[1] + 4.0);
     let target = slot_point(&session, to_day, "15:00:00", 4.0).await;
     session.drag(grab, (target.0, grab.1)).await;
+    // The line still says "Resized “Review”." until the refusal replaces it.
     session
-        .wait_for("!document.getElementById('edit-hint').hidden")
+        .wait_for("document.getElementById('edit-hint').textContent.startsWith('Could not move')")
         .await;
     let hint = session.text("#edit-hint").await;
     assert!(
