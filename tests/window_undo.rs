@@ -2,8 +2,9 @@
 //! the window's last move, edit or delete byte for byte, Ctrl+Shift+Z
 //! redoes, the notice after each offers an Undo that does what Ctrl+Z
 //! does, and an undo over a newer edit made on disk is refused, says why
-//! and writes nothing. The real window through WebDriver, on a real vault;
-//! one window for all of it, as each launch costs CI time.
+//! and writes nothing; and Settings lists a token's changes and undoes all
+//! it did since one of them. The real windows through WebDriver, on a real
+//! vault; one launch per window, as each launch costs CI time.
 
 use crate::support;
 use crate::window_editing::{
@@ -158,5 +159,97 @@ async fn ctrl_z_redo_and_the_notices_undo_take_back_moves_edits_and_deletes() {
         "{said}"
     );
     assert_eq!(std::fs::read_to_string(note(day)).unwrap(), by_hand);
+    session.end().await;
+}
+
+/// Opens the "Changes…" dialog of the token “assistant” and waits until
+/// it lists `count` changes.
+async fn open_token_changes(session: &Session, count: usize) {
+    session
+        .click("tr[data-token-name='assistant'] button.token-changes")
+        .await;
+    session
+        .wait_for(&format!(
+            "document.getElementById('token-changes-dialog').open
+             && document.querySelectorAll('#token-changes-list li').length === {count}"
+        ))
+        .await;
+}
+
+/// Picks the `option`th change (newest first) and clicks "Undo all since";
+/// waits until the dialog says `said`.
+async fn undo_all_since(session: &Session, option: usize, said: &str) {
+    session
+        .execute(
+            "document.getElementById('token-changes-status').textContent = '';
+             const since = document.getElementById('token-changes-since');
+             since.selectedIndex = arguments[0];
+             since.dispatchEvent(new Event('change', { bubbles: true }));",
+            json!([option]),
+        )
+        .await;
+    session.click("#token-changes-undo").await;
+    session
+        .wait_for(&format!(
+            "document.getElementById('token-changes-status').textContent === {}",
+            json!(said)
+        ))
+        .await;
+}
+
+/// Settings › API & Security: a token's "Changes…" lists what it wrote and
+/// undoes all of it since a chosen change, byte for byte.
+#[tokio::test]
+async fn settings_lists_a_tokens_changes_and_undoes_all_since_one() {
+    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let secret = instance.seed_token("assistant", &["events:write"]);
+    let session = Session::start(&instance, "settings", Theme::Light).await;
+    session
+        .wait_for(
+            "document.querySelector(\"tr[data-token-name='assistant'] button.token-changes\")",
+        )
+        .await;
+
+    // The token creates a note, then edits it, over REST.
+    let client = reqwest::Client::new();
+    let created: serde_json::Value = client
+        .post(format!("{}/events", instance.api()))
+        .bearer_auth(&secret)
+        .json(&json!({ "calendarId": "local",
+            "event": { "title": "Lunch", "date": "2026-03-04", "allDay": true } }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["event"]["id"].as_str().expect("an id").to_string();
+    let note = instance.vault().join("events/2026-03-04 Lunch.md");
+    let as_created = std::fs::read_to_string(&note).unwrap();
+    let mut url = reqwest::Url::parse(&instance.api()).unwrap();
+    url.path_segments_mut().unwrap().push("events").push(&id);
+    let edited = client
+        .put(url)
+        .bearer_auth(&secret)
+        .json(&json!({ "event": { "location": "Room 4" } }))
+        .send()
+        .await
+        .unwrap();
+    assert!(edited.status().is_success(), "{edited:?}");
+    assert_ne!(std::fs::read_to_string(&note).unwrap(), as_created);
+
+    // Both listed, newest first; undoing since the newest takes back the edit.
+    open_token_changes(&session, 2).await;
+    let listed = session.text("#token-changes-list").await;
+    assert!(
+        listed.find("edited events/2026-03-04 Lunch.md").unwrap()
+            < listed.find("created events/2026-03-04 Lunch.md").unwrap(),
+        "{listed}"
+    );
+    undo_all_since(&session, 0, "Undid 1 change.").await;
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), as_created);
+    // Since the oldest: the edit is undone already, the creation goes.
+    undo_all_since(&session, 1, "Undid 1 change.").await;
+    assert!(!note.exists());
     session.end().await;
 }

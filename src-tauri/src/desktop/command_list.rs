@@ -37,6 +37,8 @@ pub const COMMANDS: &[&str] = &[
     "event_open_note",
     "event_quick_add",
     "history_step",
+    "token_changes",
+    "token_undo_since",
     "time_zones",
     "vault_import_offer",
     "vault_import_apply",
