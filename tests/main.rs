@@ -46,4 +46,5 @@ mod window_settings_kinds;
 mod window_settings_sections;
 mod window_sidebar;
 mod window_tasks;
+mod window_undo;
 mod window_webhooks;

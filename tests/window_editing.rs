@@ -74,7 +74,7 @@ fn with_lines(text: &str, changes: &[(&str, &str)]) -> String {
         .collect()
 }
 
-async fn start(instance: &Instance, theme: Theme) -> Session {
+pub(crate) async fn start(instance: &Instance, theme: Theme) -> Session {
     let session = Session::start(instance, "calendar", theme).await;
     // The first fetch is in: events (if any) are on screen.
     session
@@ -84,7 +84,7 @@ async fn start(instance: &Instance, theme: Theme) -> Session {
 }
 
 /// Sets a text control's value as a user would: cleared, then typed.
-async fn fill(session: &Session, id: &str, text: &str) {
+pub(crate) async fn fill(session: &Session, id: &str, text: &str) {
     session
         .execute(
             "const el = document.getElementById(arguments[0]); el.value = ''; el.focus();",
@@ -130,13 +130,13 @@ async fn value(session: &Session, id: &str) -> Value {
         .await
 }
 
-async fn dialog_open(session: &Session) {
+pub(crate) async fn dialog_open(session: &Session) {
     session
         .wait_for("document.getElementById('event-dialog').open")
         .await;
 }
 
-async fn dialog_closed(session: &Session) {
+pub(crate) async fn dialog_closed(session: &Session) {
     session
         .wait_for("!document.getElementById('event-dialog').open")
         .await;
@@ -165,7 +165,7 @@ async fn new_event_by_keyboard(session: &Session) {
 }
 
 /// Scrolls the time grid so the slot `time` (`HH:mm:ss`) is in the middle.
-async fn scroll_to(session: &Session, time: &str) {
+pub(crate) async fn scroll_to(session: &Session, time: &str) {
     session
         .execute(
             "document.querySelector(`.fc-timegrid-slot-lane[data-time='${arguments[0]}']`)
@@ -177,7 +177,12 @@ async fn scroll_to(session: &Session, time: &str) {
 
 /// The viewport point `dy` pixels into the time slot `time` (`HH:mm:ss`)
 /// of the day column `date`.
-async fn slot_point(session: &Session, date: NaiveDate, time: &str, dy: f64) -> (f64, f64) {
+pub(crate) async fn slot_point(
+    session: &Session,
+    date: NaiveDate,
+    time: &str,
+    dy: f64,
+) -> (f64, f64) {
     let point = session
         .execute(
             "const lane = document.querySelector(`.fc-timegrid-slot-lane[data-time='${arguments[1]}']`);
@@ -191,7 +196,7 @@ async fn slot_point(session: &Session, date: NaiveDate, time: &str, dy: f64) -> 
 }
 
 /// The rectangle (x, y, width, height) of the element matching `css`.
-async fn rect(session: &Session, css: &str) -> [f64; 4] {
+pub(crate) async fn rect(session: &Session, css: &str) -> [f64; 4] {
     let r = session
         .execute(
             "const r = document.querySelector(arguments[0]).getBoundingClientRect();
@@ -203,7 +208,7 @@ async fn rect(session: &Session, css: &str) -> [f64; 4] {
 }
 
 /// A day of the shown week other than `date`, next to it.
-async fn neighbour_in_view(session: &Session, date: NaiveDate) -> NaiveDate {
+pub(crate) async fn neighbour_in_view(session: &Session, date: NaiveDate) -> NaiveDate {
     let shown = session
         .execute(
             "return [...document.querySelectorAll('.fc-timegrid-col[data-date]')].map((c) => c.dataset.date)",
@@ -363,7 +368,7 @@ async fn create_timed_all_day_and_recurring_events() {
 }
 
 /// The `.fc-event` of the event titled `title` in the day column `date`.
-fn event_in(date: NaiveDate, title: &str) -> String {
+pub(crate) fn event_in(date: NaiveDate, title: &str) -> String {
     format!(".fc-timegrid-col[data-date='{date}'] .fc-event[data-title='{title}']")
 }
 
@@ -547,8 +552,9 @@ async fn drag_and_resize_rewrite_only_the_changed_keys() {
     let grab = (event[0] + event[2] / 2.0, event[1] + 4.0);
     let target = slot_point(&session, to_day, "15:00:00", 4.0).await;
     session.drag(grab, (target.0, grab.1)).await;
+    // The line still says "Resized “Review”." until the refusal replaces it.
     session
-        .wait_for("!document.getElementById('edit-hint').hidden")
+        .wait_for("document.getElementById('edit-hint').textContent.startsWith('Could not move')")
         .await;
     let hint = session.text("#edit-hint").await;
     assert!(

@@ -103,7 +103,7 @@ async fn each_key_does_what_the_panel_says_and_go_to_date_reads_a_day() {
         )
         .await;
     let listed: Vec<String> = serde_json::from_value(listed).unwrap();
-    assert_eq!(listed.len(), 15, "{listed:?}");
+    assert_eq!(listed.len(), 17, "{listed:?}");
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     for does in &listed {

@@ -390,13 +390,19 @@ impl Session {
     /// Presses `key` while holding `modifier` (WebDriver's code points:
     /// Shift `\u{E008}`, Control `\u{E009}`, Alt `\u{E00A}`).
     pub async fn press_with(&self, modifier: char, key: char) {
-        let (modifier, key) = (modifier.to_string(), key.to_string());
-        let actions = json!([
-            { "type": "keyDown", "value": modifier },
-            { "type": "keyDown", "value": key },
-            { "type": "keyUp", "value": key },
-            { "type": "keyUp", "value": modifier },
-        ]);
+        self.press_chord(&[modifier], key).await;
+    }
+
+    /// Presses `key` while holding every one of `modifiers` (Ctrl+Shift+Z).
+    pub async fn press_chord(&self, modifiers: &[char], key: char) {
+        let down = |c: &char| json!({ "type": "keyDown", "value": c.to_string() });
+        let up = |c: &char| json!({ "type": "keyUp", "value": c.to_string() });
+        let actions: Vec<Value> = modifiers
+            .iter()
+            .map(down)
+            .chain([down(&key), up(&key)])
+            .chain(modifiers.iter().rev().map(up))
+            .collect();
         self.call(
             reqwest::Method::POST,
             "/actions",

@@ -9,6 +9,8 @@
 //!   grants each window only those its page calls;
 //! - [`webhook_commands`]: Settings' webhooks (the core's `webhooks`);
 //! - [`editing`]: the commands the calendar window edits events with;
+//! - [`undo_commands`]: its Ctrl+Z and Ctrl+Shift+Z, and Settings' undo of
+//!   what a token did;
 //! - [`bridge`]: forwards core changes (settings, REST state, …) to the UI and
 //!   the tray;
 //! - [`ui`] / [`consent`]: the API's window controller and consent dialog;
@@ -32,6 +34,7 @@ mod quick_add;
 mod settings_commands;
 mod tray;
 mod ui;
+mod undo_commands;
 mod webhook_commands;
 mod window_state;
 mod windows;
@@ -92,6 +95,9 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             editing::event_delete,
             editing::event_open_note,
             quick_add::event_quick_add,
+            undo_commands::history_step,
+            undo_commands::token_changes,
+            undo_commands::token_undo_since,
             settings_commands::time_zones,
             settings_commands::vault_import_offer,
             settings_commands::vault_import_apply,

@@ -10,6 +10,7 @@ import listPlugin from '@fullcalendar/list';
 import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from './calendar_editing.js';
 import { setupEventDialog } from './event_dialog.js';
 import { setupKeys } from './calendar_keys.js';
+import { setupUndoKeys } from './edit_notice.js';
 import { focusSearch, setupSearch } from './calendar_search.js';
 import { AGENDA, agendaViews, followAgenda, overdueTasks } from './agenda.js';
 import { setupCalendarList } from './calendar_list.js';
@@ -81,6 +82,7 @@ const redrawList = await setupCalendarList(() => sources, (ids) => showCalendars
 calendar.render();
 deleteByKey(calendar, () => sources);
 setupKeys(calendar, { newEvent: () => newEvent.click(), search: focusSearch });
+setupUndoKeys();
 setupSearch(calendar);
 followAgenda(calendar);
 await setupMiniMonth(calendar);

@@ -8,17 +8,10 @@ import { DateTime } from 'luxon';
 
 import { detachOccurrence, openDelete, openEvent, openNew } from './event_dialog.js';
 import { changedFrom, followRename, isDone, isTask, withoutNulls } from './event_fields.js';
+import { showDone, showHint } from './edit_notice.js';
 import { invoke } from './ipc.js';
 
 export { interactionPlugin };
-
-const hint = document.getElementById('edit-hint');
-
-/** Shows (or with '' hides) the line under the toolbar that says why something did not move. */
-function showHint(message) {
-  hint.textContent = message;
-  hint.hidden = !message;
-}
 
 const engineEvent = (fcEvent) => fcEvent.extendedProps.event;
 const messageOf = (error) => error?.message ?? String(error);
@@ -155,19 +148,20 @@ export function editingOptions(sources) {
     ? `“${event.title}” repeats: open it to move this occurrence or the whole series.`
     : `“${event.title}” comes from a read-only calendar (a feed): it cannot be moved.`);
 
-  async function place(info) {
+  /** Writes a drag (`did`: "Moved") or a resize ("Resized") and offers to undo it. */
+  const place = (did) => async (info) => {
     const event = engineEvent(info.event);
     const zone = info.view.calendar.getOption('timeZone');
     const fields = changedFrom(event, placedFields(info.event, event, zone));
     if (!Object.keys(fields).length) return;
     try {
       await invoke('event_update', { id: event.id, fields });
-      showHint('');
+      showDone(`${did} “${event.title}”.`);
     } catch (error) {
       info.revert();
       showHint(`Could not move “${event.title}”: ${messageOf(error)}`);
     }
-  }
+  };
 
   /** Tick or untick a task right on the calendar. */
   function taskBox(event) {
@@ -246,8 +240,8 @@ export function editingOptions(sources) {
       const event = engineEvent(info.event);
       openEvent(event, !editable(event));
     },
-    eventDrop: place,
-    eventResize: place,
+    eventDrop: place('Moved'),
+    eventResize: place('Resized'),
     eventDidMount(info) {
       if (!info.event.extendedProps.event) return;
       const event = engineEvent(info.event);

@@ -4,7 +4,8 @@
 // A key acts only when nothing is being typed into (a field, a dialog) and
 // without Ctrl, Alt or Meta, so the system's and the browser's own shortcuts
 // keep working. Enter on an event opens it and Delete asks to delete it
-// (calendar_editing.js); Tab moves through the events in order and Esc
+// (calendar_editing.js), Ctrl+Z and Ctrl+Shift+Z undo and redo
+// (edit_notice.js); Tab moves through the events in order and Esc
 // closes a dialog (the browser's own).
 
 import { invoke } from './ipc.js';
@@ -22,6 +23,8 @@ export const KEYS = [
   { keys: ['n'], does: 'New event', run: (_, ui) => ui.newEvent() },
   { keys: ['/', 'Ctrl+F'], does: 'Search every calendar', run: (_, ui) => ui.search() },
   { keys: ['?'], does: 'This list of keys', run: (_, ui) => ui.help() },
+  { keys: ['Ctrl+Z'], does: 'Undo the last change made in this window' },
+  { keys: ['Ctrl+Shift+Z'], does: 'Redo what Ctrl+Z undid' },
   { keys: ['Enter'], does: 'Open the focused event' },
   { keys: ['Delete'], does: 'Delete the focused event (asks first)' },
   { keys: ['Tab'], does: 'The next event (Shift+Tab: the previous)' },
@@ -31,7 +34,8 @@ export const KEYS = [
 /** The keys as `KeyboardEvent.key` names them. */
 const KEY_NAMES = { '←': 'ArrowLeft', '→': 'ArrowRight' };
 
-function typingInto(target) {
+/** Whether a key pressed on `target` is typing (a field, an open dialog). */
+export function typingInto(target) {
   // A field of a dialog just closed may hold the focus a moment longer.
   if (target.closest?.('dialog:not([open])')) return false;
   return Boolean(target.closest?.('input:not([type="checkbox"]), textarea, select, [contenteditable], dialog[open]'));

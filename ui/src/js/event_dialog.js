@@ -3,6 +3,7 @@
 // errors) and shows a refusal next to the field the engine names.
 
 import { changedFrom, followDelete, followRename, isDone, isTask, shownId, withoutNulls } from './event_fields.js';
+import { showDone } from './edit_notice.js';
 import { invoke } from './ipc.js';
 import { fillRecurrence, noRecurrence, readRecurrence, setupRecurrence, withoutRecurrence } from './recurrence_form.js';
 
@@ -166,14 +167,15 @@ export async function detachOccurrence(event, calendarId, fields) {
 /**
  * "This occurrence" of a CalDAV series, changed in place: the series keeps
  * it as an edited occurrence (`RECURRENCE-ID`), so other CalDAV clients
- * still see one series rather than a copy next to a gap.
+ * still see one series rather than a copy next to a gap. Answers whether
+ * anything changed.
  */
 async function updateOccurrence(event, fields) {
   const patch = {
     ...changedFrom({ ...event, date: event.instanceDate }, withoutRecurrence(fields)),
     ...taskFields(event),
   };
-  if (!Object.keys(patch).length) return;
+  if (!Object.keys(patch).length) return false;
   const saved = await invoke('event_update', {
     id: event.id,
     calendarId: null,
@@ -181,6 +183,7 @@ async function updateOccurrence(event, fields) {
     options: { instanceDate: event.instanceDate },
   });
   followRename(shownId(event), shownId(saved));
+  return true;
 }
 
 /** Whether `event` is in a CalDAV calendar (one that holds edited occurrences). */
@@ -191,14 +194,17 @@ async function save() {
   const event = shown.event;
   const fields = readForm();
   const calendarId = $('ev-calendar').value;
+  // What the notice says, when the save was one change an undo takes back whole.
+  let done = null;
   try {
     if (!event.id) {
       await invoke('event_create', {
         calendarId: $('ev-calendar').value,
         fields: withoutNulls({ ...fields, ...taskFields(null) }),
       });
+      done = `Created “${fields.title}”.`;
     } else if (occurrenceScope() && calendarId === event.calendarId && inCaldav(event)) {
-      await updateOccurrence(event, fields);
+      if (await updateOccurrence(event, fields)) done = `Saved “${fields.title}”.`;
     } else if (occurrenceScope()) {
       await detachOccurrence(event, calendarId, { ...fields, ...taskFields(null) });
     } else {
@@ -207,9 +213,11 @@ async function save() {
       if (moved || Object.keys(patch).length) {
         const saved = await invoke('event_update', { id: event.id, calendarId: moved ? calendarId : null, fields: patch });
         followRename(event.id, saved.id);
+        done = `Saved “${fields.title}”.`;
       }
     }
     dialog.close('saved');
+    if (done) showDone(done);
   } catch (error) {
     showError(error);
   }
@@ -237,6 +245,7 @@ async function confirmDelete() {
     await invoke('event_delete', { id: event.id, options });
     followDelete(shownId(event), event.instanceDate && !occurrence ? event.id : null);
     dialog.close('deleted');
+    showDone(occurrence ? `Deleted the ${event.instanceDate} occurrence of “${event.title}”.` : `Deleted “${event.title}”.`);
   } catch (error) {
     hideConfirm();
     showError(error);

@@ -3,7 +3,8 @@
 // this one holds "API & Security": the REST server switch and port, the
 // CalDAV server's switch, port and subscription feeds (settings_feeds.js),
 // webhooks (settings_webhooks.js), and personal access tokens (generate, show
-// the secret once, list, revoke). A token allowed in a consent dialog
+// the secret once, list, revoke, and the changes made with each:
+// settings_token_changes.js). A token allowed in a consent dialog
 // (`almanac --request-access`) has its secret shown here too, taken from the
 // shell once. Above it all, a banner says why the vault cannot be used, while
 // it cannot.
@@ -18,6 +19,7 @@ import * as display from './settings_display.js';
 import * as feeds from './settings_feeds.js';
 import * as reminders from './settings_reminders.js';
 import { secretShownOnce } from './settings_shared.js';
+import { openTokenChanges } from './settings_token_changes.js';
 import { showSection, startTabs } from './settings_tabs.js';
 import * as vault from './settings_vault.js';
 import * as webhooks from './settings_webhooks.js';
@@ -184,6 +186,8 @@ function tokenRow(token) {
   const revoke = el('button', { type: 'button', class: 'danger revoke', onclick: () => askRevoke(token) }, 'Revoke');
   revoke.disabled = token.status === 'revoked';
   revoke.setAttribute('aria-label', `Revoke ${token.name}`);
+  const changes = el('button', { type: 'button', class: 'token-changes', onclick: () => openTokenChanges(token) }, 'Changes…');
+  changes.setAttribute('aria-label', `Changes made with ${token.name}`);
   return el(
     'tr',
     { dataset: { tokenId: token.id, tokenName: token.name, status: token.status } },
@@ -193,7 +197,7 @@ function tokenRow(token) {
     el('td', {}, formatDateTime(token.lastUsedAt, 'Never')),
     el('td', {}, formatDateTime(token.expiresAt, 'Never')),
     el('td', { class: `state state-${token.status}` }, STATUS_TEXT[token.status] ?? token.status),
-    el('td', {}, revoke),
+    el('td', {}, changes, ' ', revoke),
   );
 }
 

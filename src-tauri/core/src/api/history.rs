@@ -116,14 +116,19 @@ impl AuthorizedApi {
     pub fn undo_changes(&self, filter: &ChangeFilter) -> Result<UndoReport, ApiError> {
         self.require(Scope::EventsWrite)?;
         let _author = acting_as(self.author());
-        let done = undo::undo_all(&self.plugin.calendar, filter);
-        Ok(UndoReport {
+        Ok(undo::undo_all(&self.plugin.calendar, filter).into())
+    }
+}
+
+impl From<undo::UndoneAll> for UndoReport {
+    fn from(done: undo::UndoneAll) -> Self {
+        UndoReport {
             undone: done.undone,
             refused: done.refused.map(|(id, error)| Refused {
                 id,
                 message: ApiError::from(error).to_string(),
             }),
-        })
+        }
     }
 }
 

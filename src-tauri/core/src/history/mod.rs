@@ -9,6 +9,7 @@
 //! - `scope`: the engine's side — a change open while it holds its write
 //!   lock, and each file recorded just before it is written.
 //! - [`undo`]: undoing a change through the engine's write path.
+//! - [`stack`]: which change the window's Ctrl+Z (or Ctrl+Shift+Z) undoes.
 //!
 //! # Where it is recorded
 //!
@@ -67,6 +68,7 @@ pub mod author;
 mod journal;
 pub mod record;
 mod scope;
+pub mod stack;
 pub mod undo;
 
 use std::io;
@@ -80,6 +82,7 @@ pub use journal::{Limits, MAX_AGE_DAYS, MAX_CHANGES};
 pub use record::{Change, FileAction, FileChange};
 pub use scope::ChangeScope;
 pub(crate) use scope::record as record_write;
+pub use stack::Step;
 pub use undo::{RestoreFile, UndoError};
 
 use journal::Journal;
@@ -160,6 +163,14 @@ impl History {
             .rev()
             .find(|change| change.id == id)
             .cloned()
+    }
+
+    /// The change `author`'s next undo (or redo) undoes, from the whole
+    /// history ([`stack::next_step`]).
+    pub fn next_step(&self, author: &Author, step: Step) -> Option<u64> {
+        let journal = lock(self.journal.as_ref()?);
+        let changes: Vec<&Change> = journal.changes().collect();
+        stack::next_step(&changes, author, step)
     }
 
     fn ops(&self, id: u64) -> io::Result<Option<(std::path::PathBuf, Vec<record::Op>)>> {
