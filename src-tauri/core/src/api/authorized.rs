@@ -325,10 +325,12 @@ impl AuthorizedApi {
     }
 
     /// Who this object's writes are recorded as made by in the history:
-    /// its token by name, or the command line acting for the owner.
+    /// its token by name; acting for the owner, whoever the surface said
+    /// acts (the window, a published calendar's sync), else the command
+    /// line.
     pub(super) fn author(&self) -> Author {
         if self.owner {
-            Author::Cli
+            crate::history::author::said().unwrap_or(Author::Cli)
         } else {
             Author::Token {
                 name: self.grant.token_name.to_string(),

@@ -25,6 +25,12 @@ pub enum Author {
     },
     /// The command line working on the vault while no instance runs.
     Cli,
+    /// A published calendar's sync, bringing in what changed in its
+    /// CalDAV account's collection (on a phone, say).
+    Sync {
+        /// The published calendar's id.
+        calendar: String,
+    },
     /// Almanac itself, with nobody asking (tests, internal repairs).
     Almanac,
 }
@@ -45,6 +51,7 @@ impl std::fmt::Display for Author {
             Author::Window => f.write_str("the window"),
             Author::Token { name } => write!(f, "token “{name}”"),
             Author::Cli => f.write_str("the command line"),
+            Author::Sync { calendar } => write!(f, "the sync of calendar “{calendar}”"),
             Author::Almanac => f.write_str("Almanac"),
         }
     }
@@ -72,6 +79,11 @@ impl Drop for Acting {
         let before = self.before.take();
         ACTING.with(|acting| *acting.borrow_mut() = before);
     }
+}
+
+/// Who a surface said acts on this thread now, if one did.
+pub(crate) fn said() -> Option<Author> {
+    ACTING.with(|acting| acting.borrow().clone())
 }
 
 /// Who is acting on this thread now ([`Author::Almanac`] when no surface

@@ -13,6 +13,7 @@ use crate::api::CalendarPlugin;
 use crate::caldav_server::Listings;
 use crate::calendar::Calendar;
 use crate::calendar::sources::caldav::{DavClient, DavError};
+use crate::history::{Author, acting_as};
 use crate::paths::Paths;
 use crate::settings::SettingsStore;
 use crate::vault_reminders::rules::Rules;
@@ -70,6 +71,10 @@ impl Publisher {
             calendar_id: &published.calendar_id,
             rules: &rules,
         };
+        // What the pass writes into the vault is the sync's, in the history.
+        let _sync = acting_as(Author::Sync {
+            calendar: published.calendar_id.clone(),
+        });
         pass::run(&vault, &remote, &self.store)
     }
 

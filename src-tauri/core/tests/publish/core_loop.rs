@@ -3,6 +3,8 @@
 //! ending with the vault and the collection agreeing and every note's body
 //! intact.
 
+use almanac_core::history::{Author, ChangeFilter};
+
 use crate::publish::support::{CALENDAR, Server, Setup, property};
 
 const STANDUP: &str = "events/2026-03-02 Standup.md";
@@ -71,6 +73,22 @@ pub fn runs_against(server: &mut dyn Server) {
         without_uid(&setup.vault.read(&format!(".trash/{REVIEW}"))),
         REVIEW_NOTE,
         "in the trash, whole"
+    );
+    // In the history as the sync's: the note to the trash is one change.
+    let sync = Author::Sync {
+        calendar: CALENDAR.into(),
+    };
+    let changes = setup.calendar.history().list(&ChangeFilter::default(), 10);
+    let trashed = changes
+        .iter()
+        .find(|change| change.files.iter().any(|f| f.path.starts_with(".trash/")))
+        .expect("the move to the trash is recorded");
+    assert_eq!(trashed.author, sync, "{changes:?}");
+    assert!(
+        changes
+            .iter()
+            .any(|change| change.author == sync && change.files[0].path.contains("Dentist")),
+        "the phone's new event: {changes:?}"
     );
     let settled = setup.sync();
     assert_eq!((settled.pushed, settled.pulled), (0, 0), "{settled:?}");
