@@ -3,7 +3,7 @@
 //! ending with the vault and the collection agreeing and every note's body
 //! intact.
 
-use almanac_core::history::{Author, ChangeFilter};
+use almanac_core::history::{self, Author, ChangeFilter};
 
 use crate::publish::support::{CALENDAR, Server, Setup, property};
 
@@ -84,6 +84,7 @@ pub fn runs_against(server: &mut dyn Server) {
         .find(|change| change.files.iter().any(|f| f.path.starts_with(".trash/")))
         .expect("the move to the trash is recorded");
     assert_eq!(trashed.author, sync, "{changes:?}");
+    let trashed = trashed.id;
     assert!(
         changes
             .iter()
@@ -164,6 +165,21 @@ pub fn runs_against(server: &mut dyn Server) {
     let status = setup.publisher.status(CALENDAR);
     assert_eq!(status.last_error, None);
     assert_eq!(setup.publisher.waiting(CALENDAR), 0);
+
+    // The sync's move to the trash, undone: the note is back whole, and
+    // the next pass publishes it again.
+    let in_trash = setup.vault.read(&format!(".trash/{REVIEW}"));
+    history::undo::undo(&setup.calendar, trashed).expect("the sync's change is undone");
+    assert_eq!(setup.vault.read(REVIEW), in_trash, "back byte for byte");
+    assert!(!setup.vault.exists(&format!(".trash/{REVIEW}")));
+    setup.sync();
+    assert!(
+        setup
+            .on_phone()
+            .values()
+            .any(|ics| property(ics, "SUMMARY").as_deref() == Some("Review")),
+        "published again"
+    );
 }
 
 /// A note's text without the `uid` line publishing pinned.
