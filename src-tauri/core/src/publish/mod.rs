@@ -78,7 +78,7 @@ pub mod remote;
 pub mod status;
 pub mod worker;
 
-pub use publisher::{Published, Publisher};
+pub use publisher::{Published, PublishedReport, Publisher};
 
 /// The keyring entry (service `almanac-caldav`, as CalDAV calendars'
 /// passwords) of the account password of the published calendar

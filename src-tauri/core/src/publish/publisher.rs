@@ -39,6 +39,26 @@ pub struct Publisher {
     store: StatusStore,
 }
 
+/// One published calendar's sync, as a person checks it: when it last
+/// reached the server, what waits, what went wrong, what conflicted.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishedReport {
+    /// The vault calendar kept in the account's collection.
+    pub calendar_id: String,
+    /// When a pass last reached the server and finished; `null` before the
+    /// first.
+    pub last_sync: Option<chrono::DateTime<chrono::Utc>>,
+    /// Its events changed in the vault that have not reached the server.
+    pub waiting: usize,
+    /// Why the last pass (or one event of it) failed, in plain words;
+    /// `null` when it did not.
+    pub last_error: Option<String>,
+    /// The latest conflicts, newest last: the note that kept the vault's
+    /// version and the note holding the server's, both in the vault.
+    pub conflicts: Vec<super::status::Conflict>,
+}
+
 impl Publisher {
     /// The publisher of `plugin`'s engine (`calendar`, `settings`), its
     /// statuses under `paths`' data folder.
@@ -81,6 +101,29 @@ impl Publisher {
     /// The sync status of `calendar_id` as last saved.
     pub fn status(&self, calendar_id: &str) -> Status {
         self.store.load(calendar_id)
+    }
+
+    /// What is known of every published calendar now, in settings order
+    /// (`GET /api/v1/calendars`' `published`). Reads each calendar's events
+    /// to count what waits, so it runs off the async workers.
+    pub fn reports(&self) -> Vec<PublishedReport> {
+        self.settings
+            .get()
+            .published_calendars
+            .iter()
+            .map(|published| {
+                let status = self.status(&published.calendar_id);
+                PublishedReport {
+                    calendar_id: published.calendar_id.clone(),
+                    last_sync: status
+                        .last_sync_millis
+                        .and_then(chrono::DateTime::from_timestamp_millis),
+                    waiting: self.waiting(&published.calendar_id),
+                    last_error: status.last_error,
+                    conflicts: status.conflicts,
+                }
+            })
+            .collect()
     }
 
     /// How many of `calendar_id`'s events wait to reach the server.

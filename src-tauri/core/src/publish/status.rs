@@ -33,7 +33,7 @@ pub struct Item {
 
 /// Both sides changed one event: the note kept the vault's version and the
 /// server's was written beside it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Conflict {
     pub uid: String,
@@ -41,6 +41,7 @@ pub struct Conflict {
     pub note: String,
     /// The note holding the server's version (vault-relative).
     pub conflict_note: String,
+    /// When the conflict was found (Unix epoch milliseconds).
     pub at_millis: i64,
 }
 

@@ -3,6 +3,7 @@
 
 use axum::Json;
 use axum::Router;
+use axum::extract::State;
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -13,6 +14,7 @@ use super::extract::JsonBody;
 use super::fallback::method_not_allowed;
 use super::{RestState, Success};
 use crate::calendar::{SourceInfo, VaultStatus};
+use crate::publish::PublishedReport;
 
 /// The calendar and provider routes.
 pub fn routes() -> Router<RestState> {
@@ -33,6 +35,9 @@ pub struct CalendarList {
     /// Whether the vault can be used. While it is `unavailable`, note
     /// calendars list no events and writes to them answer 503.
     vault: VaultStatus,
+    /// The calendars kept in a CalDAV account's collection
+    /// (`publishedCalendars`), each with its sync's state.
+    published: Vec<PublishedReport>,
 }
 
 /// Lists the configured calendar sources.
@@ -43,12 +48,21 @@ pub struct CalendarList {
     responses((status = 200, description = "The calendar sources", body = CalendarList)),
 )]
 pub async fn list(
+    State(state): State<RestState>,
     Authorized(api, ..): Authorized<ProvidersRead>,
 ) -> Result<Json<CalendarList>, RestError> {
+    let published = match state.publishing {
+        // Counting what waits reads the calendar's events: off the workers.
+        Some(publishing) => tokio::task::spawn_blocking(move || publishing.publisher.reports())
+            .await
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
     Ok(Json(CalendarList {
         success: true,
         calendars: api.get_sources()?,
         vault: api.get_vault_status()?,
+        published,
     }))
 }
 
@@ -61,7 +75,8 @@ pub struct Revalidate {
     force: bool,
 }
 
-/// Starts a background refetch of the remote (ICS) calendars; returns at once.
+/// Starts a background refetch of the remote (ICS) calendars and a pass of
+/// every published calendar; returns at once.
 #[utoipa::path(
     post, path = "/api/v1/providers/revalidate", operation_id = "revalidateProviders", tag = "calendars",
     request_body(content = Option<Revalidate>, description = "Optional"),
@@ -71,9 +86,13 @@ pub struct Revalidate {
     ),
 )]
 pub async fn revalidate(
+    State(state): State<RestState>,
     Authorized(api, ..): Authorized<ProvidersWrite>,
     JsonBody(body): JsonBody<Revalidate>,
 ) -> Result<Json<Success>, RestError> {
     api.revalidate(body.force)?;
+    if let Some(publishing) = &state.publishing {
+        publishing.now.request();
+    }
     Ok(Json(Success::new()))
 }

@@ -80,6 +80,17 @@ pub struct RestState {
     mcp: Option<Arc<McpRoute>>,
     /// The instance's key, when this state serves a whole instance.
     proof: Option<Arc<crate::instance_proof::InstanceKey>>,
+    /// The published calendars' syncs, when this state serves a whole
+    /// instance (their status in `GET /calendars`, "sync now" in
+    /// `POST /providers/revalidate`).
+    publishing: Option<Publishing>,
+}
+
+/// An instance's published calendars, as the REST server reaches them.
+#[derive(Clone)]
+struct Publishing {
+    publisher: Arc<crate::publish::Publisher>,
+    now: crate::publish::worker::SyncNow,
 }
 
 /// The MCP server as `/mcp` serves it.
@@ -105,6 +116,7 @@ impl RestState {
             feed_slots: Arc::new(FeedSlots::default()),
             mcp: None,
             proof: None,
+            publishing: None,
         }
     }
 }
@@ -126,6 +138,10 @@ impl From<&Core> for RestState {
                 service,
             })),
             proof: core.instance_key.clone(),
+            publishing: Some(Publishing {
+                publisher: core.publisher.clone(),
+                now: core.publish_now.clone(),
+            }),
             ..base
         }
     }

@@ -577,3 +577,50 @@ async fn put_with_a_calendar_id_moves_the_event_or_says_why_not() {
     );
     assert_ne!(STANDUP_ID, reply.body["event"]["id"]);
 }
+
+/// A published calendar's sync is in `GET /calendars` for a `providers:read`
+/// token: here a server that is not there, so the first pass (asked for by
+/// `POST /providers/revalidate`, "sync now") fails in plain words, and the
+/// calendar's note waits to be pushed.
+#[tokio::test]
+async fn a_published_calendars_sync_is_listed_with_what_waits_and_why() {
+    let instance = Instance::start_with(Arc::new(RecordingUi::default()), |settings| {
+        settings
+            .published_calendars
+            .push(almanac_core::settings::PublishedCalendar {
+                calendar_id: "local".into(),
+                // The discard port: nothing answers there.
+                url: "http://127.0.0.1:9/dav/calendars/me/almanac/".into(),
+                username: "me".into(),
+                poll_seconds: *almanac_core::settings::POLL_SECONDS.end(),
+            });
+    })
+    .await;
+    let reader = instance.token(&[Scope::ProvidersRead]).await;
+    let writer = instance.token(&[Scope::ProvidersWrite]).await;
+    let reply = instance
+        .send(
+            Method::POST,
+            "/api/v1/providers/revalidate",
+            Some(&writer),
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let published = almanac_testkit::wait::eventually("the failed pass in the status", || {
+        let (instance, reader) = (&instance, &reader);
+        async move {
+            let reply = instance
+                .send(Method::GET, "/api/v1/calendars", Some(reader), None)
+                .await;
+            assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+            let published = reply.body["published"][0].clone();
+            published["lastError"].is_string().then_some(published)
+        }
+    })
+    .await;
+    assert_eq!(published["calendarId"], "local");
+    assert_eq!(published["lastSync"], serde_json::Value::Null);
+    assert_eq!(published["waiting"], 1, "the Standup note: {published}");
+    assert_eq!(published["conflicts"], json!([]));
+}
