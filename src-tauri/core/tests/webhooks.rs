@@ -242,9 +242,24 @@ async fn a_failing_receiver_gets_every_attempt_then_the_hook_is_turned_off() {
     assert_eq!(healthy.next()["body"]["data"]["eventId"], "third");
     assert_eq!(webhooks.deliveries(bad.hook.id).unwrap().len(), 6);
 
-    // The state and the log survive a restart.
+    // The state and the log survive a restart. The log's writer may still
+    // be saving when the webhooks are dropped (it holds them until it is
+    // done, and the last save comes with that), so the reopened log is
+    // awaited, not read at once: a log that lost entries never gets there.
     drop(webhooks);
-    let webhooks = open();
+    let deadline = Instant::now() + WAIT;
+    let webhooks = loop {
+        let webhooks = open();
+        if webhooks.deliveries(bad.hook.id).unwrap().len() == 6 {
+            break webhooks;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the log lost entries in the restart"
+        );
+        drop(webhooks);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(hook(&webhooks, bad.hook.id), turned_off);
     assert_eq!(webhooks.deliveries(bad.hook.id).unwrap().len(), 6);
     let on = webhooks.set_enabled(bad.hook.id, true).unwrap();
