@@ -100,13 +100,7 @@ impl Calendar {
     /// [`Calendar::query_answer`] with the events serialized (as JSON), from
     /// bytes kept per cached event: what a server sends.
     pub fn query_json(&self, query: &EventQuery) -> Result<JsonAnswer, CalendarError> {
-        crate::calendar::model::query::validate_range(query)?;
-        let now = chrono::Utc::now().timestamp_millis();
-        Ok(self
-            .inner
-            .read()
-            .cache
-            .query_json(query, now, Ceiling::PerAnswer)?)
+        self.query_json_with(query, &|_, _, _| {})
     }
 
     /// [`Calendar::query_json`] with `members` written into each event

@@ -103,18 +103,8 @@ impl Cache {
     }
 
     /// [`Cache::query`] with the events written as one JSON array (what
-    /// serializing them would write), from bytes kept per entry.
-    pub fn query_json(
-        &self,
-        query: &EventQuery,
-        now_millis: i64,
-        ceiling: Ceiling,
-    ) -> Result<JsonAnswer, Exhausted> {
-        self.query_json_with(query, now_millis, ceiling, &|_, _, _| {})
-    }
-
-    /// [`Cache::query_json`] with `members` writing the reader's own members
-    /// into each event object.
+    /// serializing them would write), from bytes kept per entry, and
+    /// `members` writing the reader's own members into each event object.
     pub fn query_json_with(
         &self,
         query: &EventQuery,
