@@ -91,16 +91,18 @@ await followChanges(calendar);
 await listen('change-view', (view) => calendar.changeView(view));
 await listen('settings-changed', async (changed) => {
   zoneInput.placeholder = `${changed.displayTimezone} (display zone)`;
-  sources = await sourcesById();
-  redrawList();
+  await refreshSources();
   const shown = knownZone(changed.displayTimezone);
   if (shown !== calendar.getOption('timeZone')) calendar.setOption('timeZone', shown);
   if (changed.firstDay !== calendar.getOption('firstDay')) calendar.setOption('firstDay', changed.firstDay);
 });
 // A calendar's state (an error, its events) changes with the vault and feeds.
-await listen('calendar-changed', async () => {
+async function refreshSources() {
   sources = await sourcesById();
   redrawList();
-});
+}
+await listen('calendar-changed', refreshSources);
+// Read again after listening: a change made since the first read is not missed.
+await refreshSources();
 await showAnnouncements(document.getElementById('announce'));
 document.body.dataset.ready = 'true';

@@ -88,6 +88,7 @@ async function refresh() {
 }
 
 await followDisplayZone(refresh);
-await refresh();
+// Listen first, then read: a reminder changed meanwhile is not missed.
 await listen('reminders-changed', refresh);
+await refresh();
 document.body.dataset.ready = 'true';

@@ -310,6 +310,12 @@ function askRevoke(token) {
 
 // ---- Start ----------------------------------------------------------------
 
+// Listen first, then read: a change made while the window starts (the vault
+// fixed, a setting saved elsewhere) is shown, not missed.
+await listen('settings-changed', showSettings);
+await listen('rest-state', showRestState);
+await listen('tokens-changed', refreshTokens);
+await listen('calendar-changed', () => Promise.all([refreshVaultStatus(), calendars.refreshInfo()]));
 const [settings, restState, scopes, vaultStatus] = await Promise.all([
   invoke('settings_get'),
   invoke('rest_status'),
@@ -322,10 +328,6 @@ showRestState(restState);
 showVaultStatus(vaultStatus);
 renderScopes(scopes);
 await Promise.all([refreshTokens(), calendars.refreshInfo(), display.loadZones(), feeds.refresh(), webhooks.refresh()]);
-await listen('settings-changed', showSettings);
-await listen('rest-state', showRestState);
-await listen('tokens-changed', refreshTokens);
-await listen('calendar-changed', () => Promise.all([refreshVaultStatus(), calendars.refreshInfo()]));
 // Listen first, then take: a secret granted in between is not missed.
 await listen('secret-granted', showGrantedSecret);
 // The calendar window's link beside a calendar (`settings_show_calendars`).

@@ -150,9 +150,10 @@ const calendar = new Calendar(document.getElementById('calendar'), {
 });
 calendar.render();
 await followChanges(calendar);
-await fillCalendars();
+// Listen first, then read: a change made meanwhile is not missed.
 await listen('calendar-changed', fillCalendars);
-await showNextReminder();
+await fillCalendars();
 await listen('reminders-changed', showNextReminder);
+await showNextReminder();
 await showAnnouncements(document.getElementById('announce'));
 document.body.dataset.ready = 'true';
