@@ -14,146 +14,115 @@ use serde::{Deserialize, Deserializer};
 
 use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, EventType, Relation, RepeatOn};
 
-/// The writable fields of an event. See the module docs for the semantics of
-/// absent / `null` / value.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(from = "WireFields")]
-pub struct EventFields {
-    pub title: Option<String>,
-    pub date: Option<Option<String>>,
-    pub end_date: Option<Option<String>>,
-    pub start_time: Option<Option<String>>,
-    pub end_time: Option<Option<String>>,
-    pub all_day: Option<bool>,
-    /// `type` on the wire.
-    pub kind: Option<EventType>,
-    pub days_of_week: Option<Option<Vec<DayOfWeek>>>,
-    pub start_recur: Option<Option<String>>,
-    pub end_recur: Option<Option<String>>,
-    pub rrule: Option<Option<String>>,
-    pub start_date: Option<Option<String>>,
-    pub skip_dates: Option<Option<Vec<String>>>,
+/// Declares the writable fields once: each line gives the field, its wire
+/// name, its type and how `null` reads (`nullable`: `null` removes the
+/// field; `plain`: `null` is the same as absent; `nullable_completion`:
+/// `null` is an open task). From it come [`EventFields`], its wire form (which
+/// also accepts the read-only fields) and [`WRITABLE`]. The other shapes that
+/// name event fields (the event returned, quick-add's dry run, MCP's tool
+/// schema, the window's form) are checked against [`WRITABLE`] by
+/// `tests::every_shape_names_only_declared_fields` and the window's test.
+macro_rules! writable_fields {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident $wire:tt : $ty:ty, $null:tt;
+    )*) => {
+        /// The writable fields of an event. See the module docs for the
+        /// semantics of absent / `null` / value.
+        #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+        #[serde(from = "WireFields")]
+        pub struct EventFields {
+            $($(#[doc = $doc])* pub $name: $ty,)*
+        }
+
+        /// The wire form: [`EventFields`] plus the ignored read-only fields.
+        #[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
+        #[serde(deny_unknown_fields)]
+        struct WireFields {
+            $(
+                $(#[doc = $doc])*
+                #[serde(default, rename = $wire, deserialize_with = $null)]
+                $name: $ty,
+            )*
+            // Read-only fields of `Event`, accepted and ignored (see module docs).
+            #[serde(default, rename = "id")]
+            #[schema(ignore)]
+            _id: Option<IgnoredAny>,
+            #[serde(default, rename = "calendarId")]
+            #[schema(ignore)]
+            _calendar_id: Option<IgnoredAny>,
+            #[serde(default, rename = "calendarName")]
+            #[schema(ignore)]
+            _calendar_name: Option<IgnoredAny>,
+            #[serde(default, rename = "filePath")]
+            #[schema(ignore)]
+            _file_path: Option<IgnoredAny>,
+            #[serde(default, rename = "startMillis")]
+            #[schema(ignore)]
+            _start_millis: Option<IgnoredAny>,
+            #[serde(default, rename = "endMillis")]
+            #[schema(ignore)]
+            _end_millis: Option<IgnoredAny>,
+            #[serde(default, rename = "instanceDate")]
+            #[schema(ignore)]
+            _instance_date: Option<IgnoredAny>,
+        }
+
+        impl From<WireFields> for EventFields {
+            fn from(wire: WireFields) -> Self {
+                EventFields { $($name: wire.$name,)* }
+            }
+        }
+
+        /// The wire names of the writable fields, in declaration order.
+        pub const WRITABLE: &[&str] = &[$($wire),*];
+    };
+}
+
+writable_fields! {
+    title "title": Option<String>, "plain";
+    date "date": Option<Option<String>>, "nullable";
+    end_date "endDate": Option<Option<String>>, "nullable";
+    start_time "startTime": Option<Option<String>>, "nullable";
+    end_time "endTime": Option<Option<String>>, "nullable";
+    all_day "allDay": Option<bool>, "plain";
+    kind "type": Option<EventType>, "plain";
+    days_of_week "daysOfWeek": Option<Option<Vec<DayOfWeek>>>, "nullable";
+    start_recur "startRecur": Option<Option<String>>, "nullable";
+    end_recur "endRecur": Option<Option<String>>, "nullable";
+    rrule "rrule": Option<Option<String>>, "nullable";
+    start_date "startDate": Option<Option<String>>, "nullable";
+    skip_dates "skipDates": Option<Option<Vec<String>>>, "nullable";
     /// `false` or `null` makes the event an open task; `true` or a date
     /// (`YYYY-MM-DD` or ISO date-time) a done one.
-    pub completed: Option<Completion>,
+    completed "completed": Option<Completion>, "nullable_completion";
     /// `false` turns a task back into a plain event (removes `completed`);
     /// `true` makes a plain event an open task. Ignored when `completed` is
     /// also sent.
-    pub is_task: Option<bool>,
-    pub timezone: Option<Option<String>>,
-    pub category: Option<Option<String>>,
-    pub description: Option<Option<String>>,
-    pub url: Option<Option<String>>,
-    pub notify: Option<Option<serde_json::Value>>,
-    pub day_of_month: Option<Option<i64>>,
-    pub month: Option<Option<i64>>,
-    pub repeat_on: Option<Option<RepeatOn>>,
-    pub repeat_interval: Option<Option<i64>>,
-    pub sub_category: Option<Option<String>>,
-    pub location: Option<Option<String>>,
-    pub uid: Option<Option<String>>,
-    pub display: Option<Option<DisplayMode>>,
-    pub alarms: Option<Option<Vec<Alarm>>>,
-    pub end_reminder: Option<Option<bool>>,
-    /// See [`Event::recurrence_id`](crate::calendar::Event::recurrence_id).
-    pub recurrence_id: Option<Option<String>>,
-    /// See [`Event::class`](crate::calendar::Event::class).
-    pub class: Option<Option<String>>,
-    /// See [`Event::related_to`](crate::calendar::Event::related_to); an empty list
-    /// clears it.
-    pub related_to: Option<Option<Vec<Relation>>>,
-}
-
-/// The wire form: [`EventFields`] plus the ignored read-only fields.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct WireFields {
-    title: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    date: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    end_date: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    start_time: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    end_time: Option<Option<String>>,
-    all_day: Option<bool>,
-    #[serde(rename = "type")]
-    kind: Option<EventType>,
-    #[serde(default, deserialize_with = "nullable")]
-    days_of_week: Option<Option<Vec<DayOfWeek>>>,
-    #[serde(default, deserialize_with = "nullable")]
-    start_recur: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    end_recur: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    rrule: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    start_date: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    skip_dates: Option<Option<Vec<String>>>,
-    #[serde(default, deserialize_with = "nullable_completion")]
-    completed: Option<Completion>,
-    is_task: Option<bool>,
-    #[serde(default, deserialize_with = "nullable")]
-    timezone: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    category: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    description: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    url: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    notify: Option<Option<serde_json::Value>>,
-    #[serde(default, deserialize_with = "nullable")]
-    day_of_month: Option<Option<i64>>,
-    #[serde(default, deserialize_with = "nullable")]
-    month: Option<Option<i64>>,
-    #[serde(default, deserialize_with = "nullable")]
-    repeat_on: Option<Option<RepeatOn>>,
-    #[serde(default, deserialize_with = "nullable")]
-    repeat_interval: Option<Option<i64>>,
-    #[serde(default, deserialize_with = "nullable")]
-    sub_category: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    location: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    uid: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    display: Option<Option<DisplayMode>>,
-    #[serde(default, deserialize_with = "nullable")]
-    alarms: Option<Option<Vec<Alarm>>>,
-    #[serde(default, deserialize_with = "nullable")]
-    end_reminder: Option<Option<bool>>,
-    #[serde(default, deserialize_with = "nullable")]
-    recurrence_id: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    class: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    related_to: Option<Option<Vec<Relation>>>,
-
-    // Read-only fields of `Event`, accepted and ignored (see module docs).
-    #[serde(default, rename = "id")]
-    #[schema(ignore)]
-    _id: Option<IgnoredAny>,
-    #[serde(default, rename = "calendarId")]
-    #[schema(ignore)]
-    _calendar_id: Option<IgnoredAny>,
-    #[serde(default, rename = "calendarName")]
-    #[schema(ignore)]
-    _calendar_name: Option<IgnoredAny>,
-    #[serde(default, rename = "filePath")]
-    #[schema(ignore)]
-    _file_path: Option<IgnoredAny>,
-    #[serde(default, rename = "startMillis")]
-    #[schema(ignore)]
-    _start_millis: Option<IgnoredAny>,
-    #[serde(default, rename = "endMillis")]
-    #[schema(ignore)]
-    _end_millis: Option<IgnoredAny>,
-    #[serde(default, rename = "instanceDate")]
-    #[schema(ignore)]
-    _instance_date: Option<IgnoredAny>,
+    is_task "isTask": Option<bool>, "plain";
+    timezone "timezone": Option<Option<String>>, "nullable";
+    category "category": Option<Option<String>>, "nullable";
+    description "description": Option<Option<String>>, "nullable";
+    url "url": Option<Option<String>>, "nullable";
+    notify "notify": Option<Option<serde_json::Value>>, "nullable";
+    day_of_month "dayOfMonth": Option<Option<i64>>, "nullable";
+    month "month": Option<Option<i64>>, "nullable";
+    repeat_on "repeatOn": Option<Option<RepeatOn>>, "nullable";
+    repeat_interval "repeatInterval": Option<Option<i64>>, "nullable";
+    sub_category "subCategory": Option<Option<String>>, "nullable";
+    location "location": Option<Option<String>>, "nullable";
+    uid "uid": Option<Option<String>>, "nullable";
+    display "display": Option<Option<DisplayMode>>, "nullable";
+    alarms "alarms": Option<Option<Vec<Alarm>>>, "nullable";
+    end_reminder "endReminder": Option<Option<bool>>, "nullable";
+    /// A note detached from a series: the date (`YYYY-MM-DD`) of the
+    /// occurrence it replaces.
+    recurrence_id "recurrenceId": Option<Option<String>>, "nullable";
+    /// Who may see the event (iCalendar `CLASS`), stored upper case.
+    class "class": Option<Option<String>>, "nullable";
+    /// The events this one relates to (iCalendar `RELATED-TO`); an empty
+    /// list clears it.
+    related_to "relatedTo": Option<Option<Vec<Relation>>>, "nullable";
 }
 
 /// The API documents [`EventFields`] by its wire form.
@@ -174,44 +143,13 @@ impl utoipa::ToSchema for EventFields {
     }
 }
 
-impl From<WireFields> for EventFields {
-    fn from(wire: WireFields) -> Self {
-        EventFields {
-            title: wire.title,
-            date: wire.date,
-            end_date: wire.end_date,
-            start_time: wire.start_time,
-            end_time: wire.end_time,
-            all_day: wire.all_day,
-            kind: wire.kind,
-            days_of_week: wire.days_of_week,
-            start_recur: wire.start_recur,
-            end_recur: wire.end_recur,
-            rrule: wire.rrule,
-            start_date: wire.start_date,
-            skip_dates: wire.skip_dates,
-            completed: wire.completed,
-            is_task: wire.is_task,
-            timezone: wire.timezone,
-            category: wire.category,
-            description: wire.description,
-            url: wire.url,
-            notify: wire.notify,
-            day_of_month: wire.day_of_month,
-            month: wire.month,
-            repeat_on: wire.repeat_on,
-            repeat_interval: wire.repeat_interval,
-            sub_category: wire.sub_category,
-            location: wire.location,
-            uid: wire.uid,
-            display: wire.display,
-            alarms: wire.alarms,
-            end_reminder: wire.end_reminder,
-            recurrence_id: wire.recurrence_id,
-            class: wire.class,
-            related_to: wire.related_to,
-        }
-    }
+/// A field where `null` reads as absent.
+fn plain<'de, T, D>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    Option::<T>::deserialize(deserializer)
 }
 
 /// Distinguishes an absent field (`None`, via `default`) from `null`
@@ -230,4 +168,84 @@ where
     D: Deserializer<'de>,
 {
     Completion::deserialize(deserializer).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::Schema;
+
+    use super::*;
+    use crate::calendar::Event;
+    use crate::mcp::params::EventInput;
+    use crate::quick_add::QuickFields;
+
+    fn properties(schema: RefOr<Schema>) -> BTreeSet<String> {
+        match schema {
+            RefOr::T(Schema::Object(object)) => object.properties.into_keys().collect(),
+            _ => panic!("not an object schema"),
+        }
+    }
+
+    fn declared() -> BTreeSet<String> {
+        WRITABLE.iter().map(|name| name.to_string()).collect()
+    }
+
+    /// The shapes that restate event fields name only declared ones, and
+    /// the event returned carries every declared field (but `isTask`, which
+    /// it answers as `completed`). The window's form is held to the same
+    /// declaration at run time: what it sends is read as [`EventFields`],
+    /// which refuses an unknown key, and its tests send every field it has.
+    #[test]
+    fn every_shape_names_only_declared_fields() {
+        let declared = declared();
+        let wire = properties(<EventFields as utoipa::PartialSchema>::schema());
+        assert_eq!(wire, declared, "the REST body is the declaration");
+
+        let returned = properties(<Event as utoipa::PartialSchema>::schema());
+        let missing: Vec<_> = declared
+            .iter()
+            .filter(|name| *name != "isTask" && !returned.contains(*name))
+            .collect();
+        assert!(missing.is_empty(), "Event lacks {missing:?}");
+
+        let quick = properties(<QuickFields as utoipa::PartialSchema>::schema());
+        assert!(
+            quick.is_subset(&declared),
+            "quick-add: {:?}",
+            quick.difference(&declared)
+        );
+
+        let mcp = schemars::schema_for!(EventInput);
+        let mcp: BTreeSet<String> = mcp
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .expect("EventInput's properties")
+            .keys()
+            .cloned()
+            .collect();
+        assert!(
+            mcp.is_subset(&declared),
+            "MCP: {:?}",
+            mcp.difference(&declared)
+        );
+    }
+
+    #[test]
+    fn null_reads_per_declaration() {
+        let fields: EventFields = serde_json::from_value(serde_json::json!({
+            "title": null, "location": null, "completed": null
+        }))
+        .unwrap();
+        assert_eq!(fields.title, None, "plain: null is absent");
+        assert_eq!(fields.location, Some(None), "nullable: null removes");
+        assert_eq!(
+            fields.completed,
+            Some(Completion::Open),
+            "null is an open task"
+        );
+        assert_eq!(fields.url, None, "absent stays absent");
+    }
 }
