@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use crate::api::{CalendarPlugin, ConsentPrompt, PLUGIN_ID, Registry, UiController};
 use crate::calendar::Calendar;
+use crate::changes::{About, ChangeKind};
 use crate::clock::SystemClock;
 use crate::data_lock::DataLock;
-use crate::events::EventBus;
+use crate::events::{AppEvent, EventBus};
 use crate::paths::Paths;
+use crate::reminder_fired::{FiredReminder, HookRuns};
 use crate::settings::{SettingsError, SettingsStore};
 use crate::tokens::{self, SecretStore, TokenError, TokenStore};
 use crate::vault_reminders::{self, VaultReminders};
@@ -51,7 +53,7 @@ pub struct Core {
     /// token, which the log says).
     pub instance_key: Option<Arc<crate::instance_proof::InstanceKey>>,
     /// The reminder hooks running now ([`crate::reminder_fired`]).
-    pub(crate) hook_runs: crate::reminder_fired::HookRuns,
+    pub(crate) hook_runs: HookRuns,
     /// The calendars kept in the user's CalDAV account ([`crate::publish`]).
     pub publisher: Arc<crate::publish::Publisher>,
     /// Asks for a pass of every published calendar now ("Sync now").
@@ -84,9 +86,12 @@ impl Core {
         let bus = events.clone();
         let (settings, calendar, tokens, vault_reminders) =
             tokio::task::spawn_blocking(move || {
-                let settings = Arc::new(
-                    SettingsStore::open(&opening.settings_file())?.publishing_to(bus.clone()),
-                );
+                let announced = bus.clone();
+                let settings = Arc::new(SettingsStore::open(&opening.settings_file())?.announcing(
+                    Box::new(move |settings| {
+                        announced.publish(AppEvent::SettingsChanged(settings))
+                    }),
+                ));
                 if let Err(e) = opening.make_private(&settings.get().vault_path) {
                     tracing::warn!(error = %e, "could not make Almanac's folders private");
                 }
@@ -150,6 +155,25 @@ impl Core {
             publisher,
             publish_now,
         })
+    }
+
+    /// A reminder fired (the shell's notifier reports it): recorded in the
+    /// change feed, and the user's reminder hook started
+    /// ([`crate::reminder_fired`]). Returns at once.
+    pub fn reminder_fired(&self, fired: FiredReminder) {
+        let calendar_id = fired.event_id.as_deref().and_then(|id| {
+            let details = self.calendar.details(id).ok()?;
+            Some(details.calendar_id)
+        });
+        self.plugin().changes().push([About {
+            kind: ChangeKind::ReminderFired,
+            calendar_id,
+            event_id: fired.event_id.clone(),
+            reminder_id: Some(fired.id.clone()),
+        }]);
+        if let Some(command) = self.settings.get().reminders.hook_command.clone() {
+            self.hook_runs.run(command, &fired);
+        }
     }
 
     /// The current set of vault reminders, following vault edits, settings

@@ -3,7 +3,7 @@
 //! (`reminders.hookCommand`) runs with the reminder as JSON on its standard
 //! input, as calcurse's notification command or gcalcli's `remind` do.
 //!
-//! The shell calls [`Core::reminder_fired`] from its notifier, which must not
+//! The shell calls [`Core::reminder_fired`](crate::app::Core::reminder_fired) from its notifier, which must not
 //! wait: the hook runs on a thread of its own. Its bounds ([`HookRuns`]): at
 //! most [`MAX_HOOKS_AT_ONCE`] run at once (a reminder past that is logged,
 //! its hook not started); one that runs longer than [`HOOK_TIMEOUT`] is
@@ -17,9 +17,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-use crate::app::Core;
-use crate::changes::{About, ChangeKind};
 
 /// How long a hook may run.
 pub const HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -66,23 +63,12 @@ pub struct FiredReminder {
     pub json: serde_json::Value,
 }
 
-impl Core {
-    /// Records `fired` in the change feed and starts the reminder hook.
-    pub fn reminder_fired(&self, fired: FiredReminder) {
-        let calendar_id = fired.event_id.as_deref().and_then(|id| {
-            let details = self.calendar.details(id).ok()?;
-            Some(details.calendar_id)
-        });
-        self.plugin().changes().push([About {
-            kind: ChangeKind::ReminderFired,
-            calendar_id,
-            event_id: fired.event_id,
-            reminder_id: Some(fired.id),
-        }]);
-        let Some(command) = self.settings.get().reminders.hook_command.clone() else {
-            return;
-        };
-        let Some(run) = self.hook_runs.start() else {
+impl HookRuns {
+    /// Runs the reminder hook `command` with `fired` on its standard input,
+    /// on a thread of its own; not at all when [`MAX_HOOKS_AT_ONCE`] hooks
+    /// still run.
+    pub(crate) fn run(&self, command: String, fired: &FiredReminder) {
+        let Some(run) = self.start() else {
             tracing::warn!(
                 running = MAX_HOOKS_AT_ONCE,
                 "the reminder hook was not started: as many hooks as may run at once still run"

@@ -15,6 +15,7 @@ mod api;
 mod caldav;
 mod caldav_source;
 mod calendar_detach;
+mod calendar_fields;
 mod calendar_holidays;
 mod calendar_ics_file;
 mod calendar_move;

@@ -8,18 +8,27 @@ use tokio::sync::watch;
 
 use super::class::Actor;
 use super::{Settings, SettingsError};
-use crate::events::{AppEvent, EventBus};
 use crate::fsutil::atomic_write_private;
 
+/// Told of every commit, in commit order (the app puts it on its bus).
+pub type Announce = Box<dyn Fn(Arc<Settings>) + Send + Sync>;
+
 /// The settings of one instance: loaded from, and saved to, its JSON file.
-#[derive(Debug)]
 pub struct SettingsStore {
     path: PathBuf,
     current: watch::Sender<Arc<Settings>>,
-    /// Where commits are announced besides `current`.
-    events: EventBus,
+    /// Who hears of commits besides `current`'s receivers.
+    announce: Announce,
     /// Serializes writers so two updates cannot interleave load-modify-save.
     write_lock: std::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for SettingsStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettingsStore")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }
 
 impl SettingsStore {
@@ -75,7 +84,7 @@ impl SettingsStore {
         Ok(Self {
             path: path.to_path_buf(),
             current: watch::Sender::new(Arc::new(settings)),
-            events: EventBus::default(),
+            announce: Box::new(|_| {}),
             write_lock: std::sync::Mutex::new(()),
         })
     }
@@ -85,10 +94,10 @@ impl SettingsStore {
         self.current.borrow().clone()
     }
 
-    /// Announces commits on `events` (the instance's bus) from now on; a
-    /// store opened alone announces on a bus of its own.
-    pub(crate) fn publishing_to(mut self, events: EventBus) -> Self {
-        self.events = events;
+    /// Tells `announce` of every commit from now on (the app wires it to
+    /// its bus); a store opened alone tells no one but its receivers.
+    pub(crate) fn announcing(mut self, announce: Announce) -> Self {
+        self.announce = announce;
         self
     }
 
@@ -150,13 +159,13 @@ impl SettingsStore {
     }
 
     /// The one place settings change: the file, then the watch channel and
-    /// the bus, in that order, under `write_lock` so announcements keep the
+    /// the announcement, in that order, under `write_lock` so announcements keep the
     /// order of commits. Callers hold `write_lock`.
     fn commit(&self, next: Settings) -> Result<Arc<Settings>, SettingsError> {
         Self::write(&self.path, &next)?;
         let next = Arc::new(next);
         self.current.send_replace(next.clone());
-        self.events.publish(AppEvent::SettingsChanged(next.clone()));
+        (self.announce)(next.clone());
         Ok(next)
     }
 

@@ -68,12 +68,6 @@ const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[
         "the MCP server shares the REST server's query slots \
          (`rest::query_slots`), while REST mounts the MCP endpoint",
     ),
-    (
-        "reminder_fired",
-        "app",
-        "a fired reminder runs the user's hook through `app::Core`, which \
-         holds the hook's runs (`reminder_fired::HookRuns`)",
-    ),
 ];
 
 /// Imports between the rooms of `calendar/` that close a circle today.

@@ -20,8 +20,8 @@ use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, EventType, Relatio
 /// `null` is an open task). From it come [`EventFields`], its wire form (which
 /// also accepts the read-only fields) and [`WRITABLE`]. The other shapes that
 /// name event fields (the event returned, quick-add's dry run, MCP's tool
-/// schema, the window's form) are checked against [`WRITABLE`] by
-/// `tests::every_shape_names_only_declared_fields` and the window's test.
+/// schema, the window's form) are checked against [`WRITABLE`] by the test
+/// `calendar_fields::every_shape_names_only_declared_fields`.
 macro_rules! writable_fields {
     ($(
         $(#[doc = $doc:literal])*
@@ -172,66 +172,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
-    use utoipa::openapi::RefOr;
-    use utoipa::openapi::schema::Schema;
-
     use super::*;
-    use crate::calendar::Event;
-    use crate::mcp::params::EventInput;
-    use crate::quick_add::QuickFields;
-
-    fn properties(schema: RefOr<Schema>) -> BTreeSet<String> {
-        match schema {
-            RefOr::T(Schema::Object(object)) => object.properties.into_keys().collect(),
-            _ => panic!("not an object schema"),
-        }
-    }
-
-    fn declared() -> BTreeSet<String> {
-        WRITABLE.iter().map(|name| name.to_string()).collect()
-    }
-
-    /// The shapes that restate event fields name only declared ones, and
-    /// the event returned carries every declared field (but `isTask`, which
-    /// it answers as `completed`). The window's form is held to the same
-    /// declaration at run time: what it sends is read as [`EventFields`],
-    /// which refuses an unknown key, and its tests send every field it has.
-    #[test]
-    fn every_shape_names_only_declared_fields() {
-        let declared = declared();
-        let wire = properties(<EventFields as utoipa::PartialSchema>::schema());
-        assert_eq!(wire, declared, "the REST body is the declaration");
-
-        let returned = properties(<Event as utoipa::PartialSchema>::schema());
-        let missing: Vec<_> = declared
-            .iter()
-            .filter(|name| *name != "isTask" && !returned.contains(*name))
-            .collect();
-        assert!(missing.is_empty(), "Event lacks {missing:?}");
-
-        let quick = properties(<QuickFields as utoipa::PartialSchema>::schema());
-        assert!(
-            quick.is_subset(&declared),
-            "quick-add: {:?}",
-            quick.difference(&declared)
-        );
-
-        let mcp = schemars::schema_for!(EventInput);
-        let mcp: BTreeSet<String> = mcp
-            .get("properties")
-            .and_then(|p| p.as_object())
-            .expect("EventInput's properties")
-            .keys()
-            .cloned()
-            .collect();
-        assert!(
-            mcp.is_subset(&declared),
-            "MCP: {:?}",
-            mcp.difference(&declared)
-        );
-    }
 
     #[test]
     fn null_reads_per_declaration() {
