@@ -10,10 +10,10 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use support::eventually;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
-async fn doctor(instance: &Instance) -> Value {
+async fn doctor(instance: &AppHarness) -> Value {
     reqwest::get(format!("http://127.0.0.1:{}/doctor", instance.daemon_port))
         .await
         .unwrap()
@@ -22,7 +22,7 @@ async fn doctor(instance: &Instance) -> Value {
         .unwrap()
 }
 
-async fn autostart_registered(instance: &Instance) -> bool {
+async fn autostart_registered(instance: &AppHarness) -> bool {
     let doctor = doctor(instance).await;
     let autostart = &doctor["host"]["osRegistration"]["autostart"];
     assert_eq!(
@@ -33,13 +33,13 @@ async fn autostart_registered(instance: &Instance) -> bool {
     autostart["registered"].as_bool().expect("a boolean")
 }
 
-fn entry(instance: &Instance) -> PathBuf {
+fn entry(instance: &AppHarness) -> PathBuf {
     instance.home().join(".config/autostart/Almanac.desktop")
 }
 
 #[tokio::test]
 async fn the_first_run_asks_once_and_the_switch_writes_and_removes_the_entry() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let asked = instance.data_home().join("almanac/autostart-asked");
     std::fs::remove_file(&asked).unwrap();
     let session = Session::start(&instance, "settings", Theme::Light).await;

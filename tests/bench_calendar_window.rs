@@ -16,7 +16,7 @@ use crate::support;
 mod vault_gen;
 
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 /// Notes in the generated vault.
@@ -90,7 +90,7 @@ box.dispatchEvent(new Event('input'));
 #[tokio::test]
 #[ignore = "benchmark: run explicitly (see BENCHMARKS.md)"]
 async fn month_navigation_on_the_10k_vault() {
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "displayTimezone": "Europe/Berlin",
         "initialView": "dayGridMonth",
         "calendarSources": [

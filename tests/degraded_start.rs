@@ -14,10 +14,10 @@ use std::process::{Child, Command, Stdio};
 use almanac_core::tokens::Scope;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::{eventually, port_open, require_desktop_session};
 
-async fn get_json(instance: &Instance, secret: &str, path: &str) -> (StatusCode, Value) {
+async fn get_json(instance: &AppHarness, secret: &str, path: &str) -> (StatusCode, Value) {
     let response = reqwest::Client::new()
         .get(format!("{}{path}", instance.api()))
         .bearer_auth(secret)
@@ -28,7 +28,7 @@ async fn get_json(instance: &Instance, secret: &str, path: &str) -> (StatusCode,
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-async fn daemon_answers(instance: &Instance) -> bool {
+async fn daemon_answers(instance: &AppHarness) -> bool {
     let status = format!("http://127.0.0.1:{}/status", instance.daemon_port);
     match reqwest::get(status).await {
         Ok(response) => response.status().is_success(),
@@ -39,7 +39,7 @@ async fn daemon_answers(instance: &Instance) -> bool {
 #[tokio::test]
 async fn an_unusable_vault_is_reported_while_the_app_and_its_reminders_run_on() {
     require_desktop_session();
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     // The fault: a regular file where the vault folder should be.
     std::fs::remove_dir_all(instance.vault()).unwrap();
     std::fs::write(instance.vault(), "not a folder").unwrap();
@@ -197,7 +197,7 @@ fn copy_dir(from: &Path, to: &Path) {
 #[tokio::test]
 async fn a_keyring_that_starts_after_the_app_is_picked_up_without_a_restart() {
     require_desktop_session();
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     // A token minted while a keyring runs (the session's). Its secret is in
     // that keyring's files; the late keyring gets a copy of them, so two
     // daemons never share one file.

@@ -14,13 +14,18 @@ use std::process::{Command, Output};
 use almanac_core::tokens::Scope;
 use almanac_testkit::quick_add_table::{shown, table};
 use serde_json::{Value, json};
-use support::instance::{App, Instance};
+use support::instance::{App, AppHarness};
 use support::{app_binary, eventually, port_open, require_desktop_session};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_almanac-server");
 
 /// `PROGRAM ARGS` in `instance`, with `env` set and no token inherited.
-fn run_program(program: &Path, instance: &Instance, args: &[&str], env: &[(&str, &str)]) -> Output {
+fn run_program(
+    program: &Path,
+    instance: &AppHarness,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
     Command::new(program)
         .args(args)
         .envs(instance.env())
@@ -31,12 +36,12 @@ fn run_program(program: &Path, instance: &Instance, args: &[&str], env: &[(&str,
         .unwrap()
 }
 
-fn cli(instance: &Instance, args: &[&str], env: &[(&str, &str)]) -> Output {
+fn cli(instance: &AppHarness, args: &[&str], env: &[(&str, &str)]) -> Output {
     run_program(&app_binary(), instance, args, env)
 }
 
 /// A shell pipeline with `$ALMANAC` the app binary.
-fn pipeline(instance: &Instance, script: &str, env: &[(&str, &str)]) -> String {
+fn pipeline(instance: &AppHarness, script: &str, env: &[(&str, &str)]) -> String {
     let out = Command::new("sh")
         .args(["-ec", script])
         .env("ALMANAC", app_binary())
@@ -83,7 +88,7 @@ fn segment(id: &str) -> String {
 
 #[test]
 fn direct_mode_lists_adds_edits_and_removes_on_the_vault() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     instance.write_note(
         "2026-03-02 Standup.md",
         "title: Standup\ntype: recurring\ndaysOfWeek: [M]\nstartRecur: 2026-03-02\nstartTime: \"09:30\"\nendTime: \"10:00\"",
@@ -240,7 +245,7 @@ fn the_quick_add_phrase_table_through_the_command_line() {
             json!({"type": "local", "id": id, "name": name, "directory": id, "color": "#00aa00"}),
         );
     }
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "displayTimezone": table.zone, "calendarSources": sources,
     }));
     let calendar_of = |named: &str| {
@@ -332,7 +337,7 @@ fn the_quick_add_phrase_table_through_the_command_line() {
 
 /// `almanac-server` on `instance`, once its reminder daemon and, if `rest`,
 /// its REST server listen.
-async fn running_server(instance: &Instance, rest: bool) -> App {
+async fn running_server(instance: &AppHarness, rest: bool) -> App {
     let app = instance.spawn_program(Path::new(SERVER), &[], std::iter::empty::<(&str, &str)>());
     eventually("the servers to listen", || async {
         (port_open(instance.daemon_port) && (!rest || port_open(instance.rest_port))).then_some(())
@@ -344,7 +349,7 @@ async fn running_server(instance: &Instance, rest: bool) -> App {
 #[tokio::test]
 async fn against_a_running_instance_ids_work_in_the_cli_and_in_rest() {
     require_desktop_session();
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     for day in ["05", "06", "07"] {
         instance.write_note(
             &format!("2026-01-{day} Call {day}.md"),
@@ -554,7 +559,7 @@ async fn against_a_running_instance_ids_work_in_the_cli_and_in_rest() {
 
 #[tokio::test]
 async fn an_instance_with_its_rest_server_off_is_named_with_exit_code_5() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let mut app = running_server(&instance, false).await;
     let out = cli(
         &instance,
@@ -574,7 +579,7 @@ async fn an_instance_with_its_rest_server_off_is_named_with_exit_code_5() {
 
 #[test]
 fn direct_mode_lists_the_vaults_next_reminders() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).date_naive();
     instance.write_note(
         "Dentist.md",
@@ -605,7 +610,7 @@ fn direct_mode_lists_the_vaults_next_reminders() {
 /// whose REST server, switched on in the settings, does not answer.
 #[test]
 fn an_instance_that_does_not_answer_is_exit_code_5() {
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     let paths = almanac_core::paths::Paths::new(
         instance.config_home().join("almanac"),
         instance.data_home().join("almanac"),
@@ -628,7 +633,7 @@ fn an_instance_that_does_not_answer_is_exit_code_5() {
 async fn a_program_on_the_rest_port_that_is_not_almanac_never_gets_the_token() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "restServerEnabled": true,
         "mcpServer": { "enabled": true },
     }));
@@ -684,7 +689,7 @@ async fn a_program_on_the_rest_port_that_is_not_almanac_never_gets_the_token() {
 /// the title's characters as data.
 #[test]
 fn escapes_in_a_title_reach_no_terminal_raw() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     instance.write_note(
         "2026-03-03 Hostile.md",
         "title: \"\\e]0;owned\\a\\e[31mRed\\e[2J\\u009B6n\\x7F \\u202Egnp.exe\"\ndate: 2026-03-03\nallDay: true",

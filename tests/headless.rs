@@ -5,7 +5,7 @@ use crate::support;
 use std::process::Command;
 
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::{epoch_now, eventually, free_port, port_open};
 
 #[test]
@@ -33,7 +33,7 @@ fn unknown_argument_is_a_usage_error() {
 #[tokio::test]
 async fn headless_serves_both_ports_and_stops_cleanly_on_sigterm() {
     support::require_desktop_session();
-    let instance = Instance::with_settings(serde_json::json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(serde_json::json!({ "restServerEnabled": true }));
     let mut app = instance.spawn(&["--headless"]);
     for (name, port) in [
         ("REST", instance.rest_port),
@@ -83,7 +83,7 @@ async fn headless_serves_both_ports_and_stops_cleanly_on_sigterm() {
 #[tokio::test]
 async fn reminder_settings_apply_to_the_running_daemon() {
     support::require_desktop_session();
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     let token = instance.seed_token("live settings test", &["system:full-access"]);
     let mut app = instance.spawn(&["--headless"]);
     for port in [instance.rest_port, instance.daemon_port] {
@@ -174,14 +174,14 @@ fn tree(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>, std::time::S
 }
 
 /// Writes `data` at `file` in the instance's vault.
-fn vault_file(instance: &Instance, file: &str, data: &str) {
+fn vault_file(instance: &AppHarness, file: &str, data: &str) {
     let path = instance.vault().join(file);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, data).unwrap();
 }
 
 /// Waits for `count` calendar sources in the settings file, and returns it.
-async fn imported(instance: &Instance, count: usize) -> serde_json::Value {
+async fn imported(instance: &AppHarness, count: usize) -> serde_json::Value {
     let settings_file = instance.config_home().join("almanac/settings.json");
     eventually("the imported sources in settings.json", || async {
         let text = std::fs::read_to_string(&settings_file).ok()?;
@@ -202,7 +202,7 @@ async fn imported(instance: &Instance, count: usize) -> serde_json::Value {
 #[tokio::test]
 async fn vault_onboarding_imports_the_plugin_sources() {
     support::require_desktop_session();
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let data = json!({"calendarSources": [
         {"type": "local", "id": "local_1", "name": "Work", "directory": "work", "color": "#ff5733"},
         {"type": "dailynote", "id": "dailynote_1", "name": "Daily", "heading": "Events", "format": "default", "color": "#2ecc71"},
@@ -288,7 +288,7 @@ async fn vault_onboarding_imports_the_plugin_sources() {
 #[tokio::test]
 async fn vault_onboarding_imports_the_original_plugins_sources() {
     support::require_desktop_session();
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let data = json!({"calendarSources": [
         {"type": "local", "directory": "work", "color": "#ff5733"},
         {"type": "dailynote", "heading": "Events", "color": "#2ecc71"},

@@ -16,7 +16,7 @@ use std::time::Duration;
 use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::instance::{App, Instance};
+use support::instance::{App, AppHarness};
 use support::{eventually, free_port, port_open};
 
 /// How far the app's RSS may grow over an attack.
@@ -32,7 +32,7 @@ const DAY: &str = "2026-03-10";
 
 /// One running app under attack, with a writer and a read-only token.
 struct Target {
-    instance: Instance,
+    instance: AppHarness,
     app: App,
     caldav_port: u16,
     writer: String,
@@ -46,7 +46,7 @@ impl Target {
     async fn start() -> Self {
         support::require_desktop_session();
         let caldav_port = free_port();
-        let instance = Instance::with_settings(json!({
+        let instance = AppHarness::with_settings(json!({
             "restServerEnabled": true,
             "caldavServer": { "enabled": true, "port": caldav_port },
         }));

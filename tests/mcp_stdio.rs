@@ -14,7 +14,7 @@ use std::process::Command;
 
 use almanac_core::tokens::Scope;
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::{eventually, port_open};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_almanac-server");
@@ -23,8 +23,8 @@ const STANDUP_ID: &str = "fullnote:events/2026-01-05 Standup.md";
 
 /// An instance with a timed event and a weekly one, the REST and MCP
 /// servers switched on in its settings.
-fn instance() -> Instance {
-    let instance = Instance::with_settings(json!({
+fn instance() -> AppHarness {
+    let instance = AppHarness::with_settings(json!({
         "restServerEnabled": true,
         "displayTimezone": "Europe/Berlin",
         "mcpServer": { "enabled": true },
@@ -43,7 +43,7 @@ fn instance() -> Instance {
 
 /// The Python client set to run `scenario` against `almanac-server mcp` in
 /// `instance` with `token`.
-fn python_command(instance: &Instance, token: &str, scenario: &[&str]) -> Command {
+fn python_command(instance: &AppHarness, token: &str, scenario: &[&str]) -> Command {
     let venv = almanac_testkit::venv("mcp-venv.sh");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("core/tests/mcp/client.py");
     let mut command = Command::new(venv.join("bin/python"));
@@ -60,7 +60,7 @@ fn python_command(instance: &Instance, token: &str, scenario: &[&str]) -> Comman
 
 /// Runs the Python client's `scenario` against `almanac-server mcp` in
 /// `instance` with `token`; its facts, and what `almanac-server mcp` logged.
-fn python_client(instance: &Instance, token: &str, scenario: &[&str]) -> (Value, String) {
+fn python_client(instance: &AppHarness, token: &str, scenario: &[&str]) -> (Value, String) {
     facts_of(
         scenario,
         python_command(instance, token, scenario).output().unwrap(),
@@ -80,14 +80,14 @@ fn facts_of(scenario: &[&str], output: std::process::Output) -> (Value, String) 
     (facts, stderr)
 }
 
-fn events(instance: &Instance) -> PathBuf {
+fn events(instance: &AppHarness) -> PathBuf {
     instance.vault().join("events")
 }
 
 /// The session, the read-only token and the confirmed delete, what they
 /// leave in the vault, and that each went the way `expected_path` says
 /// (in-process or through the running instance).
-fn drive(instance: &Instance, writer: &str, reader: &str, expected_path: &str) {
+fn drive(instance: &AppHarness, writer: &str, reader: &str, expected_path: &str) {
     let (facts, log) = python_client(instance, writer, &["session"]);
     assert!(log.contains(expected_path), "{log}");
     assert_eq!(facts["standupId"], STANDUP_ID);

@@ -6,7 +6,7 @@ use crate::support;
 
 use almanac_core::tokens::Scope;
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::{epoch_now, eventually, port_open, require_desktop_session};
 
 #[tokio::test]
@@ -14,7 +14,7 @@ async fn a_fired_reminder_runs_the_hook_and_enters_the_change_feed() {
     require_desktop_session();
     let scratch = tempfile::tempdir().unwrap();
     let received = scratch.path().join("hook.json");
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "restServerEnabled": true,
         "reminders": {"hookCommand": format!("cat > '{}'", received.display())},
     }));

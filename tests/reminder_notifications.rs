@@ -8,7 +8,7 @@ use crate::support;
 use std::process::Command;
 
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::notify_monitor::NotifyMonitor;
 use support::{epoch_now, eventually, port_open, require_desktop_session};
 
@@ -17,7 +17,7 @@ const URL: &str = "obsidian://open?vault=Almanac&file=Dentist";
 #[tokio::test]
 async fn clicking_a_fired_reminder_opens_its_action_url() {
     require_desktop_session();
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let opened = instance.register_url_handler();
     let monitor = NotifyMonitor::start().await;
     // `dunstctl action 0` acts on the topmost notification: start with none.

@@ -5,7 +5,7 @@ use crate::support;
 
 use std::process::Command;
 
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::{eventually, port_open, require_desktop_session};
 
 /// Whether the X server shows a window titled `title`.
@@ -20,7 +20,7 @@ fn window_titled(title: &str) -> bool {
 #[tokio::test]
 async fn second_launch_opens_the_window_in_the_running_instance() {
     require_desktop_session();
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let mut first = instance.spawn(&[]);
     eventually("the first instance's daemon", || async {
         port_open(instance.daemon_port).then_some(())

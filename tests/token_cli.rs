@@ -11,14 +11,14 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::{eventually, port_open};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_almanac-server");
 const NO_KEYRING: (&str, &str) = ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus");
 
 /// `almanac-server token ARGS` with its output piped (not a terminal).
-fn token(instance: &Instance, args: &[&str]) -> Output {
+fn token(instance: &AppHarness, args: &[&str]) -> Output {
     Command::new(SERVER)
         .arg("token")
         .args(args)
@@ -29,7 +29,7 @@ fn token(instance: &Instance, args: &[&str]) -> Output {
 }
 
 /// `almanac-server token ARGS` on a pseudo-terminal (util-linux `script`).
-fn token_on_terminal(instance: &Instance, args: &[&str]) -> Output {
+fn token_on_terminal(instance: &AppHarness, args: &[&str]) -> Output {
     let command = std::iter::once(SERVER)
         .chain(std::iter::once("token"))
         .chain(args.iter().copied())
@@ -49,7 +49,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[tokio::test]
 async fn without_a_keyring_a_terminal_minted_token_works_on_the_server() {
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     let data = instance.data_home().join("almanac");
     let hashes = data.join("token-hashes.json");
 

@@ -9,7 +9,7 @@ use crate::support;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, TcpListener};
 
-use support::instance::{App, Instance};
+use support::instance::{App, AppHarness};
 use support::{PATIENCE, eventually, port_open, require_desktop_session};
 use tokio::sync::mpsc;
 use zbus::message::Header;
@@ -150,7 +150,7 @@ fn collect(
 }
 
 /// Becomes the session's tray host, starts the app and returns its menu.
-async fn start_app_with_tray(instance: &Instance) -> (App, Menu, zbus::Connection) {
+async fn start_app_with_tray(instance: &AppHarness) -> (App, Menu, zbus::Connection) {
     require_desktop_session();
     let host_turn = TRAY_HOST.lock().await;
     let (registered, mut registrations) = mpsc::unbounded_channel();
@@ -198,7 +198,7 @@ async fn start_app_with_tray(instance: &Instance) -> (App, Menu, zbus::Connectio
 
 #[tokio::test]
 async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let (mut app, menu, _host) = start_app_with_tray(&instance).await;
 
     let labels: Vec<String> = menu.items().await.into_iter().map(|i| i.label).collect();
@@ -295,7 +295,7 @@ async fn tray_menu_switches_the_rest_server_and_quits_cleanly() {
 /// be used, until the path is a folder (no restart).
 #[tokio::test]
 async fn tray_status_line_names_an_unusable_vault_until_it_is_fixed() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     std::fs::remove_dir_all(instance.vault()).unwrap();
     std::fs::write(instance.vault(), "not a folder").unwrap();
     let (mut app, menu, _host) = start_app_with_tray(&instance).await;
@@ -325,7 +325,7 @@ async fn tray_status_line_names_an_unusable_vault_until_it_is_fixed() {
 #[tokio::test]
 async fn tray_names_the_next_reminder_in_the_display_timezone() {
     let instance =
-        Instance::with_settings(serde_json::json!({ "displayTimezone": "Asia/Kolkata" }));
+        AppHarness::with_settings(serde_json::json!({ "displayTimezone": "Asia/Kolkata" }));
     let (mut app, menu, _host) = start_app_with_tray(&instance).await;
     let line = menu.item("Next reminder:").await;
     assert_eq!(line.label, "Next reminder: none");

@@ -20,7 +20,7 @@ use almanac_core::clock::SystemClock;
 use almanac_core::paths::Paths;
 use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope, TokenStore};
 use serde_json::{Value, json};
-use support::instance::{Instance, keyring_put};
+use support::instance::{AppHarness, keyring_put};
 use support::{eventually, port_open};
 
 /// Reminders far in the future, so they are pending whenever the test runs.
@@ -31,7 +31,7 @@ fn fixture() -> PathBuf {
 }
 
 /// The profile's files, relative to the instance root (HOME-less layout of
-/// `Instance`: `config/almanac`, `data/almanac`).
+/// `AppHarness`: `config/almanac`, `data/almanac`).
 const FILES: [&str; 3] = [
     "config/almanac/settings.json",
     "data/almanac/tokens.json",
@@ -51,7 +51,7 @@ fn copy(from: &Path, to: &Path) {
     }
 }
 
-async fn start_headless(instance: &Instance) -> support::instance::App {
+async fn start_headless(instance: &AppHarness) -> support::instance::App {
     let app = instance.spawn(&["--headless"]);
     for port in [instance.rest_port, instance.daemon_port] {
         eventually("both ports", || async { port_open(port).then_some(()) }).await;
@@ -75,7 +75,7 @@ async fn a_0_1_0_profile_is_found_whole_by_this_build() {
     if std::env::var_os("ALMANAC_BLESS").is_some() {
         return bless().await;
     }
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     for file in FILES {
         let _ = std::fs::remove_file(instance.root().join(file));
         copy(&fixture().join(file), &instance.root().join(file));
@@ -164,7 +164,7 @@ async fn a_0_1_0_profile_is_found_whole_by_this_build() {
 
 /// Writes the fixture with this build (see the module comment).
 async fn bless() {
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "restServerEnabled": true,
         "displayTimezone": "Europe/Berlin",
         "initialView": "timeGridWeek",

@@ -11,7 +11,7 @@
 use crate::support;
 
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::notify_monitor::NotifyMonitor;
 use support::{epoch_now, eventually, port_open, require_desktop_session};
 
@@ -59,7 +59,7 @@ fn vault_id(file: &str, start: i64) -> String {
 }
 
 /// `POST /sync` to the instance's reminder daemon; its answer.
-async fn sync(instance: &Instance, payload: &Value) -> Value {
+async fn sync(instance: &AppHarness, payload: &Value) -> Value {
     reqwest::Client::new()
         .post(format!("http://127.0.0.1:{}/sync", instance.daemon_port))
         .json(payload)
@@ -72,7 +72,7 @@ async fn sync(instance: &Instance, payload: &Value) -> Value {
 }
 
 /// `GET /events` of the instance's reminder daemon.
-async fn events(instance: &Instance) -> Value {
+async fn events(instance: &AppHarness) -> Value {
     reqwest::get(format!("http://127.0.0.1:{}/events", instance.daemon_port))
         .await
         .unwrap()
@@ -82,7 +82,7 @@ async fn events(instance: &Instance) -> Value {
 }
 
 /// The pending reminders: `(id, trigger, source)`.
-async fn pending(instance: &Instance) -> Vec<(String, i64, String)> {
+async fn pending(instance: &AppHarness) -> Vec<(String, i64, String)> {
     events(instance).await["events"]
         .as_array()
         .unwrap()
@@ -98,7 +98,7 @@ async fn pending(instance: &Instance) -> Vec<(String, i64, String)> {
 }
 
 /// How many `recently_fired` entries have this id and outcome `fired`.
-async fn fired_count(instance: &Instance, id: &str) -> usize {
+async fn fired_count(instance: &AppHarness, id: &str) -> usize {
     events(instance).await["recently_fired"]
         .as_array()
         .unwrap()
@@ -109,11 +109,11 @@ async fn fired_count(instance: &Instance, id: &str) -> usize {
 
 /// Starts `binary` (the test's pinned copy of the app, so that every start
 /// runs the build the test began with) in `instance`.
-fn spawn(instance: &Instance, binary: &std::path::Path) -> support::instance::App {
+fn spawn(instance: &AppHarness, binary: &std::path::Path) -> support::instance::App {
     instance.spawn_program(binary, &[], std::iter::empty::<(&str, &str)>())
 }
 
-async fn wait_for_daemon(instance: &Instance) {
+async fn wait_for_daemon(instance: &AppHarness) {
     eventually("the reminder daemon", || async {
         port_open(instance.daemon_port).then_some(())
     })
@@ -122,7 +122,7 @@ async fn wait_for_daemon(instance: &Instance) {
 
 /// Waits until the daemon lists `id` pending at `trigger`; on a timeout,
 /// says what it lists and what the app logged.
-async fn wait_pending(instance: &Instance, id: &str, trigger: i64) {
+async fn wait_pending(instance: &AppHarness, id: &str, trigger: i64) {
     let deadline = std::time::Instant::now() + support::PATIENCE;
     loop {
         let listed = pending(instance).await;
@@ -144,7 +144,7 @@ async fn wait_pending(instance: &Instance, id: &str, trigger: i64) {
 #[tokio::test]
 async fn vault_notes_remind_on_time_follow_edits_and_never_fire_twice() {
     require_desktop_session();
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let monitor = NotifyMonitor::start().await;
     let start = minute_after(75);
     let trigger = start - 60;
@@ -262,7 +262,7 @@ async fn vault_notes_remind_on_time_follow_edits_and_never_fire_twice() {
 #[tokio::test]
 async fn a_plugin_host_syncing_the_same_events_gives_one_notification_each() {
     require_desktop_session();
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let monitor = NotifyMonitor::start().await;
     let start = minute_after(75);
     let trigger = start - 60;

@@ -6,12 +6,12 @@ use crate::support;
 
 use chrono::{Days, Utc};
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 #[tokio::test]
 async fn the_agenda_lists_the_coming_days_and_overdue_tasks_and_ticks_in_place() {
-    let instance = Instance::with_settings(json!({ "initialView": "dayGridMonth" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "dayGridMonth" }));
     let today = Utc::now().date_naive();
     let overdue = today - Days::new(3);
     let later = today + Days::new(2);

@@ -9,12 +9,12 @@ use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_testkit::radicale::{PASSWORD, Radicale, USER};
 use reqwest::StatusCode;
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const TITLES: &str = "[...document.querySelectorAll('.fc-event-title')].map(e => e.textContent)";
 
-fn settings_file(instance: &Instance) -> String {
+fn settings_file(instance: &AppHarness) -> String {
     std::fs::read_to_string(instance.config_home().join("almanac/settings.json")).unwrap()
 }
 
@@ -66,7 +66,7 @@ async fn a_caldav_calendar_is_added_and_a_feed_made_and_revoked_in_settings() {
     )
     .await;
     let caldav_port = almanac_testkit::free_port();
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "restServerEnabled": true,
         "caldavServer": { "enabled": true, "port": caldav_port },
     }));
@@ -267,7 +267,7 @@ async fn one_occurrence_of_a_caldav_series_is_edited_in_place_from_the_window() 
     let id = format!("caldav_series_{}", std::process::id());
     let keyring = Passwords::default();
     keyring.set(&id, PASSWORD).unwrap();
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "initialView": "dayGridMonth",
         "displayTimezone": "UTC",
         "calendarSources": [{ "type": "caldav", "id": id, "name": "Radicale", "color": "#0f766e",

@@ -10,7 +10,7 @@ use chrono_tz::America::New_York;
 use chrono_tz::Europe::Berlin;
 use reqwest::StatusCode;
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 fn today() -> String {
@@ -21,7 +21,7 @@ const TITLES: &str = "[...document.querySelectorAll('.fc-event-title')].map(e =>
 
 #[tokio::test]
 async fn calendar_follows_vault_edits() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let today = today();
     instance.write_note(
         &format!("{today} Planning.md"),
@@ -51,7 +51,7 @@ async fn calendar_follows_vault_edits() {
 
 #[tokio::test]
 async fn rest_ui_routes_drive_the_windows() {
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     // A token with the three ui scopes. (The calendar window itself may not
     // make tokens: its capability grants only what its page calls.)
     let secret = instance.mint_token(&[
@@ -114,7 +114,7 @@ async fn calendar_shows_times_in_the_display_timezone() {
     // event is today (in Berlin), so the week view opens on it: no stepping
     // through the weeks in between.
     let day = chrono::Utc::now().with_timezone(&Berlin).date_naive();
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "displayTimezone": "Europe/Berlin",
         "initialView": "timeGridWeek",
         "restServerEnabled": true,

@@ -4,12 +4,12 @@
 use crate::support;
 
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 #[tokio::test]
 async fn a_full_day_shows_more_and_opens_the_day_with_every_event() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     let titles: Vec<String> = (0..7).map(|i| format!("Meeting {i}")).collect();
     for (hour, title) in (8..).zip(&titles) {

@@ -7,7 +7,7 @@
 use crate::support;
 
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 fn shown(title: &str) -> String {
@@ -22,7 +22,7 @@ fn box_of(id: &str) -> String {
 async fn hiding_a_calendar_hides_its_events_and_survives_a_restart() {
     // A port nothing listens on: the feed's fetch fails.
     let closed = support::free_port();
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "initialView": "dayGridMonth",
         "calendarSources": [
             { "type": "local", "id": "work", "name": "Work", "directory": "events", "color": "#3b6fd4" },

@@ -9,7 +9,7 @@ use crate::support;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use support::eventually;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const NOTE: &str = "2026-01-05 Standup.md";
@@ -127,7 +127,7 @@ fn text_of(result: &Value) -> String {
 
 #[tokio::test]
 async fn a_delete_is_asked_in_the_apps_dialog_no_keeps_the_note_yes_deletes_it() {
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "restServerEnabled": true,
         "mcpServer": { "enabled": true },
     }));

@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use support::eventually;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 fn screenshot_path(theme: Theme) -> PathBuf {
@@ -24,7 +24,7 @@ fn screenshot_path(theme: Theme) -> PathBuf {
 }
 
 /// Runs `almanac ARGS` for the instance's profile, as a script would.
-fn almanac(instance: &Instance, args: &[&str]) -> Output {
+fn almanac(instance: &AppHarness, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_almanac"))
         .args(args)
         .envs(instance.env())
@@ -33,7 +33,7 @@ fn almanac(instance: &Instance, args: &[&str]) -> Output {
 }
 
 /// `almanac --request-access …` while the app runs: it hands over and exits.
-fn request_access(instance: &Instance, args: &[&str]) {
+fn request_access(instance: &AppHarness, args: &[&str]) {
     let mut all = vec!["--request-access"];
     all.extend_from_slice(args);
     let second = almanac(instance, &all);
@@ -152,7 +152,7 @@ async fn background(session: &Session) -> String {
 
 #[tokio::test]
 async fn allowed_request_shows_a_working_secret_once() {
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     let session = Session::start(&instance, "calendar", Theme::Light).await;
     let calendar = session.window_handle().await;
 
@@ -253,7 +253,7 @@ async fn allowed_request_shows_a_working_secret_once() {
 
 #[tokio::test]
 async fn declined_request_creates_no_token() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let session = Session::start(&instance, "settings", Theme::Dark).await;
     let settings = session.window_handle().await;
 
@@ -302,7 +302,7 @@ async fn declined_request_creates_no_token() {
 
 #[tokio::test]
 async fn requests_queue_one_dialog_at_a_time_and_hidden_characters_show() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let session = Session::start(&instance, "calendar", Theme::Light).await;
     let calendar = session.window_handle().await;
 
@@ -365,7 +365,7 @@ async fn requests_queue_one_dialog_at_a_time_and_hidden_characters_show() {
 
 #[test]
 fn invalid_or_headless_requests_are_refused_before_starting() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     for (args, expected) in [
         (
             &["--request-access", " ", "--scopes", "events:read"][..],

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use chrono::{Datelike, Duration, NaiveDate};
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const ENTER: &str = "\u{E007}";
@@ -19,12 +19,12 @@ fn today() -> NaiveDate {
     chrono::Utc::now().date_naive()
 }
 
-fn note_path(instance: &Instance, name: &str) -> PathBuf {
+fn note_path(instance: &AppHarness, name: &str) -> PathBuf {
     instance.vault().join("events").join(name)
 }
 
 /// The note's text once it exists.
-async fn note(instance: &Instance, name: &str) -> String {
+async fn note(instance: &AppHarness, name: &str) -> String {
     let path = note_path(instance, name);
     support::eventually(&format!("the note {name}"), || async {
         std::fs::read_to_string(&path).ok()
@@ -33,7 +33,7 @@ async fn note(instance: &Instance, name: &str) -> String {
 }
 
 /// The note's text once it differs from `before`.
-async fn note_changed(instance: &Instance, name: &str, before: &str) -> String {
+async fn note_changed(instance: &AppHarness, name: &str, before: &str) -> String {
     let path = note_path(instance, name);
     support::eventually(&format!("a change to {name}"), || async {
         std::fs::read_to_string(&path).ok().filter(|t| t != before)
@@ -41,7 +41,7 @@ async fn note_changed(instance: &Instance, name: &str, before: &str) -> String {
     .await
 }
 
-async fn note_gone(instance: &Instance, name: &str) {
+async fn note_gone(instance: &AppHarness, name: &str) {
     let path = note_path(instance, name);
     support::eventually(&format!("{name} deleted"), || async {
         (!path.exists()).then_some(())
@@ -49,7 +49,7 @@ async fn note_gone(instance: &Instance, name: &str) {
     .await;
 }
 
-fn notes(instance: &Instance) -> Vec<String> {
+fn notes(instance: &AppHarness) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(instance.vault().join("events"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -74,7 +74,7 @@ fn with_lines(text: &str, changes: &[(&str, &str)]) -> String {
         .collect()
 }
 
-pub(crate) async fn start(instance: &Instance, theme: Theme) -> Session {
+pub(crate) async fn start(instance: &AppHarness, theme: Theme) -> Session {
     let session = Session::start(instance, "calendar", theme).await;
     // The first fetch is in: events (if any) are on screen.
     session
@@ -224,7 +224,7 @@ pub(crate) async fn neighbour_in_view(session: &Session, date: NaiveDate) -> Nai
 
 #[tokio::test]
 async fn create_timed_all_day_and_recurring_events() {
-    let instance = Instance::with_settings(json!({ "initialView": "timeGridWeek" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "timeGridWeek" }));
     let session = start(&instance, Theme::Light).await;
     let day = today();
 
@@ -374,7 +374,7 @@ pub(crate) fn event_in(date: NaiveDate, title: &str) -> String {
 
 #[tokio::test]
 async fn edit_one_occurrence_against_the_whole_series() {
-    let instance = Instance::with_settings(json!({ "initialView": "timeGridWeek" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "timeGridWeek" }));
     let day = today();
     let series = format!(
         "---\ntitle: Standup\nallDay: false\ntype: recurring\ndaysOfWeek: [U, M, T, W, R, F, S]\n\
@@ -472,7 +472,7 @@ async fn edit_one_occurrence_against_the_whole_series() {
 
 #[tokio::test]
 async fn drag_and_resize_rewrite_only_the_changed_keys() {
-    let instance = Instance::with_settings(json!({ "initialView": "timeGridWeek" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "timeGridWeek" }));
     let day = today();
     let original = format!(
         "---\ntitle: Review\nallDay: false\ndate: {day}\nstartTime: \"09:00\"\nendTime: \"10:00\"\n\
@@ -573,7 +573,7 @@ async fn drag_and_resize_rewrite_only_the_changed_keys() {
 
 #[tokio::test]
 async fn tick_a_task_and_delete_from_the_keyboard() {
-    let instance = Instance::with_settings(json!({ "initialView": "dayGridMonth" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "dayGridMonth" }));
     let day = today();
     instance.write_note(
         &format!("{day} Buy milk.md"),
@@ -692,7 +692,7 @@ async fn refused_at(session: &Session, field: &str) -> String {
 
 #[tokio::test]
 async fn engine_errors_show_next_to_their_field() {
-    let instance = Instance::with_settings(json!({ "initialView": "dayGridMonth" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "dayGridMonth" }));
     let day = today();
     instance.write_note(
         &format!("{day} Taken.md"),
@@ -833,7 +833,7 @@ async fn feed_events_refuse_moves_visibly_and_notes_open_in_obsidian() {
             ics.len()
         );
     });
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "initialView": "timeGridWeek",
         "calendarSources": [
             { "id": "local", "name": "Events", "color": "#2e7d32", "type": "local", "directory": "events" },
@@ -934,7 +934,7 @@ fn screenshot_path(theme: Theme) -> PathBuf {
 #[tokio::test]
 async fn event_dialog_light_and_dark() {
     for theme in [Theme::Light, Theme::Dark] {
-        let instance = Instance::with_settings(json!({
+        let instance = AppHarness::with_settings(json!({
             "initialView": "timeGridWeek",
             "calendarSources": [
                 { "id": "work", "name": "Work", "color": "#d81b60", "type": "local", "directory": "events" },

@@ -8,7 +8,7 @@ use crate::support;
 
 use chrono::{Datelike, Duration, NaiveDate};
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const ENTER: &str = "\u{E007}";
@@ -26,7 +26,7 @@ fn calendars() -> Value {
     ])
 }
 
-async fn start(instance: &Instance) -> Session {
+async fn start(instance: &AppHarness) -> Session {
     let session = Session::start(instance, "calendar", Theme::Light).await;
     session
         .wait_for("document.querySelector('.fc-view-harness') && !document.querySelector('.fc-view-harness .fc-loading')")
@@ -73,7 +73,7 @@ async fn focused_event(session: &Session) -> Option<String> {
 
 #[tokio::test]
 async fn the_calendar_field_moves_an_event_and_refusals_show_by_it() {
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "initialView": "dayGridMonth",
         "calendarSources": calendars(),
     }));
@@ -179,7 +179,7 @@ async fn the_calendar_field_moves_an_event_and_refusals_show_by_it() {
 
 #[tokio::test]
 async fn ticking_one_occurrence_of_a_recurring_task_and_unticking_it() {
-    let instance = Instance::with_settings(json!({ "initialView": "dayGridMonth" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "dayGridMonth" }));
     let day = today();
     let first = day - Duration::days(7);
     let weekday =
@@ -279,7 +279,7 @@ async fn ticking_one_occurrence_of_a_recurring_task_and_unticking_it() {
 
 #[tokio::test]
 async fn keyboard_focus_stays_on_an_event_when_the_vault_changes() {
-    let instance = Instance::with_settings(json!({ "initialView": "dayGridMonth" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "dayGridMonth" }));
     let day = today();
     let note = format!("title: Standup\nallDay: true\ndate: {day}");
     instance.write_note(&format!("{day} Standup.md"), &note);

@@ -12,17 +12,17 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 /// An instance on its first start: the start-at-login question unanswered.
-fn first_start() -> Instance {
-    let instance = Instance::new();
+fn first_start() -> AppHarness {
+    let instance = AppHarness::new();
     std::fs::remove_file(instance.data_home().join("almanac/autostart-asked")).unwrap();
     instance
 }
 
-fn settings_file(instance: &Instance) -> Value {
+fn settings_file(instance: &AppHarness) -> Value {
     let path = instance.config_home().join("almanac/settings.json");
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }

@@ -6,7 +6,7 @@
 use crate::support;
 
 use chrono::{Datelike, Days};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const VIEW: &str = "document.body.dataset.view";
@@ -14,7 +14,7 @@ const CURRENT: &str = "document.body.dataset.current";
 
 #[tokio::test]
 async fn each_key_does_what_the_panel_says_and_go_to_date_reads_a_day() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let session = Session::start(&instance, "calendar", Theme::Light).await;
     session
         .wait_for("document.body.dataset.ready === 'true'")
@@ -118,7 +118,7 @@ async fn each_key_does_what_the_panel_says_and_go_to_date_reads_a_day() {
 /// asks to delete it.
 #[tokio::test]
 async fn search_escape_tab_and_delete_keys() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let first = chrono::Utc::now()
         .date_naive()
         .with_day(1)

@@ -7,7 +7,7 @@ use crate::support;
 
 use chrono::{Datelike, Days, Months, NaiveDate, Utc};
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 fn day_button(date: NaiveDate) -> String {
@@ -16,7 +16,8 @@ fn day_button(date: NaiveDate) -> String {
 
 #[tokio::test]
 async fn a_click_on_a_marked_day_goes_there_and_week_numbers_show() {
-    let instance = Instance::with_settings(json!({ "initialView": "dayGridMonth", "firstDay": 1 }));
+    let instance =
+        AppHarness::with_settings(json!({ "initialView": "dayGridMonth", "firstDay": 1 }));
     let today = Utc::now().date_naive();
     let next_month = today.with_day(1).unwrap() + Months::new(1);
     let busy = next_month + Days::new(14);

@@ -5,7 +5,7 @@
 use crate::support;
 
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 use support::{epoch_now, eventually, port_open};
 
@@ -13,7 +13,7 @@ const URL: &str = "obsidian://open?vault=Almanac&file=Plants";
 
 #[tokio::test]
 async fn fired_reminder_can_be_snoozed_and_opened_from_the_window() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let opened = instance.register_url_handler();
     let session = Session::start(&instance, "reminders", Theme::Light).await;
     eventually("the reminder daemon", || async {

@@ -6,13 +6,13 @@ use crate::support;
 
 use almanac_core::tokens::Scope;
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme, shown_in_zone};
 use support::{epoch_now, eventually, port_open};
 
 #[tokio::test]
 async fn rows_show_their_source_and_times_in_the_display_timezone() {
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "displayTimezone": "Asia/Kolkata",
         "restServerEnabled": true,
     }));
@@ -78,7 +78,7 @@ async fn rows_show_their_source_and_times_in_the_display_timezone() {
 
 #[tokio::test]
 async fn a_vault_reminder_shows_its_source_and_event() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1))
         .format("%Y-%m-%d")
         .to_string();

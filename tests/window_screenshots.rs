@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 use support::{epoch_now, eventually, port_open};
 
@@ -28,8 +28,8 @@ const HOME_COLOR: (&str, &str) = ("#c2410c", "rgb(194, 65, 12)");
 /// An instance with a realistic mix around today in two calendars (Work and
 /// Home, each with its colour): timed, all-day, multi-day, weekly and
 /// monthly series, open and done tasks, and a long title.
-async fn populated_instance() -> Instance {
-    let instance = Instance::with_settings(json!({
+async fn populated_instance() -> AppHarness {
+    let instance = AppHarness::with_settings(json!({
         "restServerEnabled": true,
         "calendarSources": [
             { "type": "local", "id": "work", "name": "Work", "directory": "work", "color": WORK_COLOR.0 },
@@ -141,7 +141,7 @@ async fn populated_instance() -> Instance {
 }
 
 /// Syncs one reminder due in two seconds and one due in an hour.
-async fn sync_reminders(instance: &Instance) {
+async fn sync_reminders(instance: &AppHarness) {
     eventually("the reminder daemon", || async {
         port_open(instance.daemon_port).then_some(())
     })

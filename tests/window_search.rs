@@ -8,14 +8,14 @@ use crate::support;
 
 use chrono::{Days, Utc};
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const ROWS: &str = "[...document.querySelectorAll('#search-results .search-hit')]";
 
 #[tokio::test]
 async fn search_lists_upcoming_then_past_and_goes_to_the_event() {
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "initialView": "dayGridMonth",
         "calendarSources": [
             { "type": "local", "id": "work", "name": "Work", "directory": "events", "color": "#3b6fd4" },

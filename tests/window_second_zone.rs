@@ -5,7 +5,7 @@
 use crate::support;
 
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 /// The second zone's label of the 09:00 (display zone) row.
@@ -27,7 +27,7 @@ async fn go_to(session: &Session, day: &str) {
 async fn second_zone_labels_are_right_on_both_sides_of_a_dst_change() {
     // Berlin moves its clocks on 2027-03-28 at 01:00 UTC: 09:00 UTC is
     // 10:00 there before, 11:00 after. Weeks start on Monday.
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "initialView": "timeGridDay",
         "displayTimezone": "UTC",
         "firstDay": 1,

@@ -4,7 +4,7 @@
 use crate::support;
 
 use reqwest::StatusCode;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::port_open;
 use support::webdriver::{Session, Theme};
 
@@ -13,7 +13,7 @@ const ROW: &str = "tr[data-token-name='e2e script']";
 
 #[tokio::test]
 async fn token_from_the_settings_window_works_until_revoked() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let session = Session::start(&instance, "settings", Theme::Light).await;
     assert_eq!(session.title().await, "Almanac — Settings");
 
@@ -127,7 +127,7 @@ async fn token_from_the_settings_window_works_until_revoked() {
 
 #[tokio::test]
 async fn cancelled_revoke_keeps_the_token() {
-    let instance = Instance::with_settings(serde_json::json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(serde_json::json!({ "restServerEnabled": true }));
     let session = Session::start(&instance, "settings", Theme::Dark).await;
     session.wait_for(&format!("{STATUS} === 'running'")).await;
     session.click("#generate-open").await;
@@ -166,7 +166,7 @@ async fn tokens_can_be_generated_with_the_keyboard_alone() {
     const TAB: &str = "\u{E004}";
     const ENTER: &str = "\u{E007}";
     const SPACE: &str = "\u{E00D}";
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let session = Session::start(&instance, "settings", Theme::Light).await;
 
     // Tab through the page to the button; focus is always visible and in order.
@@ -215,7 +215,7 @@ async fn tokens_can_be_generated_with_the_keyboard_alone() {
 /// path is a folder (no restart).
 #[tokio::test]
 async fn an_unusable_vault_is_named_in_a_banner_until_it_is_fixed() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     std::fs::remove_dir_all(instance.vault()).unwrap();
     std::fs::write(instance.vault(), "not a folder").unwrap();
     let session = Session::start(&instance, "settings", Theme::Light).await;
@@ -240,7 +240,7 @@ async fn an_unusable_vault_is_named_in_a_banner_until_it_is_fixed() {
 /// only one who may); before it, `/mcp` is a 404 even with a valid token.
 #[tokio::test]
 async fn the_mcp_switch_opens_mcp_on_the_rest_port() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     // Before the app starts: it reads its tokens at start.
     let token = instance.mint_token(&[almanac_core::tokens::Scope::EventsRead]);
     let session = Session::start(&instance, "settings", Theme::Light).await;

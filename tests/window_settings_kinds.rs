@@ -6,7 +6,7 @@
 use crate::support;
 
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const HOME: &str = "\u{E011}";
@@ -15,7 +15,7 @@ const SCHOOL: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
 BEGIN:VEVENT\r\nUID:term@school\r\nDTSTART;VALUE=DATE:20260907\r\nSUMMARY:Term starts\r\nEND:VEVENT\r\n\
 END:VCALENDAR\r\n";
 
-fn settings_file(instance: &Instance) -> Value {
+fn settings_file(instance: &AppHarness) -> Value {
     let path = instance.config_home().join("almanac/settings.json");
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
@@ -41,7 +41,7 @@ async fn message(session: &Session, id: &str) -> String {
 
 #[tokio::test]
 async fn a_holiday_calendar_and_a_vault_ics_file_are_added() {
-    let instance = Instance::with_settings(json!({}));
+    let instance = AppHarness::with_settings(json!({}));
     let calendars = instance.vault().join("calendars");
     std::fs::create_dir_all(&calendars).unwrap();
     std::fs::write(calendars.join("school.ics"), SCHOOL).unwrap();

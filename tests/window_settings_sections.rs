@@ -8,7 +8,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const TAB: &str = "\u{E004}";
@@ -21,14 +21,14 @@ fn today() -> String {
 }
 
 /// The settings file as the app last wrote it.
-fn settings_file(instance: &Instance) -> Value {
+fn settings_file(instance: &AppHarness) -> Value {
     let path = instance.config_home().join("almanac/settings.json");
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
 /// Waits until the settings file satisfies `check` (the app writes it before
 /// it answers the window, but the window's answer is not awaited here).
-async fn settings_file_where(instance: &Instance, what: &str, check: impl Fn(&Value) -> bool) {
+async fn settings_file_where(instance: &AppHarness, what: &str, check: impl Fn(&Value) -> bool) {
     support::eventually(what, || async {
         let settings = settings_file(instance);
         check(&settings).then_some(())
@@ -37,7 +37,7 @@ async fn settings_file_where(instance: &Instance, what: &str, check: impl Fn(&Va
 }
 
 /// The titles of today's events as the REST server answers them.
-async fn api_titles(instance: &Instance, secret: &str) -> Vec<String> {
+async fn api_titles(instance: &AppHarness, secret: &str) -> Vec<String> {
     let today = today();
     let answer: Value = reqwest::Client::new()
         .get(format!(
@@ -132,7 +132,7 @@ async fn message(session: &Session, id: &str) -> String {
 
 #[tokio::test]
 async fn calendars_are_added_renamed_recoloured_and_removed() {
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     let secret = instance.seed_token("e2e reader", &["events:read"]);
     let today = today();
     let work = instance.vault().join("work");
@@ -346,7 +346,7 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[tokio::test]
 async fn choosing_a_vault_offers_the_plugin_import() {
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     let secret = instance.seed_token("e2e reader", &["events:read"]);
     let vault = plugin_vault(instance.root());
     let obsidian = snapshot(&vault.join(".obsidian"));
@@ -493,7 +493,7 @@ const FIRST_COLUMN: &str = "document.querySelector('.fc-col-header-cell')?.class
 
 #[tokio::test]
 async fn time_zone_and_first_day_drive_the_calendar() {
-    let instance = Instance::with_settings(json!({ "initialView": "timeGridWeek" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "timeGridWeek" }));
     let today = today();
     instance.write_note(
         &format!("{today} Standup.md"),
@@ -581,7 +581,7 @@ async fn time_zone_and_first_day_drive_the_calendar() {
 
 #[tokio::test]
 async fn reminder_settings_persist_and_refuse_bad_values() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let session = Session::start(&instance, "settings", Theme::Dark).await;
     open_section(&session, "reminders").await;
     let reminders = |s: &Value| s["reminders"].clone();
@@ -677,7 +677,7 @@ async fn painted(session: &Session) {
 #[tokio::test]
 async fn sections_light_and_dark() {
     for theme in [Theme::Light, Theme::Dark] {
-        let instance = Instance::with_settings(json!({
+        let instance = AppHarness::with_settings(json!({
             "calendarSources": [
                 { "id": "local", "name": "Events", "color": "#3788d8", "type": "local",
                   "directory": "events" },

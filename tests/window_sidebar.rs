@@ -10,7 +10,7 @@ use almanac_testkit::quick_add_table::{shown as shown_in_table, table};
 use chrono::{Days, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme, shown_in_zone};
 use support::{epoch_now, eventually, port_open};
 
@@ -30,7 +30,7 @@ async fn row(session: &Session, title: &str) -> Value {
 
 /// The app on UTC, the settings on Berlin: an agenda or a reminder shown in
 /// the machine's zone would be an hour early in winter, two in summer.
-async fn start_in_berlin(instance: &Instance) -> Session {
+async fn start_in_berlin(instance: &AppHarness) -> Session {
     let session =
         Session::start_with_env(instance, "sidebar", Theme::Light, &[("TZ", "UTC")]).await;
     let machine_offset = session
@@ -42,7 +42,7 @@ async fn start_in_berlin(instance: &Instance) -> Session {
 
 #[tokio::test]
 async fn agenda_and_next_reminder_follow_the_display_timezone() {
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "displayTimezone": "Europe/Berlin",
         "restServerEnabled": true,
     }));
@@ -125,7 +125,7 @@ async fn agenda_and_next_reminder_follow_the_display_timezone() {
 
 #[tokio::test]
 async fn quick_add_creates_the_event_in_the_display_zone_and_shows_errors_inline() {
-    let instance = Instance::with_settings(json!({ "displayTimezone": "Europe/Berlin" }));
+    let instance = AppHarness::with_settings(json!({ "displayTimezone": "Europe/Berlin" }));
     let session = start_in_berlin(&instance).await;
     session
         .wait_for("document.getElementById('quick-add-calendar').value === 'local'")
@@ -225,7 +225,7 @@ async fn quick_add_rows_of_the_phrase_table_create_their_events() {
         sources.push(json!({ "type": "local", "id": id, "name": name,
                              "directory": id, "color": "#00aa00" }));
     }
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "displayTimezone": table.zone,
         "restServerEnabled": true,
         "calendarSources": sources,
@@ -503,7 +503,7 @@ fn repeats_in_words(event: &Value) -> String {
 }
 
 /// The notes in the vault's `events` folder, sorted.
-fn notes(instance: &Instance) -> Vec<String> {
+fn notes(instance: &AppHarness) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(instance.vault().join("events"))
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())

@@ -5,12 +5,12 @@
 use crate::support;
 
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 #[tokio::test]
 async fn ticking_a_task_in_the_window_rewrites_its_line_only() {
-    let instance = Instance::with_settings(json!({
+    let instance = AppHarness::with_settings(json!({
         "initialView": "dayGridMonth",
         "calendarSources": [
             {"id": "tasks_1", "name": "Tasks", "color": "#2e7d32", "type": "tasks", "directory": ""}

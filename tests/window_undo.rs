@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use serde_json::json;
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const CONTROL: char = '\u{E009}';
@@ -73,7 +73,7 @@ async fn edit_end(session: &Session, date: NaiveDate, end: &str) {
 
 #[tokio::test]
 async fn ctrl_z_redo_and_the_notices_undo_take_back_moves_edits_and_deletes() {
-    let instance = Instance::with_settings(json!({ "initialView": "timeGridWeek" }));
+    let instance = AppHarness::with_settings(json!({ "initialView": "timeGridWeek" }));
     let day = chrono::Utc::now().date_naive();
     let note = |date: NaiveDate| -> PathBuf {
         instance
@@ -201,7 +201,7 @@ async fn undo_all_since(session: &Session, option: usize, said: &str) {
 /// undoes all of it since a chosen change, byte for byte.
 #[tokio::test]
 async fn settings_lists_a_tokens_changes_and_undoes_all_since_one() {
-    let instance = Instance::with_settings(json!({ "restServerEnabled": true }));
+    let instance = AppHarness::with_settings(json!({ "restServerEnabled": true }));
     let secret = instance.seed_token("assistant", &["events:write"]);
     let session = Session::start(&instance, "settings", Theme::Light).await;
     session

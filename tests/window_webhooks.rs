@@ -7,7 +7,7 @@
 use crate::support;
 
 use almanac_testkit::{WebhookReceiver, files_containing};
-use support::instance::Instance;
+use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 /// Saves what the window shows as `artifacts/screenshots/settings-<name>-light.png`.
@@ -33,7 +33,7 @@ fn keyring_lookup(id: &str) -> Option<String> {
 
 #[tokio::test]
 async fn a_webhook_added_in_settings_delivers_signed_changes_and_is_deleted() {
-    let instance = Instance::new();
+    let instance = AppHarness::new();
     let mut receiver = WebhookReceiver::start(200);
     let session = Session::start(&instance, "settings", Theme::Light).await;
     session.click("#tab-api").await;

@@ -15,23 +15,23 @@ use serde_json::{Value, json};
 
 use super::free_port;
 
-pub struct Instance {
+pub struct AppHarness {
     dir: tempfile::TempDir,
     pub rest_port: u16,
     pub daemon_port: u16,
 }
 
-impl Instance {
+impl AppHarness {
     /// A fresh instance whose settings put both servers on free ports; the
     /// REST server starts switched off, as on a first start.
     pub fn new() -> Self {
         Self::with_settings(json!({}))
     }
 
-    /// Like [`Instance::new`], with `extra` merged into the settings file.
+    /// Like [`AppHarness::new`], with `extra` merged into the settings file.
     pub fn with_settings(extra: Value) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let instance = Instance {
+        let instance = AppHarness {
             dir,
             rest_port: free_port(),
             daemon_port: free_port(),
@@ -131,7 +131,7 @@ impl Instance {
         self.spawn_with_env(args, std::iter::empty::<(&str, &OsStr)>())
     }
 
-    /// Like [`Instance::spawn`], with `extra` variables set (or overridden).
+    /// Like [`AppHarness::spawn`], with `extra` variables set (or overridden).
     pub fn spawn_with_env<K: AsRef<OsStr>, V: AsRef<OsStr>>(
         &self,
         args: &[&str],
@@ -267,7 +267,7 @@ impl Instance {
     }
 
     /// Changes settings while the app runs, through `PUT /settings` with
-    /// `secret` (a `system:full-access` token from [`Instance::mint_token`]
+    /// `secret` (a `system:full-access` token from [`AppHarness::mint_token`]
     /// and `restServerEnabled`). Windows other than Settings may not call
     /// `settings_update`, so tests change settings the way a script would.
     pub async fn update_settings(&self, secret: &str, patch: Value) {

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
 
-use super::instance::Instance;
+use super::instance::AppHarness;
 use super::{PATIENCE, eventually, free_port, port_open};
 
 /// The key W3C uses for element references.
@@ -54,14 +54,14 @@ pub struct Session {
 impl Session {
     /// Starts `tauri-driver` on free ports with the instance's environment
     /// and a session that launches the app showing `window`.
-    pub async fn start(instance: &Instance, window: &str, theme: Theme) -> Session {
+    pub async fn start(instance: &AppHarness, window: &str, theme: Theme) -> Session {
         Self::start_with_env(instance, window, theme, &[]).await
     }
 
     /// Like [`Session::start`], with `extra` variables (e.g. `TZ`) set for
     /// the driver and so for the app it launches.
     pub async fn start_with_env(
-        instance: &Instance,
+        instance: &AppHarness,
         window: &str,
         theme: Theme,
         extra: &[(&str, &str)],
@@ -86,7 +86,7 @@ impl Session {
     /// One start: a driver on fresh ports and a session on it, or why not
     /// (with the driver's log), everything it started already stopped.
     async fn try_start(
-        instance: &Instance,
+        instance: &AppHarness,
         window: &str,
         theme: Theme,
         extra: &[(&str, &str)],

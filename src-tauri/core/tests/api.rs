@@ -29,13 +29,13 @@ impl ConsentPrompt for ScriptedConsent {
     }
 }
 
-struct Instance {
+struct ApiHarness {
     _dir: tempfile::TempDir,
     core: Core,
     ui: Arc<RecordingUi>,
 }
 
-impl Instance {
+impl ApiHarness {
     async fn open() -> Self {
         Self::open_with(Arc::new(DeclineAll)).await
     }
@@ -110,15 +110,15 @@ fn fields(json: serde_json::Value) -> EventFields {
 struct Op {
     name: &'static str,
     scope: Scope,
-    prepare: fn(&Instance, usize) -> String,
+    prepare: fn(&ApiHarness, usize) -> String,
     call: fn(&AuthorizedApi, &str) -> Result<(), ApiError>,
 }
 
-fn no_prep(_: &Instance, _: usize) -> String {
+fn no_prep(_: &ApiHarness, _: usize) -> String {
     String::new()
 }
 
-fn existing_event(instance: &Instance, n: usize) -> String {
+fn existing_event(instance: &ApiHarness, n: usize) -> String {
     instance.add_event(&format!("Existing {n}")).id
 }
 
@@ -219,7 +219,7 @@ const OPS: [Op; 13] = [
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_operation_requires_exactly_its_scope_or_full_access() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     let mut checked = 0;
     for held in Scope::ALL {
         let api = instance.api(&[held]);
@@ -260,7 +260,7 @@ async fn every_operation_requires_exactly_its_scope_or_full_access() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_token_refuses_invalid_expired_and_revoked_tokens_alike() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     let plugin = instance.plugin();
     assert!(plugin.with_token("").is_none());
     assert!(plugin.with_token("ofc_pat_notatoken").is_none());
@@ -284,7 +284,7 @@ async fn with_token_refuses_invalid_expired_and_revoked_tokens_alike() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn get_events_filters_synchronously_from_the_cache() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     let api = instance.api(&[Scope::EventsRead, Scope::EventsWrite]);
     let create = |json| api.create_event("local", fields(json), EventOptions::default());
     create(json!({"title": "Morning", "date": "2024-06-03", "startTime": "09:00", "endTime": "10:00", "allDay": false})).unwrap();
@@ -326,7 +326,7 @@ async fn get_events_filters_synchronously_from_the_cache() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_announce_unless_silent_and_delete_can_suppress_one_occurrence() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     let api = instance.api(&[Scope::EventsRead, Scope::EventsWrite]);
     let loud = api
         .create_event(
@@ -403,7 +403,7 @@ async fn writes_announce_unless_silent_and_delete_can_suppress_one_occurrence() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ui_operations_validate_views_and_report_a_missing_ui() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     let api = instance.api(&[Scope::UiChangeView]);
     assert!(matches!(
         api.change_view("yearGrid"),
@@ -437,7 +437,7 @@ async fn ui_operations_validate_views_and_report_a_missing_ui() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_updates_are_all_or_nothing_and_reach_the_engine() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     // `localServerPort` and `calendarSources` are privileged settings.
     let api = instance.api(&[
         Scope::SettingsRead,
@@ -478,7 +478,7 @@ async fn settings_updates_are_all_or_nothing_and_reach_the_engine() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     let api = instance.api(&[
         Scope::SettingsRead,
         Scope::SettingsWrite,
@@ -524,7 +524,7 @@ async fn a_vault_that_cannot_be_used_is_reported_not_rolled_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn internal_state_and_settings_never_contain_secrets() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     let secret = instance.token(&[Scope::SystemFullAccess], Expiry::Days30);
     let api = instance.plugin().with_token(secret.expose()).unwrap();
     let random_part = &secret.expose()["ofc_pat_".len()..];
@@ -550,7 +550,7 @@ async fn request_access_creates_a_token_only_with_consent() {
         },
         asked: Mutex::default(),
     });
-    let instance = Instance::open_with(granted.clone()).await;
+    let instance = ApiHarness::open_with(granted.clone()).await;
     let plugin = instance.plugin();
     let scopes: ScopeSet = [Scope::EventsRead, Scope::UiOpenCalendar]
         .into_iter()
@@ -591,7 +591,7 @@ async fn request_access_creates_a_token_only_with_consent() {
     );
     assert_eq!(granted.asked.lock().unwrap().len(), 1);
 
-    let declining = Instance::open().await; // DeclineAll, as headless
+    let declining = ApiHarness::open().await; // DeclineAll, as headless
     assert!(
         declining
             .plugin()
@@ -638,7 +638,7 @@ async fn access_requests_are_asked_one_at_a_time_and_rate_limited() {
     let consent = Arc::new(HeldConsent::default());
     let (release, released) = std::sync::mpsc::channel();
     *consent.release.lock().unwrap() = Some(released);
-    let instance = Instance::open_with(consent.clone()).await;
+    let instance = ApiHarness::open_with(consent.clone()).await;
     let plugin = instance.plugin();
     let (done_tx, done) = std::sync::mpsc::channel();
     let request = |name: String| {
@@ -686,7 +686,7 @@ async fn access_requests_are_asked_one_at_a_time_and_rate_limited() {
 /// no token: it reads and writes with every scope.
 #[tokio::test]
 async fn the_owner_acts_without_a_token() {
-    let instance = Instance::open().await;
+    let instance = ApiHarness::open().await;
     assert!(instance.core.tokens.list().is_empty());
     let owner = instance.plugin().as_owner();
     assert!(owner.scopes().grants(Scope::EventsWrite));

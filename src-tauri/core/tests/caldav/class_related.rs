@@ -4,7 +4,7 @@
 
 use reqwest::StatusCode;
 
-use crate::caldav::support::Instance;
+use crate::caldav::support::CaldavHarness;
 
 fn vevent(uid: &str, summary: &str, extra: &str) -> String {
     format!(
@@ -31,7 +31,7 @@ fn class_query(test: &str) -> String {
 }
 
 /// The vault's note whose text contains `needle`.
-fn note_with(app: &Instance, needle: &str) -> String {
+fn note_with(app: &CaldavHarness, needle: &str) -> String {
     let dir = app.vault().join("events");
     std::fs::read_dir(&dir)
         .unwrap()
@@ -42,7 +42,7 @@ fn note_with(app: &Instance, needle: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn class_and_related_to_are_kept_served_and_searched() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let private = "/calendars/local/private-1.ics";
@@ -120,7 +120,7 @@ async fn class_and_related_to_are_kept_served_and_searched() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_class_that_is_not_a_token_is_refused_and_nothing_written() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let notes = || {

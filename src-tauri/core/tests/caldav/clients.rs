@@ -9,12 +9,12 @@ use std::process::Command;
 use almanac_core::calendar::EventFields;
 use serde_json::json;
 
-use crate::caldav::support::{Instance, PLANNING, client_script, run, venv};
+use crate::caldav::support::{CaldavHarness, PLANNING, client_script, run, venv};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_caldav_library_discovers_queries_writes_and_syncs() {
     let venv = venv();
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let out = run(
         &venv,
@@ -72,7 +72,7 @@ struct Vdirsyncer {
 }
 
 impl Vdirsyncer {
-    async fn discover(app: &Instance) -> Self {
+    async fn discover(app: &CaldavHarness) -> Self {
         let token = app.read_write_token().await;
         let work = app.dir.path().join("vdirsyncer");
         let local = work.join("local");
@@ -117,7 +117,7 @@ impl Vdirsyncer {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn vdirsyncer_syncs_both_ways_with_a_folder() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let pair = Vdirsyncer::discover(&app).await;
     let local = pair.local.clone();
     let vdirsyncer = |command: &'static str| pair.run(command);
@@ -187,7 +187,7 @@ async fn vdirsyncer_syncs_both_ways_with_a_folder() {
 /// right times: the vault is in Europe/Berlin, khal shows New York time.
 #[tokio::test(flavor = "multi_thread")]
 async fn khal_lists_the_events_vdirsyncer_synced() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let pair = Vdirsyncer::discover(&app).await;
     pair.run("sync").await;
     let config = app.dir.path().join("khal.conf");

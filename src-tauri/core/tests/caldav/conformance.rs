@@ -17,7 +17,7 @@ use almanac_core::tokens::Scope;
 use almanac_testkit::radicale::{self, Radicale};
 use serde_json::Value;
 
-use crate::caldav::support::Instance;
+use crate::caldav::support::CaldavHarness;
 
 /// Where Almanac differs on purpose, and why (shown in docs/caldav.md).
 const DELIBERATE: &[(&str, &str)] = &[
@@ -125,7 +125,7 @@ async fn the_checker_finishes_and_finds_nothing_worse_than_radicale() {
             .await
             .unwrap();
     let reference = tokio::task::spawn_blocking(Radicale::start).await.unwrap();
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
         .await;

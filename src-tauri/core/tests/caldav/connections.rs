@@ -5,11 +5,11 @@
 
 use std::net::SocketAddr;
 
-use crate::caldav::support::Instance;
+use crate::caldav::support::CaldavHarness;
 
 #[tokio::test]
 async fn a_client_trickling_its_headers_is_dropped_after_ten_seconds() {
-    let instance = Instance::start().await;
+    let instance = CaldavHarness::start().await;
     let addr: SocketAddr = instance.base.trim_start_matches("http://").parse().unwrap();
     almanac_testkit::net::assert_trickled_headers_dropped_after_ten_seconds(addr).await;
     // The server still answers.

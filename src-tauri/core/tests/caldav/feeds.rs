@@ -4,12 +4,12 @@
 use almanac_core::caldav_server::feeds::FeedStore;
 use reqwest::StatusCode;
 
-use crate::caldav::support::{HOLIDAYS, Instance, LOCAL, client_script, run, venv};
+use crate::caldav::support::{CaldavHarness, HOLIDAYS, LOCAL, client_script, run, venv};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_feed_imports_cleanly_and_stops_when_revoked() {
     let venv = venv();
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let feeds = FeedStore::new(app.core.paths.feeds_file());
     let made = feeds
         .create("Phone", vec![LOCAL.into(), HOLIDAYS.into()])

@@ -6,7 +6,7 @@
 use almanac_core::tokens::Scope;
 use reqwest::StatusCode;
 
-use crate::caldav::support::Instance;
+use crate::caldav::support::CaldavHarness;
 
 fn reproducer(target: &str, name: &str) -> String {
     let path = format!(
@@ -16,7 +16,7 @@ fn reproducer(target: &str, name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn notes(app: &Instance) -> usize {
+fn notes(app: &CaldavHarness) -> usize {
     std::fs::read_dir(app.vault().join("events"))
         .unwrap()
         .count()
@@ -24,7 +24,7 @@ fn notes(app: &Instance) -> usize {
 
 /// PUTs `body`; asserts the refusal (`status`) names `expected` and nothing
 /// is stored.
-async fn put_is_refused(app: &Instance, body: String, status: StatusCode, expected: &str) {
+async fn put_is_refused(app: &CaldavHarness, body: String, status: StatusCode, expected: &str) {
     let writer = app.token(&[Scope::EventsWrite]).await;
     let before = notes(app);
     let answer = app
@@ -43,7 +43,7 @@ async fn put_is_refused(app: &Instance, body: String, status: StatusCode, expect
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_alarm_trigger_past_any_range_is_refused_naming_the_property() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let body = reproducer("ics_put", "trigger-minutes-out-of-range.ics");
     put_is_refused(
         &app,
@@ -69,7 +69,7 @@ async fn an_alarm_trigger_past_any_range_is_refused_naming_the_property() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_non_ascii_byday_is_refused_naming_the_rule() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let body = reproducer("ics_feed", "rrule-byday-non-ascii-in-event.ics");
     // The rule is the engine's to judge: a `400` naming it, as through REST.
     put_is_refused(
@@ -85,7 +85,7 @@ async fn a_non_ascii_byday_is_refused_naming_the_rule() {
 /// as a `PROPFIND` of `path`: refused with a 400 that says `expected`, and
 /// the server still answers.
 async fn propfind_is_refused(name: &str, path: &str, expected: &str) {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let reader = app.token(&[Scope::EventsRead]).await;
     let body = reproducer("dav_server", name);
     let body = body.get(1..).unwrap().to_string();

@@ -6,12 +6,12 @@ use almanac_core::history::undo::undo;
 use almanac_core::history::{Author, ChangeFilter};
 use reqwest::StatusCode;
 
-use super::support::{Instance, PLANNING, STANDUP};
+use super::support::{CaldavHarness, PLANNING, STANDUP};
 use crate::common::snapshot;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn caldav_writes_are_listed_with_their_token_and_undone_byte_for_byte() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let before = snapshot(&app.vault());

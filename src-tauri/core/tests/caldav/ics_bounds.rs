@@ -8,7 +8,7 @@ use almanac_core::ics::bounds::{
 use almanac_core::tokens::Scope;
 use reqwest::StatusCode;
 
-use crate::caldav::support::Instance;
+use crate::caldav::support::CaldavHarness;
 
 /// An event `uid` with `inside` (whole lines) in its VEVENT: 2 components
 /// (VCALENDAR, VEVENT) and 7 properties of its own.
@@ -20,7 +20,7 @@ fn event(uid: &str, inside: &str) -> String {
     )
 }
 
-fn notes(app: &Instance) -> usize {
+fn notes(app: &CaldavHarness) -> usize {
     std::fs::read_dir(app.vault().join("events"))
         .unwrap()
         .count()
@@ -28,7 +28,7 @@ fn notes(app: &Instance) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_crash_put_is_refused_and_the_server_still_answers() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let writer = app.token(&[Scope::EventsWrite]).await;
     let before = notes(&app);
     // The report's body: 900 KB, under the body cap, and deep enough to
@@ -59,7 +59,7 @@ async fn the_crash_put_is_refused_and_the_server_still_answers() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn each_limit_refuses_just_past_it_and_takes_just_under_it() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let levels = |n: usize| format!("{}{}", "BEGIN:X\r\n".repeat(n), "END:X\r\n".repeat(n));

@@ -8,7 +8,7 @@ use almanac_core::tokens::Scope;
 use icalendar::parser::{read_calendar, unfold};
 use reqwest::StatusCode;
 
-use crate::caldav::support::{Instance, JANUARY, LOCAL};
+use crate::caldav::support::{CaldavHarness, JANUARY, LOCAL};
 
 /// A note whose `url` and `description` try to end their line and add an
 /// attendee (who would get an invitation from the user's account).
@@ -19,8 +19,8 @@ url: \"https://x.example/\\r\\nATTENDEE;RSVP=TRUE:mailto:victim@example.com\\r\\
 description: \"Hi\\r\\nATTENDEE:mailto:victim@example.com\\nX-INJ:2\"\n\
 location: \"Room 1\\r\\nX-INJ:3\"\n---\n";
 
-async fn with_trap() -> Instance {
-    let app = Instance::start().await;
+async fn with_trap() -> CaldavHarness {
+    let app = CaldavHarness::start().await;
     let path = app.vault().join(TRAP);
     std::fs::write(&path, TRAP_NOTE).unwrap();
     app.core.calendar.refresh_path(&path);
@@ -122,7 +122,7 @@ async fn a_note_cannot_inject_properties_into_a_subscription_feed() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_calendar_app_cannot_write_a_series_repeating_every_second() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let before = std::fs::read_dir(app.vault().join("events"))
         .unwrap()

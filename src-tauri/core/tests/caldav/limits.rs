@@ -8,7 +8,7 @@ use almanac_core::tokens::Scope;
 use almanac_testkit::InstanceBuilder;
 use reqwest::StatusCode;
 
-use crate::caldav::support::{Client, Instance};
+use crate::caldav::support::{CaldavHarness, Client};
 
 /// The tests that measure this process's peak memory run one at a time,
 /// so that none counts another's.
@@ -17,8 +17,8 @@ static MEASURING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 const NS: &str = r#"xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav""#;
 
 /// An instance whose local calendar holds `count` more one-hour events.
-async fn with_events(count: usize) -> Instance {
-    Instance::start_with(|mut builder: InstanceBuilder| {
+async fn with_events(count: usize) -> CaldavHarness {
+    CaldavHarness::start_with(|mut builder: InstanceBuilder| {
         for i in 0..count {
             let day = 1 + i % 28;
             builder = builder.note(
@@ -74,7 +74,7 @@ async fn refused(client: &Client<'_>, body: String) -> String {
 }
 
 /// Asserts the server still answers a plain PROPFIND with `token`.
-async fn still_answers(app: &Instance, token: &str) {
+async fn still_answers(app: &CaldavHarness, token: &str) {
     let answer = app
         .as_client(Some(token))
         .query("PROPFIND", "/calendars/local/", propfind("<d:getetag/>"))
@@ -134,7 +134,7 @@ async fn forty_thousand_calendar_data_names_get_a_small_answer() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn property_names_are_answered_once_and_capped_at_64() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
     let client = app.as_client(Some(&token));
 
@@ -178,7 +178,7 @@ async fn property_names_are_answered_once_and_capped_at_64() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn multiget_hrefs_are_answered_once_and_capped_at_10000() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
     let client = app.as_client(Some(&token));
     let multiget = |hrefs: String| {
@@ -233,7 +233,7 @@ async fn multiget_hrefs_are_answered_once_and_capped_at_10000() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bodies_are_capped_per_method() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     // Whitespace pads a valid body to exactly `size` bytes.
@@ -274,7 +274,7 @@ async fn bodies_are_capped_per_method() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn deep_xml_entities_and_element_floods_are_refused() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
     let client = app.as_client(Some(&token));
 

@@ -6,7 +6,7 @@
 use almanac_core::tokens::Scope;
 use reqwest::StatusCode;
 
-use crate::caldav::support::Instance;
+use crate::caldav::support::CaldavHarness;
 
 const MKCALENDAR: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:I="http://apple.com/ns/ical/">
@@ -24,7 +24,7 @@ fn proppatch(props: &str) -> String {
 }
 
 /// The home's listing: each calendar's href, name and colour.
-async fn home(app: &Instance, token: &str) -> String {
+async fn home(app: &CaldavHarness, token: &str) -> String {
     let answer = app
         .as_client(Some(token))
         .query("PROPFIND", "/calendars/", "")
@@ -43,7 +43,7 @@ fn event(uid: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn mkcalendar_for_journals_is_refused_and_for_tasks_accepted() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let manager = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
         .await;
@@ -90,7 +90,7 @@ async fn mkcalendar_for_journals_is_refused_and_for_tasks_accepted() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn mkcalendar_makes_a_notes_calendar_that_takes_events() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let manager = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
         .await;
@@ -131,7 +131,7 @@ async fn mkcalendar_makes_a_notes_calendar_that_takes_events() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn managing_calendars_needs_settings_write_too() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let writer = app.read_write_token().await;
     let client = app.as_client(Some(&writer));
     let made = client
@@ -161,7 +161,7 @@ async fn managing_calendars_needs_settings_write_too() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn proppatch_renames_and_recolours_all_or_nothing() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let manager = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
         .await;
@@ -229,7 +229,7 @@ async fn proppatch_renames_and_recolours_all_or_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn deleting_a_calendar_is_refused_and_keeps_its_notes() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let manager = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
         .await;
@@ -253,7 +253,7 @@ async fn deleting_a_calendar_is_refused_and_keeps_its_notes() {
 }
 
 /// One property of a collection, as `PROPFIND Depth: 0` answers it.
-async fn property(app: &Instance, token: &str, path: &str, prop: &str) -> String {
+async fn property(app: &CaldavHarness, token: &str, path: &str, prop: &str) -> String {
     let answer = app
         .as_client(Some(token))
         .query_at_depth(
@@ -271,7 +271,7 @@ async fn property(app: &Instance, token: &str, path: &str, prop: &str) -> String
 
 #[tokio::test(flavor = "multi_thread")]
 async fn calendar_order_is_kept_as_the_client_sets_it() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let manager = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
         .await;
@@ -344,7 +344,7 @@ fn task(uid: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_calendar_made_for_tasks_holds_tasks_only() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let manager = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::SettingsWrite])
         .await;

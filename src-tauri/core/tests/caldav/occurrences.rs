@@ -2,13 +2,13 @@
 //! client (`RECURRENCE-ID` overrides): a detached note plus a skipped date
 //! in the series, read back as one resource with the override.
 
-use crate::caldav::support::{Instance, client_script, run, venv};
+use crate::caldav::support::{CaldavHarness, client_script, run, venv};
 
-/// The hand-written Gym series of [`Instance::start`].
+/// The hand-written Gym series of [`CaldavHarness::start`].
 const GYM: &str = "events/2026-01-05 Gym.md";
 
 /// Every `.md` file of the vault's `events` folder, by name.
-fn notes(app: &Instance) -> Vec<String> {
+fn notes(app: &CaldavHarness) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(app.vault().join("events"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -20,7 +20,7 @@ fn notes(app: &Instance) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_caldav_library_moves_edits_and_cancels_one_occurrence() {
     let venv = venv();
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let gym_before = app.note(GYM);
     let out = run(
@@ -124,7 +124,7 @@ fn moved(recurrence_id: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_override_of_a_date_the_series_lacks_is_refused_and_changes_nothing() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let before = notes(&app);

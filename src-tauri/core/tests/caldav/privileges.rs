@@ -13,7 +13,7 @@ use almanac_testkit::radicale::{PASSWORD, Radicale, USER};
 use almanac_testkit::{HttpStub, wait_until};
 use reqwest::StatusCode;
 
-use crate::caldav::support::Instance;
+use crate::caldav::support::CaldavHarness;
 
 const FEED: &str = "published";
 
@@ -98,7 +98,7 @@ async fn a_caldav_sources_events_are_writable_and_a_feeds_are_not() {
     });
     let (dav_url, feed_url) = (server.url("/"), format!("http://{}/feed.ics", feed.addr));
     let dav_id = dav.clone();
-    let app = Instance::start_with(move |builder| {
+    let app = CaldavHarness::start_with(move |builder| {
         builder.settings(move |settings| {
             settings.calendar_sources.push(calendar_source(
                 &dav_id,

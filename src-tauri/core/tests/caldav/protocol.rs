@@ -10,7 +10,7 @@ use almanac_core::tokens::{Scope, ScopeSet};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::caldav::support::{HOLIDAYS, Instance, PLANNING, PLANNING_NOTE};
+use crate::caldav::support::{CaldavHarness, HOLIDAYS, PLANNING, PLANNING_NOTE};
 
 const PROPFIND_CALENDARS: &str = r#"<?xml version="1.0"?>
 <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/">
@@ -34,7 +34,7 @@ DTEND;TZID=Europe/Berlin:20260210T110000\r\nSUMMARY:Review\r\nEND:VEVENT\r\nEND:
 
 #[tokio::test(flavor = "multi_thread")]
 async fn discovery_leads_from_the_well_known_url_to_the_calendars() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
     let client = app.as_client(Some(&token));
     let redirect = reqwest::Client::builder()
@@ -110,7 +110,7 @@ async fn discovery_leads_from_the_well_known_url_to_the_calendars() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_month_query_expands_series_and_leaves_out_other_months() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
     let client = app.as_client(Some(&token));
     let answer = client
@@ -161,7 +161,7 @@ async fn a_month_query_expands_series_and_leaves_out_other_months() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_rest_servers_hardening_applies() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
 
@@ -238,7 +238,7 @@ async fn the_rest_servers_hardening_applies() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn etag_preconditions_and_read_only_calendars_refuse_and_change_nothing() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let created = client
@@ -323,7 +323,7 @@ async fn etag_preconditions_and_read_only_calendars_refuse_and_change_nothing() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_server_follows_its_setting_and_no_token_may_change_it() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let port: u16 = app.base.rsplit(':').next().unwrap().parse().unwrap();
     let mut state = app.server.subscribe();
     app.settings_as_user(json!({"caldavServer": {"enabled": false}}))
@@ -362,7 +362,7 @@ async fn the_server_follows_its_setting_and_no_token_may_change_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_edit_changes_only_what_the_client_changed() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let href = app.href_of(&token, "Gym").await;
@@ -409,7 +409,7 @@ async fn an_edit_changes_only_what_the_client_changed() {
 /// refused. Each reads back under its own UID.
 #[tokio::test(flavor = "multi_thread")]
 async fn same_title_same_day_from_a_client_is_a_second_note() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let event = |uid: &str| {
@@ -445,7 +445,7 @@ async fn same_title_same_day_from_a_client_is_a_second_note() {
 /// `VFREEBUSY`, overlapping events merged, a read token enough.
 #[tokio::test(flavor = "multi_thread")]
 async fn free_busy_query_answers_the_busy_periods() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let writer = app.read_write_token().await;
     let event = |uid: &str, from: &str, to: &str| {
         format!(

@@ -4,7 +4,7 @@
 
 use reqwest::StatusCode;
 
-use crate::caldav::support::{Client, Instance, JANUARY};
+use crate::caldav::support::{CaldavHarness, Client, JANUARY};
 
 async fn january(client: &Client<'_>) -> String {
     let answer = client.query("REPORT", "/calendars/local/", JANUARY).await;
@@ -40,7 +40,7 @@ fn titled<'a>(answers: &'a [(String, String)], title: &str) -> Option<&'a (Strin
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_month_asked_again_is_the_same_bytes_until_the_calendar_changes() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
 

@@ -3,7 +3,7 @@
 
 use reqwest::StatusCode;
 
-use crate::caldav::support::Instance;
+use crate::caldav::support::CaldavHarness;
 
 /// Alarms 15 minutes before 08:00 UTC on 10 January 2026 (07:45), and a
 /// second event the same morning without one.
@@ -32,7 +32,8 @@ fn alarm_query(start: &str, end: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_alarm_time_range_finds_the_events_whose_alarm_rings_in_it() {
-    let app = Instance::start_with(|b| b.note(ALARMED.0, ALARMED.1).note(QUIET.0, QUIET.1)).await;
+    let app =
+        CaldavHarness::start_with(|b| b.note(ALARMED.0, ALARMED.1).note(QUIET.0, QUIET.1)).await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let ask = |start: &'static str, end: &'static str| {
@@ -96,7 +97,7 @@ fn occurrences(body: &str, title: &str) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn expand_answers_each_occurrence_detached_ones_included() {
-    let app = Instance::start().await;
+    let app = CaldavHarness::start().await;
     // The Gym series (Mondays and Thursdays at 07:00, 8 January skipped):
     // its 12 January session moved to 18:00 on its own.
     let gym = "fullnote:events/2026-01-05 Gym.md";
@@ -187,7 +188,8 @@ fn summaries(body: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn searches_without_or_with_open_ranges_and_by_text_as_clients_send_them() {
-    let app = Instance::start_with(|b| b.note(REUNION.0, REUNION.1).note(RETRO.0, RETRO.1)).await;
+    let app =
+        CaldavHarness::start_with(|b| b.note(REUNION.0, REUNION.1).note(RETRO.0, RETRO.1)).await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let ask = |filter: String| {

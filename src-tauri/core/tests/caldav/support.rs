@@ -26,7 +26,7 @@ pub const PLANNING_NOTE: &str = "---\ntitle: Planning\nallDay: false\ndate: 2026
 startTime: \"14:00\"\nendTime: \"15:00\"\nproject: apollo\ntags:\n  - work\n---\n\
 Agenda:\n- budget\n- hiring\n";
 
-pub struct Instance {
+pub struct CaldavHarness {
     pub dir: tempfile::TempDir,
     pub core: Arc<Core>,
     pub server: RestServer,
@@ -34,7 +34,7 @@ pub struct Instance {
     pub client: reqwest::Client,
 }
 
-impl Instance {
+impl CaldavHarness {
     /// An instance in Europe/Berlin with four notes (timed, with unknown
     /// keys, weekly, all-day over two days) and a read-only ICS calendar,
     /// whose CalDAV server is switched on the way the Settings window does.
@@ -42,7 +42,7 @@ impl Instance {
         Self::start_with(|builder| builder).await
     }
 
-    /// [`Instance::start`], with more of the vault (notes) from `extra`.
+    /// [`CaldavHarness::start`], with more of the vault (notes) from `extra`.
     pub async fn start_with(extra: impl FnOnce(InstanceBuilder) -> InstanceBuilder) -> Self {
         let builder = InstanceBuilder::new()
             .note(
@@ -165,7 +165,7 @@ const CALENDAR_DATA: &str = r#"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:para
 /// One client of the server: the requests a test sends, with its
 /// credentials.
 pub struct Client<'a> {
-    app: &'a Instance,
+    app: &'a CaldavHarness,
     token: Option<&'a str>,
 }
 

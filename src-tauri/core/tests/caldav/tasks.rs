@@ -7,7 +7,7 @@
 use almanac_core::settings::{CalendarSource, SourceKind, TaskDateField};
 use chrono::{Duration, Utc};
 
-use crate::caldav::support::{Instance, client_script, run, venv};
+use crate::caldav::support::{CaldavHarness, client_script, run, venv};
 
 const TAXES: &str = "events/2026-02-02 File taxes.md";
 const TAXES_NOTE: &str = "---\ntitle: File taxes\nallDay: true\ndate: 2026-02-02\n\
@@ -19,8 +19,8 @@ const HOME: &str = "Projects/Home.md";
 const HOME_NOTE: &str =
     "# Home\n- [ ] Pay rent 📅 2026-02-04\n- [ ] Order seeds 📅 2026-03-01\nSome prose.\n";
 
-async fn start() -> Instance {
-    Instance::start_with(|builder| {
+async fn start() -> CaldavHarness {
+    CaldavHarness::start_with(|builder| {
         builder
             .note(TAXES, TAXES_NOTE)
             .note(DAY, DAY_NOTE)

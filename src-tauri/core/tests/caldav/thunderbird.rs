@@ -7,7 +7,7 @@
 
 use reqwest::StatusCode;
 
-use crate::caldav::support::{Client, Instance};
+use crate::caldav::support::{CaldavHarness, Client};
 
 const TASK: &str = "events/2026-01-07 Pay rent.md";
 const TASK_NOTE: &str = "---\ntitle: Pay rent\nallDay: true\ndate: 2026-01-07\ncompleted: false\n---\nIBAN in the folder.\n";
@@ -85,7 +85,7 @@ async fn put(client: &Client<'_>, href: &str, etag: &str, ics: String) -> Status
 
 #[tokio::test(flavor = "multi_thread")]
 async fn thunderbird_discovers_queries_moves_one_occurrence_and_completes_a_task() {
-    let app = Instance::start_with(|vault| vault.note(TASK, TASK_NOTE)).await;
+    let app = CaldavHarness::start_with(|vault| vault.note(TASK, TASK_NOTE)).await;
     let token = app.read_write_token().await;
     let client = app.as_client(Some(&token));
     let calendar = "/calendars/local/";

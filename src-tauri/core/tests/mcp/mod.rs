@@ -18,14 +18,14 @@ use serde_json::{Value, json};
 const STANDUP: &str = "events/2026-01-05 Standup.md";
 const STANDUP_ID: &str = "fullnote:events/2026-01-05 Standup.md";
 
-struct Instance {
+struct McpHarness {
     dir: tempfile::TempDir,
     core: Arc<Core>,
     _server: RestServer,
     url: String,
 }
 
-impl Instance {
+impl McpHarness {
     /// An instance in Europe/Berlin with a timed event and a weekly one,
     /// its REST server on a free port and the MCP server switched on (or
     /// not) the way the Settings window does.
@@ -110,7 +110,7 @@ async fn client_in_mode(mode: &str, token: &str, args: &[&str]) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_python_client_reads_writes_and_is_refused_an_unconfirmed_delete() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let token = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead])
         .await;
@@ -134,7 +134,7 @@ async fn the_python_client_reads_writes_and_is_refused_an_unconfirmed_delete() {
 /// at once, and one after) answers the first's event and makes one note.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_retried_create_with_its_key_makes_one_note() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
     let facts = client(&token, &["retry", "http", &app.url]).await;
     let ids = facts["ids"].as_array().unwrap();
@@ -156,7 +156,7 @@ async fn a_retried_create_with_its_key_makes_one_note() {
 /// offset.
 #[tokio::test(flavor = "multi_thread")]
 async fn events_and_the_current_time_say_their_zone_and_offset() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
     let facts = client(&token, &["times", "http", &app.url]).await;
 
@@ -225,7 +225,7 @@ async fn events_and_the_current_time_say_their_zone_and_offset() {
 /// elicitation: the vault is as before, byte for byte.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_assistant_undoes_its_own_change() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
     let before = crate::common::snapshot(&app.vault());
     let facts = client(&token, &["undo", "http", &app.url]).await;
@@ -245,7 +245,7 @@ async fn an_assistant_undoes_its_own_change() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_read_only_token_sees_no_write_tools() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let token = app.token(&[Scope::EventsRead]).await;
     let facts = client(&token, &["read-only", "http", &app.url]).await;
     assert_eq!(facts["tools"].as_array().unwrap().len(), 6);
@@ -254,7 +254,7 @@ async fn a_read_only_token_sees_no_write_tools() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_delete_confirmed_through_elicitation_removes_the_note() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let token = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead])
         .await;
@@ -266,7 +266,7 @@ async fn a_delete_confirmed_through_elicitation_removes_the_note() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn on_the_2026_protocol_the_confirmation_comes_back_with_the_retried_call() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let token = app
         .token(&[Scope::EventsRead, Scope::EventsWrite, Scope::ProvidersRead])
         .await;
@@ -281,7 +281,7 @@ async fn on_the_2026_protocol_the_confirmation_comes_back_with_the_retried_call(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn mcp_answers_only_when_switched_on_and_only_to_a_token_that_may_read() {
-    let app = Instance::start(false).await;
+    let app = McpHarness::start(false).await;
     let token = app.token(&[Scope::EventsRead]).await;
     let http = reqwest::Client::new();
     let initialize = json!({
@@ -324,7 +324,7 @@ async fn mcp_answers_only_when_switched_on_and_only_to_a_token_that_may_read() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn no_token_can_switch_the_mcp_server_on() {
-    let app = Instance::start(false).await;
+    let app = McpHarness::start(false).await;
     let full_access = Actor::Token([Scope::SystemFullAccess].into_iter().collect());
     let plugin = app.core.plugin().clone();
     let refused = tokio::task::spawn_blocking(move || {
@@ -343,7 +343,7 @@ async fn no_token_can_switch_the_mcp_server_on() {
 /// opened 17 before).
 #[tokio::test(flavor = "multi_thread")]
 async fn initializes_sent_at_once_open_no_more_than_the_tokens_sessions() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let greedy = app.token(&[Scope::EventsRead]).await;
     let http = reqwest::Client::new();
     let initialize = json!({
@@ -375,7 +375,7 @@ async fn initializes_sent_at_once_open_no_more_than_the_tokens_sessions() {
 /// session its client ends frees its place.
 #[tokio::test(flavor = "multi_thread")]
 async fn sessions_are_bounded_per_token() {
-    let app = Instance::start(true).await;
+    let app = McpHarness::start(true).await;
     let greedy = app.token(&[Scope::EventsRead]).await;
     let other = app.token(&[Scope::EventsRead]).await;
     let http = reqwest::Client::new();

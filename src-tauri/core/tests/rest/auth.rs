@@ -17,11 +17,11 @@ use reqwest::header::{AUTHORIZATION, HOST};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::rest::support::{Instance, STANDUP_PATH};
+use crate::rest::support::{RestHarness, STANDUP_PATH};
 
 #[tokio::test]
 async fn options_is_204_on_any_path_without_a_token() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     for path in ["/api/v1/events", STANDUP_PATH, "/nowhere", "/"] {
         let reply = instance.send(Method::OPTIONS, path, None, None).await;
         assert_eq!(reply.status, StatusCode::NO_CONTENT, "{path}");
@@ -32,7 +32,7 @@ async fn options_is_204_on_any_path_without_a_token() {
 
 #[tokio::test]
 async fn no_bearer_header_is_401_before_anything_else() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let url = format!("{}/api/v1/events", instance.base);
     for header in [
         None,
@@ -61,7 +61,7 @@ async fn no_bearer_header_is_401_before_anything_else() {
 #[tokio::test]
 async fn unknown_and_revoked_tokens_are_the_same_403_with_the_reason_only_logged() {
     captured_logs();
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::SystemFullAccess]).await;
     let unknown = format!("{}x", token);
     for (method, path) in [(Method::GET, "/api/v1/events"), (Method::GET, "/nowhere")] {
@@ -146,7 +146,7 @@ async fn an_expired_token_is_403() {
 
 #[tokio::test]
 async fn with_a_token_unknown_paths_are_404_and_wrong_methods_405() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsRead]).await;
     for path in [
         "/nowhere",
@@ -183,7 +183,7 @@ async fn with_a_token_unknown_paths_are_404_and_wrong_methods_405() {
 
 #[tokio::test]
 async fn a_missing_scope_is_403_even_with_a_bad_body() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsRead]).await;
     let reply = instance
         .send(
@@ -204,7 +204,7 @@ async fn a_missing_scope_is_403_even_with_a_bad_body() {
 
 #[tokio::test]
 async fn the_bearer_scheme_is_case_insensitive() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsRead]).await;
     let reply = instance
         .client
@@ -218,7 +218,7 @@ async fn the_bearer_scheme_is_case_insensitive() {
 
 #[tokio::test]
 async fn foreign_host_headers_are_421_before_anything_else() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsRead]).await;
     let port = instance.server.local_addr().port();
     let url = format!("{}/api/v1/events", instance.base);
@@ -273,7 +273,7 @@ async fn foreign_host_headers_are_421_before_anything_else() {
 #[tokio::test]
 async fn use_is_recorded_and_secrets_are_never_logged() {
     let logs = captured_logs();
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsRead]).await;
     assert!(instance.core.tokens.list()[0].record.last_used_at.is_none());
     let reply = instance

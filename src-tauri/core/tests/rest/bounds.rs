@@ -5,11 +5,11 @@
 use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 /// Writes `count` open-ended daily series starting on `first_day` (half
 /// `rrule`, half weekly on every day) and reads them into the cache.
-fn daily_series(instance: &Instance, count: usize, first_day: &str) {
+fn daily_series(instance: &RestHarness, count: usize, first_day: &str) {
     for n in 0..count {
         let path = instance.vault().join(format!("events/Series {n}.md"));
         let timing = if n % 2 == 0 {
@@ -28,7 +28,7 @@ fn daily_series(instance: &Instance, count: usize, first_day: &str) {
     assert_eq!(stats.events, count + 1, "the series and the Standup note");
 }
 
-async fn events(instance: &Instance, token: &str, range: &str) -> crate::rest::support::Reply {
+async fn events(instance: &RestHarness, token: &str, range: &str) -> crate::rest::support::Reply {
     instance
         .send(
             Method::GET,
@@ -43,7 +43,7 @@ async fn events(instance: &Instance, token: &str, range: &str) -> crate::rest::s
 async fn a_thousand_years_of_150_open_series_is_refused_naming_the_limit() {
     // Series are indexed four weeks at a time over what is asked: a range
     // past 300 years is refused before any expansion, naming that limit.
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsRead]).await;
     daily_series(&instance, 150, "2000-01-01");
 
@@ -74,7 +74,7 @@ async fn a_thousand_years_of_150_open_series_is_refused_naming_the_limit() {
 
 #[tokio::test]
 async fn a_range_at_the_limit_is_answered_whole_and_one_day_more_is_refused() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsRead]).await;
     // 10 series × 1000 days (2030-01-01 … 2032-09-26) = 10000 events.
     daily_series(&instance, 10, "2030-01-01");

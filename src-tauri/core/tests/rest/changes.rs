@@ -9,10 +9,10 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 /// The feed's current cursor, as a new follower learns it.
-async fn cursor(app: &Instance, token: &str) -> u64 {
+async fn cursor(app: &RestHarness, token: &str) -> u64 {
     let reply = app
         .send(Method::GET, "/api/v1/changes", Some(token), None)
         .await;
@@ -23,7 +23,7 @@ async fn cursor(app: &Instance, token: &str) -> u64 {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_long_poll_answers_when_a_note_is_edited_on_disk() {
-    let app = Instance::start().await;
+    let app = RestHarness::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
     let since = cursor(&app, &token).await;
 
@@ -75,7 +75,7 @@ async fn a_long_poll_answers_when_a_note_is_edited_on_disk() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_stream_sends_the_same_entries_as_server_sent_events() {
-    let app = Instance::start().await;
+    let app = RestHarness::start().await;
     let token = app.token(&[Scope::EventsRead, Scope::EventsWrite]).await;
     let since = cursor(&app, &token).await;
     let mut stream = app
@@ -137,7 +137,7 @@ async fn the_stream_sends_the_same_entries_as_server_sent_events() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cursor_the_feed_cannot_answer_is_gone_with_the_current_id() {
-    let app = Instance::start().await;
+    let app = RestHarness::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
     let current = cursor(&app, &token).await;
     let gone = app
@@ -166,7 +166,7 @@ async fn a_cursor_the_feed_cannot_answer_is_gone_with_the_current_id() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn calendar_status_entries_need_providers_read() {
-    let app = Instance::start().await;
+    let app = RestHarness::start().await;
     let events_only = app.token(&[Scope::EventsRead]).await;
     let with_providers = app.token(&[Scope::EventsRead, Scope::ProvidersRead]).await;
     let since = cursor(&app, &events_only).await;
@@ -210,7 +210,7 @@ async fn calendar_status_entries_need_providers_read() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_parameters_are_named() {
-    let app = Instance::start().await;
+    let app = RestHarness::start().await;
     let token = app.token(&[Scope::EventsRead]).await;
     for (query, field) in [
         ("since=soon", "since"),
@@ -240,7 +240,7 @@ async fn bad_parameters_are_named() {
 }
 
 /// A `GET /changes` stream from `token`.
-async fn stream(app: &Instance, token: &str) -> reqwest::Response {
+async fn stream(app: &RestHarness, token: &str) -> reqwest::Response {
     app.client
         .get(format!("{}/api/v1/changes", app.base))
         .bearer_auth(token)
@@ -256,7 +256,7 @@ async fn stream(app: &Instance, token: &str) -> reqwest::Response {
 /// its REST requests are served at once; a stream closed gives its wait back.
 #[tokio::test(flavor = "multi_thread")]
 async fn one_token_cannot_hold_the_feed_open_for_everyone() {
-    let app = Instance::start().await;
+    let app = RestHarness::start().await;
     let greedy = app.token(&[Scope::EventsRead]).await;
     let other = app.token(&[Scope::EventsRead]).await;
     let mut held = Vec::new();

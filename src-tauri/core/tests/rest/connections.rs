@@ -9,11 +9,11 @@ use almanac_loopback::connections::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 #[tokio::test]
 async fn a_client_trickling_its_headers_is_dropped_after_ten_seconds() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let addr = instance.server.local_addr();
     assert_eq!(HEADER_READ_TIMEOUT, Duration::from_secs(10));
     almanac_testkit::net::assert_trickled_headers_dropped_after_ten_seconds(addr).await;
@@ -30,7 +30,7 @@ async fn status_line(stream: &mut TcpStream, addr: std::net::SocketAddr) -> Stri
 
 #[tokio::test]
 async fn past_256_connections_a_new_one_waits_until_one_closes() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let addr = instance.server.local_addr();
     assert_eq!(MAX_CONNECTIONS, 256);
     let mut held = Vec::new();

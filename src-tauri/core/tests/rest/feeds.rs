@@ -12,7 +12,7 @@ use almanac_testkit::HttpStub;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 const ICS: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
 BEGIN:VEVENT\r\nUID:lan-party@x\r\nDTSTART:20260105T180000Z\r\nDTEND:20260105T200000Z\r\n\
@@ -56,7 +56,11 @@ fn source(url: &str, allow: bool) -> Value {
 
 /// `GET /calendars`' entry for the `lan` calendar once `ready` holds for it,
 /// re-checked on every change of the engine's state.
-async fn lan_calendar(instance: &Instance, token: &str, ready: impl Fn(&Value) -> bool) -> Value {
+async fn lan_calendar(
+    instance: &RestHarness,
+    token: &str,
+    ready: impl Fn(&Value) -> bool,
+) -> Value {
     let mut changes = instance.core.calendar.subscribe();
     let wait = async {
         loop {
@@ -86,7 +90,7 @@ fn has_error(calendar: &Value) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loopback_feeds_are_refused_with_a_clear_calendar_state() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::ProvidersRead]).await;
     let server = FeedServer::calendar();
     for host in ["127.0.0.1", "localhost", "[::ffff:127.0.0.1]"] {
@@ -108,7 +112,7 @@ async fn loopback_feeds_are_refused_with_a_clear_calendar_state() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_users_flag_lets_a_local_feed_through() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::ProvidersRead]).await;
     let server = FeedServer::calendar();
     let url = format!("http://127.0.0.1:{}/team.ics", server.port);
@@ -121,7 +125,7 @@ async fn the_users_flag_lets_a_local_feed_through() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feed_that_never_ends_is_cut_off_at_the_cap() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::ProvidersRead]).await;
     // No Content-Length: only reading can tell the size. The body goes on
     // until the client hangs up; then the server reports how much it sent.
@@ -153,7 +157,7 @@ async fn a_feed_that_never_ends_is_cut_off_at_the_cap() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feed_announcing_more_than_the_cap_is_not_read() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::ProvidersRead]).await;
     let server = FeedServer::start(|stream| {
         let _ = write!(

@@ -6,7 +6,7 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 /// A `rest_body` reproducer: the first byte picks the route (0: `POST
 /// /api/v1/events`), the rest is the JSON body.
@@ -22,7 +22,7 @@ fn reproducer(name: &str) -> Value {
 
 #[tokio::test]
 async fn a_non_ascii_byday_is_refused_naming_the_rrule() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsWrite]).await;
     let notes = || {
         std::fs::read_dir(instance.vault().join("events"))

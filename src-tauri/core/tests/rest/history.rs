@@ -8,7 +8,7 @@ use almanac_testkit::new_token;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::support::{Instance, STANDUP_PATH};
+use super::support::{RestHarness, STANDUP_PATH};
 use crate::common::snapshot;
 
 fn lunch(title: &str) -> Value {
@@ -19,7 +19,7 @@ fn lunch(title: &str) -> Value {
     })
 }
 
-async fn history(instance: &Instance, token: &str, query: &str) -> Vec<Value> {
+async fn history(instance: &RestHarness, token: &str, query: &str) -> Vec<Value> {
     let reply = instance
         .send(
             Method::GET,
@@ -32,14 +32,14 @@ async fn history(instance: &Instance, token: &str, query: &str) -> Vec<Value> {
     reply.body["changes"].as_array().unwrap().clone()
 }
 
-async fn undo(instance: &Instance, token: &str, id: &Value) -> super::support::Reply {
+async fn undo(instance: &RestHarness, token: &str, id: &Value) -> super::support::Reply {
     let path = format!("/api/v1/history/{id}/undo");
     instance.send(Method::POST, &path, Some(token), None).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rest_changes_are_listed_with_their_token_and_undone_byte_for_byte() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance
         .token(&[Scope::EventsWrite, Scope::EventsRead])
         .await;
@@ -118,7 +118,7 @@ async fn rest_changes_are_listed_with_their_token_and_undone_byte_for_byte() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_undo_over_a_newer_edit_is_refused_and_changes_nothing() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsWrite]).await;
     let edit = json!({"event": {"endTime": "09:45"}});
     let reply = instance
@@ -150,7 +150,7 @@ async fn an_undo_over_a_newer_edit_is_refused_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn everything_one_token_did_is_undone_and_nothing_else() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let assistant = new_token(
         &instance.core,
         "assistant",
@@ -221,7 +221,7 @@ async fn everything_one_token_did_is_undone_and_nothing_else() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn undoing_an_undo_redoes() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsWrite]).await;
     let reply = instance
         .send(
@@ -245,7 +245,7 @@ async fn undoing_an_undo_redoes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn unknown_and_malformed_ids_are_refused_in_the_error_shape() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsWrite]).await;
     let reply = undo(&instance, &token, &json!(4242)).await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND, "{reply:?}");
@@ -268,7 +268,7 @@ async fn unknown_and_malformed_ids_are_refused_in_the_error_shape() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_journal_never_holds_a_token_secret() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsWrite]).await;
     let reply = instance
         .send(

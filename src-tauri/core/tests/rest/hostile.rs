@@ -12,11 +12,11 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Value, json};
 
-use crate::rest::support::{Instance, RawReply};
+use crate::rest::support::{RawReply, RestHarness};
 
 /// Every file of the instance except the data dir (token last-used times and
 /// the ICS cache change there on their own), by path, with its contents.
-pub fn snapshot(instance: &Instance) -> BTreeMap<PathBuf, Vec<u8>> {
+pub fn snapshot(instance: &RestHarness) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(dir: &Path, skip: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
         for entry in std::fs::read_dir(dir).unwrap().flatten() {
             let path = entry.path();
@@ -54,7 +54,7 @@ const ALLOWED: [u16; 9] = [200, 201, 400, 403, 404, 405, 409, 413, 503];
 
 /// Sends one raw request and checks the invariants of the module docs.
 async fn probe(
-    instance: &Instance,
+    instance: &RestHarness,
     method: &str,
     target: &[u8],
     token: &str,
@@ -210,9 +210,9 @@ fn runner(cases: u32) -> TestRunner {
     })
 }
 
-fn start() -> (tokio::runtime::Runtime, Instance, String) {
+fn start() -> (tokio::runtime::Runtime, RestHarness, String) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let instance = runtime.block_on(Instance::start());
+    let instance = runtime.block_on(RestHarness::start());
     let token = runtime.block_on(instance.token(&[Scope::SystemFullAccess]));
     (runtime, instance, token)
 }
@@ -322,7 +322,7 @@ fn arbitrary_query_strings_on_get_events() {
 
 #[tokio::test]
 async fn malformed_bodies_are_400_naming_the_problem() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::SystemFullAccess]).await;
     let deep = format!(
         "{{\"settings\": {}{}}}",
@@ -380,7 +380,7 @@ async fn malformed_bodies_are_400_naming_the_problem() {
 
 #[tokio::test]
 async fn bodies_over_one_mib_are_413() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::SystemFullAccess]).await;
     let mut huge = br#"{"calendarId": "local", "event": {"title": ""#.to_vec();
     huge.extend(std::iter::repeat_n(b'x', 1024 * 1024));

@@ -6,7 +6,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::support::Instance;
+use super::support::RestHarness;
 use almanac_core::tokens::Scope;
 
 fn lunch(title: &str) -> Value {
@@ -19,7 +19,7 @@ fn lunch(title: &str) -> Value {
 
 /// Sends `body` to `path` with `key` as the `Idempotency-Key`.
 async fn post_keyed(
-    instance: &Instance,
+    instance: &RestHarness,
     token: &str,
     path: &str,
     key: &str,
@@ -38,7 +38,7 @@ async fn post_keyed(
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-fn notes(instance: &Instance) -> Vec<String> {
+fn notes(instance: &RestHarness) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(instance.vault().join("events"))
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
@@ -49,7 +49,7 @@ fn notes(instance: &Instance) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_create_retried_with_its_key_makes_one_note_even_while_the_first_runs() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsWrite]).await;
     let before = notes(&instance);
     let body = lunch("Lunch with Ada");
@@ -87,7 +87,7 @@ async fn a_create_retried_with_its_key_makes_one_note_even_while_the_first_runs(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn quick_add_with_a_key_creates_once_and_a_bad_key_writes_nothing() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::EventsWrite]).await;
     let before = notes(&instance);
     let line = json!({ "text": "Call Bo tomorrow 15:00" });

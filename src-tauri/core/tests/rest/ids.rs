@@ -4,11 +4,11 @@
 use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 
-use crate::rest::support::{Instance, STANDUP_ID, STANDUP_PATH};
+use crate::rest::support::{RestHarness, STANDUP_ID, STANDUP_PATH};
 
 #[tokio::test]
 async fn encoded_and_raw_ids_name_the_same_event_for_every_method() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::SystemFullAccess]).await;
     // Fully encoded (one segment), and raw with only the space encoded.
     let raw = "/api/v1/events/fullnote:events/2026-01-05%20Standup.md";
@@ -34,7 +34,7 @@ async fn encoded_and_raw_ids_name_the_same_event_for_every_method() {
 
 #[tokio::test]
 async fn a_sub_resource_shaped_path_is_not_read_as_an_id() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::SystemFullAccess]).await;
     let no_route = [
         // An encoded id followed by a sub-resource name.

@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 async fn listening_on(state: &mut watch::Receiver<ServerState>, port: u16) -> SocketAddr {
     let state = state
@@ -55,7 +55,7 @@ fn other_interfaces() -> Vec<IpAddr> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn starts_moves_stops_and_reports_a_busy_port() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     // Moving the port is a privileged setting.
     let token = instance
         .token(&[Scope::EventsRead, Scope::SystemFullAccess])
@@ -166,7 +166,7 @@ async fn starts_moves_stops_and_reports_a_busy_port() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_restart_on_the_same_port_finds_it_free() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let settings = instance.core.settings.clone();
     let server = RestServer::start(&instance.core);
     let mut state = server.subscribe();

@@ -9,7 +9,7 @@ use almanac_core::tokens::{SCOPES, Scope};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::rest::support::{Instance, STANDUP_PATH};
+use crate::rest::support::{RestHarness, STANDUP_PATH};
 
 fn committed_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json")
@@ -37,7 +37,7 @@ fn the_committed_document_matches_the_code() {
 async fn every_documented_operation_is_served_and_nothing_else() {
     let document: Value = serde_json::from_str(&openapi::json()).unwrap();
     assert_eq!(document["openapi"], "3.1.0");
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::SystemFullAccess]).await;
     let mut operations = 0;
     for (path, item) in document["paths"].as_object().unwrap() {
@@ -115,7 +115,7 @@ fn documented_scope(operation: &Value) -> Scope {
 #[tokio::test]
 async fn each_operation_demands_exactly_its_documented_scope() {
     let document: Value = serde_json::from_str(&openapi::json()).unwrap();
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let mut operations = 0;
     for (path, item) in document["paths"].as_object().unwrap() {
         let concrete = concrete(path);

@@ -12,14 +12,14 @@ use almanac_testkit::quick_add_table::{Table, shown, table};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 const PATH: &str = "/api/v1/events/quick";
 
 /// An instance with the calendars the table names, in its display zone.
-async fn instance_for(table: &Table) -> Instance {
+async fn instance_for(table: &Table) -> RestHarness {
     let calendars = table.calendars.clone();
-    let instance = Instance::start_with(Arc::new(HeadlessUi), move |settings| {
+    let instance = RestHarness::start_with(Arc::new(HeadlessUi), move |settings| {
         for (id, name) in calendars {
             settings.calendar_sources.push(CalendarSource {
                 id: id.clone(),

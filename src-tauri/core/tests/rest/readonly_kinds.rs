@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use almanac_core::api::HeadlessUi;
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 const SCHOOL: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
 BEGIN:VEVENT\r\nUID:term@school\r\nDTSTART;VALUE=DATE:20260907\r\nSUMMARY:Term starts\r\nEND:VEVENT\r\n\
@@ -31,7 +31,7 @@ fn calendar(id: &str, kind: SourceKind) -> CalendarSource {
 /// `GET /calendars`' entry for `id` once `ready` holds for it, re-checked
 /// on every change of the engine's state.
 async fn calendar_state(
-    instance: &Instance,
+    instance: &RestHarness,
     token: &str,
     id: &str,
     ready: impl Fn(&Value) -> bool,
@@ -61,7 +61,7 @@ async fn calendar_state(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
-    let instance = Instance::start_with(std::sync::Arc::new(HeadlessUi), |settings| {
+    let instance = RestHarness::start_with(std::sync::Arc::new(HeadlessUi), |settings| {
         settings.calendar_sources.push(calendar(
             "public",
             SourceKind::Holidays {

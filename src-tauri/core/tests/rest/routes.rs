@@ -6,15 +6,15 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::rest::support::{ICS_CALENDAR, Instance, RecordingUi, STANDUP_ID, STANDUP_PATH};
+use crate::rest::support::{ICS_CALENDAR, RecordingUi, RestHarness, STANDUP_ID, STANDUP_PATH};
 
-async fn admin(instance: &Instance) -> String {
+async fn admin(instance: &RestHarness) -> String {
     instance.token(&[Scope::SystemFullAccess]).await
 }
 
 #[tokio::test]
 async fn get_events_filters_by_range_calendar_and_flags() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     let count = |query: &'static str| {
         let (instance, token) = (&instance, &token);
@@ -92,7 +92,7 @@ async fn get_events_filters_by_range_calendar_and_flags() {
 
 #[tokio::test]
 async fn post_creates_a_note_and_refuses_bad_bodies() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     let create = |body: serde_json::Value| {
         instance.send(Method::POST, "/api/v1/events", Some(&token), Some(body))
@@ -175,7 +175,7 @@ async fn post_creates_a_note_and_refuses_bad_bodies() {
 
 #[tokio::test]
 async fn get_details_by_encoded_or_raw_id() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     for path in [
         STANDUP_PATH,
@@ -219,7 +219,7 @@ async fn get_details_by_encoded_or_raw_id() {
 
 #[tokio::test]
 async fn put_updates_the_note() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     let reply = instance
         .send(
@@ -275,7 +275,7 @@ async fn put_updates_the_note() {
 
 #[tokio::test]
 async fn delete_removes_a_note_or_one_occurrence() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     let reply = instance
         .send(Method::DELETE, STANDUP_PATH, Some(&token), None)
@@ -348,7 +348,7 @@ async fn delete_removes_a_note_or_one_occurrence() {
 
 #[tokio::test]
 async fn calendars_and_revalidate() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     let reply = instance
         .send(Method::GET, "/api/v1/calendars", Some(&token), None)
@@ -389,7 +389,7 @@ async fn calendars_and_revalidate() {
 
 #[tokio::test]
 async fn ui_routes_drive_the_windows_or_report_headless() {
-    let headless = Instance::start().await;
+    let headless = RestHarness::start().await;
     let token = admin(&headless).await;
     for path in ["/api/v1/ui/open-calendar", "/api/v1/ui/open-sidebar"] {
         let reply = headless.send(Method::POST, path, Some(&token), None).await;
@@ -398,7 +398,7 @@ async fn ui_routes_drive_the_windows_or_report_headless() {
     }
 
     let ui = Arc::new(RecordingUi::default());
-    let instance = Instance::start_with_ui(ui.clone()).await;
+    let instance = RestHarness::start_with_ui(ui.clone()).await;
     let token = admin(&instance).await;
     for (path, body) in [
         ("/api/v1/ui/open-calendar", None),
@@ -440,7 +440,7 @@ async fn ui_routes_drive_the_windows_or_report_headless() {
 
 #[tokio::test]
 async fn settings_read_and_update() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     let reply = instance
         .send(Method::GET, "/api/v1/settings", Some(&token), None)
@@ -496,7 +496,7 @@ async fn settings_read_and_update() {
 
 #[tokio::test]
 async fn repeated_queries_follow_every_change() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     let day = "/api/v1/events?start=2026-01-05&end=2026-01-05";
     let count = || async {
@@ -528,7 +528,7 @@ async fn repeated_queries_follow_every_change() {
 
 #[tokio::test]
 async fn put_with_a_calendar_id_moves_the_event_or_says_why_not() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = admin(&instance).await;
     let put = |body: serde_json::Value| {
         let (instance, token) = (&instance, &token);
@@ -584,7 +584,7 @@ async fn put_with_a_calendar_id_moves_the_event_or_says_why_not() {
 /// calendar's note waits to be pushed.
 #[tokio::test]
 async fn a_published_calendars_sync_is_listed_with_what_waits_and_why() {
-    let instance = Instance::start_with(Arc::new(RecordingUi::default()), |settings| {
+    let instance = RestHarness::start_with(Arc::new(RecordingUi::default()), |settings| {
         settings
             .published_calendars
             .push(almanac_core::settings::PublishedCalendar {

@@ -12,7 +12,7 @@ use almanac_testkit::HttpStub;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::rest::support::{Instance, STANDUP_ID};
+use crate::rest::support::{RestHarness, STANDUP_ID};
 
 const INJECTED_URL: &str =
     "https://x.example/\r\nATTENDEE;RSVP=TRUE:mailto:victim@example.com\r\nX-INJ:1";
@@ -23,7 +23,11 @@ const RUNAWAY_RULE: &str = "FREQ=SECONDLY;COUNT=1000000000";
 /// One day with the Standup note on it.
 const STANDUP_DAY: &str = "start=2026-01-05&end=2026-01-05";
 
-async fn post_event(instance: &Instance, token: &str, event: Value) -> crate::rest::support::Reply {
+async fn post_event(
+    instance: &RestHarness,
+    token: &str,
+    event: Value,
+) -> crate::rest::support::Reply {
     instance
         .send(
             Method::POST,
@@ -34,7 +38,7 @@ async fn post_event(instance: &Instance, token: &str, event: Value) -> crate::re
         .await
 }
 
-fn notes_in_vault(instance: &Instance) -> usize {
+fn notes_in_vault(instance: &RestHarness) -> usize {
     std::fs::read_dir(instance.vault().join("events"))
         .unwrap()
         .count()
@@ -42,7 +46,7 @@ fn notes_in_vault(instance: &Instance) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_line_break_in_a_written_field_is_refused_naming_it() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance
         .token(&[Scope::EventsRead, Scope::EventsWrite])
         .await;
@@ -79,7 +83,7 @@ async fn a_line_break_in_a_written_field_is_refused_naming_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sub_hourly_rule_is_refused_when_written() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance
         .token(&[Scope::EventsRead, Scope::EventsWrite])
         .await;
@@ -112,7 +116,7 @@ async fn a_sub_hourly_rule_is_refused_when_written() {
 }
 
 /// `GET /events?{range}` (optionally of one calendar), answered.
-async fn events(instance: &Instance, token: &str, query: &str) -> crate::rest::support::Reply {
+async fn events(instance: &RestHarness, token: &str, query: &str) -> crate::rest::support::Reply {
     instance
         .send(
             Method::GET,
@@ -133,7 +137,7 @@ fn titles(reply: &crate::rest::support::Reply) -> Vec<String> {
 }
 
 /// The calendar `id` as `GET /calendars` lists it.
-async fn calendar(instance: &Instance, token: &str, id: &str) -> Value {
+async fn calendar(instance: &RestHarness, token: &str, id: &str) -> Value {
     let reply = instance
         .send(Method::GET, "/api/v1/calendars", Some(token), None)
         .await;
@@ -156,7 +160,7 @@ fn assert_warns_of(reply: &crate::rest::support::Reply, title: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_runaway_series_in_a_note_is_left_out_and_named() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance
         .token(&[Scope::EventsRead, Scope::ProvidersRead])
         .await;
@@ -212,7 +216,7 @@ SUMMARY:LAN party\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_runaway_series_in_a_feed_is_left_out_and_named() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance
         .token(&[Scope::EventsRead, Scope::ProvidersRead])
         .await;

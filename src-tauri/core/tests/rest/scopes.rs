@@ -8,7 +8,7 @@ use almanac_core::tokens::{SCOPES, Scope};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::rest::support::{Instance, RecordingUi, STANDUP_PATH};
+use crate::rest::support::{RecordingUi, RestHarness, STANDUP_PATH};
 
 struct Route {
     method: Method,
@@ -115,7 +115,7 @@ fn routes() -> Vec<Route> {
 #[tokio::test]
 async fn every_route_against_every_scope() {
     let ui = Arc::new(RecordingUi::default());
-    let instance = Instance::start_with_ui(ui.clone()).await;
+    let instance = RestHarness::start_with_ui(ui.clone()).await;
     let admin = instance.token(&[Scope::SystemFullAccess]).await;
     // One deletable event per token, then one whose create it may undo.
     for n in 0..2 * Scope::ALL.len() {

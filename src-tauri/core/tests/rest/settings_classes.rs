@@ -11,9 +11,9 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::rest::support::{Instance, Reply};
+use crate::rest::support::{Reply, RestHarness};
 
-async fn put(instance: &Instance, token: &str, settings: Value) -> Reply {
+async fn put(instance: &RestHarness, token: &str, settings: Value) -> Reply {
     instance
         .send(
             Method::PUT,
@@ -24,13 +24,13 @@ async fn put(instance: &Instance, token: &str, settings: Value) -> Reply {
         .await
 }
 
-fn file(instance: &Instance) -> String {
+fn file(instance: &RestHarness) -> String {
     std::fs::read_to_string(instance.core.paths.settings_file()).unwrap()
 }
 
 /// Patches that change a privileged key to a value that would be valid,
 /// with the key the refusal must name.
-fn privileged_patches(instance: &Instance) -> Vec<(Value, &'static str)> {
+fn privileged_patches(instance: &RestHarness) -> Vec<(Value, &'static str)> {
     let other_vault = instance.dir.path().join("other-vault");
     std::fs::create_dir_all(&other_vault).unwrap();
     vec![
@@ -74,7 +74,7 @@ fn privileged_patches(instance: &Instance) -> Vec<(Value, &'static str)> {
 
 #[tokio::test]
 async fn settings_write_changes_display_keys_and_nothing_else() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance
         .token(&[Scope::SettingsRead, Scope::SettingsWrite])
         .await;
@@ -120,7 +120,7 @@ async fn settings_write_changes_display_keys_and_nothing_else() {
 
 #[tokio::test]
 async fn the_in_process_api_draws_the_same_line() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let writer = instance.token(&[Scope::SettingsWrite]).await;
     let api = instance.core.plugin().with_token(&writer).unwrap();
     api.update_settings(&json!({"firstDay": 4})).unwrap();
@@ -144,7 +144,7 @@ async fn the_in_process_api_draws_the_same_line() {
 
 #[tokio::test]
 async fn full_access_changes_privileged_keys() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let admin = instance.token(&[Scope::SystemFullAccess]).await;
     let vault = instance.dir.path().join("moved-vault");
     std::fs::create_dir_all(&vault).unwrap();
@@ -177,7 +177,7 @@ async fn full_access_changes_privileged_keys() {
 
 #[tokio::test]
 async fn a_vault_must_be_an_existing_folder_that_is_not_the_system_or_home() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let admin = instance.token(&[Scope::SystemFullAccess]).await;
     let a_file = instance.dir.path().join("a-file");
     std::fs::write(&a_file, "not a folder").unwrap();
@@ -222,7 +222,7 @@ async fn a_vault_must_be_an_existing_folder_that_is_not_the_system_or_home() {
 
 #[tokio::test]
 async fn no_token_sets_the_private_network_flag() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let admin = instance.token(&[Scope::SystemFullAccess]).await;
     let sources = |flag: bool, url: &str| {
         json!([
@@ -289,7 +289,7 @@ async fn no_token_sets_the_private_network_flag() {
 
 #[tokio::test]
 async fn feed_credentials_are_hidden_from_tokens_without_full_access() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     // `.invalid` never resolves: no fetch leaves this machine.
     let url = "https://alice:s3cret@calendar.invalid:8443/private-k3y/basic.ics?token=t0ken";
     instance
@@ -339,7 +339,7 @@ async fn feed_credentials_are_hidden_from_tokens_without_full_access() {
 
 #[tokio::test]
 async fn only_full_access_or_the_user_moves_reminders_through_the_display_zone() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let zone = || instance.core.settings.get().display_timezone.clone();
     let before = zone();
     let writer = instance
@@ -385,7 +385,7 @@ async fn only_full_access_or_the_user_moves_reminders_through_the_display_zone()
 
 /// Each patch is refused with 400 naming `key`, even for full access, and
 /// changes nothing in memory or on disk.
-async fn refused_for_full_access(instance: &Instance, patches: Vec<(Value, &str)>) {
+async fn refused_for_full_access(instance: &RestHarness, patches: Vec<(Value, &str)>) {
     let admin = instance.token(&[Scope::SystemFullAccess]).await;
     let before = instance.core.settings.get();
     let on_disk = file(instance);
@@ -402,7 +402,7 @@ async fn refused_for_full_access(instance: &Instance, patches: Vec<(Value, &str)
 
 #[tokio::test]
 async fn reminders_open_only_safe_schemes() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let key = "reminders.allowedSchemes";
     let schemes = |list: Value| json!({"reminders": {"allowedSchemes": list}});
     let mut patches = Vec::new();
@@ -428,7 +428,7 @@ async fn reminders_open_only_safe_schemes() {
 
 #[tokio::test]
 async fn at_most_100_calendar_sources() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let sources = |count: usize| {
         let list: Vec<Value> = (0..count)
             .map(|i| json!({"id": format!("c{i}"), "name": format!("C{i}"), "type": "local", "directory": format!("c{i}")}))
@@ -443,7 +443,7 @@ async fn at_most_100_calendar_sources() {
 
 #[tokio::test]
 async fn the_three_servers_never_share_a_port() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let settings = instance.core.settings.get();
     let (rest, daemon, caldav) = (
         settings.local_server_port,

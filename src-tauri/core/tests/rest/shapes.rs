@@ -6,11 +6,11 @@ use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 #[tokio::test]
 async fn shapes_and_extra_keys_round_trip_over_http() {
-    let instance = Instance::start().await;
+    let instance = RestHarness::start().await;
     let token = instance.token(&[Scope::SystemFullAccess]).await;
     let event = json!({
         "title": "Payday", "type": "recurring", "allDay": true,

@@ -28,7 +28,7 @@ pub const ICS_CALENDAR: &str = "holidays";
 const STANDUP_NOTE: &str = "---\ntitle: Standup\nallDay: false\ndate: 2026-01-05\n\
 startTime: \"09:00\"\nendTime: \"09:15\"\n---\nDaily sync.\n";
 
-pub struct Instance {
+pub struct RestHarness {
     pub dir: tempfile::TempDir,
     pub core: Arc<Core>,
     pub server: Listening,
@@ -45,7 +45,7 @@ pub struct Reply {
     pub text: String,
 }
 
-impl Instance {
+impl RestHarness {
     /// A headless instance (UI routes answer 503).
     pub async fn start() -> Self {
         Self::start_with_ui(Arc::new(HeadlessUi)).await
@@ -214,7 +214,7 @@ impl RawReply {
     }
 }
 
-impl Instance {
+impl RestHarness {
     /// The bytes of a request to this server: `Host`, optional bearer token,
     /// `Content-Length`, `Connection: close`. Nothing is normalized, so the
     /// target can carry `..`, `%00` or invalid UTF-8.

@@ -14,7 +14,7 @@ use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::rest::support::Instance;
+use crate::rest::support::RestHarness;
 
 /// `[timing, displayZone, startUtc, endUtc, startLocal, endLocal]`.
 fn times(event: &Value) -> [Value; 6] {
@@ -52,7 +52,7 @@ fn event_path(id: &str) -> String {
     )
 }
 
-async fn create(instance: &Instance, token: &str, event: Value) -> Value {
+async fn create(instance: &RestHarness, token: &str, event: Value) -> Value {
     let reply = instance
         .send(
             Method::POST,
@@ -66,7 +66,7 @@ async fn create(instance: &Instance, token: &str, event: Value) -> Value {
 }
 
 /// The events of `2026-03-07` to `2026-03-09`, by title and date.
-async fn listed(instance: &Instance, token: &str) -> Vec<Value> {
+async fn listed(instance: &RestHarness, token: &str) -> Vec<Value> {
     let reply = instance
         .send(
             Method::GET,
@@ -105,7 +105,7 @@ fn assert_same_instants(event: &Value) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_event_answered_states_its_times_in_utc_and_in_the_display_zone() {
-    let instance = Instance::start_with(Arc::new(HeadlessUi), |settings| {
+    let instance = RestHarness::start_with(Arc::new(HeadlessUi), |settings| {
         settings.display_timezone = "America/New_York".into();
     })
     .await;
