@@ -74,8 +74,8 @@ pub struct Settings {
     /// First day of the week in the calendar view, 0 = Sunday.
     pub first_day: u8,
     /// Times on a 24-hour clock (`09:30`) rather than a 12-hour one
-    /// (`9:30am`) in the calendar window. Defaults to the clock of the
-    /// system's locale (`LC_ALL`, `LC_TIME` or `LANG`).
+    /// (`9:30am`) in the calendar window and the sidebar. Defaults to the
+    /// clock of the system's locale (`LC_ALL`, `LC_TIME` or `LANG`).
     #[serde(rename = "timeFormat24h")]
     pub time_format_24h: bool,
     /// Configured calendar sources.
