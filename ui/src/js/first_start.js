@@ -22,7 +22,9 @@ const offerHome = { parent: offer.parentElement, next: offer.nextElementSibling 
 function choice(vault) {
   const button = el('button', { type: 'button', class: 'choose-vault' }, vault.name);
   button.addEventListener('click', () => {
-    for (const item of $('first-start-vaults').children) item.classList.toggle('chosen', item.dataset.path === vault.path);
+    for (const item of $('first-start-vaults').children) {
+      item.querySelector('button').setAttribute('aria-pressed', String(item.dataset.path === vault.path));
+    }
     $('welcome-status').textContent = '';
     useVault(vault.path);
   });
