@@ -7,7 +7,8 @@
 //! confirmed; then start at login, then the calendar, which opens on the
 //! plugin's first day (Monday) with its 24-hour times. Without Obsidian's
 //! list, it says how to choose a folder. The start-at-login switch shows
-//! off: no autostart entry exists before an answer.
+//! off: no autostart entry exists before an answer. A settings section asked
+//! for from the calendar (its list's ⚙) ends the welcome.
 
 use crate::support;
 
@@ -300,5 +301,64 @@ async fn a_first_start_without_obsidians_list_says_how_to_choose_a_vault() {
         .wait_for("!document.getElementById('panel-vault').hidden")
         .await;
     assert_eq!(session.focused_id().await, "vault-path");
+    session.end().await;
+}
+
+#[tokio::test]
+async fn a_settings_section_asked_for_from_the_calendar_ends_the_welcome() {
+    let instance = first_start();
+    // The first start opens the welcome beside the calendar the driver asks for.
+    let session = Session::start(&instance, "calendar", Theme::Light).await;
+    session
+        .wait_for("document.body.dataset.ready === 'true'")
+        .await;
+    let calendar = session.window_handle().await;
+    let settings = support::eventually("the welcome", || async {
+        for handle in session.window_handles().await {
+            if handle != calendar
+                && session
+                    .page_in(&handle)
+                    .await
+                    .is_some_and(|page| page.contains("settings"))
+                && session
+                    .execute(
+                        "return document.getElementById('first-start').dataset.ready === 'true'",
+                        json!([]),
+                    )
+                    .await
+                    == json!(true)
+            {
+                return Some(handle);
+            }
+        }
+        None
+    })
+    .await;
+    assert_eq!(
+        session
+            .execute(
+                "return document.body.classList.contains('welcoming')",
+                json!([])
+            )
+            .await,
+        json!(true)
+    );
+
+    // The calendar list's ⚙: Settings on Calendars, the welcome gone.
+    session.switch_to_window(&calendar).await;
+    session.click("#calendar-list .cal-settings").await;
+    session.switch_to_window(&settings).await;
+    session
+        .wait_for("document.body.dataset.section === 'calendars' && !document.body.classList.contains('welcoming')")
+        .await;
+    let shown = session
+        .execute(
+            "return [getComputedStyle(document.getElementById('panel-calendars')).display !== 'none',
+                     document.getElementById('first-start').hidden,
+                     document.getElementById('import-offer').closest('#panel-vault') !== null]",
+            json!([]),
+        )
+        .await;
+    assert_eq!(shown, json!([true, true, true]));
     session.end().await;
 }

@@ -6,10 +6,11 @@
 // as Settings › Vault does (its offer is shown here meanwhile, and the user
 // confirms); then start at login (the Start-up section), then the calendar.
 // None found: how to choose the folder in Settings › Vault. "All settings"
-// ends the welcome where it is.
+// ends the welcome where it is, as does a section asked for from elsewhere
+// (the calendar list's ⚙).
 
 import { el, errorText } from './format.js';
-import { invoke } from './ipc.js';
+import { invoke, listen } from './ipc.js';
 import { showSection } from './settings_tabs.js';
 import { useVault } from './settings_vault.js';
 
@@ -84,5 +85,10 @@ $('welcome-open-calendar').addEventListener('click', async () => {
   }
 });
 
-if (!(await invoke('autostart_state')).asked) await welcome();
+if (!(await invoke('autostart_state')).asked) {
+  await welcome();
+  await listen('show-section', () => {
+    if (document.body.classList.contains('welcoming')) endWelcome();
+  });
+}
 section.dataset.ready = 'true';
