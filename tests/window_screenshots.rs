@@ -2,7 +2,8 @@
 //! `artifacts/screenshots/` for review, each taken once the page has painted.
 //! Each shot also checks that the page loaded, used the theme asked for, and
 //! shows the vault's and daemon's data; the calendar's month and week show a
-//! populated vault of two calendars, each in its colour.
+//! populated vault of two calendars, each in its colour; the first start's
+//! welcome offers a Full Calendar vault's import.
 
 use crate::support;
 
@@ -351,4 +352,51 @@ async fn reminders_light_and_dark() {
         shoot("reminders", theme, "true").await;
     }
     support::dismiss_notifications();
+}
+
+/// The first start's welcome, with the import of a Full Calendar vault
+/// offered (its calendars, reminder and display settings listed).
+#[tokio::test]
+async fn welcome_light_and_dark() {
+    for theme in [Theme::Light, Theme::Dark] {
+        let instance = AppHarness::new();
+        std::fs::remove_file(instance.data_home().join("almanac/autostart-asked")).unwrap();
+        let vault = instance.root().join("Work Notes");
+        let plugin = vault.join(".obsidian/plugins/full-calendar-remastered/data.json");
+        std::fs::create_dir_all(plugin.parent().unwrap()).unwrap();
+        std::fs::write(
+            &plugin,
+            json!({
+                "calendarSources": [
+                    {"type": "local", "id": "local_1", "name": "Team", "directory": "Calendar", "color": "#2e7d32"}
+                ],
+                "firstDay": 1,
+                "timeFormat24h": true,
+                "initialView": {"desktop": "timeGridWeek", "mobile": "timeGrid3Days"},
+                "enableReminders": true,
+                "defaultReminderMinutes": 15
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let list = instance.config_home().join("obsidian/obsidian.json");
+        std::fs::create_dir_all(list.parent().unwrap()).unwrap();
+        std::fs::write(
+            &list,
+            json!({"vaults": {"3f2a9c1d7e6b5a40": {"path": vault, "ts": 1_764_000_000_000_i64}}})
+                .to_string(),
+        )
+        .unwrap();
+        let session = Session::start(&instance, "settings", theme).await;
+        session
+            .wait_for("document.getElementById('first-start').dataset.ready === 'true'")
+            .await;
+        session.click("#first-start-vaults li button").await;
+        session
+            .wait_for("!document.getElementById('import-offer').hidden")
+            .await;
+        session.painted().await;
+        session.screenshot(&screenshot_path("welcome", theme)).await;
+        session.end().await;
+    }
 }

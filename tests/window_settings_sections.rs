@@ -490,9 +490,11 @@ async fn window_showing(session: &Session, page: &str) -> Value {
 
 const EVENT_TIME: &str = "document.querySelector('.fc-timegrid-event .fc-event-time')?.textContent";
 const FIRST_COLUMN: &str = "document.querySelector('.fc-col-header-cell')?.className";
+/// The week view's time axis label of 15:00.
+const SLOT_15: &str = "document.querySelector(\".fc-timegrid-slot-label[data-time='15:00:00'] .fc-timegrid-slot-label-cushion\")?.textContent";
 
 #[tokio::test]
-async fn time_zone_and_first_day_drive_the_calendar() {
+async fn time_zone_first_day_and_clock_drive_the_calendar() {
     let instance = AppHarness::with_settings(json!({ "initialView": "timeGridWeek" }));
     let today = today();
     instance.write_note(
@@ -507,6 +509,7 @@ async fn time_zone_and_first_day_drive_the_calendar() {
     session
         .wait_for(&format!("{EVENT_TIME} === '9:00 - 9:30'"))
         .await;
+    assert_eq!(session.wait_for(SLOT_15).await, "3pm");
     assert!(
         session
             .wait_for(FIRST_COLUMN)
@@ -555,8 +558,23 @@ async fn time_zone_and_first_day_drive_the_calendar() {
     // First day: Monday.
     choose(&session, "#first-day", "1").await;
     settings_file_where(&instance, "Monday first", |s| s["firstDay"] == 1).await;
+    // Times: the 24-hour clock.
+    assert_eq!(
+        session
+            .execute(
+                "return document.getElementById('time-format').value",
+                json!([])
+            )
+            .await,
+        "12"
+    );
+    choose(&session, "#time-format", "24").await;
+    settings_file_where(&instance, "the 24-hour clock", |s| {
+        s["timeFormat24h"] == true
+    })
+    .await;
 
-    // The calendar follows both, without a reload.
+    // The calendar follows all three, without a reload.
     session.switch_to_window(&calendar).await;
     // Only the settings window may open the folder picker.
     let refused = session
@@ -576,6 +594,7 @@ async fn time_zone_and_first_day_drive_the_calendar() {
     session
         .wait_for(&format!("{FIRST_COLUMN}.includes('fc-day-mon')"))
         .await;
+    session.wait_for(&format!("{SLOT_15} === '15:00'")).await;
     session.end().await;
 }
 

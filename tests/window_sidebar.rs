@@ -1,5 +1,5 @@
 //! The sidebar: today and the coming week in the settings' display zone (not
-//! the machine's), the next reminder, and quick-add writing a real note
+//! the machine's) and on its clock (12 or 24 hours), the next reminder, and quick-add writing a real note
 //! through the engine, with its errors shown next to the field.
 
 use crate::support;
@@ -111,6 +111,15 @@ async fn agenda_and_next_reminder_follow_the_display_timezone() {
     session
         .wait_for(&format!(
             "{ROWS}.some((r) => r[1] === 'Standup' && r[0] === '3:30am - 4:30am')"
+        ))
+        .await;
+    // So does the 24-hour clock.
+    instance
+        .update_settings(&admin, json!({ "timeFormat24h": true }))
+        .await;
+    session
+        .wait_for(&format!(
+            "{ROWS}.some((r) => r[1] === 'Standup' && r[0] === '03:30 - 04:30')"
         ))
         .await;
     session

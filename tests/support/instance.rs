@@ -44,6 +44,9 @@ impl AppHarness {
             "localServerPort": instance.rest_port,
             "vaultPath": instance.vault(),
             "displayTimezone": "UTC",
+            // Not the machine locale's clock: the windows' times are the
+            // same wherever the tests run.
+            "timeFormat24h": false,
             "reminders": { "daemonPort": instance.daemon_port },
         });
         merge(&mut settings, extra);

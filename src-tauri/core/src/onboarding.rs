@@ -10,7 +10,8 @@
 //! the calendar sources Almanac can read, the ones it cannot (listed with
 //! why, never silently dropped; [`plugin_types`] maps each of the plugins'
 //! source types), the plugin's reminder defaults mapped to Almanac's
-//! `reminders` keys, and the vault's name. [`ImportPlan::settings_patch`]
+//! `reminders` keys, its display settings ([`display`]: the first day of
+//! the week, the 24-hour clock, the view it opens in), and the vault's name. [`ImportPlan::settings_patch`]
 //! decides what of the plan may be applied to the current settings;
 //! [`unattended`] applies it at start (`--vault`), without the CalDAV
 //! accounts, which only a confirmed import takes. [`obsidian_vaults`] finds
@@ -28,9 +29,11 @@ use crate::settings::{CalendarSource, MAX_DEFAULT_MINUTES, Settings, SourceKind}
 use crate::tokens::SecretStoreError;
 use plugin_types::Entry;
 
+pub mod display;
 pub mod obsidian_vaults;
 pub mod plugin_types;
 pub mod unattended;
+pub use display::ImportedDisplay;
 pub use obsidian_vaults::{ObsidianVault, find_obsidian_vaults};
 pub use unattended::import_unattended;
 
@@ -74,6 +77,9 @@ pub struct ImportPlan {
     /// The plugin's reminder defaults as Almanac's `reminders` keys; `None`
     /// when the plugin's file has none of them.
     pub reminders: Option<ImportedReminders>,
+    /// The plugin's display settings as Almanac's keys; `None` when the
+    /// plugin's file has none of them.
+    pub display: Option<ImportedDisplay>,
     /// Plugin settings found that Almanac has no setting for yet, or whose
     /// value it cannot take.
     pub found_not_applied: Vec<FoundSetting>,
@@ -194,6 +200,7 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
         }
     }
     plan.reminders = imported_reminders(&settings, &mut plan.found_not_applied);
+    plan.display = display::imported_display(&settings, &mut plan.found_not_applied);
     plan.found_not_applied
         .extend(NOT_APPLIED_KEYS.iter().filter_map(|key| {
             settings.get(*key).map(|value| FoundSetting {
@@ -214,6 +221,7 @@ impl ImportPlan {
             sources: Vec::new(),
             skipped: Vec::new(),
             reminders: None,
+            display: None,
             found_not_applied: Vec::new(),
             passwords_to_keyring: Vec::new(),
             passwords_to_enter: Vec::new(),
@@ -327,6 +335,8 @@ impl ImportPlan {
     ///   one (and the plan has a source Almanac reads);
     /// - the reminder defaults, while `reminders.vaultReminders`,
     ///   `defaultReminders` and `defaultMinutes` are still Almanac's defaults;
+    /// - each display setting (`firstDay`, `timeFormat24h`, `initialView`),
+    ///   while it is still Almanac's default;
     /// - `vaultName`, while it is unset.
     pub fn settings_patch(&self, current: &Settings) -> Option<Value> {
         let defaults = Settings::default();
@@ -346,6 +356,23 @@ impl ImportPlan {
         );
         if let Some(reminders) = self.reminders.as_ref().filter(|_| untouched) {
             patch.insert("reminders".into(), serde_json::json!(reminders));
+        }
+        if let Some(display) = &self.display {
+            let untouched = [
+                current.first_day == defaults.first_day,
+                current.time_format_24h == defaults.time_format_24h,
+                current.initial_view == defaults.initial_view,
+            ];
+            let imported = [
+                ("firstDay", display.first_day.map(Value::from)),
+                ("timeFormat24h", display.time_format_24h.map(Value::from)),
+                ("initialView", display.initial_view.clone().map(Value::from)),
+            ];
+            for (untouched, (key, value)) in untouched.into_iter().zip(imported) {
+                if let Some(value) = value.filter(|_| untouched) {
+                    patch.insert(key.into(), value);
+                }
+            }
         }
         if current.vault_name.is_none() && !self.vault_name.is_empty() {
             patch.insert("vaultName".into(), Value::String(self.vault_name.clone()));

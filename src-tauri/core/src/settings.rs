@@ -13,7 +13,8 @@
 //! One file per section or concern: [`Settings`] and its top-level checks
 //! here; `calendars` (`calendarSources`), `publishing` (`publishedCalendars`),
 //! `servers` (`caldavServer`, `mcpServer`), `reminders`,
-//! `task_date`, [`vault_path`] and [`bounds`] for their sections; `patch`
+//! `task_date`, [`vault_path`] and [`bounds`] for their sections;
+//! [`time_format`] (the clock `timeFormat24h` defaults to); `patch`
 //! (a partial object merged and checked whole), `store` ([`SettingsStore`]:
 //! the file and the commit), [`class`] (who may change what) and
 //! [`redact`] (what leaves the process).
@@ -36,6 +37,7 @@ mod servers;
 pub mod shipped_data;
 mod store;
 mod task_date;
+pub mod time_format;
 pub mod vault_path;
 
 pub use crate::calendar::kinds::SourceKind;
@@ -71,6 +73,11 @@ pub struct Settings {
     pub initial_view: String,
     /// First day of the week in the calendar view, 0 = Sunday.
     pub first_day: u8,
+    /// Times on a 24-hour clock (`09:30`) rather than a 12-hour one
+    /// (`9:30am`) in the calendar window and the sidebar. Defaults to the
+    /// clock of the system's locale (`LC_ALL`, `LC_TIME` or `LANG`).
+    #[serde(rename = "timeFormat24h")]
+    pub time_format_24h: bool,
     /// Configured calendar sources.
     pub calendar_sources: Vec<CalendarSource>,
     /// Reminder daemon options.
@@ -98,6 +105,7 @@ impl Default for Settings {
             display_timezone: system_timezone(),
             initial_view: "dayGridMonth".to_string(),
             first_day: 0,
+            time_format_24h: time_format::system_uses_24h(),
             calendar_sources: vec![CalendarSource {
                 id: "local".to_string(),
                 name: "Events".to_string(),

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use almanac_core::onboarding::{
-    FoundSetting, ImportPlan, ImportedReminders, OnboardingError, REMASTERED_SETTINGS,
-    SkippedSource, import_unattended, plan_import,
+    FoundSetting, ImportPlan, ImportedDisplay, ImportedReminders, OnboardingError,
+    REMASTERED_SETTINGS, SkippedSource, import_unattended, plan_import,
 };
 use almanac_core::settings::{CalendarSource, Settings, SourceKind};
 use serde_json::json;
@@ -140,6 +140,11 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
             default_reminders: Some(false),
             default_minutes: Some(15),
         }),
+        display: Some(ImportedDisplay {
+            first_day: Some(1),
+            time_format_24h: Some(true),
+            initial_view: Some("timeGridWeek".into()),
+        }),
         found_not_applied: vec![
             FoundSetting {
                 key: "calendarSources[1].format".into(),
@@ -186,13 +191,57 @@ fn the_plan_applies_only_over_the_default_sources() {
     assert_eq!(applied.calendar_sources, plan.sources);
     assert_eq!(applied.vault_name.as_deref(), Some("My Vault"));
     assert_eq!(applied.reminders.default_minutes, 15);
+    // The plugin's display: Monday first, 24-hour times, the week.
+    assert_eq!(applied.first_day, 1);
+    assert!(applied.time_format_24h);
+    assert_eq!(applied.initial_view, "timeGridWeek");
 
-    // Sources, reminder defaults and the vault name the user set are theirs.
+    // Sources, reminder defaults, display settings and the vault name the
+    // user set are theirs.
     let mut customised = Settings::default();
     customised.calendar_sources[0].name = "Mine".into();
     customised.reminders.default_minutes = 5;
     customised.vault_name = Some("Work".into());
+    customised.first_day = 3;
+    customised.time_format_24h = !customised.time_format_24h;
+    customised.initial_view = "timeGridDay".into();
     assert_eq!(plan.settings_patch(&customised), None);
+    // Each display setting on its own: only the untouched ones are taken.
+    customised.time_format_24h = Settings::default().time_format_24h;
+    assert_eq!(
+        plan.settings_patch(&customised),
+        Some(json!({"timeFormat24h": true}))
+    );
+}
+
+#[test]
+fn display_settings_almanac_cannot_take_are_listed_not_applied() {
+    let mut data = plugin_settings();
+    data["firstDay"] = json!(9);
+    data["timeFormat24h"] = json!("yes");
+    data["initialView"] = json!({"desktop": "timeGrid3Days", "mobile": "timeGrid3Days"});
+    let (_dir, vault) = vault_with(&data.to_string());
+    let plan = plan_import(&vault).unwrap();
+    assert_eq!(plan.display, None);
+    for (key, value) in [
+        ("firstDay", json!(9)),
+        ("timeFormat24h", json!("yes")),
+        ("initialView.desktop", json!("timeGrid3Days")),
+    ] {
+        assert!(
+            plan.found_not_applied.contains(&FoundSetting {
+                key: key.into(),
+                value: value.clone(),
+            }),
+            "{key} missing from {:?}",
+            plan.found_not_applied
+        );
+    }
+    // The older plugins' one view, a string.
+    data["initialView"] = json!("dayGridMonth");
+    let (_dir, vault) = vault_with(&data.to_string());
+    let display = plan_import(&vault).unwrap().display.unwrap();
+    assert_eq!(display.initial_view.as_deref(), Some("dayGridMonth"));
 }
 
 #[test]

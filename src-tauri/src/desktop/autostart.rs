@@ -3,11 +3,12 @@
 //! `~/.config/autostart/Almanac.desktop`, naming this executable).
 //!
 //! A tray app that holds reminders has to be running to fire them, so the
-//! first desktop start asks once — the Settings window opens on the question
-//! (the switch showing whether the entry exists: off until the user says
-//! yes), below the vaults Obsidian knows to choose from — and remembers the
-//! answer (`autostart-asked` in the data folder). Until it is answered,
-//! every start asks again.
+//! first desktop start asks once — the Settings window opens on a welcome
+//! (`ui/src/js/first_start.js`): the vaults Obsidian knows to choose from,
+//! then the question (the switch showing whether the entry exists: off
+//! until the user says yes), then the calendar — and remembers the answer
+//! (`autostart-asked` in the data folder). Until it is answered, every
+//! start welcomes again.
 
 use std::path::PathBuf;
 

@@ -15,6 +15,7 @@ pub const COMMANDS: &[&str] = &[
     "calendar_read_day",
     "calendar_search",
     "settings_show_calendars",
+    "welcome_finish",
     "calendar_window_state",
     "calendar_window_state_save",
     "vault_status",

@@ -14,12 +14,13 @@ use almanac_core::settings::class::{self, Actor};
 use almanac_core::tokens::{Expiry, NewToken, Scope, TokenInfo};
 use almanac_reminders::{HistoryEntry, Scheduled};
 use serde::Serialize;
-use tauri::State;
+use tauri::{Manager, State};
 use uuid::Uuid;
 
 use super::access::GrantedSecrets;
 use super::consent::{ConsentDialogs, Question};
 use super::settings_commands::SettingsRefusal;
+use crate::cli::WindowKind;
 use crate::wiring::Services;
 
 /// Errors reach the UI as their message.
@@ -156,6 +157,17 @@ pub fn settings_show_calendars(app: tauri::AppHandle) -> CommandResult<()> {
     super::windows::show_settings_section(&app, "calendars")
         .map(drop)
         .map_err(message)
+}
+
+/// Ends the first start's welcome (held by the settings window): the
+/// calendar opens, and the settings window closes.
+#[tauri::command]
+pub fn welcome_finish(app: tauri::AppHandle) -> CommandResult<()> {
+    super::windows::show(&app, WindowKind::Calendar).map_err(message)?;
+    if let Some(settings) = app.get_webview_window(WindowKind::Settings.name()) {
+        settings.close().map_err(message)?;
+    }
+    Ok(())
 }
 
 #[tauri::command]

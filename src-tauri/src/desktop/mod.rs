@@ -74,6 +74,7 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             quick_add::calendar_read_day,
             commands::calendar_search,
             commands::settings_show_calendars,
+            commands::welcome_finish,
             window_state::calendar_window_state,
             window_state::calendar_window_state_save,
             commands::vault_status,

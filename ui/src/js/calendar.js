@@ -17,6 +17,7 @@ import { setupCalendarList } from './calendar_list.js';
 import { setupMiniMonth } from './mini_month.js';
 import { setupSecondZone } from './second_zone.js';
 import { eventSource, followChanges, showAnnouncements, showCalendars } from './events.js';
+import { clockOptions, followClock } from './clock.js';
 import { knownZone } from './format.js';
 import { invoke, listen } from './ipc.js';
 // Named zones for `timeZone`: without a plugin FullCalendar can only show the
@@ -52,6 +53,8 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   // Events arrive as epoch millis, so they land at their wall time in this zone.
   timeZone: knownZone(settings.displayTimezone),
   firstDay: settings.firstDay,
+  // 24-hour or 12-hour times (`timeFormat24h`).
+  ...clockOptions(settings),
   height: '100%',
   nowIndicator: true,
   // A month shows its own weeks (four to six), not always six: a sixth row of
@@ -95,6 +98,7 @@ await listen('settings-changed', async (changed) => {
   const shown = knownZone(changed.displayTimezone);
   if (shown !== calendar.getOption('timeZone')) calendar.setOption('timeZone', shown);
   if (changed.firstDay !== calendar.getOption('firstDay')) calendar.setOption('firstDay', changed.firstDay);
+  followClock(calendar, changed);
 });
 // A calendar's state (an error, its events) changes with the vault and feeds.
 async function refreshSources() {

@@ -1,6 +1,6 @@
 // The calendar window's list of calendars: each with its colour, a box to
-// show or hide its events in this window, its state (read-only, an error)
-// and a link to its settings. Alt-click on a box shows that calendar alone
+// show or hide its events in this window, its state (syncing, an error,
+// read-only) and a link to its settings. Alt-click on a box shows that calendar alone
 // (again: all of them). Which calendars are hidden is this window's own
 // state (window_state.js), so it survives a restart and changes nothing
 // for REST, CalDAV or the sidebar.
@@ -11,8 +11,12 @@ import { saveWindowState, windowState } from './window_state.js';
 
 const list = document.getElementById('calendar-list');
 
-/** What stands beside a calendar's name: why it cannot be read, or that it cannot be written. */
+/**
+ * What stands beside a calendar's name: that its feed or server is being
+ * read right now, why it cannot be read, or that it cannot be written.
+ */
 function statusOf(source) {
+  if (source.syncing) return el('span', { class: 'cal-status cal-syncing muted' }, 'syncing');
   if (source.lastError) return el('span', { class: 'cal-status cal-error', title: source.lastError }, 'error');
   if (!source.editable) return el('span', { class: 'cal-status muted' }, 'read-only');
   return null;

@@ -6,6 +6,7 @@
 // list never shows an older text's matches. Enter or a click goes to the
 // event's day and highlights it.
 
+import { hourCycle } from './clock.js';
 import { shownId } from './event_fields.js';
 import { el, errorText } from './format.js';
 import { invoke } from './ipc.js';
@@ -26,10 +27,10 @@ const summary = document.getElementById('search-summary');
 /** A day as written (`YYYY-MM-DD`), shown as the locale writes dates. */
 const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 
-/** When `event` is: its day, and its start time in the calendar's zone when timed. */
+/** When `event` is: its day, and its start time in the calendar's zone (on the window's clock) when timed. */
 function when(event, zone) {
   if (event.allDay || !event.startMillis) return dayFormat.format(new Date(`${event.date}T00:00:00Z`));
-  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: zone });
+  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: zone, hourCycle: hourCycle() });
   return format.format(new Date(event.startMillis));
 }
 

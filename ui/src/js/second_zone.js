@@ -7,6 +7,7 @@
 
 import { DateTime } from 'luxon';
 
+import { hourCycle } from './clock.js';
 import { el } from './format.js';
 import { saveWindowState, windowState } from './window_state.js';
 
@@ -30,7 +31,7 @@ function known(name) {
 function timeIn(zone, shown, date, ms) {
   const minutes = Math.round(ms / 60_000);
   const wall = DateTime.fromISO(date, { zone: shown }).set({ hour: Math.floor(minutes / 60), minute: minutes % 60 });
-  return wall.setZone(zone).toLocaleString(DateTime.TIME_SIMPLE);
+  return wall.setZone(zone).toLocaleString({ ...DateTime.TIME_SIMPLE, hourCycle: hourCycle() });
 }
 
 /** Wires the choice to `calendar` (FullCalendar) and draws the labels. */

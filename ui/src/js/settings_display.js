@@ -1,5 +1,6 @@
 // Settings › Display: the time zone (every IANA zone, filtered by a search
-// field), the first day of the week and the view the calendar opens in.
+// field), the first day of the week, the 24- or 12-hour clock and the view
+// the calendar opens in.
 // Each applies as soon as it is chosen; the calendar windows follow the
 // settings-changed event.
 
@@ -11,6 +12,7 @@ const search = $('tz-search');
 const zoneList = $('tz-list');
 const firstDay = $('first-day');
 const initialView = $('initial-view');
+const timeFormat = $('time-format');
 let zones = [];
 let current = null;
 
@@ -68,6 +70,7 @@ function saveZone(zone) {
 }
 
 firstDay.addEventListener('change', () => save({ firstDay: Number(firstDay.value) }, 'first-day'));
+timeFormat.addEventListener('change', () => save({ timeFormat24h: timeFormat.value === '24' }, 'time-format'));
 initialView.addEventListener('change', () => save({ initialView: initialView.value }, 'initial-view'));
 
 export function show(settings) {
@@ -78,6 +81,7 @@ export function show(settings) {
     ? `${settings.displayTimezone} (unknown to this version: times show in UTC; choose a zone below)`
     : settings.displayTimezone;
   firstDay.value = String(settings.firstDay);
+  timeFormat.value = settings.timeFormat24h ? '24' : '12';
   initialView.value = settings.initialView;
   if (zones.length) renderZones();
 }

@@ -88,6 +88,10 @@ $('vault-form').addEventListener('submit', async (event) => {
 
 const SETTING_TEXT = {
   fcrReminderCompanion: 'FCR Reminder companion',
+  firstDay: 'First day of the week',
+  timeFormat24h: '24-hour time',
+  initialView: 'Initial view',
+  'initialView.desktop': 'Initial view',
   enableReminders: 'Reminders',
   enableDefaultReminder: 'Default reminder for every event',
   defaultReminderMinutes: 'Default reminder, minutes before',
@@ -104,6 +108,31 @@ function valueText(value) {
 function foundText({ key, value }) {
   const format = key.match(/^calendarSources\[\d+\]\.format$/);
   return `${format ? 'Daily note format' : (SETTING_TEXT[key] ?? key)}: ${valueText(value)}`;
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const VIEW_TEXT = {
+  dayGridMonth: 'Month',
+  timeGridWeek: 'Week, with times',
+  dayGridWeek: 'Week, days only',
+  timeGridDay: 'Day',
+  listDay: 'List: day',
+  listWeek: 'List: week',
+  listMonth: 'List: month',
+};
+
+/**
+ * The plan's display settings (Almanac's keys of the same names), in words,
+ * each with whether the import takes it (`applies`: the keys it changes).
+ */
+function displayLines(display, applies) {
+  if (!display) return [];
+  const lines = [];
+  const line = (key, text) => lines.push(applies.has(key) ? el('li', {}, text) : el('li', { class: 'muted' }, `${text} (not imported: you have chosen your own)`));
+  if ('firstDay' in display) line('firstDay', `Weeks start on ${WEEKDAYS[display.firstDay]}`);
+  if ('timeFormat24h' in display) line('timeFormat24h', display.timeFormat24h ? 'Times on a 24-hour clock (09:30)' : 'Times on a 12-hour clock (9:30am)');
+  if ('initialView' in display) line('initialView', `The calendar opens in: ${VIEW_TEXT[display.initialView] ?? display.initialView}`);
+  return lines;
 }
 
 /** The plan's reminder defaults (Almanac's `reminders` keys), in words. */
@@ -171,6 +200,9 @@ async function offerImport(path) {
   if (reminders.length && !applies.has('reminders')) {
     reminders.push(el('li', { class: 'muted' }, 'Not imported: you have set reminders yourself.'));
   }
+  const display = displayLines(offer.display, applies);
+  $('import-display').replaceChildren(...display);
+  $('import-display-block').hidden = display.length === 0;
   const found = (offer.foundNotApplied ?? []).map((setting) => el('li', { class: 'muted' }, `${foundText(setting)} (not imported)`));
   $('import-reminders').replaceChildren(...reminders, ...found);
   $('import-reminders-block').hidden = reminders.length + found.length === 0;
@@ -188,6 +220,7 @@ $('import-confirm').addEventListener('click', async () => {
   try {
     await invoke('vault_import_apply', { path: offeredPath });
     offerPanel.hidden = true;
+    offerPanel.dispatchEvent(new Event('imported'));
     flashSaved('vault-message', 'Imported. The calendars are in Settings › Calendars.');
   } catch (error) {
     $('import-error').textContent = errorText(error);

@@ -1,10 +1,12 @@
 // The sidebar, docked at the right edge of the screen by the shell: quick-add,
 // the next reminder, and an agenda of today and the coming week. Times are in
-// the settings' `displayTimezone` and follow its changes live.
+// the settings' `displayTimezone`, on the clock of `timeFormat24h`, and
+// follow their changes live.
 
 import { Calendar } from '@fullcalendar/core';
 import listPlugin from '@fullcalendar/list';
 
+import { clockOptions, followClock } from './clock.js';
 import { eventSource, followChanges, showAnnouncements } from './events.js';
 import { displayZone, el, errorText, followDisplayZone, formatDateTime } from './format.js';
 import { invoke, listen } from './ipc.js';
@@ -140,6 +142,7 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   // Today and the six days after it.
   views: { agenda: { type: 'list', duration: { days: 7 }, buttonText: 'Agenda' } },
   timeZone: displayZone(),
+  ...clockOptions(settings),
   height: '100%',
   headerToolbar: { left: 'title', right: 'prev,next today' },
   // Text arrows: FullCalendar's icon font would need `font-src data:`.
@@ -149,6 +152,7 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   events: eventSource(showError),
 });
 calendar.render();
+await listen('settings-changed', (changed) => followClock(calendar, changed));
 await followChanges(calendar);
 // Listen first, then read: a change made meanwhile is not missed.
 await listen('calendar-changed', fillCalendars);

@@ -110,9 +110,10 @@ impl Modify for CommonResponses {
             );
         }
         // These defaults depend on the machine generating the document (home
-        // directory, system time zone); the committed file must not.
+        // directory, system time zone, the locale's clock); the committed
+        // file must not.
         if let Some(RefOr::T(Schema::Object(settings))) = components.schemas.get_mut("Settings") {
-            for machine_dependent in ["vaultPath", "displayTimezone"] {
+            for machine_dependent in ["vaultPath", "displayTimezone", "timeFormat24h"] {
                 if let Some(RefOr::T(Schema::Object(property))) =
                     settings.properties.get_mut(machine_dependent)
                 {

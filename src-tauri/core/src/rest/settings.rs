@@ -68,7 +68,7 @@ pub struct UpdateSettings {
 /// Updates and persists settings.
 ///
 /// `settings:write` may change the display
-/// settings (`initialView`, `firstDay`); changing any other key
+/// settings (`initialView`, `firstDay`, `timeFormat24h`); changing any other key
 /// (`displayTimezone`, which sets when vault reminders fire, `vaultPath`,
 /// `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*`)
 /// needs `system:full-access`, and no token may set a source's

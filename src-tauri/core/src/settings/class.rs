@@ -13,7 +13,7 @@
 //!
 //! | key                                   | class      | who may change it                 |
 //! |---------------------------------------|------------|-----------------------------------|
-//! | `initialView`, `firstDay`             | display    | `settings:write`                  |
+//! | `initialView`, `firstDay`, `timeFormat24h` | display | `settings:write`                  |
 //! | `displayTimezone`, `vaultPath`, `vaultName`, `calendarSources`, `restServerEnabled`, `localServerPort`, `reminders.*` | privileged | `system:full-access` |
 //! | `calendarSources[].allowPrivateNetwork` (set, or a flagged source's URL changed) | user only | the desktop UI or the settings file |
 //! | `caldavServer` (`enabled`, `port`) | user only | the desktop UI or the settings file |
@@ -57,9 +57,10 @@ impl SettingClass {
 
 /// Every top-level setting and its class; `reminders` stands for each of its
 /// keys. The one place the classification is stated.
-pub const CLASSES: [(&str, SettingClass); 12] = [
+pub const CLASSES: [(&str, SettingClass); 13] = [
     ("initialView", SettingClass::Display),
     ("firstDay", SettingClass::Display),
+    ("timeFormat24h", SettingClass::Display),
     // The zone of every event without its own, so when its reminder fires.
     ("displayTimezone", SettingClass::Privileged),
     ("vaultPath", SettingClass::Privileged),

@@ -13,7 +13,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use tokio::sync::watch;
 
-use crate::calendar::engine::{Calendar, WeakCalendar};
+use crate::calendar::engine::{Calendar, WeakCalendar, lock};
 use crate::calendar::index::cache::Ceiling;
 use crate::calendar::index::note_occurrences::{NoteOccurrences, Notes};
 use crate::calendar::model::error::CalendarError;
@@ -178,6 +178,7 @@ impl Calendar {
 
     /// The configured sources, in settings order.
     pub fn sources(&self) -> Vec<SourceInfo> {
+        let syncing = lock(&self.inner.syncing).clone();
         let state = self.inner.read();
         state
             .cache
@@ -196,6 +197,7 @@ impl Calendar {
                     editable: !config.kind.kind().read_only(),
                     event_count: source.notes.values().map(Vec::len).sum(),
                     last_fetched: source.feed.last_fetched.clone(),
+                    syncing: syncing.contains(&config.id),
                     last_error: source
                         .feed
                         .last_error

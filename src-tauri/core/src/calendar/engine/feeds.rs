@@ -226,6 +226,7 @@ impl Inner {
         if fresh && !force {
             return;
         }
+        let _syncing = Syncing::start(self, &source.id);
         let fetched = ical::fetch(url, previous.as_ref(), allow_private_network);
         // The settings may have changed while the server answered. Asked
         // under the copies' lock, which loading the copies for a new
@@ -297,6 +298,32 @@ impl Inner {
         if let Err(error) = self.feeds.store(source_id, body, meta) {
             tracing::warn!(source = %source_id, %error, "could not cache calendar feed on disk");
         }
+    }
+}
+
+/// A feed or CalDAV calendar marked as being fetched or synced while this
+/// lives: the mark and its removal each announce a change, so the calendar
+/// list shows "syncing" for as long as the server takes.
+pub(in crate::calendar) struct Syncing<'a> {
+    engine: &'a Inner,
+    id: String,
+}
+
+impl<'a> Syncing<'a> {
+    pub(in crate::calendar) fn start(engine: &'a Inner, id: &str) -> Syncing<'a> {
+        lock(&engine.syncing).insert(id.to_string());
+        engine.bump();
+        Syncing {
+            engine,
+            id: id.to_string(),
+        }
+    }
+}
+
+impl Drop for Syncing<'_> {
+    fn drop(&mut self) {
+        lock(&self.engine.syncing).remove(&self.id);
+        self.engine.bump();
     }
 }
 

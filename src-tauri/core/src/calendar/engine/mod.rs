@@ -29,6 +29,7 @@ mod reread;
 mod scan;
 mod watcher;
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -88,6 +89,9 @@ pub(crate) struct Inner {
     /// feed's check of the settings until its answer is in both the copy and
     /// the cache: the two move together (`feeds`).
     pub(in crate::calendar) feed_copies: Mutex<()>,
+    /// The ids of the feeds and CalDAV calendars being fetched or synced
+    /// right now (`feeds::Syncing`), which the calendar list shows.
+    pub(in crate::calendar) syncing: Mutex<HashSet<String>>,
     /// The CalDAV calendars' own state, owned by their kind.
     pub(in crate::calendar) caldav: CaldavState,
     /// Runs feed revalidations, one at a time.
@@ -183,6 +187,7 @@ impl Calendar {
             watcher_alive: Arc::new(AtomicBool::new(false)),
             feeds: ical::FeedCopies::new(&paths.ical_cache_dir()),
             feed_copies: Mutex::new(()),
+            syncing: Mutex::default(),
             caldav: CaldavState::new(paths),
             feed_worker: FeedWorker::start(engine.clone()),
             wanted: Mutex::new(settings.clone()),

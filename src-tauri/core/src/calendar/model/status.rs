@@ -36,6 +36,9 @@ pub struct SourceInfo {
     /// `ical` only: when the feed was last fetched successfully (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_fetched: Option<String>,
+    /// True while the feed is being fetched, or the CalDAV calendar synced
+    /// (always false for the other kinds).
+    pub syncing: bool,
     /// Why the source cannot be read, if it cannot: for `ical`, why the last
     /// fetch or parse failed (a refused private address, a feed over the
     /// size cap, an HTTP error, …); for `dailynote`, an Obsidian daily-note

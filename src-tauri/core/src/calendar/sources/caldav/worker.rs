@@ -6,7 +6,7 @@
 use chrono_tz::Tz;
 use reqwest::Url;
 
-use crate::calendar::engine::feeds::ICS_MIN_INTERVAL;
+use crate::calendar::engine::feeds::{ICS_MIN_INTERVAL, Syncing};
 use crate::calendar::engine::{Inner, lock};
 use crate::calendar::sources::caldav::mirror::Live;
 use crate::calendar::sources::caldav::sync::Synced;
@@ -49,6 +49,7 @@ impl Inner {
             return;
         }
         let _sync = lock(&self.caldav.lock);
+        let _syncing = Syncing::start(self, &source.id);
         // Writes made while offline go first, so the sync reads them back.
         // The mirror is only locked between requests, never across one.
         let outcome = self.connect(source).and_then(|(client, calendar)| {
