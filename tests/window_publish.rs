@@ -172,4 +172,44 @@ async fn a_calendar_is_published_to_a_new_collection_with_its_progress_then_its_
         .await;
     assert_eq!(settings_file(&instance)["publishedCalendars"], json!([]));
     assert_eq!(keyring.get(&password_key(CALENDAR)).unwrap(), None);
+
+    // Published again, to the collection it made: every event is there
+    // already, so the sync agrees without sending.
+    session.click(&format!("{row} .phone-publish")).await;
+    session
+        .wait_for("document.getElementById('phone-dialog').open")
+        .await;
+    session.retype("#phone-password", PASSWORD).await;
+    session.click("#phone-find").await;
+    session
+        .wait_for("!document.getElementById('phone-choice').hidden")
+        .await;
+    session
+        .execute(
+            "document.getElementById('phone-collection').value = arguments[0];",
+            json!([url.clone()]),
+        )
+        .await;
+    session.click("#phone-publish").await;
+    session
+        .wait_for(&format!(
+            "document.querySelector(\"{row} .phone-sync\").textContent.startsWith('On your phone: synced')"
+        ))
+        .await;
+    assert_eq!(
+        settings_file(&instance)["publishedCalendars"][0]["url"],
+        url
+    );
+
+    // Removing the calendar stops publishing it first (the setting may not
+    // name a calendar that is gone).
+    session.click(&format!("{row} .remove")).await;
+    session.click("#remove-confirm").await;
+    session
+        .wait_for(&format!("!document.querySelector(\"{row}\")"))
+        .await;
+    let settings = settings_file(&instance);
+    assert_eq!(settings["publishedCalendars"], json!([]));
+    assert_eq!(settings["calendarSources"], json!([]));
+    assert_eq!(keyring.get(&password_key(CALENDAR)).unwrap(), None);
 }

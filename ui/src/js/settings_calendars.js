@@ -208,8 +208,11 @@ export async function refreshInfo() {
 function askRemove(source) {
   $('remove-name').textContent = source.name;
   removeDialog.returnValue = '';
-  removeDialog.onclose = () => {
+  removeDialog.onclose = async () => {
     if (removeDialog.returnValue !== 'remove') return;
+    // `publishedCalendars` may only name calendars that exist: one on the
+    // phone stops being published first.
+    if (phone.isPublished(source.id) && !(await phone.stop(source.id, $('calendars-error')))) return;
     saveSources(
       (current) => current.filter((s) => s.id !== source.id),
       $('calendars-error'),

@@ -102,15 +102,15 @@ export function rowParts(source) {
   };
   const publish = button('phone-publish', 'Show on my phone', 'Show on my phone:', () => askPublish(source));
   const syncNow = button('phone-sync-now', 'Sync now', 'Sync now:', () => requestSync(status));
-  const stop = button('phone-stop', 'Stop publishing', 'Stop publishing', () => stopPublishing(source, problem));
-  const node = el('div', { class: 'phone' }, status, problem, conflicts, el('div', { class: 'phone-actions' }, publish, syncNow, stop));
+  const stopButton = button('phone-stop', 'Stop publishing', 'Stop publishing', () => stop(source.id, problem));
+  const node = el('div', { class: 'phone' }, status, problem, conflicts, el('div', { class: 'phone-actions' }, publish, syncNow, stopButton));
   return {
     node,
     update() {
       const report = reports.get(source.id);
       publish.hidden = Boolean(report) || !publishable.has(source.id);
       syncNow.hidden = !report;
-      stop.hidden = !report;
+      stopButton.hidden = !report;
       status.textContent = report ? syncText(report) : '';
       if (report) problem.textContent = report.lastError ?? '';
       conflicts.textContent = report ? conflictText(report) : '';
@@ -129,14 +129,26 @@ async function requestSync(status) {
   setTimeout(refresh, 500);
 }
 
-async function stopPublishing(source, problem) {
+/** Whether calendar `id` is published. */
+export function isPublished(id) {
+  return reports.has(id);
+}
+
+/**
+ * Stops publishing calendar `calendarId` (the setting and the password go);
+ * a refusal is shown in `errorSlot`. Whether it stopped.
+ */
+export async function stop(calendarId, errorSlot) {
   try {
-    await invoke('publish_stop', { calendarId: source.id });
-    problem.textContent = '';
+    await invoke('publish_stop', { calendarId });
+    errorSlot.textContent = '';
+    return true;
   } catch (refusal) {
-    problem.textContent = errorText(refusal);
+    errorSlot.textContent = errorText(refusal);
+    return false;
+  } finally {
+    await refresh();
   }
-  await refresh();
 }
 
 // ---- The dialog -------------------------------------------------------------
