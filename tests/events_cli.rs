@@ -722,3 +722,91 @@ fn escapes_in_a_title_reach_no_terminal_raw() {
         "\u{1b}]0;owned\u{7}\u{1b}[31mRed\u{1b}[2J\u{9b}6n\u{7f} \u{202e}gnp.exe"
     );
 }
+
+/// A published calendar's sync in `almanac calendars`, from the vault
+/// directly and from a running instance's `GET /api/v1/calendars`: when it
+/// last synced, what waits, the last error, the conflicts. The note names a
+/// conflict quotes (a note named by a server's title) reach the terminal
+/// escaped; JSON keeps them as data.
+#[tokio::test]
+async fn calendars_show_each_published_calendars_sync_escaped() {
+    use almanac_core::publish::status::{Conflict, Status, StatusStore};
+
+    require_desktop_session();
+    // Nothing listens there: each pass fails to connect, which keeps the
+    // last sync and the conflicts of the status below.
+    let collection = format!("http://127.0.0.1:{}/cal/", support::free_port());
+    let instance = AppHarness::with_settings(json!({
+        "restServerEnabled": true,
+        "publishedCalendars": [{ "calendarId": "local", "url": collection, "username": "me" }],
+    }));
+    instance.write_note(
+        "2026-03-02 A.md",
+        "title: A\ndate: 2026-03-02\nallDay: true",
+    );
+    let hostile = "events/\u{1b}]0;owned\u{7}\u{202e}gnp.md";
+    let paths = almanac_core::paths::Paths::new(
+        instance.config_home().join("almanac"),
+        instance.data_home().join("almanac"),
+    );
+    let status = Status {
+        collection_url: collection.clone(),
+        last_sync_millis: Some(1_772_443_800_000),
+        conflicts: vec![Conflict {
+            uid: "u1".into(),
+            note: hostile.into(),
+            conflict_note: "events/A (conflict).md".into(),
+            at_millis: 1_772_443_800_000,
+        }],
+        ..Status::default()
+    };
+    StatusStore::new(&paths.publish_dir())
+        .store("local", &status)
+        .unwrap();
+
+    let expect_shown = |out: &str| {
+        assert!(
+            out.contains("  on the phone: synced 2026-03-02 09:30; 1 waiting;"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "1 conflict(s), the latest: events/[U+001B]]0;owned[U+0007][U+202E]gnp.md kept, \
+                 the server's version in events/A (conflict).md"
+            ),
+            "{out}"
+        );
+        for raw in ['\u{1b}', '\u{7}', '\u{202e}'] {
+            assert!(!out.contains(raw), "{out:?}");
+        }
+    };
+    expect_shown(&stdout(&cli(&instance, &["calendars"], &[])));
+    let tsv = pipeline(&instance, "\"$ALMANAC\" calendars --tsv | cut -f1,6-", &[]);
+    let mut rows = tsv.lines();
+    assert_eq!(
+        rows.next(),
+        Some("id\tlastSync\twaiting\tlastError\tconflicts")
+    );
+    let row: Vec<&str> = rows.next().unwrap().split('\t').collect();
+    assert_eq!(
+        (row[0], row[1], row[2], row[4]),
+        ("local", "2026-03-02T09:30:00Z", "1", "1")
+    );
+    let listed = json_of(&cli(&instance, &["calendars", "--json"], &[]));
+    assert_eq!(listed[0]["published"]["conflicts"][0]["note"], hostile);
+
+    // From a running instance, over REST: the same.
+    let token = instance.mint_token(&[Scope::ProvidersRead]);
+    let mut app = running_server(&instance, true).await;
+    let env = [("ALMANAC_TOKEN", token.as_str())];
+    // Once the running instance's first pass failed, its reason is the
+    // last error.
+    let out = eventually("the failed pass' reason", || async {
+        let out = stdout(&cli(&instance, &["calendars"], &env));
+        out.contains("; last error: ").then_some(out)
+    })
+    .await;
+    expect_shown(&out);
+    app.terminate();
+    app.exited().await;
+}

@@ -43,7 +43,7 @@ pub mod vault_path;
 pub use crate::calendar::kinds::SourceKind;
 pub(crate) use calendars::default_color;
 pub use calendars::{CALENDAR_COMPONENTS, CalendarSource};
-pub use publishing::{POLL_SECONDS, PublishedCalendar};
+pub use publishing::{DEFAULT_POLL_SECONDS, POLL_SECONDS, PublishedCalendar};
 pub use reminders::{
     DEFAULT_REMINDER_MINUTES, HORIZON_DAYS, MAX_DEFAULT_MINUTES, MAX_HOOK_COMMAND_CHARS,
     ReminderSettings,

@@ -97,7 +97,7 @@ fn feeds(services: &Services) -> FeedStore {
 }
 
 /// Runs network and keyring work off the async threads.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, SetupError> {
     tauri::async_runtime::spawn_blocking(work)

@@ -8,6 +8,8 @@
 //!   `command_list.rs` names them all (for `build.rs`), and `capabilities/`
 //!   grants each window only those its page calls;
 //! - [`webhook_commands`]: Settings' webhooks (the core's `webhooks`);
+//! - [`publish_commands`]: Settings' "Show on my phone" (the core's
+//!   `publish`);
 //! - [`editing`]: the commands the calendar window edits events with;
 //! - [`undo_commands`]: its Ctrl+Z and Ctrl+Shift+Z, and Settings' undo of
 //!   what a token did;
@@ -30,6 +32,7 @@ mod commands;
 mod consent;
 mod editing;
 mod notifier;
+mod publish_commands;
 mod quick_add;
 mod settings_commands;
 mod tray;
@@ -108,6 +111,11 @@ pub fn run(args: &Args) -> Result<i32, Box<dyn std::error::Error>> {
             caldav_commands::feeds_list,
             caldav_commands::feed_create,
             caldav_commands::feed_revoke,
+            publish_commands::publish_collections,
+            publish_commands::publish_calendar,
+            publish_commands::publish_stop,
+            publish_commands::publish_status,
+            publish_commands::publish_sync_now,
             autostart::autostart_state,
             autostart::autostart_set,
             webhook_commands::webhooks_list,

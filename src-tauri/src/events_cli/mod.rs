@@ -56,6 +56,10 @@ WHEN on add/edit: YYYY-MM-DD, HH:MM or YYYY-MM-DDTHH:MM, in the display time zon
 --from/--to also take what GET /api/v1/events takes, --since what
 GET /api/v1/history takes.
 
+calendars lists the calendars; one shown on the phone (docs/caldav.md) has a
+second line: when it last synced, the changes waiting, the last error, the
+conflicts.
+
 history lists the changes made to the notes, newest first (the last 500): their
 ID, when, who (a token by name, the window, the command line) and the notes.
 undo ID… undoes those changes, each note back byte for byte, refused when a note

@@ -178,6 +178,23 @@ impl Radicale {
         response.headers()["etag"].to_str().unwrap().to_string()
     }
 
+    /// The PROPFIND (depth 1) answer of the collection at `url`: its own
+    /// name and colour, and an entry (`….ics`) per event resource in it.
+    pub fn listing(&self, url: &str) -> String {
+        let response = reqwest::blocking::Client::new()
+            .request(reqwest::Method::from_bytes(b"PROPFIND").unwrap(), url)
+            .basic_auth(USER, Some(PASSWORD))
+            .header("Depth", "1")
+            .body(
+                r#"<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:a="http://apple.com/ns/ical/"><d:prop><d:displayname/><a:calendar-color/><d:getetag/></d:prop></d:propfind>"#,
+            )
+            .send()
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 207, "PROPFIND {url}");
+        response.text().unwrap()
+    }
+
     /// GETs an event resource: `None` when it is gone.
     pub fn get(&self, name: &str) -> Option<String> {
         let response = reqwest::blocking::Client::new()

@@ -5,10 +5,12 @@
 // country's public holidays or an .ics file of the vault. Every change is one settings patch
 // of `calendarSources`, except a CalDAV calendar's set-up, which the core does
 // (`caldav_add`: discovery, the keyring, then the settings); either way the
-// core names the refused field, shown next to it.
+// core names the refused field, shown next to it. A row's "Show on my phone"
+// and its sync are settings_phone.js'.
 
 import { el, errorText, formatDateTime } from './format.js';
 import { invoke } from './ipc.js';
+import * as phone from './settings_phone.js';
 import { $, clearFieldError, saveSettings, showFieldError } from './settings_shared.js';
 
 const list = $('calendar-list');
@@ -120,11 +122,21 @@ function buildRow(source, index) {
   password?.setAttribute('aria-label', `Change the password of ${source.name}`);
   const count = el('span', { class: 'muted calendar-count' });
   const problem = el('span', { class: 'error calendar-problem' });
+  const published = phone.rowParts(source);
   const node = el(
     'li',
     { class: 'calendar-item', dataset: { calendarId: source.id } },
     color,
-    el('div', { class: 'calendar-main' }, name, el('span', { class: 'muted calendar-where' }, whereText(source)), count, problem, error),
+    el(
+      'div',
+      { class: 'calendar-main' },
+      name,
+      el('span', { class: 'muted calendar-where' }, whereText(source)),
+      count,
+      problem,
+      error,
+      published.node,
+    ),
     password,
     remove,
   );
@@ -134,7 +146,7 @@ function buildRow(source, index) {
     remove.setAttribute('aria-label', `Remove ${current.name}`);
     password?.setAttribute('aria-label', `Change the password of ${current.name}`);
   };
-  return { key: JSON.stringify([index, source]), node, count, problem, label };
+  return { key: JSON.stringify([index, source]), node, count, problem, label, published };
 }
 
 // Rows by source id. A row is rebuilt only when its source changed, so a
@@ -159,6 +171,7 @@ function render() {
     row.count.textContent = countText(source.id);
     row.problem.textContent = info.get(source.id)?.lastError ?? '';
     row.problem.hidden = !row.problem.textContent;
+    row.published.update();
     return row.node;
   });
   for (const id of rows.keys()) {
@@ -175,8 +188,14 @@ export function show(settings) {
   render();
 }
 
-/** Refetches what the engine knows of each source (event counts, problems). */
+phone.onChange(render);
+
+/**
+ * Refetches what the engine knows of each source (event counts, problems)
+ * and how the published ones sync with the phone.
+ */
 export async function refreshInfo() {
+  await phone.refresh();
   try {
     info = new Map((await invoke('calendar_sources')).map((source) => [source.id, source]));
     $('calendars-error').textContent = '';
@@ -189,8 +208,11 @@ export async function refreshInfo() {
 function askRemove(source) {
   $('remove-name').textContent = source.name;
   removeDialog.returnValue = '';
-  removeDialog.onclose = () => {
+  removeDialog.onclose = async () => {
     if (removeDialog.returnValue !== 'remove') return;
+    // `publishedCalendars` may only name calendars that exist: one on the
+    // phone stops being published first.
+    if (phone.isPublished(source.id) && !(await phone.stop(source.id, $('calendars-error')))) return;
     saveSources(
       (current) => current.filter((s) => s.id !== source.id),
       $('calendars-error'),

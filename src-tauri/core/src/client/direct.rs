@@ -189,7 +189,15 @@ impl Backend for DirectBackend {
     }
 
     fn calendars(&self) -> Result<Vec<Value>, ClientError> {
-        self.api.get_sources()?.iter().map(wire).collect()
+        let calendars = self
+            .api
+            .get_sources()?
+            .iter()
+            .map(wire)
+            .collect::<Result<Vec<_>, _>>()?;
+        // As `GET /calendars` answers it (the sources' scope covers it).
+        let published = wire(&self.core.publisher.reports())?;
+        Ok(super::published::merged(calendars, &published))
     }
 
     fn history(&self, token: Option<&str>, since: Option<&str>) -> Result<Vec<Value>, ClientError> {

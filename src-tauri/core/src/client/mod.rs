@@ -8,7 +8,7 @@
 //!
 //! [`connect`] chooses between them; [`fields`] turns `--start`/`--end`
 //! values into an event's fields; [`rows`] prints what comes back (human,
-//! `--json`, `--tsv`); [`failure`] gives every refusal its exit code.
+//! `--json`, `--tsv`), [`published`] a published calendar's sync; [`failure`] gives every refusal its exit code.
 //!
 //! Both backends speak the REST wire shapes (JSON objects, camelCase), so
 //! an event, a calendar and an id are the same whichever answered, and an id
@@ -18,6 +18,7 @@ pub mod connect;
 pub mod direct;
 pub mod failure;
 pub mod fields;
+pub mod published;
 pub mod remote;
 pub mod rows;
 pub mod sse;
@@ -90,7 +91,8 @@ pub trait Backend {
     ) -> Result<Value, ClientError>;
     /// Deletes event `id`, or only its `occurrence` of a series.
     fn delete_event(&self, id: &str, occurrence: Option<NaiveDate>) -> Result<(), ClientError>;
-    /// The configured calendars.
+    /// The configured calendars, each published one with its sync's
+    /// status as `published` ([`published::merged`]).
     fn calendars(&self) -> Result<Vec<Value>, ClientError>;
     /// Reminders still to fire, soonest first, as [`rows::reminder`] shapes
     /// them.

@@ -197,7 +197,8 @@ impl Backend for RemoteBackend {
 
     fn calendars(&self) -> Result<Vec<Value>, ClientError> {
         let body = self.send(self.request(Method::GET, "/calendars"))?;
-        Ok(body["calendars"].as_array().cloned().unwrap_or_default())
+        let calendars = body["calendars"].as_array().cloned().unwrap_or_default();
+        Ok(super::published::merged(calendars, &body["published"]))
     }
 
     fn history(&self, token: Option<&str>, since: Option<&str>) -> Result<Vec<Value>, ClientError> {

@@ -17,6 +17,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde_json::{Map, Value, json};
 
+use super::published;
 use crate::api::shown_text::{push_code_point, push_visible, visible};
 use crate::vault_reminders::VaultReminder;
 
@@ -84,6 +85,10 @@ const CALENDAR_COLUMNS: &[Column] = &[
     ("type", |v| text(v, "type")),
     ("editable", |v| text(v, "editable")),
     ("events", |v| text(v, "eventCount")),
+    ("lastSync", published::last_sync),
+    ("waiting", published::waiting),
+    ("lastError", published::last_error),
+    ("conflicts", published::conflicts),
 ];
 
 const REMINDER_COLUMNS: &[Column] = &[
@@ -106,18 +111,24 @@ impl Listing {
     fn human(self, item: &Value, zone: Tz) -> String {
         match self {
             Listing::Events => format!("{} {}", shown(item, "date"), event_line(item)),
-            Listing::Calendars => format!(
-                "{}  {}  ({}{}, {} events)",
-                shown(item, "id"),
-                shown(item, "name"),
-                shown(item, "type"),
-                if item["editable"] == true {
-                    ""
-                } else {
-                    ", read-only"
-                },
-                shown(item, "eventCount"),
-            ),
+            Listing::Calendars => {
+                let line = format!(
+                    "{}  {}  ({}{}, {} events)",
+                    shown(item, "id"),
+                    shown(item, "name"),
+                    shown(item, "type"),
+                    if item["editable"] == true {
+                        ""
+                    } else {
+                        ", read-only"
+                    },
+                    shown(item, "eventCount"),
+                );
+                match published::line(item, zone) {
+                    Some(status) => format!("{line}\n{status}"),
+                    None => line,
+                }
+            }
             Listing::Reminders => format!(
                 "{}  {}  ({})",
                 local_minute(&shown(item, "triggerAt"), zone),

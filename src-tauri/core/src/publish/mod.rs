@@ -68,13 +68,21 @@
 //! - [`pass`]: one sync pass, both ways;
 //! - [`publisher`]: [`Publisher`], the entry point: a pass of a
 //!   [`Published`] calendar, and its status;
+//! - [`progress`]: how far a running pass has got sending ("Sending 120
+//!   of 1000…");
+//! - [`collection`]: a new collection made for a calendar (`MKCALENDAR`);
+//! - [`setup`]: publishing from Settings (the account, the collection, the
+//!   keyring, `publishedCalendars`) and stopping;
 //! - [`worker`]: the passes of the calendars in `publishedCalendars`, a
 //!   vault edit pushed within seconds, the server polled, "sync now".
 
+pub mod collection;
 pub mod local;
 pub mod pass;
+pub mod progress;
 pub mod publisher;
 pub mod remote;
+pub mod setup;
 pub mod status;
 pub mod worker;
 

@@ -117,6 +117,7 @@ impl Pass<'_, '_> {
             .vault
             .items()
             .ok_or_else(|| PassError::NoCalendar(self.vault.calendar_id.to_string()))?;
+        self.remote.sending.expect(waiting(&self.status, &local));
         let known: BTreeSet<String> = self.status.items.values().map(|i| i.href.clone()).collect();
         // Resources the status does not know, by the UID they hold.
         let mut new_theirs: BTreeMap<String, Theirs<'_>> = BTreeMap::new();

@@ -1,12 +1,14 @@
 //! [`Publisher`]: the published calendars of one engine, each synced by a
 //! [`pass`](super::pass) on demand, with their status.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use reqwest::Url;
 
 use super::local::Vault;
 use super::pass::{self, Outcome, PassError};
+use super::progress::{Progress, Sending};
 use super::remote::Remote;
 use super::status::{Status, StatusStore};
 use crate::api::CalendarPlugin;
@@ -37,6 +39,8 @@ pub struct Publisher {
     /// between passes (a listing is remade only for what changed).
     listings: Listings,
     store: StatusStore,
+    /// The counters of the passes running now, by calendar id.
+    sending: Mutex<HashMap<String, Arc<Sending>>>,
 }
 
 /// One published calendar's sync, as a person checks it: when it last
@@ -57,6 +61,9 @@ pub struct PublishedReport {
     /// The latest conflicts, newest last: the note that kept the vault's
     /// version and the note holding the server's, both in the vault.
     pub conflicts: Vec<super::status::Conflict>,
+    /// While a pass sends the vault's changes: how many the server took so
+    /// far, of how many; `null` otherwise.
+    pub progress: Option<Progress>,
 }
 
 impl Publisher {
@@ -74,6 +81,7 @@ impl Publisher {
             settings,
             listings: Listings::default(),
             store: StatusStore::new(&paths.publish_dir()),
+            sending: Mutex::default(),
         }
     }
 
@@ -81,7 +89,12 @@ impl Publisher {
     pub fn sync(&self, published: &Published, password: &str) -> Result<Outcome, PassError> {
         let collection = collection_url(&published.collection_url)?;
         let client = DavClient::new(&collection, &published.username, password)?;
-        let remote = Remote { client, collection };
+        let sending = Arc::new(Sending::default());
+        let remote = Remote {
+            client,
+            collection,
+            sending: sending.clone(),
+        };
         let api = self.plugin.as_owner();
         let rules = Rules::from_settings(&self.settings.get());
         let vault = Vault {
@@ -95,7 +108,15 @@ impl Publisher {
         let _sync = acting_as(Author::Sync {
             calendar: published.calendar_id.clone(),
         });
-        pass::run(&vault, &remote, &self.store)
+        self.running()
+            .insert(published.calendar_id.clone(), sending);
+        let result = pass::run(&vault, &remote, &self.store);
+        self.running().remove(&published.calendar_id);
+        result
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Sending>>> {
+        self.sending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The sync status of `calendar_id` as last saved.
@@ -121,6 +142,10 @@ impl Publisher {
                     waiting: self.waiting(&published.calendar_id),
                     last_error: status.last_error,
                     conflicts: status.conflicts,
+                    progress: self
+                        .running()
+                        .get(&published.calendar_id)
+                        .and_then(|sending| sending.progress()),
                 }
             })
             .collect()

@@ -6,9 +6,11 @@
 //! `calendar-multiget` of what changed). Nothing here knows about notes.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use reqwest::Url;
 
+use super::progress::Sending;
 use super::status::Status;
 use crate::calendar::sources::caldav::DavClient;
 use crate::calendar::sources::caldav::DavError;
@@ -33,6 +35,8 @@ pub struct ServerState {
 pub struct Remote {
     pub client: DavClient,
     pub collection: Url,
+    /// Counts the writes the server took, for the pass' progress.
+    pub sending: Arc<Sending>,
 }
 
 impl Remote {
@@ -100,12 +104,16 @@ impl Remote {
         ics: &str,
         if_match: Option<&str>,
     ) -> Result<Option<String>, DavError> {
-        self.client.put(&parse(href)?, ics, if_match)
+        let etag = self.client.put(&parse(href)?, ics, if_match)?;
+        self.sending.sent_one();
+        Ok(etag)
     }
 
     /// DELETEs `href` if it is still the version `if_match`.
     pub fn delete(&self, href: &str, if_match: &str) -> Result<(), DavError> {
-        self.client.delete(&parse(href)?, if_match)
+        self.client.delete(&parse(href)?, if_match)?;
+        self.sending.sent_one();
+        Ok(())
     }
 }
 

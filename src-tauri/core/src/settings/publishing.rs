@@ -28,8 +28,11 @@ pub struct PublishedCalendar {
     pub poll_seconds: u32,
 }
 
+/// The wait between two looks at the server when none is set.
+pub const DEFAULT_POLL_SECONDS: u32 = 60;
+
 fn default_poll_seconds() -> u32 {
-    60
+    DEFAULT_POLL_SECONDS
 }
 
 /// Checks the published calendars against the sources they publish.

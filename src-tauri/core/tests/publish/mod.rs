@@ -2,6 +2,7 @@
 //! against real servers, with the Python `caldav` library as the phone.
 
 mod busy;
+mod collection;
 mod core_loop;
 mod radicale;
 mod support;

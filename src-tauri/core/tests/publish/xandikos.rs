@@ -83,3 +83,8 @@ impl Drop for Xandikos {
 fn a_calendar_is_kept_both_ways_with_xandikos() {
     crate::publish::core_loop::runs_against(&mut Xandikos::start());
 }
+
+#[test]
+fn a_collection_is_made_named_and_coloured_on_xandikos() {
+    crate::publish::collection::is_made_named_and_coloured(&Xandikos::start());
+}

@@ -54,12 +54,13 @@ pub enum Added {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error("{message}")]
 pub struct SetupError {
-    /// `url`, `username`, `password`, `calendarUrl`, `name` or `color`.
+    /// `url`, `username`, `password`, `calendarUrl`, `name` or `color`;
+    /// for publishing ([`crate::publish::setup`]) also `collection`.
     pub field: &'static str,
     pub message: String,
 }
 
-fn refuse(field: &'static str, message: impl Into<String>) -> SetupError {
+pub fn refuse(field: &'static str, message: impl Into<String>) -> SetupError {
     SetupError {
         field,
         message: message.into(),
@@ -226,6 +227,24 @@ fn account_calendars(
     username: &str,
     password: &str,
 ) -> Result<Vec<Discovered>, SetupError> {
+    let (_, found) = signed_in(server, username, password)?;
+    if found.is_empty() {
+        return Err(refuse(
+            "url",
+            "This account has no event calendar on the server: create one there first.",
+        ));
+    }
+    Ok(found)
+}
+
+/// The account at `server` signed in to, with its event calendars (maybe
+/// none), or why it cannot be reached: a refusal naming the form field
+/// (`url`, `username` or `password`) in plain words.
+pub fn signed_in(
+    server: &str,
+    username: &str,
+    password: &str,
+) -> Result<(DavClient, Vec<Discovered>), SetupError> {
     let parsed = Url::parse(server)
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
@@ -265,13 +284,7 @@ fn account_calendars(
             format!("No CalDAV calendars answer at this address ({error}). Check the address."),
         ),
     })?;
-    if found.is_empty() {
-        return Err(refuse(
-            "url",
-            "This account has no event calendar on the server: create one there first.",
-        ));
-    }
-    Ok(found)
+    Ok((client, found))
 }
 
 /// `caldav_<n>` with the smallest free `n`, as the Full Calendar plugin

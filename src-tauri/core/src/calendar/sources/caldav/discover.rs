@@ -62,6 +62,14 @@ pub fn calendars(client: &DavClient, server: &str) -> Result<Vec<Discovered>, Da
         .collect())
 }
 
+/// The account's calendar home set, where its calendars are made
+/// (`MKCALENDAR`), found from the address the user entered.
+pub fn home(client: &DavClient, server: &str) -> Result<Url, DavError> {
+    let server =
+        Url::parse(server).map_err(|e| DavError::Protocol(format!("invalid server URL: {e}")))?;
+    home_set(client, &server)
+}
+
 /// The calendar home set, found from `server`.
 fn home_set(client: &DavClient, server: &Url) -> Result<Url, DavError> {
     let principal = match principal_at(client, server) {
