@@ -138,7 +138,7 @@ impl Publisher {
             rules: &rules,
         };
         let local = vault.items().unwrap_or_default();
-        pass::waiting(&self.store.load(calendar_id), &local)
+        pass::waiting(&self.store.load(calendar_id), local)
     }
 }
 

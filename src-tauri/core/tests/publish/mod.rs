@@ -3,6 +3,8 @@
 
 mod busy;
 mod core_loop;
+mod interpose;
+mod kinds;
 mod radicale;
 mod support;
 mod worker;

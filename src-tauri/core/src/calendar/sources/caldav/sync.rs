@@ -237,11 +237,12 @@ fn too_many() -> DavError {
     ))
 }
 
-type Fetched = (Vec<(String, Resource)>, Vec<(String, String)>);
+/// Resources read (by href) and resources set aside (by href: why).
+pub type Fetched = (Vec<(String, Resource)>, Vec<(String, String)>);
 
 /// The bodies and ETags of `hrefs`, and the resources set aside for their
 /// size.
-fn fetch(client: &DavClient, calendar: &Url, hrefs: &[String]) -> Result<Fetched, DavError> {
+pub fn fetch(client: &DavClient, calendar: &Url, hrefs: &[String]) -> Result<Fetched, DavError> {
     let mut out = (Vec::new(), Vec::new());
     for batch in hrefs.chunks(MULTIGET_BATCH) {
         multiget(client, calendar, batch, &mut out)?;
