@@ -28,6 +28,7 @@
 //! note and the status, which stays on disk until a pass gets it through.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 
 use super::local::{LocalItem, Vault};
 use super::remote::{Remote, ServerState};
@@ -52,6 +53,9 @@ pub struct Outcome {
     pub conflicts: usize,
     /// Events left as they were, each with why.
     pub errors: Vec<String>,
+    /// How long the pass waited on the server's answers (of its whole
+    /// time: the rest is the vault's side).
+    pub server_wait: Duration,
 }
 
 /// Why a pass stopped before its end.
@@ -96,7 +100,10 @@ enum On412 {
 /// Syncs the published calendar once, both ways.
 pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Outcome, PassError> {
     let mut status = store.load(vault.calendar_id);
-    let server = match remote.state(&status) {
+    let started = Instant::now();
+    let server = remote.state(&status);
+    let mut server_wait = started.elapsed();
+    let server = match server {
         Ok(server) => server,
         Err(error) => {
             status.last_error = Some(error.to_string());
@@ -132,7 +139,10 @@ pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Ou
         };
     }
     if status.takes_tasks.is_none() {
-        match remote.takes_tasks() {
+        let started = Instant::now();
+        let takes = remote.takes_tasks();
+        server_wait += started.elapsed();
+        match takes {
             Ok(takes) => status.takes_tasks = Some(takes),
             Err(error) => {
                 status.last_error = Some(error.to_string());
@@ -147,7 +157,10 @@ pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Ou
         store,
         ways,
         status,
-        outcome: Outcome::default(),
+        outcome: Outcome {
+            server_wait,
+            ..Outcome::default()
+        },
         relist: Vec::new(),
         since_save: 0,
     };
@@ -318,7 +331,10 @@ impl Pass<'_, '_> {
             Some(href) => href,
             None => self.remote.href_for(&ours.name)?.to_string(),
         };
-        match self.remote.put(&href, &ours.ics, if_match) {
+        let started = Instant::now();
+        let put = self.remote.put(&href, &ours.ics, if_match);
+        self.outcome.server_wait += started.elapsed();
+        match put {
             Ok(etag) => {
                 self.agreed(uid, href, etag, ours.etag.clone());
                 self.outcome.pushed += 1;
@@ -335,7 +351,10 @@ impl Pass<'_, '_> {
     /// server's version now is read once and compared as a change on both
     /// sides (or, gone meanwhile, the event is put back as new).
     fn reread(&mut self, uid: &str, href: String, ours: &LocalItem) -> Result<(), PassError> {
-        match self.remote.reread(&href)? {
+        let started = Instant::now();
+        let now = self.remote.reread(&href);
+        self.outcome.server_wait += started.elapsed();
+        match now? {
             Some(resource) => {
                 let theirs = Theirs {
                     href,
@@ -359,7 +378,10 @@ impl Pass<'_, '_> {
     }
 
     fn delete(&mut self, uid: &str, theirs: &Theirs<'_>) -> Result<(), PassError> {
-        match self.remote.delete(&theirs.href, &theirs.etag) {
+        let started = Instant::now();
+        let deleted = self.remote.delete(&theirs.href, &theirs.etag);
+        self.outcome.server_wait += started.elapsed();
+        match deleted {
             Ok(()) => {
                 self.status.items.remove(uid);
                 self.outcome.pushed += 1;

@@ -5,6 +5,8 @@
 //! ending with the vault and the collection agreeing, every note's body
 //! intact and a `VALARM` on every event that reminds.
 
+use std::sync::atomic::Ordering;
+
 use almanac_core::history::{self, Author, ChangeFilter};
 use almanac_core::settings::SourceKind;
 use chrono::NaiveDate;
@@ -79,9 +81,13 @@ pub fn runs_against(server: &mut dyn Server) {
     let (_, note) = setup.note(&standup);
     assert_eq!(without_uid(&note), STANDUP_NOTE, "only the UID is added");
 
-    // Nothing changed: nothing written either way.
+    // Nothing changed: nothing written either way, and the server's report
+    // of the publish's own writes fetches nothing (each is known by its
+    // ETag): one request.
+    let requests = proxy.traffic.requests.load(Ordering::SeqCst);
     let again = setup.sync();
     assert_eq!((again.pushed, again.pulled, again.conflicts), (0, 0, 0));
+    assert_eq!(proxy.traffic.requests.load(Ordering::SeqCst) - requests, 1);
 
     // The phone edits one, adds one, deletes one.
     setup.phone(&["retitle", &standup, "Standup moved"]);

@@ -2,19 +2,30 @@
 //! through: it forwards every request as it is, and can run one action (the
 //! phone writing) just before it forwards the next `PUT` — so the resource
 //! changes between the sync's read and its write, and the write meets a
-//! `412`, as when a phone syncs at the same moment.
+//! `412`, as when a phone syncs at the same moment. It also counts the
+//! requests and the bytes that pass (what a sync costs on the wire).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 type Action = Box<dyn FnOnce() + Send>;
+
+/// What passed through: requests, and bytes both ways (heads and bodies).
+#[derive(Default)]
+pub struct Traffic {
+    pub requests: AtomicUsize,
+    pub sent: AtomicUsize,
+    pub received: AtomicUsize,
+}
 
 pub struct Interposer {
     addr: SocketAddr,
     /// The server's origin (`http://127.0.0.1:PORT`).
     upstream: String,
     before_put: Arc<Mutex<Option<Action>>>,
+    pub traffic: Arc<Traffic>,
 }
 
 impl Interposer {
@@ -25,18 +36,20 @@ impl Interposer {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
         let addr = listener.local_addr().unwrap();
         let before_put: Arc<Mutex<Option<Action>>> = Arc::default();
-        let (origin, armed) = (upstream.clone(), before_put.clone());
+        let traffic: Arc<Traffic> = Arc::default();
+        let (origin, armed, counted) = (upstream.clone(), before_put.clone(), traffic.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { return };
-                let (origin, armed) = (origin.clone(), armed.clone());
-                std::thread::spawn(move || serve(stream, &origin, &armed));
+                let (origin, armed, counted) = (origin.clone(), armed.clone(), counted.clone());
+                std::thread::spawn(move || serve(stream, &origin, &armed, &counted));
             }
         });
         Interposer {
             addr,
             upstream,
             before_put,
+            traffic,
         }
     }
 
@@ -52,7 +65,7 @@ impl Interposer {
 }
 
 /// Forwards the requests of one connection (kept alive) to `origin`.
-fn serve(stream: TcpStream, origin: &str, armed: &Mutex<Option<Action>>) {
+fn serve(stream: TcpStream, origin: &str, armed: &Mutex<Option<Action>>, traffic: &Traffic) {
     let client = reqwest::blocking::Client::new();
     let mut writer = stream.try_clone().unwrap();
     let mut reader = BufReader::new(stream);
@@ -61,6 +74,7 @@ fn serve(stream: TcpStream, origin: &str, armed: &Mutex<Option<Action>>) {
         if reader.read_line(&mut head).unwrap_or(0) == 0 {
             return;
         }
+        let mut sent = head.len();
         let mut parts = head.split_whitespace();
         let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
             return;
@@ -73,6 +87,7 @@ fn serve(stream: TcpStream, origin: &str, armed: &Mutex<Option<Action>>) {
             if reader.read_line(&mut line).unwrap_or(0) == 0 {
                 return;
             }
+            sent += line.len();
             let line = line.trim_end();
             if line.is_empty() {
                 break;
@@ -86,6 +101,8 @@ fn serve(stream: TcpStream, origin: &str, armed: &Mutex<Option<Action>>) {
         }
         let mut body = vec![0; length];
         reader.read_exact(&mut body).unwrap();
+        traffic.requests.fetch_add(1, Ordering::SeqCst);
+        traffic.sent.fetch_add(sent + length, Ordering::SeqCst);
         if method == "PUT" {
             let action = armed.lock().unwrap().take();
             if let Some(action) = action {
@@ -123,6 +140,9 @@ fn serve(stream: TcpStream, origin: &str, armed: &Mutex<Option<Action>>) {
         }
         let bytes = response.bytes().unwrap();
         answer.push_str(&format!("Content-Length: {}\r\n\r\n", bytes.len()));
+        traffic
+            .received
+            .fetch_add(answer.len() + bytes.len(), Ordering::SeqCst);
         writer.write_all(answer.as_bytes()).unwrap();
         writer.write_all(&bytes).unwrap();
     }
