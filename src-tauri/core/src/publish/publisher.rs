@@ -12,6 +12,7 @@ use super::status::{Status, StatusStore};
 use crate::api::CalendarPlugin;
 use crate::caldav_server::Listings;
 use crate::calendar::Calendar;
+use crate::calendar::kinds::Publishing;
 use crate::calendar::sources::caldav::{DavClient, DavError};
 use crate::history::{Author, acting_as};
 use crate::paths::Paths;
@@ -57,6 +58,10 @@ pub struct PublishedReport {
     /// The latest conflicts, newest last: the note that kept the vault's
     /// version and the note holding the server's, both in the vault.
     pub conflicts: Vec<super::status::Conflict>,
+    /// Published one way (a read-only calendar: holidays, a feed, a vault
+    /// `.ics` file): what is changed on the server is put back as the vault
+    /// has it, never pulled.
+    pub one_way: bool,
 }
 
 impl Publisher {
@@ -107,6 +112,13 @@ impl Publisher {
     /// (`GET /api/v1/calendars`' `published`). Reads each calendar's events
     /// to count what waits, so it runs off the async workers.
     pub fn reports(&self) -> Vec<PublishedReport> {
+        let sources = self.calendar.sources();
+        let one_way = |id: &str| {
+            sources
+                .iter()
+                .find(|s| s.id == id)
+                .is_some_and(|s| s.kind.publishing() == Publishing::OneWay)
+        };
         self.settings
             .get()
             .published_calendars
@@ -121,6 +133,7 @@ impl Publisher {
                     waiting: self.waiting(&published.calendar_id),
                     last_error: status.last_error,
                     conflicts: status.conflicts,
+                    one_way: one_way(&published.calendar_id),
                 }
             })
             .collect()
