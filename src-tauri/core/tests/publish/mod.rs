@@ -1,6 +1,7 @@
 //! Publishing a vault calendar to a CalDAV account (`almanac_core::publish`)
 //! against real servers, with the Python `caldav` library as the phone.
 
+mod bench;
 mod busy;
 mod core_loop;
 mod interpose;
