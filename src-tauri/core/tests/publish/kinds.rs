@@ -2,7 +2,8 @@
 //! a collection each): an Obsidian Tasks calendar (its lines as `VTODO`s:
 //! completed on the phone, the line is ticked; ticked in the vault, the
 //! task is completed; deleted on the phone, put back, since its line is
-//! deleted in Obsidian), a daily-note calendar (both ways), and a vault
+//! deleted in Obsidian; one made on the phone stays there, named in the
+//! status), a daily-note calendar (both ways), and a vault
 //! `.ics` file, published one way (what the phone changes is put back, no
 //! file is written).
 
@@ -11,7 +12,7 @@ use std::collections::BTreeMap;
 use almanac_core::settings::{SourceKind, TaskDateField};
 use almanac_testkit::radicale::Radicale;
 
-use crate::publish::support::{Setup, property};
+use crate::publish::support::{CALENDAR, Setup, property};
 
 const HOME: &str = "Projects/Home.md";
 const HOME_NOTE: &str =
@@ -76,6 +77,18 @@ fn tasks_daily_notes_and_read_only_calendars_are_published() {
     setup.sync();
     assert!(setup.on_phone().contains_key(&rent), "put back");
     assert_eq!(setup.vault.read(HOME), home, "the note as it was");
+    // Made on the phone: tasks are added in a note, so it stays on the
+    // server, and the status says why.
+    setup.phone(&["create", "phone-8", "Buy milk", "2026-02-12"]);
+    let refused = setup.sync();
+    assert_eq!(refused.errors.len(), 1, "{refused:?}");
+    let why = setup.publisher.status(CALENDAR).last_error.unwrap();
+    assert!(why.contains("add the task in a note"), "{why}");
+    assert_eq!(setup.vault.read(HOME), home);
+    assert!(
+        setup.on_phone().contains_key("phone-8"),
+        "left on the server"
+    );
 
     // Daily notes: both ways.
     server.mkcalendar("daily", "Daily");
