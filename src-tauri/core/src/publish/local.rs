@@ -22,6 +22,7 @@ use crate::api::{AuthorizedApi, EventOptions};
 use crate::caldav_server::error::DavRefusal;
 use crate::caldav_server::resource::{Place, put};
 use crate::caldav_server::{Listings, ServedResource, resource_name};
+use crate::calendar::kinds::Kind;
 use crate::calendar::{Alarm, AlarmAction, Calendar, Event, EventFields, EventId};
 use crate::ics::series::read_series;
 use crate::vault_reminders::rules::Rules;
@@ -42,6 +43,13 @@ pub struct LocalItem {
     pub events: Arc<[Event]>,
 }
 
+impl LocalItem {
+    /// Whether it is published as a `VTODO` (a Tasks line, a note task).
+    pub fn is_task(&self) -> bool {
+        self.events.first().is_some_and(Event::is_task)
+    }
+}
+
 /// A published calendar's notes.
 pub struct Vault<'a> {
     pub api: &'a AuthorizedApi,
@@ -54,6 +62,15 @@ pub struct Vault<'a> {
 impl Vault<'_> {
     fn zone(&self) -> Tz {
         self.calendar.display_timezone()
+    }
+
+    /// The calendar's kind; `None` if it is not in the vault's sources.
+    pub fn kind(&self) -> Option<Kind> {
+        self.calendar
+            .sources()
+            .into_iter()
+            .find(|s| s.id == self.calendar_id)
+            .map(|s| s.kind)
     }
 
     /// The calendar's events by `UID`; `None` if the calendar is not there.

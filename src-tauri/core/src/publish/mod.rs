@@ -39,16 +39,22 @@
 //!   `vault_reminders`) is pushed with a display `VALARM`. The added alarm is
 //!   left out again when the server's copy is read back, so it never turns
 //!   into the note's own `alarms`.
+//! - **What the kind takes.** Any calendar but a CalDAV one is published
+//!   (`Kind::publishing`): note, daily-note and Tasks calendars both ways
+//!   (a Tasks line takes only a tick or a new date from the phone; one
+//!   deleted there is put back), read-only ones (holidays, feeds, vault
+//!   `.ics` files) one way: the server's edits are overruled by the vault's
+//!   version. Tasks go as `VTODO`s to a collection that takes them.
 //! - **Never lose either side.** Writes carry preconditions (`If-None-Match:
 //!   *` for a new resource, `If-Match` otherwise, `DELETE` with `If-Match`).
 //!   When both sides changed an event, the note keeps the vault's version
 //!   (pushed over the server's), and the server's is written beside it as a
 //!   conflict note, both named in the status; when the contents are equal
 //!   there is nothing to keep twice. An event deleted on the phone moves its
-//!   notes to the vault's `.trash/`, never deleted. A `412` is compared at
-//!   the next pass rather than retried; `429`/`503` end the pass and their
-//!   `Retry-After` is waited out; a resource that does not parse changes no
-//!   note.
+//!   notes to the vault's `.trash/`, never deleted. A `412` re-reads the
+//!   resource once and compares it as a change on both sides (never retried
+//!   in a loop); `429`/`503` end the pass and their `Retry-After` is waited
+//!   out; a resource that does not parse changes no note.
 //! - **Offline costs nothing to keep.** An edit is the difference between
 //!   the note and the status, and the status is on disk: there is no queue
 //!   to lose or replay out of order. The next pass that reaches the server

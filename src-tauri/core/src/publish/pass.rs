@@ -8,8 +8,19 @@
 //! | same     | changed  | the notes updated through the CalDAV write path, a new note, or the notes moved to `.trash/` |
 //! | changed  | changed  | equal contents: agreed. Else the vault's version is kept and pushed, and the server's is written beside it as a conflict note; a side's delete loses to the other's edit |
 //!
-//! Nothing is written on a guess: a `412` leaves the item for the next pass,
-//! which reads the server's new version and compares (no retry loop); a
+//! How far the server's side is taken follows the calendar's kind
+//! ([`Publishing`]): a read-only calendar (holidays, a feed, a vault `.ics`
+//! file) is published one way — an event edited or deleted on the server is
+//! put back as the vault has it, and no note is written; a Tasks calendar
+//! takes a task ticked or re-dated, and a task deleted on the phone is put
+//! back (its line is deleted in Obsidian). Tasks (`VTODO`s) go only to a
+//! collection that takes them (its `supported-calendar-component-set`,
+//! asked once).
+//!
+//! Nothing is written on a guess: a `412` (the resource changed between the
+//! read and the write: the phone wrote in between) re-reads that resource
+//! once and compares it as a change on both sides; a second `412` leaves it
+//! for the next pass (no retry loop); a
 //! server resource that does not parse changes no note (its error is the
 //! status' last error until it changes); a busy server (`429`, `503`) or
 //! one that cannot be reached ends the pass, keeping what was agreed so far.
@@ -17,10 +28,12 @@
 //! note and the status, which stays on disk until a pass gets it through.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 
 use super::local::{LocalItem, Vault};
 use super::remote::{Remote, ServerState};
 use super::status::{Conflict, Item, Status, StatusStore};
+use crate::calendar::kinds::{Publishing, Writes};
 use crate::calendar::sources::caldav::DavError;
 use crate::ics::series::read_series;
 
@@ -40,6 +53,9 @@ pub struct Outcome {
     pub conflicts: usize,
     /// Events left as they were, each with why.
     pub errors: Vec<String>,
+    /// How long the pass waited on the server's answers (of its whole
+    /// time: the rest is the vault's side).
+    pub server_wait: Duration,
 }
 
 /// Why a pass stopped before its end.
@@ -60,13 +76,34 @@ struct Theirs<'s> {
     href: String,
     etag: String,
     /// Empty when unchanged since the status (not fetched).
-    ics: &'s str,
+    ics: std::borrow::Cow<'s, str>,
+}
+
+/// What a pass takes from the server, by the calendar's kind.
+#[derive(Debug, Clone, Copy)]
+struct Ways {
+    /// The server's edits and new events are written into the vault.
+    pulls: bool,
+    /// An event deleted on the server moves its notes to `.trash/` (else
+    /// it is put back).
+    trashes: bool,
+}
+
+/// Whether a `412` is answered by reading the resource again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum On412 {
+    Reread,
+    /// Already re-read in this pass: left for the next one.
+    Leave,
 }
 
 /// Syncs the published calendar once, both ways.
 pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Outcome, PassError> {
     let mut status = store.load(vault.calendar_id);
-    let server = match remote.state(&status) {
+    let started = Instant::now();
+    let server = remote.state(&status);
+    let mut server_wait = started.elapsed();
+    let server = match server {
         Ok(server) => server,
         Err(error) => {
             status.last_error = Some(error.to_string());
@@ -74,9 +111,25 @@ pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Ou
             return Err(error.into());
         }
     };
+    let kind = vault
+        .kind()
+        .ok_or_else(|| PassError::NoCalendar(vault.calendar_id.to_string()))?;
+    let ways = match kind.publishing() {
+        Publishing::BothWays => Ways {
+            pulls: true,
+            trashes: kind.writes() == Writes::Notes,
+        },
+        Publishing::OneWay => Ways {
+            pulls: false,
+            trashes: false,
+        },
+        Publishing::No => return Err(PassError::NoCalendar(vault.calendar_id.to_string())),
+    };
     // Only once the server answered: a pass that cannot reach it changes
     // no note.
-    vault.pin_uids().map_err(PassError::Vault)?;
+    if ways.pulls {
+        vault.pin_uids().map_err(PassError::Vault)?;
+    }
     if status.collection_url != remote.collection.as_str() {
         // Another collection: nothing agreed there yet.
         status = Status {
@@ -85,12 +138,29 @@ pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Ou
             ..Status::default()
         };
     }
+    if status.takes_tasks.is_none() {
+        let started = Instant::now();
+        let takes = remote.takes_tasks();
+        server_wait += started.elapsed();
+        match takes {
+            Ok(takes) => status.takes_tasks = Some(takes),
+            Err(error) => {
+                status.last_error = Some(error.to_string());
+                save(store, vault.calendar_id, &status)?;
+                return Err(error.into());
+            }
+        }
+    }
     let mut pass = Pass {
         vault,
         remote,
         store,
+        ways,
         status,
-        outcome: Outcome::default(),
+        outcome: Outcome {
+            server_wait,
+            ..Outcome::default()
+        },
         relist: Vec::new(),
         since_save: 0,
     };
@@ -99,15 +169,24 @@ pub fn run(vault: &Vault<'_>, remote: &Remote, store: &StatusStore) -> Result<Ou
     result.map(|()| pass.outcome)
 }
 
+/// An event the pass wrote into the vault: the server's version of it.
+struct Pulled {
+    uid: String,
+    href: String,
+    etag: String,
+    ics: String,
+}
+
 struct Pass<'a, 'v> {
     vault: &'a Vault<'v>,
     remote: &'a Remote,
     store: &'a StatusStore,
+    ways: Ways,
     status: Status,
     outcome: Outcome,
     /// Events written into the vault, whose vault ETag is read once at the
-    /// end: (uid, href, server ETag).
-    relist: Vec<(String, String, String)>,
+    /// end.
+    relist: Vec<Pulled>,
     since_save: usize,
 }
 
@@ -117,7 +196,10 @@ impl Pass<'_, '_> {
             .vault
             .items()
             .ok_or_else(|| PassError::NoCalendar(self.vault.calendar_id.to_string()))?;
-        self.remote.sending.expect(waiting(&self.status, &local));
+        let local = published(&self.status, local);
+        self.remote
+            .sending
+            .expect(waiting(&self.status, local.clone()));
         let known: BTreeSet<String> = self.status.items.values().map(|i| i.href.clone()).collect();
         // Resources the status does not know, by the UID they hold.
         let mut new_theirs: BTreeMap<String, Theirs<'_>> = BTreeMap::new();
@@ -132,7 +214,7 @@ impl Pass<'_, '_> {
                         Theirs {
                             href: href.clone(),
                             etag: resource.etag.clone(),
-                            ics: &resource.ics,
+                            ics: resource.ics.as_str().into(),
                         },
                     );
                 }
@@ -153,7 +235,7 @@ impl Pass<'_, '_> {
                 Some(item) => server.resources.get(&item.href).map(|r| Theirs {
                     href: item.href.clone(),
                     etag: r.etag.clone(),
-                    ics: &r.ics,
+                    ics: r.ics.as_str().into(),
                 }),
                 None => new_theirs.remove(&uid),
             };
@@ -173,25 +255,67 @@ impl Pass<'_, '_> {
         let ours_changed = ours.map(|l| &l.etag) != item.map(|i| &i.local_etag);
         let theirs_changed =
             theirs.as_ref().map(|t| &t.etag) != item.and_then(|i| i.remote_etag.as_ref());
+        if theirs_changed && !self.ways.pulls {
+            return self.overrule(uid, item, ours, theirs, ours_changed);
+        }
         match (ours_changed, theirs_changed, ours, theirs) {
             (false, false, ..) => Ok(()),
             (true, false, Some(ours), theirs) => {
                 let if_match = theirs.as_ref().map(|t| t.etag.as_str());
-                self.push(uid, item.map(|i| i.href.clone()), ours, if_match)
+                let href = item.map(|i| i.href.clone());
+                self.push(uid, href, ours, if_match, On412::Reread)
             }
             (true, false, None, Some(theirs)) => self.delete(uid, &theirs),
             (false, true, ours, Some(theirs)) => self.pull(uid, ours, &theirs),
-            (false, true, Some(ours), None) => self.trash(uid, ours),
+            (false, true, Some(ours), None) if self.ways.trashes => self.trash(uid, ours),
             // Both changed.
-            (true, true, Some(ours), Some(theirs)) => self.both(uid, ours, &theirs),
-            // Edited here, deleted there: put back as new.
-            (true, true, Some(ours), None) => {
-                self.push(uid, item.map(|i| i.href.clone()), ours, None)
+            (true, true, Some(ours), Some(theirs)) => self.both(uid, ours, &theirs, On412::Reread),
+            // Edited here, deleted there; or deleted there from a calendar
+            // whose items are deleted in Obsidian only: put back as new.
+            (_, true, Some(ours), None) => {
+                let href = item.map(|i| i.href.clone());
+                self.push(uid, href, ours, None, On412::Reread)
             }
             // Deleted here, edited there: the edit comes back as a note.
             (true, true, None, Some(theirs)) => self.pull(uid, None, &theirs),
             // Gone from both sides.
             (_, _, None, None) => {
+                self.status.items.remove(uid);
+                Ok(())
+            }
+        }
+    }
+
+    /// The server changed `uid` in a calendar published one way: the
+    /// vault's version is put back (or the server's deleted, when the vault
+    /// no longer has it); an event only the server has is left alone.
+    fn overrule(
+        &mut self,
+        uid: &str,
+        item: Option<&Item>,
+        ours: Option<&LocalItem>,
+        theirs: Option<Theirs<'_>>,
+        ours_changed: bool,
+    ) -> Result<(), PassError> {
+        if let (Some(item), Some(theirs), false) = (item, &theirs, ours_changed)
+            && item.remote_etag.is_none()
+        {
+            // Its ETag, which the server did not give with the last PUT.
+            let (href, etag) = (item.href.clone(), theirs.etag.clone());
+            self.agreed(uid, href, Some(etag), item.local_etag.clone());
+            return Ok(());
+        }
+        match (ours, theirs, item) {
+            (Some(ours), theirs, item) => {
+                let href = item
+                    .map(|i| i.href.clone())
+                    .or_else(|| theirs.as_ref().map(|t| t.href.clone()));
+                let if_match = theirs.as_ref().map(|t| t.etag.as_str());
+                self.push(uid, href, ours, if_match, On412::Leave)
+            }
+            (None, Some(theirs), Some(_)) => self.delete(uid, &theirs),
+            (None, Some(_), None) => Ok(()),
+            (None, None, _) => {
                 self.status.items.remove(uid);
                 Ok(())
             }
@@ -204,23 +328,63 @@ impl Pass<'_, '_> {
         href: Option<String>,
         ours: &LocalItem,
         if_match: Option<&str>,
+        on_412: On412,
     ) -> Result<(), PassError> {
         let href = match href {
             Some(href) => href,
             None => self.remote.href_for(&ours.name)?.to_string(),
         };
-        match self.remote.put(&href, &ours.ics, if_match) {
+        let started = Instant::now();
+        let put = self.remote.put(&href, &ours.ics, if_match);
+        self.outcome.server_wait += started.elapsed();
+        match put {
             Ok(etag) => {
                 self.agreed(uid, href, etag, ours.etag.clone());
                 self.outcome.pushed += 1;
                 Ok(())
             }
+            Err(DavError::PreconditionFailed) if on_412 == On412::Reread => {
+                self.reread(uid, href, ours)
+            }
             Err(error) => self.write_failed(&href, error),
         }
     }
 
+    /// A write of `uid` to `href` met a version it had not seen: the
+    /// server's version now is read once and compared as a change on both
+    /// sides (or, gone meanwhile, the event is put back as new).
+    fn reread(&mut self, uid: &str, href: String, ours: &LocalItem) -> Result<(), PassError> {
+        let started = Instant::now();
+        let now = self.remote.reread(&href);
+        self.outcome.server_wait += started.elapsed();
+        match now? {
+            Some(resource) => {
+                let theirs = Theirs {
+                    href,
+                    etag: resource.etag,
+                    ics: resource.ics.into(),
+                };
+                if self.ways.pulls {
+                    self.both(uid, ours, &theirs, On412::Leave)
+                } else {
+                    self.push(
+                        uid,
+                        Some(theirs.href),
+                        ours,
+                        Some(&theirs.etag),
+                        On412::Leave,
+                    )
+                }
+            }
+            None => self.push(uid, Some(href), ours, None, On412::Leave),
+        }
+    }
+
     fn delete(&mut self, uid: &str, theirs: &Theirs<'_>) -> Result<(), PassError> {
-        match self.remote.delete(&theirs.href, &theirs.etag) {
+        let started = Instant::now();
+        let deleted = self.remote.delete(&theirs.href, &theirs.etag);
+        self.outcome.server_wait += started.elapsed();
+        match deleted {
             Ok(()) => {
                 self.status.items.remove(uid);
                 self.outcome.pushed += 1;
@@ -236,11 +400,15 @@ impl Pass<'_, '_> {
         ours: Option<&LocalItem>,
         theirs: &Theirs<'_>,
     ) -> Result<(), PassError> {
-        match self.vault.apply(uid, ours, theirs.ics) {
+        match self.vault.apply(uid, ours, &theirs.ics) {
             Ok(()) => {
                 self.outcome.pulled += 1;
-                self.relist
-                    .push((uid.to_string(), theirs.href.clone(), theirs.etag.clone()));
+                self.relist.push(Pulled {
+                    uid: uid.to_string(),
+                    href: theirs.href.clone(),
+                    etag: theirs.etag.clone(),
+                    ics: theirs.ics.to_string(),
+                });
                 Ok(())
             }
             Err(why) => {
@@ -258,9 +426,15 @@ impl Pass<'_, '_> {
     }
 
     /// Both sides changed `uid` since the last agreement.
-    fn both(&mut self, uid: &str, ours: &LocalItem, theirs: &Theirs<'_>) -> Result<(), PassError> {
+    fn both(
+        &mut self,
+        uid: &str,
+        ours: &LocalItem,
+        theirs: &Theirs<'_>,
+        on_412: On412,
+    ) -> Result<(), PassError> {
         let zone = self.vault.calendar.display_timezone();
-        let same = match (read_series(&ours.ics, zone), read_series(theirs.ics, zone)) {
+        let same = match (read_series(&ours.ics, zone), read_series(&theirs.ics, zone)) {
             (Ok(a), Ok(b)) => a == b,
             _ => false,
         };
@@ -276,7 +450,7 @@ impl Pass<'_, '_> {
             return self.saved();
         }
         let at_millis = chrono::Utc::now().timestamp_millis();
-        let conflict_note = match self.vault.write_conflict(uid, theirs.ics, at_millis) {
+        let conflict_note = match self.vault.write_conflict(uid, &theirs.ics, at_millis) {
             Ok(note) => note,
             Err(why) => {
                 // The server's version cannot be kept: nothing is overwritten.
@@ -295,7 +469,8 @@ impl Pass<'_, '_> {
             at_millis,
         });
         self.outcome.conflicts += 1;
-        self.push(uid, Some(theirs.href.clone()), ours, Some(&theirs.etag))
+        let href = Some(theirs.href.clone());
+        self.push(uid, href, ours, Some(&theirs.etag), on_412)
     }
 
     /// A write to the server failed: a busy or unreachable server ends the
@@ -344,8 +519,10 @@ impl Pass<'_, '_> {
         self.outcome.errors.push(format!("{name}: {why}"));
     }
 
-    /// Reads the vault ETags of the events written into the vault, and
-    /// saves the status with the pass' result.
+    /// Reads the vault ETags of the events written into the vault (and
+    /// pushes those the vault publishes otherwise than the server had them:
+    /// the reminder the vault gives a phone's new event), and saves the
+    /// status with the pass' result.
     fn finish(
         &mut self,
         server: &ServerState,
@@ -353,14 +530,32 @@ impl Pass<'_, '_> {
     ) -> Result<(), PassError> {
         if !self.relist.is_empty() {
             let local = self.vault.items().unwrap_or_default();
-            for (uid, href, etag) in std::mem::take(&mut self.relist) {
-                match local.get(&uid) {
-                    Some(ours) => {
-                        let local_etag = ours.etag.clone();
-                        self.agreed(&uid, href, Some(etag), local_etag);
-                    }
-                    None => {
-                        self.status.items.remove(&uid);
+            let zone = self.vault.calendar.display_timezone();
+            for pulled in std::mem::take(&mut self.relist) {
+                let Some(ours) = local.get(&pulled.uid) else {
+                    self.status.items.remove(&pulled.uid);
+                    continue;
+                };
+                self.agreed(
+                    &pulled.uid,
+                    pulled.href.clone(),
+                    Some(pulled.etag.clone()),
+                    ours.etag.clone(),
+                );
+                let differs = match (read_series(&ours.ics, zone), read_series(&pulled.ics, zone)) {
+                    (Ok(a), Ok(b)) => a != b,
+                    _ => false,
+                };
+                if differs && failed.is_none() {
+                    let if_match = Some(pulled.etag.as_str());
+                    let href = Some(pulled.href.clone());
+                    if let Err(error) = self.push(&pulled.uid, href, ours, if_match, On412::Leave) {
+                        // Not agreed on the vault's side: pushed at the next
+                        // pass that gets through.
+                        if let Some(item) = self.status.items.get_mut(&pulled.uid) {
+                            item.local_etag.clear();
+                        }
+                        self.event_error(&pulled.href, &error.to_string());
                     }
                 }
             }
@@ -378,6 +573,18 @@ impl Pass<'_, '_> {
         };
         save(self.store, self.vault.calendar_id, &self.status)
     }
+}
+
+/// The vault's items this collection takes: without tasks when it takes no
+/// `VTODO`s.
+fn published(
+    status: &Status,
+    mut local: BTreeMap<String, LocalItem>,
+) -> BTreeMap<String, LocalItem> {
+    if status.takes_tasks == Some(false) {
+        local.retain(|_, item| !item.is_task());
+    }
+    local
 }
 
 /// The per-event errors of a pass in one line, or `None`.
@@ -407,7 +614,8 @@ fn save(store: &StatusStore, calendar_id: &str, status: &Status) -> Result<(), P
 }
 
 /// How many of the vault's events wait to reach the server.
-pub fn waiting(status: &Status, local: &BTreeMap<String, LocalItem>) -> usize {
+pub fn waiting(status: &Status, local: BTreeMap<String, LocalItem>) -> usize {
+    let local = published(status, local);
     let changed = local
         .iter()
         .filter(|(uid, ours)| {

@@ -14,6 +14,7 @@ use super::status::{Status, StatusStore};
 use crate::api::CalendarPlugin;
 use crate::caldav_server::Listings;
 use crate::calendar::Calendar;
+use crate::calendar::kinds::Publishing;
 use crate::calendar::sources::caldav::{DavClient, DavError};
 use crate::history::{Author, acting_as};
 use crate::paths::Paths;
@@ -64,6 +65,10 @@ pub struct PublishedReport {
     /// While a pass sends the vault's changes: how many the server took so
     /// far, of how many; `null` otherwise.
     pub progress: Option<Progress>,
+    /// Published one way (a read-only calendar: holidays, a feed, a vault
+    /// `.ics` file): what is changed on the server is put back as the vault
+    /// has it, never pulled.
+    pub one_way: bool,
 }
 
 impl Publisher {
@@ -128,6 +133,13 @@ impl Publisher {
     /// (`GET /api/v1/calendars`' `published`). Reads each calendar's events
     /// to count what waits, so it runs off the async workers.
     pub fn reports(&self) -> Vec<PublishedReport> {
+        let sources = self.calendar.sources();
+        let one_way = |id: &str| {
+            sources
+                .iter()
+                .find(|s| s.id == id)
+                .is_some_and(|s| s.kind.publishing() == Publishing::OneWay)
+        };
         self.settings
             .get()
             .published_calendars
@@ -146,6 +158,7 @@ impl Publisher {
                         .running()
                         .get(&published.calendar_id)
                         .and_then(|sending| sending.progress()),
+                    one_way: one_way(&published.calendar_id),
                 }
             })
             .collect()
@@ -163,7 +176,7 @@ impl Publisher {
             rules: &rules,
         };
         let local = vault.items().unwrap_or_default();
-        pass::waiting(&self.store.load(calendar_id), &local)
+        pass::waiting(&self.store.load(calendar_id), local)
     }
 }
 

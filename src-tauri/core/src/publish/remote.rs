@@ -15,7 +15,11 @@ use super::status::Status;
 use crate::calendar::sources::caldav::DavClient;
 use crate::calendar::sources::caldav::DavError;
 use crate::calendar::sources::caldav::mirror::{Mirror, Resource};
-use crate::calendar::sources::caldav::sync::{Synced, sync};
+use crate::calendar::sources::caldav::sync::{Synced, fetch, sync};
+use crate::webdav::xml::CALDAV;
+
+const COMPONENTS: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:supported-calendar-component-set/></d:prop></d:propfind>"#;
 
 /// What the collection holds now, as far as this pass needs to know.
 #[derive(Debug, Default)]
@@ -85,6 +89,33 @@ impl Remote {
             sync_token: mirror.sync_token,
             ctag: mirror.ctag,
         })
+    }
+
+    /// Whether the collection takes tasks (`VTODO` in its
+    /// `supported-calendar-component-set`; a server that names no set takes
+    /// every kind).
+    pub fn takes_tasks(&self) -> Result<bool, DavError> {
+        let answer = self
+            .client
+            .multistatus("PROPFIND", &self.collection, "0", COMPONENTS)?;
+        let set = answer
+            .responses
+            .iter()
+            .find_map(|r| r.prop(CALDAV, "supported-calendar-component-set"));
+        Ok(set.is_none_or(|set| {
+            set.children.is_empty()
+                || set
+                    .children
+                    .iter()
+                    .any(|c| c.attribute("name") == Some("VTODO"))
+        }))
+    }
+
+    /// The resource at `href` as the server holds it now (one
+    /// `calendar-multiget`); `None` when it is gone or too large to read.
+    pub fn reread(&self, href: &str) -> Result<Option<Resource>, DavError> {
+        let (fetched, _) = fetch(&self.client, &self.collection, &[href.to_string()])?;
+        Ok(fetched.into_iter().next().map(|(_, resource)| resource))
     }
 
     /// Where a new event with resource name `name` goes: the names the

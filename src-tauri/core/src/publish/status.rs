@@ -56,6 +56,9 @@ pub struct Status {
     pub collection_url: String,
     pub sync_token: Option<String>,
     pub ctag: Option<String>,
+    /// Whether the collection takes tasks (`VTODO`s); `None` until asked,
+    /// once per collection.
+    pub takes_tasks: Option<bool>,
     /// By event `UID`.
     pub items: BTreeMap<String, Item>,
     /// The last pass that reached the server and finished.

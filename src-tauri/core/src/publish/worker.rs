@@ -20,8 +20,10 @@ use crate::calendar::sources::caldav::DavError;
 use crate::calendar::sources::caldav::password::Passwords;
 use crate::settings::{PublishedCalendar, Settings, SettingsStore};
 
-/// How long after the last vault change its push starts.
-pub const DEBOUNCE: Duration = Duration::from_secs(2);
+/// How long after the last vault change its push starts: long enough for
+/// an editor's burst of saves (a rename is a delete and a create), short
+/// enough that an edit is on the server within a second or two.
+pub const DEBOUNCE: Duration = Duration::from_millis(500);
 
 /// Asks the worker for a pass of every published calendar now.
 #[derive(Clone, Default)]

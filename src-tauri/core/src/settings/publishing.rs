@@ -14,8 +14,8 @@ pub const POLL_SECONDS: std::ops::RangeInclusive<u32> = 15..=86_400;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PublishedCalendar {
-    /// The vault calendar published (a `calendarSources[].id` of a Full
-    /// Note calendar).
+    /// The vault calendar published (a `calendarSources[].id` of any kind
+    /// but `caldav`; holidays, feeds and vault `.ics` files one way).
     pub calendar_id: String,
     /// The collection's address on the CalDAV server, e.g.
     /// `https://cloud.example.org/remote.php/dav/calendars/me/almanac/`.
@@ -58,7 +58,7 @@ pub(super) fn validate(
                 return Err(invalid(
                     "calendarId",
                     format!(
-                        "calendar `{}` is not a Full Note calendar; only those are published so far",
+                        "calendar `{}` is a CalDAV calendar, already on a server",
                         entry.calendar_id
                     ),
                 ));
@@ -96,4 +96,67 @@ pub(super) fn validate(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(id: &str, kind: serde_json::Value) -> CalendarSource {
+        let mut entry = kind;
+        entry["id"] = id.into();
+        entry["name"] = id.into();
+        serde_json::from_value(entry).unwrap()
+    }
+
+    fn published(calendar_id: &str) -> PublishedCalendar {
+        PublishedCalendar {
+            calendar_id: calendar_id.into(),
+            url: "https://dav.example.org/alice/almanac/".into(),
+            username: "alice".into(),
+            poll_seconds: 60,
+        }
+    }
+
+    #[test]
+    fn every_calendar_but_a_caldav_one_can_be_published() {
+        let sources = [
+            source(
+                "notes",
+                serde_json::json!({"type": "local", "directory": "events"}),
+            ),
+            source(
+                "days",
+                serde_json::json!({"type": "dailynote", "heading": "Events"}),
+            ),
+            source(
+                "todo",
+                serde_json::json!({"type": "tasks", "directory": "Projects"}),
+            ),
+            source(
+                "fr",
+                serde_json::json!({"type": "holidays", "country": "FR"}),
+            ),
+            source(
+                "team",
+                serde_json::json!({"type": "icsfile", "path": "team.ics"}),
+            ),
+            source(
+                "feed",
+                serde_json::json!({"type": "ical", "url": "https://example.com/a.ics"}),
+            ),
+            source(
+                "work",
+                serde_json::json!({"type": "caldav", "url": "https://example.com/", "username": "u"}),
+            ),
+        ];
+        for id in ["notes", "days", "todo", "fr", "team", "feed"] {
+            assert!(validate(&[published(id)], &sources).is_ok(), "{id}");
+        }
+        let refused = validate(&[published("work")], &sources).unwrap_err();
+        assert!(
+            refused.to_string().contains("already on a server"),
+            "{refused}"
+        );
+    }
 }

@@ -146,7 +146,7 @@ fn a_calendar_is_published_to_a_new_collection_and_stopped() {
     assert_eq!(twice.field, "collection");
     assert!(twice.message.contains("already"), "{twice}");
 
-    setup.published.collection_url = entry.url.clone();
+    setup.publish_to(entry.url.clone());
     assert_eq!(setup.sync().pushed, 2);
     assert_eq!(setup.on_phone().len(), 2);
     let report = &setup.publisher.reports()[0];

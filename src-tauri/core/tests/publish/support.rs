@@ -1,5 +1,5 @@
-//! An engine with one Full Note calendar published to a collection, and
-//! the phone (`phone.py`, the Python `caldav` library) on that collection.
+//! An engine with one calendar published to a collection, and the phone
+//! (`phone.py`, the Python `caldav` library) on that collection.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,19 +38,33 @@ pub struct Setup {
     pub publisher: Arc<Publisher>,
     pub published: Published,
     password: String,
+    /// The collection as the phone reaches it (the server itself, when the
+    /// sync goes through an [`Interposer`](super::interpose::Interposer)).
+    phone_url: String,
 }
 
 impl Setup {
-    /// A vault whose calendar `notes` (`events/`, default reminders 10
-    /// minutes before) is published to `server`'s collection, with `notes`.
+    /// A vault whose Full Note calendar `notes` (`events/`, default
+    /// reminders 10 minutes before) is published to `server`'s collection,
+    /// with `notes`.
     pub fn new(server: &dyn Server, notes: &[(&str, &str)]) -> Setup {
+        let full_note = SourceKind::FullNote {
+            directory: "events".into(),
+        };
+        Setup::of(server, full_note, &server.collection(), notes)
+    }
+
+    /// A vault whose calendar `notes` of `kind` (default reminders 10
+    /// minutes before) is published to `collection` on `server`, with
+    /// `notes`.
+    pub fn of(
+        server: &dyn Server,
+        kind: SourceKind,
+        collection: &str,
+        notes: &[(&str, &str)],
+    ) -> Setup {
         let mut vault = TestVault::new();
-        vault.settings.calendar_sources = vec![crate::common::source(
-            CALENDAR,
-            SourceKind::FullNote {
-                directory: "events".into(),
-            },
-        )];
+        vault.settings.calendar_sources = vec![crate::common::source(CALENDAR, kind)];
         vault.settings.reminders.default_reminders = true;
         for (rel, text) in notes {
             vault.write(rel, text);
@@ -89,11 +103,25 @@ impl Setup {
             publisher,
             published: Published {
                 calendar_id: CALENDAR.into(),
-                collection_url: server.collection(),
+                collection_url: collection.into(),
                 username: server.user().into(),
             },
             password: server.password().into(),
+            phone_url: collection.into(),
         }
+    }
+
+    /// The sync goes to the collection at `url` (a proxy in front of it);
+    /// the phone still to the server itself. Before the first pass.
+    pub fn sync_through(&mut self, url: String) {
+        self.published.collection_url = url;
+    }
+
+    /// The calendar is now kept in the collection at `url`, for the sync
+    /// and the phone alike.
+    pub fn publish_to(&mut self, url: String) {
+        self.phone_url = url.clone();
+        self.published.collection_url = url;
     }
 
     pub fn try_sync(&self) -> Result<Outcome, PassError> {
@@ -107,23 +135,21 @@ impl Setup {
 
     /// Runs the phone with `args`; its output.
     pub fn phone(&self, args: &[&str]) -> String {
+        run_phone(self.phone_command(args))
+    }
+
+    /// The phone's command with `args`, to run later ([`run_phone`]).
+    pub fn phone_command(&self, args: &[&str]) -> Command {
         let python = almanac_testkit::venv("caldav-venv.sh").join("bin/python");
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/publish/phone.py");
-        let output = Command::new(&python)
+        let mut command = Command::new(&python);
+        command
             .arg(&script)
-            .arg(&self.published.collection_url)
+            .arg(&self.phone_url)
             .arg(&self.published.username)
             .arg(&self.password)
-            .args(args)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        assert!(
-            output.status.success(),
-            "phone {args:?} failed:\n{stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        stdout
+            .args(args);
+        command
     }
 
     /// What the phone sees: each event's calendar text by UID.
@@ -187,6 +213,18 @@ impl Setup {
         std::fs::remove_file(&path).unwrap();
         self.calendar.refresh_path(&path);
     }
+}
+
+/// Runs the phone's `command`; its output, which must say it succeeded.
+pub fn run_phone(mut command: Command) -> String {
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "phone {command:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
 }
 
 /// The value of `name` in a calendar text (its first line of that name).

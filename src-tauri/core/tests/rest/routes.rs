@@ -623,4 +623,5 @@ async fn a_published_calendars_sync_is_listed_with_what_waits_and_why() {
     assert_eq!(published["lastSync"], serde_json::Value::Null);
     assert_eq!(published["waiting"], 1, "the Standup note: {published}");
     assert_eq!(published["conflicts"], json!([]));
+    assert_eq!(published["oneWay"], false, "a notes calendar: both ways");
 }

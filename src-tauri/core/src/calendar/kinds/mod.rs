@@ -79,6 +79,20 @@ pub enum Writes {
     TaskLines,
 }
 
+/// How a kind's calendar is kept in a CalDAV account's collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Publishing {
+    /// Not published.
+    No,
+    /// The vault's changes go out; what is changed on the server is not
+    /// pulled: the vault's version of an event edited or deleted there is
+    /// put back at the next pass.
+    OneWay,
+    /// Both ways: what the phone changes comes back into the notes (as far
+    /// as the kind's writes reach: a Tasks line is only ticked or re-dated).
+    BothWays,
+}
+
 impl Kind {
     /// Every kind, in the order the settings document them.
     pub const ALL: [Kind; 7] = [
@@ -155,18 +169,23 @@ impl Kind {
         }
     }
 
-    /// Whether its calendar can be kept in a CalDAV account's collection
-    /// ([`crate::publish`]): so far the calendars made of whole notes, whose
-    /// events the CalDAV server already writes back key by key.
-    pub fn publishable(self) -> bool {
+    /// How its calendar can be kept in a CalDAV account's collection
+    /// ([`crate::publish`]): both ways when its events are written back key
+    /// by key (notes, daily-note lines, Tasks lines), one way when it takes
+    /// no writes; a CalDAV calendar is on a server already.
+    pub fn publishing(self) -> Publishing {
         match self {
-            Kind::FullNote => true,
-            Kind::DailyNote
-            | Kind::Ical
-            | Kind::Caldav
-            | Kind::Tasks
-            | Kind::Holidays
-            | Kind::IcsFile => false,
+            Kind::FullNote | Kind::DailyNote | Kind::Tasks => Publishing::BothWays,
+            Kind::Ical | Kind::Holidays | Kind::IcsFile => Publishing::OneWay,
+            Kind::Caldav => Publishing::No,
+        }
+    }
+
+    /// Whether its calendar can be published at all.
+    pub fn publishable(self) -> bool {
+        match self.publishing() {
+            Publishing::BothWays | Publishing::OneWay => true,
+            Publishing::No => false,
         }
     }
 

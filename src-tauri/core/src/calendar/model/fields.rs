@@ -14,36 +14,25 @@ use serde::{Deserialize, Deserializer};
 
 use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, EventType, Relation, RepeatOn};
 
-/// Declares the writable fields once: each line gives the field, its wire
-/// name, its type and how `null` reads (`nullable`: `null` removes the
-/// field; `plain`: `null` is the same as absent; `nullable_completion`:
-/// `null` is an open task). From it come [`EventFields`], its wire form (which
-/// also accepts the read-only fields) and [`WRITABLE`]. The other shapes that
-/// name event fields (the event returned, quick-add's dry run, MCP's tool
-/// schema, the window's form) are checked against [`WRITABLE`] by the test
-/// `calendar_fields::every_shape_names_only_declared_fields`.
-macro_rules! writable_fields {
-    ($(
-        $(#[doc = $doc:literal])*
-        $name:ident $wire:tt : $ty:ty, $null:tt;
-    )*) => {
-        /// The writable fields of an event. See the module docs for the
-        /// semantics of absent / `null` / value.
-        #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-        #[serde(from = "WireFields")]
-        pub struct EventFields {
-            $($(#[doc = $doc])* pub $name: $ty,)*
+/// The wire form: [`EventFields`] plus the ignored read-only fields. Built
+/// field by field from [`writable_fields!`]'s lines: a `plain` field has no
+/// `default` (serde's own reading of a missing `Option`), so a JSON array is
+/// refused as the body rather than read as "no fields".
+macro_rules! wire_fields {
+    ([$($out:tt)*] $(#[doc = $doc:literal])* $name:ident $wire:tt : $ty:ty, "plain"; $($rest:tt)*) => {
+        wire_fields! { [$($out)* $(#[doc = $doc])* #[serde(rename = $wire)] $name: $ty,] $($rest)* }
+    };
+    ([$($out:tt)*] $(#[doc = $doc:literal])* $name:ident $wire:tt : $ty:ty, $null:tt; $($rest:tt)*) => {
+        wire_fields! {
+            [$($out)* $(#[doc = $doc])* #[serde(default, rename = $wire, deserialize_with = $null)] $name: $ty,]
+            $($rest)*
         }
-
-        /// The wire form: [`EventFields`] plus the ignored read-only fields.
+    };
+    ([$($out:tt)*]) => {
         #[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
         #[serde(deny_unknown_fields)]
         struct WireFields {
-            $(
-                $(#[doc = $doc])*
-                #[serde(default, rename = $wire, deserialize_with = $null)]
-                $name: $ty,
-            )*
+            $($out)*
             // Read-only fields of `Event`, accepted and ignored (see module docs).
             #[serde(default, rename = "id")]
             #[schema(ignore)]
@@ -67,6 +56,31 @@ macro_rules! writable_fields {
             #[schema(ignore)]
             _instance_date: Option<IgnoredAny>,
         }
+    };
+}
+
+/// Declares the writable fields once: each line gives the field, its wire
+/// name, its type and how `null` reads (`nullable`: `null` removes the
+/// field; `plain`: `null` is the same as absent; `nullable_completion`:
+/// `null` is an open task). From it come [`EventFields`], its wire form (which
+/// also accepts the read-only fields) and [`WRITABLE`]. The other shapes that
+/// name event fields (the event returned, quick-add's dry run, MCP's tool
+/// schema, the window's form) are checked against [`WRITABLE`] by the test
+/// `calendar_fields::every_shape_names_only_declared_fields`.
+macro_rules! writable_fields {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident $wire:tt : $ty:ty, $null:tt;
+    )*) => {
+        /// The writable fields of an event. See the module docs for the
+        /// semantics of absent / `null` / value.
+        #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+        #[serde(from = "WireFields")]
+        pub struct EventFields {
+            $($(#[doc = $doc])* pub $name: $ty,)*
+        }
+
+        wire_fields! { [] $($(#[doc = $doc])* $name $wire : $ty, $null;)* }
 
         impl From<WireFields> for EventFields {
             fn from(wire: WireFields) -> Self {
@@ -143,15 +157,6 @@ impl utoipa::ToSchema for EventFields {
     }
 }
 
-/// A field where `null` reads as absent.
-fn plain<'de, T, D>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    T: Deserialize<'de>,
-    D: Deserializer<'de>,
-{
-    Option::<T>::deserialize(deserializer)
-}
-
 /// Distinguishes an absent field (`None`, via `default`) from `null`
 /// (`Some(None)`).
 fn nullable<'de, T, D>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
@@ -173,6 +178,11 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_array_is_not_a_body() {
+        assert!(serde_json::from_value::<EventFields>(serde_json::json!([])).is_err());
+    }
 
     #[test]
     fn null_reads_per_declaration() {

@@ -106,14 +106,16 @@ impl Delta {
 
 /// What changed in the calendar at `calendar` since `known`. With a sync
 /// token, that is one `sync-collection` (the collection's own state is not
-/// asked first: on servers such as Radicale that costs as much again). Only
-/// where the server keeps no sync token (or forgot ours) are all the ETags
-/// compared: then `etags` gives the mirror's, by href.
+/// asked first: on servers such as Radicale that costs as much again), and
+/// only the resources whose ETag is not the mirror's (`etags`, by href) are
+/// fetched: a client's own writes come back in the next token's changes,
+/// already known. Where the server keeps no sync token (or forgot ours),
+/// every ETag is compared with the mirror's.
 pub fn sync(
     client: &DavClient,
     calendar: &Url,
     known: &Known,
-    etags: impl FnOnce() -> BTreeMap<String, String>,
+    etags: impl Fn() -> BTreeMap<String, String>,
 ) -> Result<Synced, DavError> {
     let reset = known.calendar_url != calendar.as_str();
     let known = if reset { &Known::default() } else { known };
@@ -126,6 +128,12 @@ pub fn sync(
                 if known.resources + changed.len() > MAX_RESOURCES + removed.len() {
                     return Err(too_many());
                 }
+                let mine = etags();
+                let changed: Vec<String> = changed
+                    .into_iter()
+                    .filter(|(href, etag)| etag.is_none() || mine.get(href) != etag.as_ref())
+                    .map(|(href, _)| href)
+                    .collect();
                 let (fetched, set_aside) = fetch(client, calendar, &changed)?;
                 return Ok(Synced::Changed(Delta {
                     reset,
@@ -172,7 +180,9 @@ pub fn sync(
     }))
 }
 
-type Changes = (Vec<String>, Vec<String>, Option<String>);
+/// The resources changed (with their ETags, when given) and removed, and
+/// the new token.
+type Changes = (Vec<(String, Option<String>)>, Vec<String>, Option<String>);
 
 /// The resources changed and removed since `token`, and the new token.
 fn changes_since(client: &DavClient, calendar: &Url, token: &str) -> Result<Changes, DavError> {
@@ -189,7 +199,10 @@ fn changes_since(client: &DavClient, calendar: &Url, token: &str) -> Result<Chan
         }
         match response.status {
             Some(404) => removed.push(response.href.to_string()),
-            _ if is_ics(&response.href) => changed.push(response.href.to_string()),
+            _ if is_ics(&response.href) => {
+                let etag = response.text(DAV, "getetag");
+                changed.push((response.href.to_string(), etag));
+            }
             _ => {}
         }
     }
@@ -237,11 +250,12 @@ fn too_many() -> DavError {
     ))
 }
 
-type Fetched = (Vec<(String, Resource)>, Vec<(String, String)>);
+/// Resources read (by href) and resources set aside (by href: why).
+pub type Fetched = (Vec<(String, Resource)>, Vec<(String, String)>);
 
 /// The bodies and ETags of `hrefs`, and the resources set aside for their
 /// size.
-fn fetch(client: &DavClient, calendar: &Url, hrefs: &[String]) -> Result<Fetched, DavError> {
+pub fn fetch(client: &DavClient, calendar: &Url, hrefs: &[String]) -> Result<Fetched, DavError> {
     let mut out = (Vec::new(), Vec::new());
     for batch in hrefs.chunks(MULTIGET_BATCH) {
         multiget(client, calendar, batch, &mut out)?;
