@@ -26,11 +26,23 @@ const summary = document.getElementById('search-summary');
 /** A day as written (`YYYY-MM-DD`), shown as the locale writes dates. */
 const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 
+/**
+ * A start time as the locale writes it in `zone`, the format made once per
+ * zone: making an `Intl.DateTimeFormat` is slow in WebKit, and a keystroke's
+ * answer holds up to fifty timed events.
+ */
+let timeFormat = { zone: null, format: null };
+function timeFormatIn(zone) {
+  if (timeFormat.zone !== zone) {
+    timeFormat = { zone, format: new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: zone }) };
+  }
+  return timeFormat.format;
+}
+
 /** When `event` is: its day, and its start time in the calendar's zone when timed. */
 function when(event, zone) {
   if (event.allDay || !event.startMillis) return dayFormat.format(new Date(`${event.date}T00:00:00Z`));
-  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: zone });
-  return format.format(new Date(event.startMillis));
+  return timeFormatIn(zone).format(new Date(event.startMillis));
 }
 
 /**
