@@ -87,7 +87,7 @@ pub fn rest_status(services: State<'_, Arc<Services>>) -> RestStatus {
 /// calendar view shows. Bounded like every client query; the
 /// window shows a refusal's message.
 #[tauri::command]
-pub fn calendar_events(
+pub async fn calendar_events(
     services: State<'_, Arc<Services>>,
     start: i64,
     end: i64,
@@ -95,25 +95,23 @@ pub fn calendar_events(
     open_tasks: Option<bool>,
 ) -> CommandResult<Vec<Event>> {
     let open_tasks = open_tasks.unwrap_or(false);
-    services
-        .core
-        .calendar
-        .query_checked(&EventQuery {
-            calendars,
-            is_task: open_tasks.then_some(true),
-            is_completed: open_tasks.then_some(false),
-            start_millis: Some(start),
-            end_millis: Some(end),
-            ..EventQuery::default()
-        })
-        .map_err(message)
+    let query = EventQuery {
+        calendars,
+        is_task: open_tasks.then_some(true),
+        is_completed: open_tasks.then_some(false),
+        start_millis: Some(start),
+        end_millis: Some(end),
+        ..EventQuery::default()
+    };
+    let calendar = services.core.calendar.clone();
+    off_the_window_thread(move || calendar.query_checked(&query)).await
 }
 
 /// Like [`calendar_events`], for views of several days: at most `per_day`
 /// events a day and how many more each day holds (a month of a large vault
 /// holds more than any view draws; see `almanac_core::calendar::index::per_day`).
 #[tauri::command]
-pub fn calendar_events_per_day(
+pub async fn calendar_events_per_day(
     services: State<'_, Arc<Services>>,
     start: i64,
     end: i64,
@@ -126,10 +124,25 @@ pub fn calendar_events_per_day(
         end_millis: Some(end),
         ..EventQuery::default()
     };
-    services
-        .core
-        .calendar
-        .query_per_day(&query, per_day)
+    let calendar = services.core.calendar.clone();
+    off_the_window_thread(move || calendar.query_per_day(&query, per_day)).await
+}
+
+/// Runs an engine read on a blocking thread. A command that is not `async`
+/// runs on the main thread, which also hands the web view's frames to the
+/// screen: the calendar window asks for a month, its neighbours and the
+/// mini-month's counts around every step, and each read held the step's
+/// painting up for as long as it took.
+async fn off_the_window_thread<T, E>(
+    read: impl FnOnce() -> Result<T, E> + Send + 'static,
+) -> CommandResult<T>
+where
+    T: Send + 'static,
+    E: std::fmt::Display + Send + 'static,
+{
+    tauri::async_runtime::spawn_blocking(read)
+        .await
+        .map_err(message)?
         .map_err(message)
 }
 
@@ -144,10 +157,7 @@ pub async fn calendar_search(
 ) -> CommandResult<Found> {
     let calendar = services.core.calendar.clone();
     let now = chrono::Utc::now().timestamp_millis();
-    tauri::async_runtime::spawn_blocking(move || calendar.search(&text, now))
-        .await
-        .map_err(message)?
-        .map_err(message)
+    off_the_window_thread(move || calendar.search(&text, now)).await
 }
 
 /// Opens Settings on its Calendars section: the calendar window's link

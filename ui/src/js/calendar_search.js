@@ -27,11 +27,26 @@ const summary = document.getElementById('search-summary');
 /** A day as written (`YYYY-MM-DD`), shown as the locale writes dates. */
 const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 
+/**
+ * A start time as the locale writes it in `zone` on the window's clock, the
+ * format made once per zone and clock: making an `Intl.DateTimeFormat` is
+ * slow in WebKit, and a keystroke's answer holds up to fifty timed events.
+ */
+let timeFormat = { key: null, format: null };
+function timeFormatIn(zone) {
+  const cycle = hourCycle();
+  const key = `${zone} ${cycle}`;
+  if (timeFormat.key !== key) {
+    const options = { dateStyle: 'medium', timeStyle: 'short', timeZone: zone, hourCycle: cycle };
+    timeFormat = { key, format: new Intl.DateTimeFormat(undefined, options) };
+  }
+  return timeFormat.format;
+}
+
 /** When `event` is: its day, and its start time in the calendar's zone (on the window's clock) when timed. */
 function when(event, zone) {
   if (event.allDay || !event.startMillis) return dayFormat.format(new Date(`${event.date}T00:00:00Z`));
-  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: zone, hourCycle: hourCycle() });
-  return format.format(new Date(event.startMillis));
+  return timeFormatIn(zone).format(new Date(event.startMillis));
 }
 
 /**

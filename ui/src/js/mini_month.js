@@ -5,6 +5,11 @@
 // event kept per day, so it builds no event), and a change in the vault
 // or in the calendars shown marks them again. Week numbers (ISO 8601)
 // are a display choice of this window, kept with its state (window_state.js).
+//
+// The grid's days are dates, so they are Luxon dates in UTC: in a named
+// zone Luxon works the offset out through `Intl` at every date it makes,
+// slow in WebKit (see zone.js), some hundred times a redraw. Only today
+// and the counts' bounds are asked in the calendar's zone.
 
 import { DateTime } from 'luxon';
 
@@ -21,11 +26,23 @@ const weekNumbers = document.getElementById('week-numbers');
 /** Monday…Sunday as Luxon numbers them (1–7) → FullCalendar's 0 = Sunday. */
 const fcDay = (luxonWeekday) => luxonWeekday % 7;
 
+/** A `YYYY-MM-DD` day as a date (see the top of this file). */
+const dateOf = (iso) => DateTime.fromISO(iso, { zone: 'utc' });
+
+/**
+ * Runs `work` once the frame being prepared is on screen: a timer set
+ * from an animation frame fires after that frame's painting, so the
+ * calendar's new month is shown before the mini-month is drawn again.
+ */
+const afterPaint = (work) => requestAnimationFrame(() => setTimeout(work));
+
 /** Wires the mini-month to `calendar` (FullCalendar), whose options give the zone and the week's first day. */
 export async function setupMiniMonth(calendar) {
   const zone = () => calendar.getOption('timeZone');
-  let month = DateTime.fromISO(document.body.dataset.current ?? DateTime.now().toISODate(), { zone: zone() }).startOf('month');
+  let month = dateOf(document.body.dataset.current ?? DateTime.now().toISODate()).startOf('month');
   let drawn = 0;
+  /** What the grid was last drawn for: a step that changes none of it draws nothing. */
+  let drawnFor = null;
 
   weekNumbers.checked = (await windowState()).weekNumbers;
   weekNumbers.addEventListener('change', () => {
@@ -49,6 +66,7 @@ export async function setupMiniMonth(calendar) {
     const shown = days();
     const today = DateTime.now().setZone(zone()).toISODate();
     const current = document.body.dataset.current;
+    drawnFor = drawKey();
     title.textContent = month.toLocaleString({ month: 'long', year: 'numeric' });
     const head = el('tr', {});
     if (weekNumbers.checked) head.append(el('th', { scope: 'col', class: 'mini-week', title: 'Week' }, 'Wk'));
@@ -97,8 +115,8 @@ export async function setupMiniMonth(calendar) {
     root.dataset.month = month.toFormat('yyyy-MM');
     try {
       const counted = await invoke('calendar_events_per_day', {
-        start: shown[0].startOf('day').toMillis(),
-        end: shown[shown.length - 1].endOf('day').toMillis(),
+        start: DateTime.fromISO(shown[0].toISODate(), { zone: zone() }).toMillis(),
+        end: DateTime.fromISO(shown[shown.length - 1].toISODate(), { zone: zone() }).endOf('day').toMillis(),
         perDay: 0,
         calendars: shownCalendarIds(),
       });
@@ -133,12 +151,20 @@ export async function setupMiniMonth(calendar) {
     month = month.plus({ months: 1 });
     draw();
   });
+  /** The month drawn, the day marked, the day and the zone it is today, and the grid's options. */
+  function drawKey() {
+    const today = DateTime.now().setZone(zone()).toISODate();
+    return [month.toISODate(), document.body.dataset.current, today, calendar.getOption('firstDay'), weekNumbers.checked].join(' ');
+  }
+
   // The calendar moved: show its month, and mark the day it is on. After
-  // the calendar's own drawing, which a step to the next month waits for.
+  // the calendar's new dates are painted, which a step to the next month
+  // waits for; not at all when the mini-month would look the same (the
+  // same dates drawn again after an option changed).
   calendar.on('datesSet', (info) => {
-    const current = DateTime.fromISO(calendar.formatIso(info.view.currentStart, true), { zone: zone() }).startOf('month');
+    const current = dateOf(calendar.formatIso(info.view.currentStart, true)).startOf('month');
     if (!current.hasSame(month, 'month')) month = current;
-    setTimeout(draw);
+    afterPaint(() => drawKey() !== drawnFor && draw());
   });
   document.addEventListener('almanac:calendars-shown', () => draw());
   await listen('calendar-changed', () => draw());
