@@ -15,7 +15,7 @@ use super::status::Status;
 use crate::calendar::sources::caldav::DavClient;
 use crate::calendar::sources::caldav::DavError;
 use crate::calendar::sources::caldav::mirror::{Mirror, Resource};
-use crate::calendar::sources::caldav::sync::{Synced, fetch, sync};
+use crate::calendar::sources::caldav::sync::{Listed, Synced, fetch, sync};
 use crate::webdav::xml::CALDAV;
 
 const COMPONENTS: &str = r#"<?xml version="1.0" encoding="utf-8"?>
@@ -76,7 +76,13 @@ impl Remote {
                 .collect()
         };
         let mut set_aside = BTreeMap::new();
-        match sync(&self.client, &self.collection, &mirror.known(), etags)? {
+        match sync(
+            &self.client,
+            &self.collection,
+            &mirror.known(),
+            Listed::All,
+            etags,
+        )? {
             Synced::Unchanged => {}
             Synced::Changed(mut delta) => {
                 set_aside.extend(delta.take_set_aside());

@@ -193,6 +193,7 @@ fn resources_on_another_origin_are_refused_before_anything_is_fetched() {
         &client(&home.url("/")),
         &calendar,
         &Known::default(),
+        sync::Listed::Events,
         BTreeMap::new,
     );
     refused_toward(outcome.map(|_| ()), &elsewhere);
@@ -230,7 +231,13 @@ fn an_https_account_never_sends_over_http() {
     let home = Fake::start(|_| multistatus(""));
     let https = format!("https://{}/", home.addr);
     let calendar = Url::parse(&home.url("/cal/")).unwrap();
-    let outcome = sync::sync(&client(&https), &calendar, &Known::default(), BTreeMap::new);
+    let outcome = sync::sync(
+        &client(&https),
+        &calendar,
+        &Known::default(),
+        sync::Listed::Events,
+        BTreeMap::new,
+    );
     match outcome {
         Err(DavError::OffOrigin(origin)) => assert_eq!(origin, home.url("")),
         other => panic!("not refused: {:?}", other.map(|_| ())),
@@ -259,6 +266,7 @@ fn sync_of(home: &Fake) -> Result<Synced, DavError> {
         &client(&home.url("/")),
         &calendar,
         &Known::default(),
+        sync::Listed::Events,
         BTreeMap::new,
     )
 }

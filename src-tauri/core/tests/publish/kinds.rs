@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use almanac_core::publish::status::StatusStore;
 use almanac_core::settings::{SourceKind, TaskDateField};
 use almanac_testkit::radicale::Radicale;
 
@@ -114,6 +115,24 @@ fn tasks_daily_notes_and_read_only_calendars_are_published() {
     );
     let settled = setup.sync();
     assert_eq!((settled.pushed, settled.pulled), (0, 0), "{settled:?}");
+    // A server that refuses the sync token (it forgot it, or never kept
+    // one) is listed by ETags: its tasks are listed too, not taken as
+    // deleted there (which would put them back, or move their notes to the
+    // trash).
+    let store = StatusStore::new(&setup.vault.paths().publish_dir());
+    let mut status = store.load(CALENDAR);
+    status.sync_token = Some("http://radicale.org/ns/sync/forgotten".into());
+    store.store(CALENDAR, &status).unwrap();
+    let listed = setup.sync();
+    assert_eq!(
+        (listed.pushed, listed.pulled, listed.errors.len()),
+        (0, 0, 0),
+        "{listed:?}"
+    );
+    assert_eq!(
+        setup.vault.read(DAY),
+        DAY_NOTE.replace("- [ ] Water plants", "- [x] Water plants")
+    );
 
     // A vault .ics file: one way.
     server.mkcalendar("team", "Team");

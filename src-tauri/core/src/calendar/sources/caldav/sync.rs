@@ -23,9 +23,25 @@ use crate::webdav::xml::{CALDAV, CALSERVER, DAV};
 const STATE: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><d:sync-token/><cs:getctag/></d:prop></d:propfind>"#;
 
-const ETAGS: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+const EVENT_ETAGS: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop>
 <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"/></c:comp-filter></c:filter></c:calendar-query>"#;
+
+const ALL_ETAGS: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop>
+<c:filter><c:comp-filter name="VCALENDAR"/></c:filter></c:calendar-query>"#;
+
+/// What a sync lists where the server keeps no token (by ETags). A token's
+/// changes name every resource whatever it holds, so this must say the
+/// same to whoever reads a missing resource as deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listed {
+    /// Events only: the CalDAV source's mirror.
+    Events,
+    /// Every calendar object, tasks included: a published calendar, whose
+    /// tasks would otherwise read as deleted on the server.
+    All,
+}
 
 /// Resources asked for per `calendar-multiget`.
 const MULTIGET_BATCH: usize = 200;
@@ -115,6 +131,7 @@ pub fn sync(
     client: &DavClient,
     calendar: &Url,
     known: &Known,
+    listed: Listed,
     etags: impl Fn() -> BTreeMap<String, String>,
 ) -> Result<Synced, DavError> {
     let reset = known.calendar_url != calendar.as_str();
@@ -168,7 +185,7 @@ pub fn sync(
         return Ok(Synced::Unchanged);
     }
     let mine = if reset { BTreeMap::new() } else { etags() };
-    let (changed, removed) = by_etags(client, calendar, &mine)?;
+    let (changed, removed) = by_etags(client, calendar, listed, &mine)?;
     let (fetched, set_aside) = fetch(client, calendar, &changed)?;
     Ok(Synced::Changed(Delta {
         reset,
@@ -214,9 +231,14 @@ fn changes_since(client: &DavClient, calendar: &Url, token: &str) -> Result<Chan
 fn by_etags(
     client: &DavClient,
     calendar: &Url,
+    listed: Listed,
     mine: &BTreeMap<String, String>,
 ) -> Result<(Vec<String>, Vec<String>), DavError> {
-    let answer = client.multistatus("REPORT", calendar, "1", ETAGS)?;
+    let query = match listed {
+        Listed::Events => EVENT_ETAGS,
+        Listed::All => ALL_ETAGS,
+    };
+    let answer = client.multistatus("REPORT", calendar, "1", query)?;
     let listed: BTreeMap<String, Option<String>> = answer
         .responses
         .iter()

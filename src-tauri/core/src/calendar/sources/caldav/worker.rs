@@ -70,8 +70,8 @@ impl Inner {
                     .map(|(href, r)| (href.clone(), r.etag.clone()))
                     .collect()
             };
-            let synced =
-                sync::sync(&client, &calendar, &known, etags).map_err(|e| e.to_string())?;
+            let synced = sync::sync(&client, &calendar, &known, sync::Listed::Events, etags)
+                .map_err(|e| e.to_string())?;
             Ok((synced, calendar, notes))
         });
         let calendar_url = outcome.as_ref().ok().map(|(_, url, _)| url.clone());
