@@ -1,4 +1,4 @@
-//! The same loop against every server: create, edit, rename, delete and
+//! The same loop against every server: create, edit, move, rename, delete and
 //! complete on each side, a series with an edited and a cancelled
 //! occurrence on each side, a conflict, a write that meets a `412` (the
 //! phone wrote in between), and the server stopped and started again, each
@@ -151,6 +151,30 @@ pub fn runs_against(server: &mut dyn Server) {
     );
     let (gym_note, text) = setup.note(&gym);
     assert!(text.ends_with("---\nBring shoes.\n"), "{text}");
+
+    // Each side moves one: the phone to another day (the note's date, the
+    // rest kept), the vault into a folder of the calendar (the same event
+    // on the phone, no duplicate).
+    setup.phone(&["move", &standup, "2026-03-04"]);
+    let moved = setup.sync();
+    assert_eq!((moved.pulled, moved.pushed), (1, 0), "{moved:?}");
+    let (_, note) = setup.note(&standup);
+    assert!(note.contains("\ndate: 2026-03-04\n"), "{note}");
+    assert!(note.contains("startTime: \"09:00\"\n"), "{note}");
+    assert!(note.ends_with("---\nAgenda:\n- budget\n"), "{note}");
+    std::fs::create_dir_all(setup.vault.vault().join("events/later")).unwrap();
+    setup.rename(&dentist, "events/later/Dentist.md");
+    let moved = setup.sync();
+    assert_eq!(moved.pulled, 0, "{moved:?}");
+    let phone = setup.on_phone();
+    assert_eq!(phone.len(), 6, "no duplicate for the move: {phone:?}");
+    assert_eq!(
+        property(&phone["phone-1"], "SUMMARY").unwrap(),
+        "Dentist at 9"
+    );
+    let dentist = setup.note("phone-1").0;
+    assert_eq!(dentist, "events/later/Dentist.md");
+
     setup.remove(&gym_note);
     setup.sync();
     assert!(!setup.on_phone().contains_key(&gym));

@@ -7,6 +7,7 @@ Usage: phone.py COLLECTION_URL USER PASSWORD COMMAND [ARGS...]
                             task (completed or not), as JSON
   create UID SUMMARY DATE   a one-hour event at 09:00 UTC on DATE (YYYY-MM-DD)
   retitle UID SUMMARY       changes an event's summary
+  move UID DATE             moves an event to DATE (YYYY-MM-DD), same times
   delete UID                deletes an event or a task
   complete UID              completes a task
   move-occurrence UID DATE SUMMARY
@@ -66,6 +67,19 @@ elif command == "retitle":
     component = event.icalendar_component
     component.pop("summary")
     component.add("summary", summary)
+    event.save()
+elif command == "move":
+    uid, day = args
+    event = calendar.event_by_uid(uid)
+    event.load()
+    component = event.icalendar_component
+    start = component.decoded("dtstart")
+    length = component.decoded("dtend") - start
+    moved = start.replace(year=int(day[:4]), month=int(day[5:7]), day=int(day[8:10]))
+    component.pop("dtstart")
+    component.pop("dtend")
+    component.add("dtstart", moved)
+    component.add("dtend", moved + length)
     event.save()
 elif command == "delete":
     (uid,) = args
