@@ -197,9 +197,7 @@ impl Pass<'_, '_> {
             .items()
             .ok_or_else(|| PassError::NoCalendar(self.vault.calendar_id.to_string()))?;
         let local = published(&self.status, local);
-        self.remote
-            .sending
-            .expect(waiting(&self.status, local.clone()));
+        self.remote.sending.expect(differing(&self.status, &local));
         let known: BTreeSet<String> = self.status.items.values().map(|i| i.href.clone()).collect();
         // Resources the status does not know, by the UID they hold.
         let mut new_theirs: BTreeMap<String, Theirs<'_>> = BTreeMap::new();
@@ -615,7 +613,12 @@ fn save(store: &StatusStore, calendar_id: &str, status: &Status) -> Result<(), P
 
 /// How many of the vault's events wait to reach the server.
 pub fn waiting(status: &Status, local: BTreeMap<String, LocalItem>) -> usize {
-    let local = published(status, local);
+    differing(status, &published(status, local))
+}
+
+/// How many of `local` (the items the collection takes) differ from the
+/// status, deletions included.
+fn differing(status: &Status, local: &BTreeMap<String, LocalItem>) -> usize {
     let changed = local
         .iter()
         .filter(|(uid, ours)| {
