@@ -1,13 +1,13 @@
 //! The event's writable fields are declared once
-//! ([`almanac_core::calendar::model::fields::WRITABLE`]); every other shape
+//! ([`almanac_model::fields::WRITABLE`]); every other shape
 //! that names event fields is held to that declaration here.
 
 use std::collections::BTreeSet;
 
-use almanac_core::calendar::model::fields::WRITABLE;
 use almanac_core::calendar::{Event, EventFields};
 use almanac_core::mcp::params::EventInput;
 use almanac_core::quick_add::QuickFields;
+use almanac_model::fields::WRITABLE;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
