@@ -57,12 +57,19 @@ export function editing(input) {
 
 /**
  * A secret shown once, in a panel of its own (a token, a feed URL, a signing
- * secret): `show(text)` puts it in `value`, hides `replaces` (the form or
+ * secret). The page gives each panel only what differs (its heading and
+ * warning, and any notice of its own); the row that holds the secret, with
+ * Copy and its status, and the "I have copied it" button are made here, once
+ * for all three, under the ids given (`value`, `copy`, `message`, `done`),
+ * and put before the panel's own notices.
+ *
+ * `show(text)` puts the secret in `value`, hides `replaces` (the form or
  * button the panel stands in for) and puts Copy at hand; `done` wipes it from
  * the page for good, brings `replaces` back and calls `afterDone`. `showing`
  * says whether one is on screen.
  */
 export function secretShownOnce({ panel, value, copy, message, done, replaces, afterDone }) {
+  buildPanel({ panel, value, copy, message, done });
   $(copy).addEventListener('click', () => copyText(value, message));
   $(done).addEventListener('click', async () => {
     $(value).textContent = '';
@@ -82,6 +89,31 @@ export function secretShownOnce({ panel, value, copy, message, done, replaces, a
       return !$(panel).hidden;
     },
   };
+}
+
+/** Adds the secret's row after the panel's warning, and the done button last. */
+function buildPanel({ panel, value, copy, message, done }) {
+  const row = document.createElement('div');
+  row.className = 'secret';
+  const code = document.createElement('code');
+  code.id = value;
+  const copyButton = button(copy, 'Copy');
+  const status = document.createElement('span');
+  status.id = message;
+  status.setAttribute('role', 'status');
+  status.setAttribute('aria-live', 'polite');
+  row.append(code, copyButton, status);
+  const warning = $(panel).querySelector('.notice');
+  warning.after(row);
+  $(panel).append(button(done, 'I have copied it'));
+}
+
+function button(id, label) {
+  const made = document.createElement('button');
+  made.type = 'button';
+  made.id = id;
+  made.textContent = label;
+  return made;
 }
 
 /**
