@@ -18,8 +18,8 @@ use super::error::RestError;
 use super::extract::{EventIdParam, IdempotencyHeader, JsonBody};
 use super::fallback::method_not_allowed;
 use super::params::EventsParams;
-use super::query_slots::QuerySlots;
 use super::{RestState, Success, blocking};
+use crate::api::query_slots::QuerySlots;
 use crate::api::{EventOptions, TimedDetails, TimedEvent};
 use crate::calendar::{Calendar, EventFields, JsonAnswer, SeriesLeftOut};
 
@@ -129,14 +129,14 @@ pub async fn list(
         Some(answer) => answer,
         None => {
             // Off the async workers, which the reminder daemon shares (see
-            // `query_slots`).
+            // `crate::api::query_slots`).
             let query = filter.clone();
             let token = api.token_id();
             let answer = slots
                 .run(token, move || {
-                    Ok(EventsList::written(api.get_events_json(&query)?))
+                    api.get_events_json(&query).map(EventsList::written)
                 })
-                .await?;
+                .await??;
             answers.put(&filter, generation, answer.clone());
             answer
         }

@@ -19,8 +19,8 @@
 //!
 //! `server` binds the listener and follows the settings; `answers` keeps
 //! serialized `GET /events` answers until the calendar changes;
-//! `query_slots` runs the uncached ones off the async workers, a few at a
-//! time; [`openapi`] describes the whole API from these handlers.
+//! the API's query slots (`crate::api::query_slots`, shared with MCP) run
+//! the uncached ones off the async workers, a few at a time; [`openapi`] describes the whole API from these handlers.
 
 mod answers;
 mod auth;
@@ -40,7 +40,6 @@ mod mcp_sessions;
 pub mod openapi;
 mod params;
 mod proof;
-pub(crate) mod query_slots;
 mod quick_add;
 mod server;
 mod settings;
@@ -59,11 +58,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::api::CalendarPlugin;
+use crate::api::query_slots::QuerySlots;
 use crate::app::Core;
 use crate::calendar::Calendar;
 use answers::AnswerCache;
 use feed_slots::FeedSlots;
-use query_slots::QuerySlots;
 
 /// What the handlers share: the plugin whose token check and API they use,
 /// the calendar, whose display time zone reads range bounds, the cache of

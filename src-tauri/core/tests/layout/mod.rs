@@ -62,12 +62,6 @@ const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[
          server's own paths (`publish::local`), while the server is made \
          from `app::Core`, which starts the publisher",
     ),
-    (
-        "mcp",
-        "rest",
-        "the MCP server shares the REST server's query slots \
-         (`rest::query_slots`), while REST mounts the MCP endpoint",
-    ),
 ];
 
 /// Imports between the rooms of `calendar/` that close a circle today.
