@@ -51,9 +51,11 @@ const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[
     (
         "history",
         "calendar",
-        "a change's scope and an undo answer with the engine's error and go \
-         through `Calendar::restore`, while the engine records every write in \
-         the history (`history::History`)",
+        "a change's scope and an undo's refusal carry the engine's error \
+         (`history::scope` and `history::undo` name `CalendarError`, which \
+         leaves `calendar` for the model crate), while the engine records \
+         every write in the history and undoes through it \
+         (`Calendar::undo`)",
     ),
     (
         "publish",
