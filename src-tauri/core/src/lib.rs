@@ -36,7 +36,10 @@
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`ics`]: events written as iCalendar, and a client's event read back.
-//! - [`tokens`]: personal access tokens — scopes, secrets in the OS keyring,
+//! - [`scopes`]: what a token may do — the contract's scopes and the class
+//!   of settings each may change; below the settings, which check against
+//!   them, and the token store.
+//! - [`tokens`]: personal access tokens — secrets in the OS keyring,
 //!   metadata on disk, and the one token check.
 //! - [`api`]: the in-process API (spec C) — the plugin registry, the
 //!   `full-calendar` plugin's `with_token` / `request_access`, and
@@ -105,6 +108,7 @@ pub mod publish;
 pub mod quick_add;
 pub mod reminder_fired;
 pub mod rest;
+pub mod scopes;
 pub mod settings;
 pub mod tokens;
 pub mod vault_reminders;

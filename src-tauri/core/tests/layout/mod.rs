@@ -37,18 +37,6 @@ const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[
          which the source-kind registry keeps with the engine",
     ),
     (
-        "tokens",
-        "settings",
-        "a token's scopes name the settings classes they may change \
-         (`settings::class::SettingClass`), while settings classes name scopes",
-    ),
-    (
-        "events",
-        "settings",
-        "the app event bus carries the new `Settings`, and the settings store \
-         publishes on that bus",
-    ),
-    (
         "history",
         "calendar",
         "a change's scope and an undo's refusal carry the engine's error \
