@@ -49,8 +49,11 @@ const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[
         "publish",
         "caldav_server",
         "publishing's local side lists and writes through the CalDAV \
-         server's own paths (`publish::local`), while the server is made \
-         from `app::Core`, which starts the publisher",
+         server's own paths (`publish::local`), while the server shares \
+         REST's listener manager, `Host` check and JSON error \
+         (`rest::RestServer`, `rest::check_host`, `rest::RestError`), and \
+         REST shows and starts the publisher's syncs (`GET /calendars`, \
+         `POST /providers/revalidate`)",
     ),
 ];
 
