@@ -50,6 +50,9 @@
 //!   OpenAPI document (`docs/openapi.json`).
 //! - [`quick_add`]: one line such as "Lunch tomorrow 12:30" read as a new
 //!   event's fields, in the display zone (REST, the sidebar, the CLI, MCP).
+//! - [`loopback_server`]: what the REST and CalDAV servers share: the
+//!   listener that follows the settings, the `Host` check, the JSON error
+//!   shape.
 //! - [`caldav_server`]: the CalDAV server for calendar apps, and subscription
 //!   feeds; both off until the user turns `caldavServer` on.
 //! - [`publish`]: a vault calendar kept, both ways, in a collection of the
@@ -100,6 +103,7 @@ pub mod fuzzing;
 pub mod history;
 pub mod ics;
 pub mod instance_proof;
+pub mod loopback_server;
 pub mod mcp;
 pub mod onboarding;
 pub mod os_registration;

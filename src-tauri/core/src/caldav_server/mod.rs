@@ -10,7 +10,7 @@
 //!
 //! Every request passes, in order:
 //! 1. a panic becomes the JSON `500`;
-//! 2. the REST server's `Host` check (`421` for any authority but a loopback
+//! 2. the `Host` check shared with REST (`421` for any authority but a loopback
 //!    name with this port: DNS rebinding);
 //! 3. `auth::refuse_browsers`: a request with an `Origin` is refused (`403`),
 //!    and no CORS header is ever sent, so no web page can use the server;
@@ -30,11 +30,12 @@
 //! again after a change, from the one before), `props`, `feeds` (the feed
 //! records) and `feed` (serving one), `error`.
 //!
-//! May import: the API, the engine, the settings, `ics`, `webdav`, and from
-//! `crate::rest` the listener manager, the `Host` check and the JSON error
-//! shape. Never `crate::app`: the server is made from the parts it serves
-//! ([`start`]), which the composition root passes, since `app::Core`
-//! starts publishing and publishing builds on this server (`crate::publish`).
+//! May import: the API, the engine, the settings, `ics`, `webdav`, and what
+//! it shares with the REST server (`crate::loopback_server`: the listener
+//! manager, the `Host` check, the JSON error shape). Never `crate::rest` nor
+//! `crate::app`: publishing builds on this server (`crate::publish`), and
+//! REST shows it, `app::Core` starts it. So the server is made from the
+//! parts it serves ([`start`]), which the composition root passes.
 
 mod auth;
 mod collection;
@@ -77,8 +78,8 @@ use self::href::Target;
 use self::limits::Gate;
 use crate::api::{AuthorizedApi, CalendarPlugin};
 use crate::calendar::Calendar;
+use crate::loopback_server::{OwnPort, RestError, RestServer, check_host};
 use crate::paths::Paths;
-use crate::rest::{RestError, RestServer};
 use crate::settings::Settings;
 use crate::tokens::Scope;
 
@@ -129,10 +130,7 @@ pub fn start(
 pub fn router(state: CaldavServerState, port: u16) -> Router {
     Router::new()
         .fallback(serve)
-        .layer(middleware::from_fn_with_state(
-            crate::rest::OwnPort(port),
-            crate::rest::check_host,
-        ))
+        .layer(middleware::from_fn_with_state(OwnPort(port), check_host))
         .layer(PANIC_ANSWER.layer())
         .with_state(state)
 }

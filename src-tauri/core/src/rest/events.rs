@@ -14,7 +14,6 @@ use utoipa::ToSchema;
 
 use super::answers::AnswerCache;
 use super::auth::{Authorized, EventsRead, EventsWrite};
-use super::error::RestError;
 use super::extract::{EventIdParam, IdempotencyHeader, JsonBody};
 use super::fallback::method_not_allowed;
 use super::params::EventsParams;
@@ -22,6 +21,7 @@ use super::{RestState, Success, blocking};
 use crate::api::query_slots::QuerySlots;
 use crate::api::{EventOptions, TimedDetails, TimedEvent};
 use crate::calendar::{Calendar, EventFields, JsonAnswer, SeriesLeftOut};
+use crate::loopback_server::error::RestError;
 
 /// The events routes.
 pub fn routes() -> Router<RestState> {

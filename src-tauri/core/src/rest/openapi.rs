@@ -12,9 +12,9 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement
 use utoipa::openapi::{ComponentsBuilder, Ref, RefOr, Response};
 use utoipa::{Modify, OpenApi};
 
-use super::error::ErrorBody;
 use super::{calendars, changes, events, history, quick_add, settings, ui};
 use crate::calendar::{Completion, DayOfWeek};
+use crate::loopback_server::error::ErrorBody;
 use crate::tokens::Scope;
 
 #[derive(OpenApi)]

@@ -45,16 +45,6 @@ const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[
          every write in the history and undoes through it \
          (`Calendar::undo`)",
     ),
-    (
-        "publish",
-        "caldav_server",
-        "publishing's local side lists and writes through the CalDAV \
-         server's own paths (`publish::local`), while the server shares \
-         REST's listener manager, `Host` check and JSON error \
-         (`rest::RestServer`, `rest::check_host`, `rest::RestError`), and \
-         REST shows and starts the publisher's syncs (`GET /calendars`, \
-         `POST /providers/revalidate`)",
-    ),
 ];
 
 /// Imports between the rooms of `calendar/` that close a circle today.
