@@ -6,7 +6,8 @@
 //!   that used it);
 //! - [`host`]: the `Host` check against DNS rebinding (`421`);
 //! - [`error`]: the spec's JSON error shape ([`RestError`], [`ErrorBody`])
-//!   and the body limit.
+//!   and the body limit (MCP, served on the REST port, words a refused
+//!   query as REST does).
 //!
 //! May import: the API's errors, the engine's error and the settings. It
 //! lies below both servers, so that the CalDAV server needs nothing from

@@ -45,6 +45,7 @@ use crate::api::query_slots::QuerySlots;
 use crate::api::{AuthorizedApi, CalendarPlugin};
 use crate::app::Core;
 use crate::calendar::Calendar;
+use crate::loopback_server::RestError;
 use crate::settings::SettingsStore;
 use crate::vault_reminders::VaultReminders;
 use untrusted::refusal;
@@ -158,8 +159,12 @@ impl AlmanacMcp {
             Some(queries) => {
                 let token = api.token_id();
                 let run = move || calls::run(&api, &context, &name, args);
-                // A refusal is the tool's answer, in the slots' words.
-                queries.run(token, run).await.map_err(|e| e.to_string())
+                // A refusal is the tool's answer, in the words REST's
+                // answer gives (when to retry included).
+                queries
+                    .run(token, run)
+                    .await
+                    .map_err(|refused| RestError::from(refused).to_string())
             }
             None => almanac_loopback::blocking(move || calls::run(&api, &context, &name, args))
                 .await
