@@ -99,7 +99,12 @@ impl Services {
 
         let rest = RestServer::start(&core);
         let rest_state = rest.subscribe();
-        let caldav = almanac_core::caldav_server::start(&core);
+        let caldav = almanac_core::caldav_server::start(
+            core.plugin().clone(),
+            core.calendar.clone(),
+            &core.paths,
+            core.settings.subscribe(),
+        );
 
         let reminders = ReminderDaemon::start(
             core.paths.clone(),

@@ -36,7 +36,10 @@
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`ics`]: events written as iCalendar, and a client's event read back.
-//! - [`tokens`]: personal access tokens — scopes, secrets in the OS keyring,
+//! - [`scopes`]: what a token may do — the contract's scopes and the class
+//!   of settings each may change; below the settings, which check against
+//!   them, and the token store.
+//! - [`tokens`]: personal access tokens — secrets in the OS keyring,
 //!   metadata on disk, and the one token check.
 //! - [`api`]: the in-process API (spec C) — the plugin registry, the
 //!   `full-calendar` plugin's `with_token` / `request_access`, and
@@ -47,6 +50,9 @@
 //!   OpenAPI document (`docs/openapi.json`).
 //! - [`quick_add`]: one line such as "Lunch tomorrow 12:30" read as a new
 //!   event's fields, in the display zone (REST, the sidebar, the CLI, MCP).
+//! - [`loopback_server`]: what the REST and CalDAV servers share: the
+//!   listener that follows the settings, the `Host` check, the JSON error
+//!   shape.
 //! - [`caldav_server`]: the CalDAV server for calendar apps, and subscription
 //!   feeds; both off until the user turns `caldavServer` on.
 //! - [`publish`]: a vault calendar kept, both ways, in a collection of the
@@ -97,6 +103,7 @@ pub mod fuzzing;
 pub mod history;
 pub mod ics;
 pub mod instance_proof;
+pub mod loopback_server;
 pub mod mcp;
 pub mod onboarding;
 pub mod os_registration;
@@ -105,6 +112,7 @@ pub mod publish;
 pub mod quick_add;
 pub mod reminder_fired;
 pub mod rest;
+pub mod scopes;
 pub mod settings;
 pub mod tokens;
 pub mod vault_reminders;

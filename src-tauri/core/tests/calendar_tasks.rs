@@ -86,7 +86,12 @@ impl App {
         let rest_server = Listening::bind(0, move |port| rest::router(state, port))
             .await
             .unwrap();
-        let caldav_server = caldav_server::start(&core);
+        let caldav_server = caldav_server::start(
+            core.plugin().clone(),
+            core.calendar.clone(),
+            &core.paths,
+            core.settings.subscribe(),
+        );
         let port = free_port();
         let plugin = core.plugin().clone();
         tokio::task::spawn_blocking(move || {

@@ -13,7 +13,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use almanac_core::calendar::Calendar;
-use almanac_core::history::undo::undo;
 use almanac_core::history::{Author, ChangeFilter, acting_as};
 use rand::Rng;
 use serde_json::json;
@@ -108,7 +107,9 @@ fn history_survives_kill_9_at_any_point_of_a_write() {
     );
     let _cli = acting_as(Author::Cli);
     for change in &changes {
-        undo(&calendar, change.id).unwrap_or_else(|e| panic!("undoing {change:?}: {e}"));
+        calendar
+            .undo(change.id)
+            .unwrap_or_else(|e| panic!("undoing {change:?}: {e}"));
     }
     assert_eq!(notes(&calendar.vault_root()), Vec::<String>::new());
 }

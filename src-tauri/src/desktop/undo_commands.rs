@@ -9,7 +9,6 @@ use std::sync::Arc;
 use almanac_core::api::ApiError;
 use almanac_core::api::history::UndoReport;
 use almanac_core::history::stack::what_it_did;
-use almanac_core::history::undo::{undo, undo_all};
 use almanac_core::history::{Author, Change, ChangeFilter, Step, acting_as};
 use tauri::State;
 
@@ -42,7 +41,9 @@ pub async fn history_step(services: State<'_, Arc<Services>>, redo: bool) -> Edi
             .map(|change| what_it_did(&change))
             .unwrap_or_else(|| "the last change".to_string());
         let _window = acting_as(Author::Window);
-        undo(&calendar, id).map_err(|error| EditError::from(ApiError::from(error)))?;
+        calendar
+            .undo(id)
+            .map_err(|error| EditError::from(ApiError::from(error)))?;
         Ok(match step {
             Step::Undo => format!("Undid {said}."),
             Step::Redo => format!("Redid {said}."),
@@ -98,7 +99,7 @@ pub async fn token_undo_since(
             before: None,
         };
         let _user = acting_as(Author::Window);
-        Ok(UndoReport::from(undo_all(&calendar, &filter)))
+        Ok(UndoReport::from(calendar.undo_all(&filter)))
     })
     .await
     .map_err(|e| EditError::from(ApiError::Internal(e.to_string())))?

@@ -16,7 +16,12 @@ pub async fn start(
     scopes: &[Scope],
 ) -> Result<(RestServer, u16, String), Box<dyn std::error::Error>> {
     let secret = new_token(core, "benchmark", scopes, Expiry::Never).await;
-    let server = caldav_server::start(core);
+    let server = caldav_server::start(
+        core.plugin().clone(),
+        core.calendar.clone(),
+        &core.paths,
+        core.settings.subscribe(),
+    );
     let port = free_port();
     let plugin = core.plugin().clone();
     tokio::task::spawn_blocking(move || {

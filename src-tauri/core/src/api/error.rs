@@ -1,5 +1,5 @@
 //! The in-process API's one error type. Each variant's comment names the
-//! REST status it becomes; `rest::error` holds that mapping and the error
+//! REST status it becomes; `loopback_server::error` holds that mapping and the error
 //! body's `error` field (the status's reason phrase).
 
 use crate::calendar::CalendarError;

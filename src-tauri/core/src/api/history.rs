@@ -13,8 +13,7 @@ use utoipa::ToSchema;
 use super::authorized::AuthorizedApi;
 use super::error::ApiError;
 use crate::calendar::{RangeSide, parse_range_bound};
-use crate::history::undo::{self, UndoError};
-use crate::history::{Change, ChangeFilter, acting_as};
+use crate::history::{Change, ChangeFilter, UndoError, UndoneAll, acting_as};
 use crate::tokens::Scope;
 
 /// Most changes in one page of [`AuthorizedApi::list_changes`].
@@ -107,7 +106,7 @@ impl AuthorizedApi {
     pub fn undo_change(&self, id: u64) -> Result<Change, ApiError> {
         self.require(Scope::EventsWrite)?;
         let _author = acting_as(self.author());
-        Ok(undo::undo(&self.plugin.calendar, id)?)
+        Ok(self.plugin.calendar.undo(id)?)
     }
 
     /// Undoes the changes matching `filter` (everything a token did since
@@ -116,12 +115,12 @@ impl AuthorizedApi {
     pub fn undo_changes(&self, filter: &ChangeFilter) -> Result<UndoReport, ApiError> {
         self.require(Scope::EventsWrite)?;
         let _author = acting_as(self.author());
-        Ok(undo::undo_all(&self.plugin.calendar, filter).into())
+        Ok(self.plugin.calendar.undo_all(filter).into())
     }
 }
 
-impl From<undo::UndoneAll> for UndoReport {
-    fn from(done: undo::UndoneAll) -> Self {
+impl From<UndoneAll> for UndoReport {
+    fn from(done: UndoneAll) -> Self {
         UndoReport {
             undone: done.undone,
             refused: done.refused.map(|(id, error)| Refused {

@@ -17,6 +17,10 @@
 //!   rate-limits and queues access requests, [`shown_text`] makes a
 //!   request's text safe to show.
 //! - [`history`]: the history of changes, listed and undone.
+//! - `query_slots`: the threads that event queries run on, shared by
+//!   REST's `GET /events` and MCP's tool calls, each token its share; it
+//!   answers with its own `QueryRefused`, which each server turns into its
+//!   answer.
 //! - [`state`]: `getInternalState()`'s answer.
 //! - [`error`]: [`ApiError`], with its REST status and code.
 
@@ -30,6 +34,7 @@ pub mod event_times;
 pub mod history;
 pub mod idempotency;
 pub mod plugin;
+pub(crate) mod query_slots;
 pub mod quick_add;
 pub mod quick_line;
 pub mod registry;

@@ -7,7 +7,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::api::ApiError;
-use crate::rest::{ErrorBody, RestError};
+use crate::loopback_server::{ErrorBody, RestError};
 
 /// Why a CalDAV request failed.
 #[derive(Debug)]

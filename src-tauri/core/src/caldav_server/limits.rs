@@ -11,7 +11,7 @@ use axum::http::Method;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::error::DavRefusal;
-use crate::rest::BODY_LIMIT;
+use crate::loopback_server::BODY_LIMIT;
 
 /// Distinct property names one `prop` may ask for (repeats count once).
 /// Clients ask for a dozen at most.

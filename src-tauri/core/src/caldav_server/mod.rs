@@ -10,7 +10,7 @@
 //!
 //! Every request passes, in order:
 //! 1. a panic becomes the JSON `500`;
-//! 2. the REST server's `Host` check (`421` for any authority but a loopback
+//! 2. the `Host` check shared with REST (`421` for any authority but a loopback
 //!    name with this port: DNS rebinding);
 //! 3. `auth::refuse_browsers`: a request with an `Origin` is refused (`403`),
 //!    and no CORS header is ever sent, so no web page can use the server;
@@ -29,6 +29,13 @@
 //! `collection` (resources, ETags, sync tokens), `relist` (a listing made
 //! again after a change, from the one before), `props`, `feeds` (the feed
 //! records) and `feed` (serving one), `error`.
+//!
+//! May import: the API, the engine, the settings, `ics`, `webdav`, and what
+//! it shares with the REST server (`crate::loopback_server`: the listener
+//! manager, the `Host` check, the JSON error shape). Never `crate::rest` nor
+//! `crate::app`: publishing builds on this server (`crate::publish`), and
+//! REST shows it, `app::Core` starts it. So the server is made from the
+//! parts it serves ([`start`]), which the composition root passes.
 
 mod auth;
 mod collection;
@@ -63,16 +70,17 @@ use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use tokio::sync::OwnedSemaphorePermit;
+use tokio::sync::{OwnedSemaphorePermit, watch};
 
 use self::error::DavRefusal;
 use self::feeds::FeedStore;
 use self::href::Target;
 use self::limits::Gate;
 use crate::api::{AuthorizedApi, CalendarPlugin};
-use crate::app::Core;
 use crate::calendar::Calendar;
-use crate::rest::{RestError, RestServer};
+use crate::loopback_server::{OwnPort, RestError, RestServer, check_host};
+use crate::paths::Paths;
+use crate::settings::Settings;
 use crate::tokens::Scope;
 
 /// What every request works with.
@@ -99,37 +107,30 @@ impl CaldavServerState {
     }
 }
 
-impl From<&Core> for CaldavServerState {
-    fn from(core: &Core) -> Self {
-        Self::new(
-            core.plugin().clone(),
-            core.calendar.clone(),
-            FeedStore::new(core.paths.feeds_file()),
-        )
-    }
-}
-
-/// The CalDAV server of `core`, following `caldavServer` in its settings.
-pub fn start(core: &Core) -> RestServer {
-    let state = CaldavServerState::from(core);
-    let wanted =
-        |s: &crate::settings::Settings| s.caldav_server.enabled.then_some(s.caldav_server.port);
-    RestServer::spawn_following(
-        core.settings.subscribe(),
-        "CalDAV server",
-        wanted,
-        move |port| router(state.clone(), port),
-    )
+/// The CalDAV server of one instance, made from its parts by whoever
+/// composes the instance (the shell's wiring, tests): `plugin`, whose token
+/// check and API it serves, `calendar`, the one the plugin was built on,
+/// and the subscription feeds kept in `paths`. It follows `caldavServer`
+/// in `settings`. (Not made from `app::Core`, which starts publishing:
+/// publishing builds on this server's paths.)
+pub fn start(
+    plugin: Arc<CalendarPlugin>,
+    calendar: Calendar,
+    paths: &Paths,
+    settings: watch::Receiver<Arc<Settings>>,
+) -> RestServer {
+    let state = CaldavServerState::new(plugin, calendar, FeedStore::new(paths.feeds_file()));
+    let wanted = |s: &Settings| s.caldav_server.enabled.then_some(s.caldav_server.port);
+    RestServer::spawn_following(settings, "CalDAV server", wanted, move |port| {
+        router(state.clone(), port)
+    })
 }
 
 /// The whole server for a listener on `port`.
 pub fn router(state: CaldavServerState, port: u16) -> Router {
     Router::new()
         .fallback(serve)
-        .layer(middleware::from_fn_with_state(
-            crate::rest::OwnPort(port),
-            crate::rest::check_host,
-        ))
+        .layer(middleware::from_fn_with_state(OwnPort(port), check_host))
         .layer(PANIC_ANSWER.layer())
         .with_state(state)
 }

@@ -8,7 +8,8 @@
 //! - `journal`: the file and its index in memory, the bounds, recovery.
 //! - `scope`: the engine's side — a change open while it holds its write
 //!   lock, and each file recorded just before it is written.
-//! - [`undo`]: undoing a change through the engine's write path.
+//! - [`undo`]: what undoing a change puts back (the restore data); the
+//!   engine writes it (`Calendar::undo`, in `calendar/write/undo.rs`).
 //! - [`stack`]: which change the window's Ctrl+Z (or Ctrl+Shift+Z) undoes.
 //!
 //! # Where it is recorded
@@ -83,7 +84,7 @@ pub use record::{Change, FileAction, FileChange};
 pub use scope::ChangeScope;
 pub(crate) use scope::record as record_write;
 pub use stack::Step;
-pub use undo::{RestoreFile, UndoError};
+pub use undo::{RestoreFile, UndoError, UndoneAll};
 
 use journal::Journal;
 use scope::lock;

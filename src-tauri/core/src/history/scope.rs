@@ -15,7 +15,7 @@ use chrono::Utc;
 use super::History;
 use super::author;
 use super::journal::{Journal, Meta, read_state};
-use crate::calendar::CalendarError;
+use almanac_model::error::CalendarError;
 
 struct Open {
     journal: Arc<Mutex<Journal>>,

@@ -41,10 +41,11 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde_json::Value;
 use tokio::sync::watch;
 
+use crate::api::query_slots::QuerySlots;
 use crate::api::{AuthorizedApi, CalendarPlugin};
 use crate::app::Core;
 use crate::calendar::Calendar;
-use crate::rest::query_slots::QuerySlots;
+use crate::loopback_server::RestError;
 use crate::settings::SettingsStore;
 use crate::vault_reminders::VaultReminders;
 use untrusted::refusal;
@@ -57,8 +58,8 @@ pub struct McpContext {
     pub calendar: Calendar,
     pub settings: Arc<SettingsStore>,
     pub reminders: watch::Receiver<Arc<VaultReminders>>,
-    /// Over HTTP, the REST server's query threads, which tool calls share
-    /// with `GET /events` (each token its share); on stdio, `None`: the
+    /// Over HTTP, the API's query threads, which tool calls share with
+    /// REST's `GET /events` (each token its share); on stdio, `None`: the
     /// session is the process's only client.
     pub(crate) queries: Option<Arc<QuerySlots>>,
 }
@@ -157,8 +158,13 @@ impl AlmanacMcp {
         let result = match self.context.queries.clone() {
             Some(queries) => {
                 let token = api.token_id();
-                let run = move || Ok(calls::run(&api, &context, &name, args));
-                queries.run(token, run).await.map_err(|e| e.to_string())
+                let run = move || calls::run(&api, &context, &name, args);
+                // A refusal is the tool's answer, in the words REST's
+                // answer gives (when to retry included).
+                queries
+                    .run(token, run)
+                    .await
+                    .map_err(|refused| RestError::from(refused).to_string())
             }
             None => almanac_loopback::blocking(move || calls::run(&api, &context, &name, args))
                 .await

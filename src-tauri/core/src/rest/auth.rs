@@ -22,8 +22,8 @@ use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::error::RestError;
 use crate::api::{ApiError, AuthorizedApi, CalendarPlugin};
+use crate::loopback_server::error::RestError;
 use crate::tokens::{MISSING_AUTHORIZATION, REFUSED_TOKEN, Scope};
 
 /// Middleware: `401` / `403` as the spec orders them; on success the request

@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::auth::{Authorized, ProvidersRead, ProvidersWrite};
-use super::error::RestError;
 use super::extract::JsonBody;
 use super::fallback::method_not_allowed;
 use super::{RestState, Success};
 use crate::calendar::{SourceInfo, VaultStatus};
+use crate::loopback_server::error::RestError;
 use crate::publish::PublishedReport;
 
 /// The calendar and provider routes.

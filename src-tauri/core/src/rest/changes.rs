@@ -25,12 +25,12 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::RestState;
 use super::auth::{Authorized, EventsRead};
-use super::error::RestError;
 use super::fallback::method_not_allowed;
 use super::feed_slots::{FeedSlot, FeedSlots};
 use crate::api::AuthorizedApi;
 use crate::api::changes::{ChangePage, MAX_WAIT};
 use crate::changes::Change;
+use crate::loopback_server::error::RestError;
 
 /// How long one stream lasts before it ends and the client resumes (an
 /// `EventSource` does so by itself, from the last id it saw).

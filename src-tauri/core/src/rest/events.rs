@@ -14,14 +14,14 @@ use utoipa::ToSchema;
 
 use super::answers::AnswerCache;
 use super::auth::{Authorized, EventsRead, EventsWrite};
-use super::error::RestError;
 use super::extract::{EventIdParam, IdempotencyHeader, JsonBody};
 use super::fallback::method_not_allowed;
 use super::params::EventsParams;
-use super::query_slots::QuerySlots;
 use super::{RestState, Success, blocking};
+use crate::api::query_slots::QuerySlots;
 use crate::api::{EventOptions, TimedDetails, TimedEvent};
 use crate::calendar::{Calendar, EventFields, JsonAnswer, SeriesLeftOut};
+use crate::loopback_server::error::RestError;
 
 /// The events routes.
 pub fn routes() -> Router<RestState> {
@@ -129,14 +129,14 @@ pub async fn list(
         Some(answer) => answer,
         None => {
             // Off the async workers, which the reminder daemon shares (see
-            // `query_slots`).
+            // `crate::api::query_slots`).
             let query = filter.clone();
             let token = api.token_id();
             let answer = slots
                 .run(token, move || {
-                    Ok(EventsList::written(api.get_events_json(&query)?))
+                    api.get_events_json(&query).map(EventsList::written)
                 })
-                .await?;
+                .await??;
             answers.put(&filter, generation, answer.clone());
             answer
         }

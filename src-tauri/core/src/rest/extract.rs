@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use super::error::RestError;
+use crate::loopback_server::error::RestError;
 
 /// A JSON request body deserialized into `T`.
 ///

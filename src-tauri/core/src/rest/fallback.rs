@@ -3,7 +3,7 @@
 
 use axum::http::{Method, Uri};
 
-use super::error::RestError;
+use crate::loopback_server::error::RestError;
 
 /// The router's fallback: no route has this path.
 pub async fn not_found(uri: Uri) -> RestError {

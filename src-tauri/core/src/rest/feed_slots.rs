@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use almanac_loopback::connections::MAX_CONNECTIONS;
 use uuid::Uuid;
 
-use super::RestError;
-use super::error::Bound;
+use crate::loopback_server::RestError;
+use crate::loopback_server::error::Bound;
 
 /// Open waits one token may hold (a client needs one).
 pub const PER_TOKEN: usize = 4;

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::auth::{Authorized, EventsWrite};
-use super::error::RestError;
 use super::extract::JsonBody;
 use super::fallback::method_not_allowed;
 use super::{RestState, blocking};
 use crate::api::history::{ChangePage, UndoReport};
 use crate::history::{Change, ChangeFilter};
+use crate::loopback_server::error::RestError;
 
 /// A page's size when `limit` is absent.
 const DEFAULT_LIMIT: usize = 100;

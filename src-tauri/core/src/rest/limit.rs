@@ -10,7 +10,7 @@ use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::error::{BODY_LIMIT, RestError};
+use crate::loopback_server::error::{BODY_LIMIT, RestError};
 
 /// The streaming half, for `Router::layer`.
 pub fn streaming() -> DefaultBodyLimit {

@@ -14,7 +14,7 @@ use tower::ServiceExt;
 
 use super::RestState;
 use super::auth::{Authorized, EventsRead};
-use super::error::RestError;
+use crate::loopback_server::error::RestError;
 
 pub fn routes() -> Router<RestState> {
     Router::new().route("/mcp", any(serve))

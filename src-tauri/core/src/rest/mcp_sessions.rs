@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use rmcp::transport::streamable_http_server::session::local::SessionConfig;
 use uuid::Uuid;
 
-use super::RestError;
-use super::error::Bound;
+use crate::loopback_server::RestError;
+use crate::loopback_server::error::Bound;
 
 /// Sessions one token may hold open (an assistant needs one).
 pub const PER_TOKEN: usize = 8;

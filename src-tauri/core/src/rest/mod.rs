@@ -7,7 +7,8 @@
 //!    `proof`, the instance's answer to a client's challenge (that this is
 //!    the user's Almanac), on every response to a request that asks;
 //! 2. a panic becomes a JSON `500` (last resort: no client input should panic);
-//! 3. `host`: `Host` must be a loopback name with our port (DNS rebinding);
+//! 3. the `Host` check: `Host` must be a loopback name with our port (DNS
+//!    rebinding);
 //! 4. `cors::preflight`: `OPTIONS` → `204`, no token needed;
 //! 5. `auth`: `401` without a Bearer header, `403` for an unknown, expired or
 //!    revoked token;
@@ -17,38 +18,37 @@
 //!    Each handler's first extractor, `auth::Authorized`, answers `403` for
 //!    a missing scope before the query or body is looked at.
 //!
-//! `server` binds the listener and follows the settings; `answers` keeps
+//! The listener that follows the settings ([`RestServer`]), the `Host`
+//! check and the JSON error shape ([`RestError`]) are shared with the
+//! CalDAV server, below both, in `crate::loopback_server` (re-exported
+//! here). `answers` keeps
 //! serialized `GET /events` answers until the calendar changes;
-//! `query_slots` runs the uncached ones off the async workers, a few at a
-//! time; [`openapi`] describes the whole API from these handlers.
+//! the API's query slots (`crate::api::query_slots`, shared with MCP) run
+//! the uncached ones off the async workers, a few at a time; [`openapi`] describes the whole API from these handlers.
 
 mod answers;
 mod auth;
 mod calendars;
 mod changes;
 mod cors;
-mod error;
 mod events;
 mod extract;
 mod fallback;
 mod feed_slots;
 mod history;
-mod host;
 mod limit;
 mod mcp;
 mod mcp_sessions;
 pub mod openapi;
 mod params;
 mod proof;
-pub(crate) mod query_slots;
 mod quick_add;
-mod server;
 mod settings;
 mod ui;
 
-pub use error::{BODY_LIMIT, ErrorBody, RestError};
-pub use host::{OwnPort, check as check_host};
-pub use server::{Listening, RestServer, ServerState};
+pub use crate::loopback_server::{
+    BODY_LIMIT, ErrorBody, Listening, OwnPort, RestError, RestServer, ServerState, check_host,
+};
 
 use std::sync::Arc;
 
@@ -59,11 +59,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::api::CalendarPlugin;
+use crate::api::query_slots::QuerySlots;
 use crate::app::Core;
 use crate::calendar::Calendar;
 use answers::AnswerCache;
 use feed_slots::FeedSlots;
-use query_slots::QuerySlots;
 
 /// What the handlers share: the plugin whose token check and API they use,
 /// the calendar, whose display time zone reads range bounds, the cache of
@@ -197,10 +197,7 @@ pub fn router(state: RestState, port: u16) -> Router {
             auth::authenticate,
         ))
         .layer(middleware::from_fn(cors::preflight))
-        .layer(middleware::from_fn_with_state(
-            host::OwnPort(port),
-            host::check,
-        ))
+        .layer(middleware::from_fn_with_state(OwnPort(port), check_host))
         .layer(PANIC_ANSWER.layer())
         .layer(middleware::from_fn_with_state(
             state.proof.clone(),

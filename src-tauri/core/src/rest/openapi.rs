@@ -12,8 +12,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement
 use utoipa::openapi::{ComponentsBuilder, Ref, RefOr, Response};
 use utoipa::{Modify, OpenApi};
 
-use super::error::ErrorBody;
 use super::{calendars, changes, events, history, quick_add, settings, ui};
+use crate::loopback_server::error::ErrorBody;
 use crate::tokens::Scope;
 
 #[derive(OpenApi)]

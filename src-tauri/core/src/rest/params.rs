@@ -11,9 +11,9 @@ use chrono_tz::Tz;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use super::error::RestError;
 use crate::api::{DateRange, EventFilter};
 use crate::calendar::{RangeSide, parse_range_bound};
+use crate::loopback_server::error::RestError;
 
 /// The raw parameters, as the spec names them.
 #[derive(Debug, Default, Deserialize, IntoParams)]

@@ -12,12 +12,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::auth::{Authorized, EventsWrite};
-use super::error::RestError;
 use super::events::EventWritten;
 use super::extract::{IdempotencyHeader, JsonBody};
 use super::fallback::method_not_allowed;
 use super::{RestState, blocking};
 use crate::api::TimedEvent;
+use crate::loopback_server::error::RestError;
 use crate::quick_add::QuickFields;
 
 pub fn routes() -> Router<RestState> {

@@ -11,10 +11,10 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::auth::{Authorized, SettingsRead, SettingsWrite};
-use super::error::RestError;
 use super::extract::JsonBody;
 use super::fallback::method_not_allowed;
 use super::{RestState, blocking};
+use crate::loopback_server::error::RestError;
 use crate::settings::Settings;
 
 /// The settings routes.

@@ -8,10 +8,10 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::auth::{Authorized, UiChangeView, UiOpenCalendar, UiOpenSidebar};
-use super::error::RestError;
 use super::extract::JsonBody;
 use super::fallback::method_not_allowed;
 use super::{RestState, Success};
+use crate::loopback_server::error::RestError;
 
 /// The UI routes.
 pub fn routes() -> Router<RestState> {

@@ -1,5 +1,10 @@
 //! The two classes of settings, and who may change which.
 //!
+//! The classes themselves, and the scope each needs, are the scopes' table
+//! ([`crate::scopes`]), which this module reads; the scopes and the token
+//! store import nothing from here (a token's scopes come in with its
+//! [`Actor`]).
+//!
 //! A script holding `settings:write` may change how the calendar *looks*.
 //! Changing what Almanac reads, writes, fetches, opens or listens on would
 //! let that script widen its own reach (move the vault onto `/`, fetch a
@@ -31,29 +36,7 @@
 use serde_json::Value;
 
 use super::Settings;
-use crate::tokens::{SCOPES, Scope, ScopeSet};
-
-/// How much a setting can change about what Almanac touches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingClass {
-    /// How the calendar looks. Needs `settings:write`.
-    Display,
-    /// What Almanac reads, writes, fetches, opens or listens on. Needs
-    /// `system:full-access`.
-    Privileged,
-}
-
-impl SettingClass {
-    /// The scope a token needs to change a setting of this class (the one
-    /// whose row in [`crate::tokens::SCOPES`] names this class).
-    pub fn scope(self) -> Scope {
-        SCOPES
-            .iter()
-            .find(|info| info.settings == Some(self))
-            .map(|info| info.scope)
-            .expect("every settings class has its scope in SCOPES")
-    }
-}
+use crate::scopes::{Scope, ScopeSet, SettingClass};
 
 /// Every top-level setting and its class; `reminders` stands for each of its
 /// keys. The one place the classification is stated.

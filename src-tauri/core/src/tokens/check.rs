@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use super::scope::ScopeSet;
+use crate::scopes::ScopeSet;
 
 /// What every caller presenting a token that is not accepted is told
 /// (invalid, expired, revoked, or the keyring is down). The Full Calendar

@@ -1,7 +1,10 @@
 //! Personal access tokens (PATs): scopes, secrets, metadata and the one token
 //! check every entry point uses.
 //!
-//! - [`scope`]: the ten scopes of the contract and what each grants.
+//! - the ten scopes of the contract and what each grants are
+//!   [`crate::scopes`], re-exported here: they lie below the settings,
+//!   which check against them, while the token store lies above the
+//!   settings (it announces on the event bus, which carries them).
 //! - [`secret`]: `ofc_pat_…` secrets, generated from a CSPRNG, never printed.
 //! - [`record`]: what is stored about a token (no secret material).
 //! - [`secret_store`] / [`keyring_store`]: where secrets live (the OS keyring).
@@ -22,7 +25,6 @@ pub mod keyring_retry;
 pub mod keyring_store;
 pub mod last_used;
 pub mod record;
-pub mod scope;
 pub mod secret;
 pub mod secret_store;
 pub mod store;
@@ -31,6 +33,7 @@ use std::path::PathBuf;
 
 use uuid::Uuid;
 
+pub use crate::scopes::{SCOPES, Scope, ScopeInfo, ScopeSet, UnknownScope};
 pub use backend::{SecretBackend, SecretsInUse};
 pub use check::{Grant, MISSING_AUTHORIZATION, REFUSED_TOKEN, TokenCheck};
 pub use expiry::spawn_expiry_announcer;
@@ -39,7 +42,6 @@ pub use keyring_retry::spawn_keyring_retry;
 pub use keyring_store::KeyringSecretStore;
 pub use last_used::{DEFAULT_DEBOUNCE, spawn_last_used_writer};
 pub use record::{Expiry, TokenInfo, TokenRecord, TokenStatus};
-pub use scope::{SCOPES, Scope, ScopeInfo, ScopeSet, UnknownScope};
 pub use secret::{SECRET_PREFIX, Secret};
 pub use secret_store::{SecretStore, SecretStoreError};
 pub use store::{CreatedToken, KeyringStatus, NewToken, TokenStore};

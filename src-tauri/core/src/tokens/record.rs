@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::scope::ScopeSet;
+use crate::scopes::ScopeSet;
 
 /// Longest token name accepted, in characters.
 pub const MAX_NAME_CHARS: usize = 100;

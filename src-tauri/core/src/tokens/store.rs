@@ -29,11 +29,11 @@ use super::check::{Grant, TokenCheck};
 use super::file;
 use super::keyring_retry::EAGER_RETRY;
 use super::record::{Expiry, MAX_NAME_CHARS, TokenInfo, TokenRecord, TokenStatus};
-use super::scope::{Scope, ScopeSet};
 use super::secret::{Secret, SecretHash};
 use super::secret_store::{SecretStore, SecretStoreError};
 use crate::clock::Clock;
 use crate::events::{AppEvent, EventBus};
+use crate::scopes::{Scope, ScopeSet};
 
 /// What the user asked for when creating a token.
 #[derive(Debug, Clone)]

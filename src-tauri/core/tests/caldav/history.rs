@@ -2,7 +2,6 @@
 //! with, and undone byte for byte: a `PUT` of a new event, a `PUT` editing
 //! a note with keys and a body of its own, a `DELETE`.
 
-use almanac_core::history::undo::undo;
 use almanac_core::history::{Author, ChangeFilter};
 use reqwest::StatusCode;
 
@@ -49,7 +48,7 @@ async fn caldav_writes_are_listed_with_their_token_and_undone_byte_for_byte() {
     }
     tokio::task::spawn_blocking(move || {
         for change in &changes {
-            undo(&calendar, change.id).unwrap();
+            calendar.undo(change.id).unwrap();
         }
     })
     .await

@@ -77,7 +77,12 @@ impl CaldavHarness {
             });
         let TestInstance { dir, core } = extra(builder).open().await;
         let core = Arc::new(core);
-        let server = caldav_server::start(&core);
+        let server = caldav_server::start(
+            core.plugin().clone(),
+            core.calendar.clone(),
+            &core.paths,
+            core.settings.subscribe(),
+        );
         let port = free_port();
         let instance = Self {
             dir,

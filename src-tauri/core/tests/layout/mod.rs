@@ -22,46 +22,12 @@ use std::path::{Path, PathBuf};
 use scan::{File, ModPath};
 
 /// Imports between top-level modules that close a circle today.
-const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[
-    (
-        "settings",
-        "calendar",
-        "a calendar source's settings name its kind (`kinds::SourceKind`), \
+const TOP_LEVEL_CIRCLES: &[(&str, &str, &str)] = &[(
+    "settings",
+    "calendar",
+    "a calendar source's settings name its kind (`kinds::SourceKind`), \
          which the source-kind registry keeps with the engine",
-    ),
-    (
-        "tokens",
-        "settings",
-        "a token's scopes name the settings classes they may change \
-         (`settings::class::SettingClass`), while settings classes name scopes",
-    ),
-    (
-        "events",
-        "settings",
-        "the app event bus carries the new `Settings`, and the settings store \
-         publishes on that bus",
-    ),
-    (
-        "history",
-        "calendar",
-        "a change's scope and an undo answer with the engine's error and go \
-         through `Calendar::restore`, while the engine records every write in \
-         the history (`history::History`)",
-    ),
-    (
-        "publish",
-        "caldav_server",
-        "publishing's local side lists and writes through the CalDAV \
-         server's own paths (`publish::local`), while the server is made \
-         from `app::Core`, which starts the publisher",
-    ),
-    (
-        "mcp",
-        "rest",
-        "the MCP server shares the REST server's query slots \
-         (`rest::query_slots`), while REST mounts the MCP endpoint",
-    ),
-];
+)];
 
 /// Imports between the rooms of `calendar/` that close a circle today.
 const CALENDAR_CIRCLES: &[(&str, &str, &str)] = &[

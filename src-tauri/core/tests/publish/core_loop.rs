@@ -7,7 +7,7 @@
 
 use std::sync::atomic::Ordering;
 
-use almanac_core::history::{self, Author, ChangeFilter};
+use almanac_core::history::{Author, ChangeFilter};
 use almanac_core::settings::SourceKind;
 use chrono::NaiveDate;
 
@@ -264,7 +264,10 @@ pub fn runs_against(server: &mut dyn Server) {
     // The sync's move to the trash, undone: the note is back whole, and
     // the next pass publishes it again.
     let in_trash = setup.vault.read(&format!(".trash/{REVIEW}"));
-    history::undo::undo(&setup.calendar, trashed).expect("the sync's change is undone");
+    setup
+        .calendar
+        .undo(trashed)
+        .expect("the sync's change is undone");
     assert_eq!(setup.vault.read(REVIEW), in_trash, "back byte for byte");
     assert!(!setup.vault.exists(&format!(".trash/{REVIEW}")));
     setup.sync();

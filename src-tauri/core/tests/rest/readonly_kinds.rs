@@ -156,7 +156,13 @@ async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
 
     // The CalDAV server, switched on as the Settings window does, serves
     // both as read-only collections.
-    let server = almanac_core::caldav_server::start(&instance.core);
+    let core = &instance.core;
+    let server = almanac_core::caldav_server::start(
+        core.plugin().clone(),
+        core.calendar.clone(),
+        &core.paths,
+        core.settings.subscribe(),
+    );
     let port = almanac_testkit::free_port();
     instance
         .settings_as_user(json!({"caldavServer": {"enabled": true, "port": port}}))

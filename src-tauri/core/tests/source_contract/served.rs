@@ -69,7 +69,12 @@ pub async fn everywhere<F: KindFixture>() {
     assert!(text.contains(&placed.title), "over REST: {text}");
 
     // The CalDAV server, switched on as the Settings window does.
-    let server = caldav_server::start(&core);
+    let server = caldav_server::start(
+        core.plugin().clone(),
+        core.calendar.clone(),
+        &core.paths,
+        core.settings.subscribe(),
+    );
     let port = free_port();
     let plugin = core.plugin().clone();
     tokio::task::spawn_blocking(move || {

@@ -365,7 +365,7 @@ impl Calendar {
     }
 
     /// Puts each of `files` back as an undo of change `undoes` does
-    /// ([`crate::history::undo`]): through the write path, recorded as a
+    /// ([`Calendar::undo`]): through the write path, recorded as a
     /// change of its own (its id returned; `None` when nothing was
     /// written). Refused ([`CalendarError::Conflict`], naming the note)
     /// when a file no longer holds what it is expected to.

@@ -12,8 +12,9 @@
 //!   parallel vault read); external edits (`watcher`); the ICS feed worker
 //!   (`feeds`); putting settings in place (`adopt`) and following them over
 //!   time (`follow`);
-//! - `write`: writes routed to each source kind's writer (`dispatch`), and
-//!   one occurrence of a note series detached (`detach`);
+//! - `write`: writes routed to each source kind's writer (`dispatch`),
+//!   one occurrence of a note series detached (`detach`), and a change of
+//!   the history undone (`undo`);
 //! - `sources::caldav`: the CalDAV calendars on the feed worker (`worker`),
 //!   their writes (`writes`) and moves in and out of them (`moves`);
 //! - `index`: the readers that answer from the cache without the public

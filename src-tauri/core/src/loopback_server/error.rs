@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::api::ApiError;
+use crate::api::query_slots::QueryRefused;
 use crate::calendar::CalendarError;
 
 /// The largest request body accepted, in bytes (1 MiB).
@@ -186,6 +187,19 @@ impl From<ApiError> for RestError {
     }
 }
 
+/// An event query the query slots did not run: past the token's share is
+/// past a bound (`429` with `Retry-After`), no thread free in time is
+/// `503`.
+impl From<QueryRefused> for RestError {
+    fn from(refused: QueryRefused) -> Self {
+        match refused {
+            QueryRefused::TokenShare { .. } => Self::past_bound(Bound::Token, refused),
+            QueryRefused::Busy { .. } => Self::Unavailable(refused.to_string()),
+            QueryRefused::Failed => Self::Internal,
+        }
+    }
+}
+
 /// Range bounds are parsed here, with the engine's parser.
 impl From<CalendarError> for RestError {
     fn from(error: CalendarError) -> Self {
@@ -269,5 +283,28 @@ mod tests {
         // Other errors keep the connection.
         let response = RestError::NotFound("x".into()).into_response();
         assert!(response.headers().get(header::CONNECTION).is_none());
+    }
+
+    /// The query slots' refusals keep the answers REST gave them: `429`
+    /// with `Retry-After` past the token's share, `503` when busy, `500`
+    /// for a query that panicked.
+    #[test]
+    fn a_refused_query_is_429_503_or_500() {
+        let share = RestError::from(QueryRefused::TokenShare { share: 2 });
+        assert_eq!(share.status(), 429, "{share}");
+        assert!(
+            share
+                .to_string()
+                .starts_with("this token already has 2 event queries running"),
+            "{share}"
+        );
+        let response = share.into_response();
+        assert_eq!(response.headers()[header::RETRY_AFTER], "5");
+        let busy = RestError::from(QueryRefused::Busy {
+            waited: std::time::Duration::from_secs(10),
+        });
+        assert_eq!(busy.status(), 503, "{busy}");
+        assert!(busy.to_string().contains("within 10 s"), "{busy}");
+        assert_eq!(RestError::from(QueryRefused::Failed).status(), 500);
     }
 }

@@ -1,5 +1,6 @@
-//! The REST listener, and the manager that starts, stops and rebinds it as
-//! the settings change.
+//! The loopback listener, and the manager that starts, stops and rebinds it
+//! as the settings change (the REST server's, and with
+//! [`RestServer::spawn_following`] the CalDAV server's).
 //!
 //! [`Listening`] (from `almanac-loopback`) is one bound server on
 //! `127.0.0.1` (port 0 picks a free one, which tests use). [`RestServer`]

@@ -1,4 +1,5 @@
-//! What a personal access token may do.
+//! What a personal access token may do: the scopes, and the class of
+//! settings each may change.
 //!
 //! The ten scopes are the contract's (spec A, Authentication); their wire form is
 //! the spec's string (`events:read`, …). `system:full-access` implies every
@@ -11,13 +12,41 @@
 //! the OpenAPI `security` of each route and the docs' tables all follow it;
 //! the REST tests check each documented route against the scope its handler
 //! actually demands.
+//!
+//! The scopes are a vocabulary below the parts that use them: the settings
+//! check who may change which key against them (`crate::settings::class`),
+//! and the token store (`crate::tokens`), which re-exports them, gives them
+//! to tokens. This module imports neither, so settings, the event bus and
+//! the token store stay one way (tokens → events → settings → scopes).
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::settings::class::SettingClass;
+/// How much a setting can change about what Almanac touches. Which key is
+/// of which class is the settings' table (`crate::settings::class::CLASSES`);
+/// which scope may change a class is [`SCOPES`]'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingClass {
+    /// How the calendar looks. Needs `settings:write`.
+    Display,
+    /// What Almanac reads, writes, fetches, opens or listens on. Needs
+    /// `system:full-access`.
+    Privileged,
+}
+
+impl SettingClass {
+    /// The scope a token needs to change a setting of this class (the one
+    /// whose row in [`SCOPES`] names this class).
+    pub fn scope(self) -> Scope {
+        SCOPES
+            .iter()
+            .find(|info| info.settings == Some(self))
+            .map(|info| info.scope)
+            .expect("every settings class has its scope in SCOPES")
+    }
+}
 
 /// One permission a token can carry. Its row in [`SCOPES`] is at the
 /// variant's index.
@@ -44,7 +73,7 @@ pub struct ScopeInfo {
     /// What the scope grants, in words the settings UI shows next to it.
     pub description: &'static str,
     /// The class of settings a token with this scope may change, if any
-    /// (see [`crate::settings::class`]).
+    /// (see [`SettingClass`]).
     pub settings: Option<SettingClass>,
     /// The REST operations this scope guards, as `METHOD /path` the way the
     /// OpenAPI document spells them. The document's `security` is built

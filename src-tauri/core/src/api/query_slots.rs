@@ -1,5 +1,6 @@
-//! Where uncached `GET /events` queries run: on a few threads of their own,
-//! at a lower priority, never on the async workers.
+//! Where uncached `GET /events` queries and MCP tool calls over HTTP run: on
+//! a few threads of their own, at a lower priority, never on the async
+//! workers.
 //!
 //! The REST server shares its tokio runtime with the reminder daemon. A query
 //! expanding thousands of occurrences (up to the ceiling, tens of
@@ -12,15 +13,20 @@
 //! occurrence index, a query is short enough that the priority alone keeps
 //! reminders on time; one thread per two cores left a core idle under load.)
 //! A query waits for a free thread in arrival order, holding no thread while
-//! it waits; one that cannot start within [`MAX_WAIT`] gets `503 Service
-//! Unavailable`.
+//! it waits; one that cannot start within [`MAX_WAIT`] is refused
+//! ([`QueryRefused::Busy`]: REST answers `503 Service Unavailable`).
 //!
 //! MCP tool calls over HTTP run here too, so a `GET /events` and a
 //! `list_events` share one budget. And one token gets at most half the
 //! threads (at least one): however many queries it sends at once (32
 //! year-long listings from an assistant), another client's query finds a
-//! thread. A query past its token's share that cannot start in time gets
-//! `429 Too Many Requests`.
+//! thread. A query past its token's share that cannot start in time is
+//! refused too ([`QueryRefused::TokenShare`]: REST answers `429 Too Many
+//! Requests` with `Retry-After`).
+//!
+//! The slots live in the API, below both servers, and answer with their own
+//! [`QueryRefused`]: `crate::rest` and `crate::mcp` each turn it into their
+//! answer, so neither imports the other for them.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -31,10 +37,6 @@ use std::time::Duration;
 use tokio::sync::{Semaphore, oneshot};
 use uuid::Uuid;
 
-use super::RestError;
-use super::error::Bound;
-use crate::api::ApiError;
-
 /// The longest a query waits for a thread.
 pub const MAX_WAIT: Duration = Duration::from_secs(10);
 
@@ -43,6 +45,28 @@ pub const MAX_WAIT: Duration = Duration::from_secs(10);
 pub const QUERY_NICE: i32 = 10;
 
 type Job = Box<dyn FnOnce() + Send>;
+
+/// Why a query did not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryRefused {
+    /// The token held its share of the threads (`share` of them) for the
+    /// whole wait.
+    #[error(
+        "this token already has {share} event queries running and more waiting; \
+         send fewer at once"
+    )]
+    TokenShare { share: usize },
+    /// No thread came free within the wait (`waited`).
+    #[error(
+        "the server is busy answering other event queries and this one could not \
+         start within {} s; retry later",
+        .waited.as_secs()
+    )]
+    Busy { waited: Duration },
+    /// The query panicked, or the threads are gone: a bug, logged here.
+    #[error("unexpected error while running the query")]
+    Failed,
+}
 
 pub struct QuerySlots {
     /// One permit per query thread: a query that holds one never queues.
@@ -71,10 +95,10 @@ impl QuerySlots {
             .filter(|n| {
                 let queue = queue.clone();
                 let spawned = std::thread::Builder::new()
-                    .name(format!("rest-query-{n}"))
+                    .name(format!("query-{n}"))
                     .spawn(move || serve(&queue));
                 if let Err(error) = &spawned {
-                    tracing::error!(%error, "cannot start a REST query thread");
+                    tracing::error!(%error, "cannot start a query thread");
                 }
                 spawned.is_ok()
             })
@@ -89,10 +113,10 @@ impl QuerySlots {
     }
 
     /// Runs `query` for `token` on a query thread once one is free and the
-    /// token holds less than its share.
-    pub async fn run<T, F>(&self, token: Uuid, query: F) -> Result<T, RestError>
+    /// token holds less than its share; its answer, or why it did not run.
+    pub async fn run<T, F>(&self, token: Uuid, query: F) -> Result<T, QueryRefused>
     where
-        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
         let deadline = tokio::time::Instant::now() + self.max_wait;
@@ -105,27 +129,14 @@ impl QuerySlots {
             .clone();
         let share = tokio::time::timeout_at(deadline, share.acquire_owned())
             .await
-            .map_err(|_| {
-                RestError::past_bound(
-                    Bound::Token,
-                    format!(
-                        "this token already has {} event queries running and more waiting; \
-                         send fewer at once",
-                        self.share
-                    ),
-                )
-            })?
-            .map_err(|_| RestError::Internal)?;
+            .map_err(|_| QueryRefused::TokenShare { share: self.share })?
+            .map_err(|_| QueryRefused::Failed)?;
         let slot = tokio::time::timeout_at(deadline, self.slots.clone().acquire_owned())
             .await
-            .map_err(|_| {
-                RestError::Unavailable(format!(
-                    "the server is busy answering other event queries and this one could not \
-                     start within {} s; retry later",
-                    self.max_wait.as_secs()
-                ))
+            .map_err(|_| QueryRefused::Busy {
+                waited: self.max_wait,
             })?
-            .map_err(|_| RestError::Internal)?;
+            .map_err(|_| QueryRefused::Failed)?;
         let (done, outcome) = oneshot::channel();
         let job: Job = Box::new(move || {
             // The permits move into the job: a client that hangs up does
@@ -134,14 +145,14 @@ impl QuerySlots {
             let _ = done.send(std::panic::catch_unwind(AssertUnwindSafe(query)));
         });
         if self.jobs.send(job).is_err() {
-            tracing::error!("the REST query threads are gone");
-            return Err(RestError::Internal);
+            tracing::error!("the query threads are gone");
+            return Err(QueryRefused::Failed);
         }
         match outcome.await {
-            Ok(Ok(answer)) => answer.map_err(RestError::from),
+            Ok(Ok(answer)) => Ok(answer),
             _ => {
-                tracing::error!("a REST query panicked");
-                Err(RestError::Internal)
+                tracing::error!("a query panicked");
+                Err(QueryRefused::Failed)
             }
         }
     }
@@ -172,7 +183,7 @@ fn lower_priority() {
     };
     if failed {
         let error = std::io::Error::last_os_error();
-        tracing::warn!(%error, "a REST query thread keeps the normal priority");
+        tracing::warn!(%error, "a query thread keeps the normal priority");
     }
 }
 
@@ -184,26 +195,31 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn a_query_that_cannot_start_in_time_gets_503() {
+    async fn a_query_that_cannot_start_in_time_is_refused_as_busy() {
         let slots = Arc::new(QuerySlots::with(1, Duration::from_millis(50)));
         let (release, wait) = std::sync::mpsc::channel::<()>();
         let busy = tokio::spawn({
             let slots = slots.clone();
-            async move { slots.run(Uuid::nil(), move || Ok(wait.recv().ok())).await }
+            async move { slots.run(Uuid::nil(), move || wait.recv().ok()).await }
         });
         while slots.slots.available_permits() > 0 {
             tokio::task::yield_now().await;
         }
-        let refused = slots.run(Uuid::from_u128(9), || Ok(())).await.unwrap_err();
-        assert_eq!(refused.status(), 503, "{refused}");
+        let refused = slots.run(Uuid::from_u128(9), || ()).await.unwrap_err();
+        assert_eq!(
+            refused,
+            QueryRefused::Busy {
+                waited: Duration::from_millis(50)
+            }
+        );
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap().unwrap(), Some(()));
-        assert_eq!(slots.run(Uuid::nil(), || Ok(7)).await.unwrap(), 7);
+        assert_eq!(slots.run(Uuid::nil(), || 7).await.unwrap(), 7);
     }
 
     /// One token sending many queries at once holds its share of the
     /// threads, no more: another token's query starts at once, and the
-    /// greedy token's extra ones wait their turn (or get 429 in the end).
+    /// greedy token's extra ones wait their turn (or are refused in the end).
     #[tokio::test]
     async fn one_token_holds_its_share_and_another_still_finds_a_thread() {
         let slots = Arc::new(QuerySlots::with(2, Duration::from_millis(200)));
@@ -215,7 +231,7 @@ mod tests {
             let (slots, wait) = (slots.clone(), wait.clone());
             busy.push(tokio::spawn(async move {
                 slots
-                    .run(greedy, move || Ok(wait.lock().unwrap().recv().ok()))
+                    .run(greedy, move || wait.lock().unwrap().recv().ok())
                     .await
             }));
         }
@@ -223,39 +239,33 @@ mod tests {
             tokio::task::yield_now().await;
         }
         // The greedy token holds one thread; the other one is free.
-        assert_eq!(
-            slots.run(other, || Ok("answered")).await.unwrap(),
-            "answered"
-        );
-        let refused = slots.run(greedy, || Ok("")).await.unwrap_err();
-        assert_eq!(refused.status(), 429, "{refused}");
+        assert_eq!(slots.run(other, || "answered").await.unwrap(), "answered");
+        let refused = slots.run(greedy, || "").await.unwrap_err();
+        assert_eq!(refused, QueryRefused::TokenShare { share: 1 });
         for _ in 0..8 {
             let _ = release.send(());
         }
         for query in busy {
-            // Each either ran or waited past its time (429): none hung.
+            // Each either ran or waited past its time (refused): none hung.
             let _ = query.await.unwrap();
         }
     }
 
     #[tokio::test]
-    async fn queries_run_at_a_lower_priority_and_a_panic_is_a_500() {
+    async fn queries_run_at_a_lower_priority_and_a_panic_is_a_failure() {
         let slots = QuerySlots::with(1, MAX_WAIT);
         #[cfg(target_os = "linux")]
         {
             // SAFETY: reads the calling thread's nice value.
-            let nice = slots.run(Uuid::nil(), || {
-                Ok(unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) })
+            let nice = slots.run(Uuid::nil(), || unsafe {
+                libc::getpriority(libc::PRIO_PROCESS, 0)
             });
             assert_eq!(nice.await.unwrap(), QUERY_NICE);
         }
-        let panicked = slots.run(Uuid::nil(), || -> Result<(), ApiError> { panic!("boom") });
-        assert_eq!(panicked.await.unwrap_err().status(), 500);
+        let panicked = slots.run(Uuid::nil(), || -> u8 { panic!("boom") });
+        assert_eq!(panicked.await.unwrap_err(), QueryRefused::Failed);
         assert_eq!(
-            slots
-                .run(Uuid::nil(), || Ok("still serving"))
-                .await
-                .unwrap(),
+            slots.run(Uuid::nil(), || "still serving").await.unwrap(),
             "still serving"
         );
     }
