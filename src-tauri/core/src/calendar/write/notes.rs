@@ -14,7 +14,7 @@ use chrono::NaiveDate;
 
 use crate::calendar::model::error::CalendarError;
 use crate::calendar::model::event::EventType;
-use crate::calendar::model::fields::EventFields;
+use crate::calendar::model::fields::{EventFields, NOTE_TEXT};
 use crate::calendar::model::spec::{EventSpec, format_date};
 use crate::calendar::sources::dailynote::{self, Style};
 use crate::calendar::sources::dateformat::DateFormat;
@@ -311,12 +311,17 @@ fn daily_spec(mut spec: EventSpec) -> Result<EventSpec, CalendarError> {
         ));
     }
     // Keys a list item has no inline field for are refused, not dropped.
+    let note_text = NOTE_TEXT
+        .iter()
+        .map(|field| (field.wire, (field.spec)(&spec).is_some()));
     for (field, present) in [
         ("alarms", spec.alarms.is_some()),
-        ("subCategory", spec.sub_category.is_some()),
         ("class", spec.class.is_some()),
         ("relatedTo", spec.related_to.is_some()),
-    ] {
+    ]
+    .into_iter()
+    .chain(note_text)
+    {
         if present {
             return Err(CalendarError::invalid(
                 field,
