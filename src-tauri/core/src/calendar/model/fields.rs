@@ -155,6 +155,7 @@ macro_rules! writable_fields {
     };
 }
 
+// The writable fields; `note_text_fields!` appends the note text ones.
 note_text_fields! { writable_fields! {
     title "title": Option<String>, "plain";
     date "date": Option<Option<String>>, "nullable";
