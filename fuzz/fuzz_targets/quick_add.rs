@@ -8,7 +8,7 @@
 //! a control character): a refusal naming `title`, as REST's `400`.
 #![no_main]
 
-use almanac_core::calendar::model::event::EventType;
+use almanac_core::calendar::EventType;
 use almanac_core::fuzzing;
 use almanac_core::quick_add::{self, CalendarName, Context, QuickFields};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};

@@ -7,7 +7,7 @@
 #![no_main]
 
 use almanac_core::calendar::EventFields;
-use almanac_core::calendar::model::event::{Completion, EventType};
+use almanac_core::calendar::{Completion, EventType};
 use almanac_core::calendar::sources::tasks::edit::{Change, change_of, edit_line};
 use almanac_core::calendar::sources::tasks::line::{TaskLine, parse_line};
 use almanac_core::calendar::sources::tasks::{self, task_event, task_lines};

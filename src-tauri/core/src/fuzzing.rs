@@ -10,13 +10,13 @@ use serde_json::Value;
 use crate::api::AuthorizedApi;
 use crate::caldav_server::xml::{CALDAV, DAV};
 use crate::calendar::SkippedNote;
-use crate::calendar::model::spec::EventSpec;
 use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::dav::{self, DavError};
 use crate::calendar::sources::ical;
 use crate::ics::bounds::Limits;
 use crate::mcp::{McpContext, calls, catalogue};
 use crate::quick_add::QuickFields;
+use almanac_model::spec::EventSpec;
 
 /// What the CalDAV client reads of a server's multistatus answer (as
 /// discovery and sync read it): every response's href, status, and the

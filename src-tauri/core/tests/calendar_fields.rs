@@ -1,15 +1,15 @@
 //! The event's writable fields are declared once
-//! ([`almanac_core::calendar::model::fields::WRITABLE`]); every other shape
+//! ([`almanac_model::fields::WRITABLE`]); every other shape
 //! that names event fields is held to that declaration here, and every note
 //! text field ([`NOTE_TEXT`]) is tested from its declaration alone.
 
 use std::collections::BTreeSet;
 
-use almanac_core::calendar::model::fields::{NOTE_TEXT, WRITABLE};
 use almanac_core::calendar::{Calendar, CalendarError, Event, EventFields};
 use almanac_core::mcp::params::EventInput;
 use almanac_core::quick_add::QuickFields;
 use almanac_core::settings::SourceKind;
+use almanac_model::fields::{NOTE_TEXT, WRITABLE};
 use serde_json::json;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;

@@ -392,7 +392,7 @@ fn unbounded_ranges_are_capped() {
     });
     assert!((360..=370).contains(&from.len()), "{}", from.len());
     let huge = cal.query(&range_ms(i64::MIN, i64::MAX));
-    assert!(huge.len() <= almanac_core::calendar::model::query::MAX_OCCURRENCES_PER_SERIES + 1);
+    assert!(huge.len() <= almanac_model::query::MAX_OCCURRENCES_PER_SERIES + 1);
 }
 
 #[test]
@@ -466,7 +466,7 @@ fn results_are_sorted_by_start() {
 #[test]
 fn checked_queries_refuse_past_the_ceiling_and_never_cut_short() {
     use almanac_core::calendar::CalendarError;
-    use almanac_core::calendar::model::query::{MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS};
+    use almanac_model::query::{MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS};
     let (_v, cal) = vault_with(&[
         (
             "daily.md",
@@ -550,7 +550,7 @@ fn checked_queries_refuse_past_the_ceiling_and_never_cut_short() {
 
 #[test]
 fn a_series_needing_more_than_its_share_is_left_out_and_the_rest_answers() {
-    use almanac_core::calendar::model::query::MAX_STEPS_PER_SERIES;
+    use almanac_model::query::MAX_STEPS_PER_SERIES;
     let (_v, cal) = vault_with(&[
         (
             "daily.md",

@@ -27,8 +27,8 @@ use chrono_tz::Tz;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::calendar::model::spec::format_date;
 use crate::calendar::{Event, EventClock, EventDetails, Location};
+use almanac_model::spec::format_date;
 
 /// How an event is placed in time: `zoned`, it names its own time zone
 /// (`timezone`), so it is one instant wherever the user is; `floating`, it

@@ -14,8 +14,8 @@ use super::error::DavRefusal;
 use super::feeds::FeedStore;
 use crate::api::ApiError;
 use crate::calendar::Calendar;
-use crate::calendar::model::query::MAX_EVENTS_PER_ANSWER;
 use crate::ics::write::{Component, calendar as ics_calendar};
+use almanac_model::query::MAX_EVENTS_PER_ANSWER;
 
 /// `GET /feeds/<secret>.ics`.
 pub fn serve(

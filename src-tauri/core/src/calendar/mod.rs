@@ -11,9 +11,14 @@
 //!
 //! Each folder holds one concern and says in its module doc what lives there
 //! and what it may import:
-//! - [`model`]: the event as clients see it, what they send, ids, queries,
-//!   status, the one error type, and the validated internal form (`spec`);
-//! - `series`: wall-clock times to instants, series to occurrences;
+//! The event model (the event as clients see it, what they send, ids,
+//! queries, status, the one error type, the validated internal form) and
+//! series expansion are not rooms of the engine but a crate below it,
+//! `almanac_model` (`src-tauri/model`), so that nothing they hold can import
+//! the engine, a source or a server: every room here, and every module of
+//! the crate that reads or serves events (`ics`, `api`, `rest`, …), imports
+//! them from there. The names most used are re-exported here.
+//!
 //! - [`index`]: the in-memory cache, the occurrence index and the reads over
 //!   them, the journal of changed notes;
 //! - `engine`: the [`Calendar`] handle and its state, and how its `impl`
@@ -35,28 +40,27 @@ mod engine;
 pub mod frontmatter;
 pub mod index;
 pub mod kinds;
-pub mod model;
-pub(crate) mod series;
 pub mod sources;
 mod vault;
 #[cfg(unix)]
 mod vault_folder;
 mod write;
 
+pub use almanac_model::error::CalendarError;
+pub use almanac_model::event::{
+    Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, Event, EventDetails, EventType,
+    FileRef, Location, Relation, RepeatOn,
+};
+pub use almanac_model::fields::EventFields;
+pub use almanac_model::id::EventId;
+pub use almanac_model::query::{
+    EventClock, EventMembers, EventQuery, JsonAnswer, QueryAnswer, RangeSide, busy_periods,
+    parse_range_bound,
+};
+pub use almanac_model::status::{CacheStats, SeriesLeftOut, SkippedNote, VaultStatus};
+pub use engine::source_info::SourceInfo;
 pub use engine::{Calendar, WeakCalendar};
 pub use index::journal::NoteKey;
 pub(crate) use index::listing::{EntryMemo, MatchedEntry, Remembered};
 pub use index::note_occurrences::{NoteEvents, NoteOccurrence, NoteOccurrences, Notes};
-pub use model::error::CalendarError;
-pub use model::event::{
-    Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, Event, EventDetails, EventType,
-    FileRef, Location, Relation, RepeatOn,
-};
-pub use model::fields::EventFields;
-pub use model::id::EventId;
-pub use model::query::{
-    EventClock, EventMembers, EventQuery, JsonAnswer, QueryAnswer, RangeSide, busy_periods,
-    parse_range_bound,
-};
-pub use model::status::{CacheStats, SeriesLeftOut, SkippedNote, SourceInfo, VaultStatus};
 pub use write::notes::TakenName;

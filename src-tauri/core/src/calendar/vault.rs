@@ -7,7 +7,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::calendar::model::error::CalendarError;
+use almanac_model::error::CalendarError;
 
 /// Obsidian's trash folder at the vault's root.
 pub const TRASH: &str = ".trash";

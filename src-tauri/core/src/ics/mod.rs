@@ -7,10 +7,11 @@
 //!   `DTSTAMP`, `UID`, `RRULE` / `EXDATE` for series, `VALARM`s);
 //! - [`bounds`]: the checks every iCalendar text from outside passes
 //!   before the (recursive) parser sees it;
-//! - [`events`]: a whole `VCALENDAR` (a feed, a CalDAV calendar's
-//!   resources, a vault `.ics` file, the shipped holidays) → the cache's
-//!   events, with [`values`] (property values: DATE, DATE-TIME, DURATION,
-//!   PERIOD) and [`zone`] (`TZID`s and `VTIMEZONE`s to IANA zones);
+//! - [`values`] (property values: DATE, DATE-TIME, DURATION, PERIOD) and
+//!   [`zone`] (`TZID`s and `VTIMEZONE`s to IANA zones), with which the
+//!   engine's `calendar::sources::vcalendar` reads a whole `VCALENDAR` (a
+//!   feed, a CalDAV calendar, a vault `.ics` file, the holidays) into its
+//!   cache;
 //! - [`read`]: a client's `VCALENDAR` → the fields of one event;
 //! - [`todo`]: tasks as `VTODO`s, served and read back;
 //! - [`series`]: the same for a series with modified or cancelled
@@ -19,15 +20,15 @@
 //! - `vtimezone`: `VTIMEZONE` definitions from the IANA database;
 //! - `text`: content lines (escaping, folding).
 //!
-//! [`events`] reads whatever a calendar contains into the cache, while
-//! [`read`] maps one client edit onto the writable fields of a note; both
-//! resolve zones through [`zone`]. Fetching a feed is the `ical` source
+//! The engine's reader takes whatever a calendar contains into its cache,
+//! while [`read`] maps one client edit onto the writable fields of a note;
+//! both resolve zones through [`zone`]. Nothing here imports the engine:
+//! the event model it reads into and writes from is `almanac_model`'s. Fetching a feed is the `ical` source
 //! kind's (`calendar::sources::ical`).
 //!
-//! [`EventFields`]: crate::calendar::EventFields
+//! [`EventFields`]: almanac_model::fields::EventFields
 
 pub mod bounds;
-pub mod events;
 pub mod read;
 mod rule;
 pub mod series;

@@ -20,7 +20,8 @@ use chrono_tz::Tz;
 use icalendar::{CalendarDateTime, Component, DatePerhapsTime};
 
 use super::zone::named_zone;
-use crate::calendar::{Alarm, AlarmAction, EventFields, EventType, Relation};
+use almanac_model::event::{Alarm, AlarmAction, EventType, Relation};
+use almanac_model::fields::EventFields;
 
 /// The title of an event sent without a `SUMMARY`.
 const UNTITLED: &str = "Untitled";
@@ -306,7 +307,7 @@ pub(super) fn local(value: &DatePerhapsTime, zone: Tz) -> NaiveDateTime {
 }
 
 fn in_zone(local: NaiveDateTime, from: Tz, to: Tz) -> NaiveDateTime {
-    let instant = crate::calendar::model::query::local_to_millis(local, from);
+    let instant = almanac_model::query::local_to_millis(local, from);
     DateTime::from_timestamp_millis(instant)
         .map(|t| t.with_timezone(&to).naive_local())
         .unwrap_or(local)

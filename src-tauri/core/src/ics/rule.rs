@@ -5,9 +5,9 @@
 use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone};
 use chrono_tz::Tz;
 
-use crate::calendar::series::rule_parse::parse_rrule;
-use crate::calendar::series::rule_text::{Pattern, rule_line, with_until_utc};
-use crate::calendar::{Event, EventType};
+use almanac_model::event::{Event, EventType};
+use almanac_model::series::rule_parse::parse_rrule;
+use almanac_model::series::rule_text::{Pattern, rule_line, with_until_utc};
 
 /// The `RRULE` value (no `RRULE:` prefix) of a series, `None` for a single
 /// event. `UNTIL` is as the note states it (a date means its whole day).
@@ -58,7 +58,7 @@ pub fn first_occurrence(rule: &str, anchor: NaiveDate) -> NaiveDate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calendar::DayOfWeek;
+    use almanac_model::event::DayOfWeek;
 
     #[test]
     fn a_weekly_note_series_starts_on_its_first_weekday() {

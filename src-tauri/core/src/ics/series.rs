@@ -14,7 +14,7 @@ use icalendar::{CalendarComponent, CalendarDateTime, Component, DatePerhapsTime,
 
 use super::read::{ClientEvent, fields_of, local, utc_without_tzid};
 use super::zone::named_zone;
-use crate::calendar::EventFields;
+use almanac_model::fields::EventFields;
 
 /// One occurrence the client changed.
 #[derive(Debug, Clone, PartialEq)]

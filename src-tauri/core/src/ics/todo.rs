@@ -23,7 +23,8 @@ use chrono_tz::Tz;
 use icalendar::parser::{Component, Parameter, Property};
 
 use super::text::raw_line;
-use crate::calendar::{Completion, EventFields};
+use almanac_model::event::Completion;
+use almanac_model::fields::EventFields;
 
 /// The `STATUS`, `COMPLETED` and `PERCENT-COMPLETE` lines of a task.
 pub(super) fn status_lines(out: &mut String, completion: &Completion, display_tz: Tz) {
@@ -54,7 +55,7 @@ fn completed_utc(at: &str, display_tz: Tz) -> Option<DateTime<Utc>> {
                 .ok()
                 .map(|d| d.and_time(NaiveTime::MIN))
         })?;
-    let millis = crate::calendar::model::query::local_to_millis(local, display_tz);
+    let millis = almanac_model::query::local_to_millis(local, display_tz);
     DateTime::from_timestamp_millis(millis)
 }
 
@@ -218,9 +219,9 @@ fn completed_text(value: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calendar::Event;
     use crate::ics::read::{ClientEvent, changes};
     use crate::ics::series::read_series;
+    use almanac_model::event::Event;
 
     /// A client's lone task or event, as the server reads a `PUT`.
     fn read(text: &str, tz: chrono_tz::Tz) -> Result<ClientEvent, String> {

@@ -7,13 +7,13 @@ use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
 use super::zone::{Zone, Zones};
-use crate::calendar::model::event::{Alarm, AlarmAction};
-use crate::calendar::model::query::local_to_millis;
-use crate::calendar::model::spec::MAX_ALARM_MINUTES;
+use almanac_model::event::{Alarm, AlarmAction};
+use almanac_model::query::local_to_millis;
+use almanac_model::spec::MAX_ALARM_MINUTES;
 
 /// A DATE or DATE-TIME value.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum IcsTime {
+pub(crate) enum IcsTime {
     Date(NaiveDate),
     Floating(NaiveDateTime),
     Utc(NaiveDateTime),
@@ -22,7 +22,7 @@ pub(super) enum IcsTime {
 
 impl IcsTime {
     /// The wall-clock time in `zone` (a date: its midnight; floating: as is).
-    pub(super) fn local(self, zone: Tz) -> NaiveDateTime {
+    pub(crate) fn local(self, zone: Tz) -> NaiveDateTime {
         let convert = |utc: NaiveDateTime| utc.and_utc().with_timezone(&zone).naive_local();
         match self {
             IcsTime::Date(d) => d.and_time(chrono::NaiveTime::MIN),
@@ -37,7 +37,7 @@ impl IcsTime {
     }
 }
 
-pub(super) fn param<'p>(property: &'p Property<'_>, key: &str) -> Option<&'p str> {
+pub(crate) fn param<'p>(property: &'p Property<'_>, key: &str) -> Option<&'p str> {
     property
         .params
         .iter()
@@ -48,10 +48,10 @@ pub(super) fn param<'p>(property: &'p Property<'_>, key: &str) -> Option<&'p str
 
 /// Lengths beyond this (a century) are no event's, and would overflow the
 /// date arithmetic.
-pub(super) const MAX_LENGTH_DAYS: i64 = 100 * 366;
+pub(crate) const MAX_LENGTH_DAYS: i64 = 100 * 366;
 
 /// A `DURATION` or a PERIOD's length (`P1DT2H`, `-PT15M`).
-pub(super) fn duration(text: &str) -> Option<Duration> {
+pub(crate) fn duration(text: &str) -> Option<Duration> {
     let text = text.trim();
     let (negative, text) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -67,7 +67,7 @@ pub(super) fn duration(text: &str) -> Option<Duration> {
 /// (the longest lead an event's `alarms` take). An absolute trigger, one
 /// relative to the end, one after the start and an e-mail alarm are left
 /// out: none is a lead before the start that a notification can keep.
-pub(super) fn alarms(vevent: &Component<'_>) -> Vec<Alarm> {
+pub(crate) fn alarms(vevent: &Component<'_>) -> Vec<Alarm> {
     let shown = |alarm: &Component<'_>| {
         let action = alarm.find_prop("ACTION").map(|a| a.val.as_str().trim());
         match action {
@@ -104,7 +104,7 @@ pub(super) fn alarms(vevent: &Component<'_>) -> Vec<Alarm> {
 
 /// The values of a DATE / DATE-TIME / PERIOD property, each with the length
 /// a PERIOD gives it.
-pub(super) fn values(
+pub(crate) fn values(
     property: &Property<'_>,
     zones: &Zones,
 ) -> Result<Vec<(IcsTime, Option<PeriodEnd>)>, String> {
@@ -139,12 +139,12 @@ pub(super) fn values(
 
 /// How a PERIOD ends.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum PeriodEnd {
+pub(crate) enum PeriodEnd {
     At(IcsTime),
     Length(Duration),
 }
 
-pub(super) fn first_value(property: &Property<'_>, zones: &Zones) -> Result<IcsTime, String> {
+pub(crate) fn first_value(property: &Property<'_>, zones: &Zones) -> Result<IcsTime, String> {
     values(property, zones)?
         .into_iter()
         .next()
@@ -152,7 +152,7 @@ pub(super) fn first_value(property: &Property<'_>, zones: &Zones) -> Result<IcsT
         .ok_or_else(|| "no value".to_string())
 }
 
-pub(super) fn time_value(text: &str, tz: Option<Zone>, date_only: bool) -> Result<IcsTime, String> {
+pub(crate) fn time_value(text: &str, tz: Option<Zone>, date_only: bool) -> Result<IcsTime, String> {
     let bad = || format!("`{text}` is not an iCalendar date or date-time");
     if date_only || text.len() == 8 {
         return NaiveDate::parse_from_str(text, "%Y%m%d")

@@ -14,8 +14,8 @@ use chrono_tz::Tz;
 use super::rule::{anchor, first_occurrence, series_rule};
 use super::text::{param, raw_line, text_line};
 use super::vtimezone::vtimezone;
-use crate::calendar::series::rule_text::with_until_utc;
-use crate::calendar::{Completion, Event};
+use almanac_model::event::{Completion, Event};
+use almanac_model::series::rule_text::with_until_utc;
 
 /// One `VEVENT` (or `VTODO`, see [`calendar_with_todos`]) to write.
 pub struct Component<'a> {
@@ -264,7 +264,7 @@ fn vevent(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calendar::{DayOfWeek, EventType};
+    use almanac_model::event::{DayOfWeek, EventType};
 
     fn stamp() -> DateTime<Utc> {
         DateTime::from_timestamp(1_700_000_000, 0).unwrap()
@@ -313,11 +313,11 @@ mod tests {
             all_day: true,
             class: Some("PRIVATE".into()),
             related_to: Some(vec![
-                crate::calendar::Relation {
+                almanac_model::event::Relation {
                     uid: "parent;1".into(),
                     rel_type: None,
                 },
-                crate::calendar::Relation {
+                almanac_model::event::Relation {
                     uid: "kid-2".into(),
                     rel_type: Some("CHILD".into()),
                 },

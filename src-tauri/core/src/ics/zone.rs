@@ -23,7 +23,7 @@ use chrono_tz::{TZ_VARIANTS, Tz};
 use icalendar::parser::Component;
 use rrule::Frequency;
 
-use crate::calendar::series::rule_parse::parse_rrule;
+use almanac_model::series::rule_parse::parse_rrule;
 
 /// The years a `VTIMEZONE` definition must agree with an IANA zone in.
 /// Definitions written by Outlook describe today's rules only (from 1601

@@ -7,14 +7,13 @@
 //! rather than on each handler, and so is each route's `security`: the scope
 //! [`crate::tokens::SCOPES`] lists the route under.
 
-use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::schema::Schema;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{ComponentsBuilder, Ref, RefOr, Response};
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
 use super::{calendars, changes, events, history, quick_add, settings, ui};
-use crate::calendar::{Completion, DayOfWeek};
 use crate::tokens::Scope;
 
 #[derive(OpenApi)]
@@ -152,32 +151,3 @@ fn security_of(route: &str) -> SecurityRequirement {
         .unwrap_or_else(|| panic!("`{route}` is documented but no scope in SCOPES lists it"));
     SecurityRequirement::new("bearer", [scope.as_str()])
 }
-
-/// Day letters, as Obsidian Full Calendar writes them (`U` = Sunday).
-impl utoipa::PartialSchema for DayOfWeek {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(DayOfWeek::ALL.map(|day| day.letter().to_string())))
-            .description(Some("A day letter: U M T W R F S (U = Sunday)"))
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for DayOfWeek {}
-
-/// `false`/`null` = an open task, `true` or a date = done.
-impl utoipa::PartialSchema for Completion {
-    fn schema() -> RefOr<Schema> {
-        OneOfBuilder::new()
-            .item(ObjectBuilder::new().schema_type(Type::Boolean))
-            .item(ObjectBuilder::new().schema_type(Type::String))
-            .item(ObjectBuilder::new().schema_type(Type::Null))
-            .description(Some(
-                "`false` or `null`: an open task; `true` or a completion date: a done task",
-            ))
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for Completion {}

@@ -46,7 +46,7 @@ pub struct VaultReminder {
     /// with the same `start.toMillis()`); see [`rules::reminder_id`] for ids
     /// too long for the daemon.
     pub id: String,
-    /// The event's id as the REST API shows it (see [`crate::calendar::model::id`]).
+    /// The event's id as the REST API shows it (see [`almanac_model::id`]).
     pub event_id: String,
     pub calendar_id: String,
     pub title: String,

@@ -1,7 +1,7 @@
 //! An engine with one Full Note calendar and one CalDAV calendar on a
 //! Radicale server, its password in the real OS keyring.
 
-use almanac_core::calendar::model::status::SourceInfo;
+use almanac_core::calendar::SourceInfo;
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::calendar::{Calendar, Event, EventQuery};
 use almanac_core::settings::SourceKind;

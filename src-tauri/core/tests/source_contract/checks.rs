@@ -294,7 +294,7 @@ pub fn broken<F: KindFixture>() {
     assert_eq!(local.last_error, None, "the other calendar is fine");
 }
 
-fn info_of(calendar: &Calendar, id: &str) -> almanac_core::calendar::model::status::SourceInfo {
+fn info_of(calendar: &Calendar, id: &str) -> almanac_core::calendar::SourceInfo {
     calendar.sources().into_iter().find(|s| s.id == id).unwrap()
 }
 

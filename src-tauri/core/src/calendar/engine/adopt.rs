@@ -6,12 +6,12 @@ use chrono_tz::Tz;
 
 use crate::calendar::engine::{Calendar, lock};
 use crate::calendar::index::cache::Cache;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::status::VaultStatus;
 use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::account;
 use crate::calendar::vault::Vault;
 use crate::settings::{Settings, SettingsStore};
+use almanac_model::error::CalendarError;
+use almanac_model::status::VaultStatus;
 
 /// The sources of `settings`, resolved against the vault; a source that
 /// cannot be used is logged and left out.

@@ -13,19 +13,20 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use tokio::sync::watch;
 
+use super::source_info::SourceInfo;
 use crate::calendar::engine::{Calendar, WeakCalendar, lock};
 use crate::calendar::index::cache::Ceiling;
 use crate::calendar::index::note_occurrences::{NoteOccurrences, Notes};
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::{Event, EventDetails, EventType, FileRef, Location};
-use crate::calendar::model::fields::EventFields;
-use crate::calendar::model::id::EventId;
-use crate::calendar::model::query::{EventMembers, EventQuery, JsonAnswer, QueryAnswer};
-use crate::calendar::model::status::{CacheStats, SourceInfo, VaultStatus};
 use crate::calendar::write::notes::TakenName;
 use crate::events::EventBus;
 use crate::paths::Paths;
 use crate::settings::{Settings, SettingsStore};
+use almanac_model::error::CalendarError;
+use almanac_model::event::{Event, EventDetails, EventType, FileRef, Location};
+use almanac_model::fields::EventFields;
+use almanac_model::id::EventId;
+use almanac_model::query::{EventMembers, EventQuery, JsonAnswer, QueryAnswer};
+use almanac_model::status::{CacheStats, VaultStatus};
 
 impl WeakCalendar {
     /// The engine, while a [`Calendar`] holds it.
@@ -61,7 +62,7 @@ impl Calendar {
     /// by start (then id). Reads the cache only. The unchecked form, for the
     /// engine's tests and benchmarks: a range whose end is before its start
     /// matches nothing, and each series is cut at the per-series caps (see
-    /// [`crate::calendar::model::query`]). Clients go through [`Calendar::query_checked`].
+    /// [`almanac_model::query`]). Clients go through [`Calendar::query_checked`].
     pub fn query(&self, query: &EventQuery) -> Vec<Event> {
         let now = chrono::Utc::now().timestamp_millis();
         self.inner
@@ -78,16 +79,16 @@ impl Calendar {
     /// [`MAX_EXPANSION_STEPS`] expansion steps) with
     /// [`CalendarError::QueryTooLarge`], as soon as it is exceeded.
     ///
-    /// [`MAX_EVENTS_PER_ANSWER`]: crate::calendar::model::query::MAX_EVENTS_PER_ANSWER
-    /// [`MAX_EXPANSION_STEPS`]: crate::calendar::model::query::MAX_EXPANSION_STEPS
+    /// [`MAX_EVENTS_PER_ANSWER`]: almanac_model::query::MAX_EVENTS_PER_ANSWER
+    /// [`MAX_EXPANSION_STEPS`]: almanac_model::query::MAX_EXPANSION_STEPS
     pub fn query_checked(&self, query: &EventQuery) -> Result<Vec<Event>, CalendarError> {
         Ok(self.query_answer(query)?.events)
     }
 
     /// [`Calendar::query_checked`] with the series it left out (see
-    /// [`crate::calendar::model::query`]).
+    /// [`almanac_model::query`]).
     pub fn query_answer(&self, query: &EventQuery) -> Result<QueryAnswer, CalendarError> {
-        crate::calendar::model::query::validate_range(query)?;
+        almanac_model::query::validate_range(query)?;
         let now = chrono::Utc::now().timestamp_millis();
         let (events, left_out) = self
             .inner
@@ -110,7 +111,7 @@ impl Calendar {
         query: &EventQuery,
         members: EventMembers,
     ) -> Result<JsonAnswer, CalendarError> {
-        crate::calendar::model::query::validate_range(query)?;
+        almanac_model::query::validate_range(query)?;
         let now = chrono::Utc::now().timestamp_millis();
         Ok(self
             .inner

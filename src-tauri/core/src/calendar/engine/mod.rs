@@ -27,6 +27,7 @@ pub(in crate::calendar) mod feeds;
 mod follow;
 mod reread;
 mod scan;
+pub(crate) mod source_info;
 mod watcher;
 
 use std::collections::HashSet;
@@ -36,7 +37,6 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 use tokio::sync::watch;
 
 use crate::calendar::index::cache::Cache;
-use crate::calendar::model::status::VaultStatus;
 use crate::calendar::sources::caldav::state::CaldavState;
 use crate::calendar::sources::ical;
 use crate::calendar::vault::Vault;
@@ -45,6 +45,7 @@ use crate::history::{ChangeScope, History};
 use crate::paths::Paths;
 use crate::settings::{Settings, SettingsStore};
 use adopt::{display_tz, log_transition, prepare};
+use almanac_model::status::VaultStatus;
 use feeds::FeedWorker;
 use watcher::VaultWatcher;
 

@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use almanac_loopback::blocking::panic_message;
 use chrono_tz::Tz;
 
-use crate::calendar::model::status::SkippedNote;
 use crate::calendar::sources::{ParsedNote, SourceConfig};
 use crate::calendar::vault::Vault;
+use almanac_model::status::SkippedNote;
 
 /// Notes larger than this are skipped (an event note is a few KB).
 const MAX_NOTE_BYTES: u64 = 8 * 1024 * 1024;

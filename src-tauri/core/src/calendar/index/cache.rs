@@ -17,12 +17,12 @@ use super::event_json::{self, JsonCell};
 use super::journal::Journal;
 use super::occurrence_index::OccurrenceIndex;
 use crate::calendar::kinds::NoteCalendar;
-use crate::calendar::model::event::Event;
-use crate::calendar::model::spec::{EventSpec, format_date, format_time};
-use crate::calendar::model::status::{CacheStats, RECENT_SKIPS, SeriesLeftOut, SkippedNote};
-use crate::calendar::series::memo::YearMemo;
-use crate::calendar::series::recurrence::{Occurrence, Timing};
 use crate::calendar::sources::{ParsedNote, SourceConfig};
+use almanac_model::event::Event;
+use almanac_model::series::memo::YearMemo;
+use almanac_model::series::recurrence::{Occurrence, Timing};
+use almanac_model::spec::{EventSpec, format_date, format_time};
+use almanac_model::status::{CacheStats, RECENT_SKIPS, SeriesLeftOut, SkippedNote};
 
 /// One cached event (a series counts once), kept compact: the client-facing
 /// [`Event`] is built only for results.
@@ -214,7 +214,7 @@ pub struct Cache {
     pub journal: Journal,
 }
 
-/// How a query meets its cost ceiling (see [`crate::calendar::model::query`]).
+/// How a query meets its cost ceiling (see [`almanac_model::query`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ceiling {
     /// One allowance for the whole answer; running out refuses the query.

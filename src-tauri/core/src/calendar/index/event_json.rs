@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 
 use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
 
-use crate::calendar::model::event::Event;
-use crate::calendar::series::recurrence::Occurrence;
+use almanac_model::event::Event;
+use almanac_model::series::recurrence::Occurrence;
 
 /// The bytes of one entry's event, built the first time an answer needs
 /// them. A clone starts empty: a cloned entry may be filed under another
@@ -165,7 +165,7 @@ fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
         .map(|at| at + from)
 }
 
-/// `YYYY-MM-DD`, as [`crate::calendar::model::spec::format_date`].
+/// `YYYY-MM-DD`, as [`almanac_model::spec::format_date`].
 fn write_date(out: &mut Vec<u8>, date: NaiveDate) {
     match u32::try_from(date.year()) {
         Ok(year) if year <= 9999 => {
@@ -175,11 +175,11 @@ fn write_date(out: &mut Vec<u8>, date: NaiveDate) {
             out.push(b'-');
             write_digits(out, date.day(), 2);
         }
-        _ => out.extend_from_slice(crate::calendar::model::spec::format_date(date).as_bytes()),
+        _ => out.extend_from_slice(almanac_model::spec::format_date(date).as_bytes()),
     }
 }
 
-/// `HH:mm`, as [`crate::calendar::model::spec::format_time`].
+/// `HH:mm`, as [`almanac_model::spec::format_time`].
 fn write_time(out: &mut Vec<u8>, time: NaiveTime) {
     write_digits(out, time.hour(), 2);
     out.push(b':');
@@ -219,10 +219,7 @@ mod tests {
         ] {
             let mut out = Vec::new();
             write_date(&mut out, date);
-            assert_eq!(
-                out,
-                crate::calendar::model::spec::format_date(date).as_bytes()
-            );
+            assert_eq!(out, almanac_model::spec::format_date(date).as_bytes());
         }
         let mut out = Vec::new();
         write_time(&mut out, NaiveTime::from_hms_opt(7, 5, 59).unwrap());
@@ -233,7 +230,7 @@ mod tests {
     fn a_series_without_an_occurrence_is_left_to_the_caller() {
         let series = Event {
             id: "fullnote:s.md".into(),
-            kind: crate::calendar::model::event::EventType::Rrule,
+            kind: almanac_model::event::EventType::Rrule,
             rrule: Some("FREQ=DAILY".into()),
             ..Event::default()
         };
@@ -254,7 +251,7 @@ mod tests {
             end_time: Some("10:00".into()),
             calendar_id: "c".into(),
             calendar_name: r#"n","type":"#.into(),
-            kind: crate::calendar::model::event::EventType::Rrule,
+            kind: almanac_model::event::EventType::Rrule,
             rrule: Some("FREQ=DAILY".into()),
             description: Some(r#"{"date":"2020-01-01"}"#.into()),
             ..Event::default()
@@ -264,7 +261,7 @@ mod tests {
         let occurrence = Occurrence {
             date,
             start,
-            span: crate::calendar::series::recurrence::Span {
+            span: almanac_model::series::recurrence::Span {
                 start: 1,
                 end: 2,
                 start_millis: Some(1),

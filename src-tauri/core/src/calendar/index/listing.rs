@@ -10,10 +10,10 @@ use chrono_tz::Tz;
 
 use super::cache::{Ceiling, Indexed};
 use crate::calendar::engine::Calendar;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::Event;
-use crate::calendar::model::query::{EventQuery, validate_range};
 use crate::calendar::sources::SourceConfig;
+use almanac_model::error::CalendarError;
+use almanac_model::event::Event;
+use almanac_model::query::{EventQuery, validate_range};
 
 impl Calendar {
     /// The work of [`Calendar::source_events`].

@@ -3,7 +3,7 @@
 //!
 //! - `cache`: per source, the events read from each note;
 //! - `occurrence_index`: every range read's occurrences; `read`: the reads
-//!   over it; `budget`: a query's cost ceiling;
+//!   over it (spending a query's cost ceiling, `almanac_model::budget`);
 //! - `event_json`: an entry's event kept as JSON bytes, which answers are
 //!   written from;
 //! - [`per_day`]: the window's capped day view; [`search`]: the window's
@@ -12,18 +12,16 @@
 //!   occurrences in a window, for followers such as vault reminders;
 //! - `listing`: a whole calendar unexpanded (CalDAV collections, feeds).
 //!
-//! May import: `model`, `series` (to expand what it holds) and the sources'
+//! May import: the model crate (`almanac_model`: the event, its series
+//! expanded, the cost ceiling) and the sources'
 //! parsed notes. The engine fills it; the index never calls the engine back,
 //! except for the few readers (`per_day`, `listing`, `note_occurrences`) that
 //! are `impl Calendar` blocks answering from it.
 //!
 //! Circles inside, all around the occurrence index: the cache owns it and
 //! it points back at the cache's entries (`cache` ↔ `occurrence_index`);
-//! its pages spend a budget whose range limit is its page count
-//! (`budget` ↔ `occurrence_index`); its tests read through `read`, which
-//! reads it (`read` ↔ `occurrence_index`).
+//! its tests read through `read`, which reads it (`read` ↔ `occurrence_index`).
 
-pub(crate) mod budget;
 pub(crate) mod cache;
 pub(in crate::calendar) mod event_json;
 pub(in crate::calendar) mod journal;

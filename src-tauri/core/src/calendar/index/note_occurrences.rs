@@ -16,12 +16,12 @@ use super::cache::{Cache, Indexed};
 use super::journal::{NoteChanges, NoteKey};
 use super::occurrence_index::NoteRef;
 use crate::calendar::engine::Calendar;
-use crate::calendar::series::recurrence::Window;
+use almanac_model::series::recurrence::Window;
 
 /// One occurrence of an event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoteOccurrence {
-    /// The event's id (see [`crate::calendar::model::id`]); a series' occurrences share it.
+    /// The event's id (see [`almanac_model::id`]); a series' occurrences share it.
     pub event_id: String,
     pub title: String,
     /// The occurrence's start, epoch milliseconds (all-day: midnight in the
@@ -48,7 +48,7 @@ pub struct NoteEvents {
     pub in_vault_file: bool,
     pub occurrences: Vec<NoteOccurrence>,
     /// Series of this note cut short by the per-series expansion ceiling
-    /// (see [`crate::calendar::model::query`]), by event id: some of their occurrences are
+    /// (see [`almanac_model::query`]), by event id: some of their occurrences are
     /// missing.
     pub cut_short: Vec<String>,
 }

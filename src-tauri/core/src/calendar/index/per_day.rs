@@ -16,9 +16,9 @@ use serde::Serialize;
 use super::cache::Ceiling;
 use super::read::Hit;
 use crate::calendar::engine::Calendar;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::Event;
-use crate::calendar::model::query::{EventQuery, validate_range};
+use almanac_model::error::CalendarError;
+use almanac_model::event::Event;
+use almanac_model::query::{EventQuery, validate_range};
 
 /// Longest range a per-day query covers, in days: a month grid's six weeks
 /// with room to spare. Bounds the answer at `per_day` × this many events.

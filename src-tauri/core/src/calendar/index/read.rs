@@ -4,18 +4,18 @@
 
 use std::sync::Arc;
 
-use super::budget::{Exhausted, spend};
 use super::cache::{Cache, Ceiling, Indexed};
 use super::listing::{HeldEntry, MatchedEntry};
 use super::occurrence_index::{NoteRef, SeriesNotes};
-use crate::calendar::model::event::Event;
-use crate::calendar::model::query::{
+use crate::calendar::sources::SourceConfig;
+use almanac_model::budget::{Exhausted, spend};
+use almanac_model::event::Event;
+use almanac_model::query::{
     EventClock, EventMembers, EventQuery, JsonAnswer, MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS,
     MAX_PAGE_STEPS, UNBOUNDED_HORIZON_DAYS,
 };
-use crate::calendar::model::status::SeriesLeftOut;
-use crate::calendar::series::recurrence::{Occurrence, Timing, Window};
-use crate::calendar::sources::SourceConfig;
+use almanac_model::series::recurrence::{Occurrence, Timing, Window};
+use almanac_model::status::SeriesLeftOut;
 
 /// One match, before it becomes an [`Event`] (only once the answer is known
 /// to fit, and only if the reader keeps it).
@@ -89,7 +89,7 @@ impl Hit<'_> {
 }
 
 impl Cache {
-    /// Runs a query (see [`crate::calendar::model::query`] for the semantics and the
+    /// Runs a query (see [`almanac_model::query`] for the semantics and the
     /// ceiling), with the series left out of the answer. Only
     /// [`Ceiling::PerAnswer`] returns an error.
     pub fn query(
@@ -333,7 +333,7 @@ impl Cache {
 }
 
 /// The window series are expanded in: the query's bounds, with an open side
-/// replaced by the horizon (see [`crate::calendar::model::query`]).
+/// replaced by the horizon (see [`almanac_model::query`]).
 pub(in crate::calendar) fn series_window(query: &EventQuery, now_millis: i64) -> Window {
     // Years 1 to 9999: beyond that there are no calendar dates to expand.
     const FIRST_MILLIS: i64 = -62_135_596_800_000;

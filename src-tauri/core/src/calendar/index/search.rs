@@ -21,9 +21,9 @@ use serde::Serialize;
 use super::cache::Ceiling;
 use super::read::Hit;
 use crate::calendar::engine::Calendar;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::Event;
-use crate::calendar::model::query::{EventQuery, UNBOUNDED_HORIZON_DAYS, day_start_millis};
+use almanac_model::error::CalendarError;
+use almanac_model::event::Event;
+use almanac_model::query::{EventQuery, UNBOUNDED_HORIZON_DAYS, day_start_millis};
 
 /// Most events one answer lists; `more` says when others matched.
 pub const MAX_RESULTS: usize = 50;

@@ -9,11 +9,11 @@ use chrono_tz::Tz;
 
 use super::Kind;
 use crate::calendar::index::cache::Indexed;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::status::SkippedNote;
 use crate::calendar::sources::dateformat::DateFormat;
 use crate::calendar::sources::{dailyconfig, dailynote, fullnote, holidays, ical, ics_file, tasks};
 use crate::settings::{CalendarSource, SourceKind, TaskDateField};
+use almanac_model::error::CalendarError;
+use almanac_model::status::SkippedNote;
 
 /// A configured source with its folder made vault-relative.
 #[derive(Debug, Clone, PartialEq)]

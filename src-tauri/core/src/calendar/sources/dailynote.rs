@@ -29,12 +29,12 @@ use sha2::{Digest, Sha256};
 use super::ParsedNote;
 use super::dateformat::DateFormat;
 use crate::calendar::index::cache::Indexed;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::{Completion, DisplayMode, EventType};
-use crate::calendar::model::id::EventId;
-use crate::calendar::model::spec::{self, EventSpec, format_date, format_time};
-use crate::calendar::model::status::SkippedNote;
-use crate::calendar::series::recurrence::Timing;
+use almanac_model::error::CalendarError;
+use almanac_model::event::{Completion, DisplayMode, EventType};
+use almanac_model::id::EventId;
+use almanac_model::series::recurrence::Timing;
+use almanac_model::spec::{self, EventSpec, format_date, format_time};
+use almanac_model::status::SkippedNote;
 
 /// Inline fields that are part of the event.
 const EVENT_FIELDS: [&str; 12] = [

@@ -19,14 +19,14 @@ use serde_norway::{Mapping, Value};
 
 use crate::calendar::frontmatter::{self, Update};
 use crate::calendar::index::cache::Indexed;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::{
+use almanac_model::error::CalendarError;
+use almanac_model::event::{
     Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, EventType, Relation, RepeatOn,
 };
-use crate::calendar::model::fields::NOTE_TEXT;
-use crate::calendar::model::id::EventId;
-use crate::calendar::model::spec::{self, EventSpec, format_date, format_time};
-use crate::calendar::series::recurrence::Timing;
+use almanac_model::fields::NOTE_TEXT;
+use almanac_model::id::EventId;
+use almanac_model::series::recurrence::Timing;
+use almanac_model::spec::{self, EventSpec, format_date, format_time};
 
 /// The frontmatter keys that belong to the event, but the note text fields
 /// ([`NOTE_TEXT`]).

@@ -11,8 +11,8 @@
 //! as a stream and abandoned past [`MAX_FEED_BYTES`], so a feed that never
 //! ends costs at most that much memory.
 //!
-//! The body is read into events by [`crate::ics::events`] ([`parse`]), its
-//! zones by [`crate::ics::zone`]: all iCalendar reading lives in [`crate::ics`].
+//! The body is read into events by [`super::vcalendar`] ([`parse`]), its
+//! values and zones by [`crate::ics`].
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::net_guard;
+pub use super::vcalendar::{Parsed, override_keys, parse};
 use crate::fsutil::atomic_write_private;
-pub use crate::ics::events::{Parsed, override_keys, parse};
 
 /// Feeds larger than this (20 MiB) are refused, and reading stops there (a
 /// calendar is kilobytes to a few MB; years of a busy shared calendar stay

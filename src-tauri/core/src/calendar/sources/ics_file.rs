@@ -11,8 +11,8 @@
 use chrono_tz::Tz;
 
 use super::{ParsedNote, SourceConfig, ical};
-use crate::calendar::model::status::SkippedNote;
 use crate::ics::bounds::Limits;
+use almanac_model::status::SkippedNote;
 
 /// Reads the file at vault-relative `path` into cache entries.
 pub fn parse_note(source: &SourceConfig, path: &str, text: &str, display_tz: Tz) -> ParsedNote {

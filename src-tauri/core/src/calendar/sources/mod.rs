@@ -7,7 +7,8 @@
 //!   [`dateformat`] as Obsidian's [`dailyconfig`] says;
 //! - [`ical`]: a remote ICS feed (read-only, cached on disk), fetched
 //!   through [`net_guard`] (public addresses only, unless allowed), read by
-//!   [`crate::ics::events`], the one iCalendar reader;
+//!   [`vcalendar`], the one reader of iCalendar into events (also for
+//!   `caldav`, `ics_file` and `holidays`);
 //! - [`caldav`]: a calendar on a CalDAV server, read and written both ways;
 //! - [`tasks`]: Obsidian Tasks lines (`- [ ] Pay rent 📅 2026-11-30`) in any
 //!   note of a folder.
@@ -22,5 +23,6 @@ pub mod ical;
 pub mod ics_file;
 pub mod net_guard;
 pub mod tasks;
+pub mod vcalendar;
 
 pub use super::kinds::{ParsedNote, Skipped, SourceConfig, SourceType};

@@ -13,14 +13,14 @@ use chrono::{Duration, NaiveDate};
 
 use crate::calendar::engine::Calendar;
 use crate::calendar::kinds::NoteCalendar;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::{Event, EventType};
-use crate::calendar::model::fields::EventFields;
-use crate::calendar::model::query::EventQuery;
-use crate::calendar::model::spec::format_date;
 use crate::calendar::sources::fullnote;
 use crate::calendar::vault::Vault;
 use crate::calendar::write::notes::{self as write, TakenName};
+use almanac_model::error::CalendarError;
+use almanac_model::event::{Event, EventType};
+use almanac_model::fields::EventFields;
+use almanac_model::query::EventQuery;
+use almanac_model::spec::format_date;
 
 /// The series a detached occurrence belongs to, located for a write.
 struct Series {

@@ -8,15 +8,15 @@ use chrono::NaiveDate;
 
 use crate::calendar::engine::Calendar;
 use crate::calendar::kinds::{NoteCalendar, Writes};
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::Event;
-use crate::calendar::model::fields::EventFields;
-use crate::calendar::model::id::EventId;
-use crate::calendar::model::status::VaultStatus;
 use crate::calendar::sources::{SourceConfig, fullnote, tasks};
 use crate::calendar::vault::Vault;
 use crate::calendar::write::notes::{self as write, DailyTarget};
 use crate::history::RestoreFile;
+use almanac_model::error::CalendarError;
+use almanac_model::event::Event;
+use almanac_model::fields::EventFields;
+use almanac_model::id::EventId;
+use almanac_model::status::VaultStatus;
 
 impl Calendar {
     /// Refuses a write while the vault is unavailable.

@@ -12,16 +12,16 @@ use std::fs;
 
 use chrono::NaiveDate;
 
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::EventType;
-use crate::calendar::model::fields::{EventFields, NOTE_TEXT};
-use crate::calendar::model::spec::{EventSpec, format_date};
 use crate::calendar::sources::dailynote::{self, Style};
 use crate::calendar::sources::dateformat::DateFormat;
 use crate::calendar::sources::fullnote;
 use crate::calendar::vault::Vault;
 use crate::fsutil::{atomic_write, sync_dir};
 use crate::history::record_write;
+use almanac_model::error::CalendarError;
+use almanac_model::event::EventType;
+use almanac_model::fields::{EventFields, NOTE_TEXT};
+use almanac_model::spec::{EventSpec, format_date};
 
 pub(in crate::calendar) fn read(vault: &Vault, rel: &str) -> Result<String, CalendarError> {
     let path = vault.existing(rel)?;

@@ -36,21 +36,19 @@ use std::sync::{Arc, RwLock};
 pub use page::{LeftOutRef, Page};
 use singles::Singles;
 
-use crate::calendar::index::budget::Exhausted;
 use crate::calendar::index::cache::{Indexed, SourceCache};
-use crate::calendar::model::query::MAX_PAGE_STEPS;
-use crate::calendar::series::memo::YearMemo;
-use crate::calendar::series::recurrence::{Occurrence, Window};
+use almanac_model::budget::Exhausted;
+use almanac_model::query::MAX_PAGE_STEPS;
+use almanac_model::series::memo::YearMemo;
+use almanac_model::series::recurrence::{Occurrence, Window};
 
 /// Series occurrences kept in all pages together (about 90 bytes each).
 pub const MAX_SLOTS: usize = 400_000;
 
 /// Pages kept at most, however empty, and read at most by one range (4,096
-/// four-week pages: 314 years).
+/// four-week pages: 314 years; a refusal names them in whole years,
+/// `almanac_model::budget::MAX_RANGE_YEARS`).
 pub const MAX_PAGES: usize = 4_096;
-
-/// [`MAX_PAGES`] in whole years, as a refusal names it.
-pub const MAX_RANGE_YEARS: i64 = 300;
 
 /// One note of one source: what an index entry points back to.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

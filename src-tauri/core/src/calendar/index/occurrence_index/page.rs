@@ -4,13 +4,11 @@
 use std::sync::Arc;
 
 use super::{NoteRef, SeriesNotes};
-use crate::calendar::index::budget::{Allowance, Exhausted};
 use crate::calendar::index::cache::{Indexed, SourceCache};
-use crate::calendar::model::query::{
-    MAX_OCCURRENCES_PER_SERIES, MAX_PAGE_STEPS, MAX_STEPS_PER_SERIES,
-};
-use crate::calendar::series::memo::YearMemo;
-use crate::calendar::series::recurrence::{Occurrence, Window};
+use almanac_model::budget::{Allowance, Exhausted};
+use almanac_model::query::{MAX_OCCURRENCES_PER_SERIES, MAX_PAGE_STEPS, MAX_STEPS_PER_SERIES};
+use almanac_model::series::memo::YearMemo;
+use almanac_model::series::recurrence::{Occurrence, Window};
 
 /// The span one page covers: four weeks. A page is built whole the first
 /// time a read reaches it, so its size trades the cost of that first read

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::NoteRef;
 use crate::calendar::index::cache::{Indexed, SourceCache};
-use crate::calendar::series::recurrence::{Span, Timing};
+use almanac_model::series::recurrence::{Span, Timing};
 
 /// Events longer than this are kept apart and checked one by one, so a few
 /// long ones (a month-long trip) do not widen every lookup.

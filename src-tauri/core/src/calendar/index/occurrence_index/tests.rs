@@ -7,16 +7,16 @@
 use chrono_tz::Tz;
 use proptest::prelude::*;
 
-use crate::calendar::index::budget::Allowance;
 use crate::calendar::index::cache::{Cache, Ceiling};
 use crate::calendar::index::per_day::cap;
 use crate::calendar::index::read::series_window;
 use crate::calendar::kinds::{ParsedNote, SourceConfig, SourceType};
-use crate::calendar::model::event::Event;
-use crate::calendar::model::query::EventQuery;
-use crate::calendar::series::memo::YearMemo;
-use crate::calendar::series::recurrence::Timing;
 use crate::calendar::sources::fullnote;
+use almanac_model::budget::Allowance;
+use almanac_model::event::Event;
+use almanac_model::query::EventQuery;
+use almanac_model::series::memo::YearMemo;
+use almanac_model::series::recurrence::Timing;
 
 const ZONES: [&str; 4] = [
     "UTC",

@@ -19,14 +19,14 @@
 
 use crate::calendar::engine::Calendar;
 use crate::calendar::kinds::{NoteCalendar, Writes};
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::Event;
-use crate::calendar::model::fields::EventFields;
-use crate::calendar::model::spec::EventSpec;
 use crate::calendar::sources::caldav::splice;
 use crate::calendar::sources::caldav::writes::Delivery;
 use crate::calendar::sources::{SourceConfig, fullnote, ical};
 use crate::calendar::write::notes::{self as write, DailyTarget};
+use almanac_model::error::CalendarError;
+use almanac_model::event::Event;
+use almanac_model::fields::EventFields;
+use almanac_model::spec::EventSpec;
 
 impl Calendar {
     /// Moves event `id` into `target`, where one of the two calendars is a

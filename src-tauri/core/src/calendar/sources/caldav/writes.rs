@@ -15,20 +15,20 @@ use reqwest::Url;
 use crate::calendar::engine::{Calendar, Inner, lock};
 use crate::calendar::index::cache::Indexed;
 use crate::calendar::kinds::Writes;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::Event;
-use crate::calendar::model::event::EventType;
-use crate::calendar::model::fields::EventFields;
-use crate::calendar::model::id::EventId;
-use crate::calendar::model::query::day_start_millis;
-use crate::calendar::model::spec::EventSpec;
-use crate::calendar::series::recurrence::Window;
 use crate::calendar::sources::caldav::mirror::Resource;
 use crate::calendar::sources::caldav::queue::QueuedWrite;
 use crate::calendar::sources::caldav::splice::{self, Alarms, Occurrence, with_overrides};
 use crate::calendar::sources::caldav::{DavClient, DavError};
 use crate::calendar::sources::{SourceConfig, fullnote, ical};
 use crate::ics::write::{Component, calendar};
+use almanac_model::error::CalendarError;
+use almanac_model::event::Event;
+use almanac_model::event::EventType;
+use almanac_model::fields::EventFields;
+use almanac_model::id::EventId;
+use almanac_model::query::day_start_millis;
+use almanac_model::series::recurrence::Window;
+use almanac_model::spec::EventSpec;
 
 const CONFLICT: &str = "the event was changed on the CalDAV server since Almanac last read it; \
                         nothing was overwritten: reload the calendar and edit it again";

@@ -21,13 +21,13 @@ use chrono::{NaiveDate, NaiveTime, Timelike};
 
 use super::line::{TaskLine, TimeForm, TimeStyle};
 use super::{ids, task_event, task_lines};
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::{Completion, EventType};
-use crate::calendar::model::fields::EventFields;
-use crate::calendar::model::spec::{EventSpec, format_date, format_time};
 use crate::calendar::vault::Vault;
 use crate::fsutil::atomic_write;
 use crate::settings::TaskDateField;
+use almanac_model::error::CalendarError;
+use almanac_model::event::{Completion, EventType};
+use almanac_model::fields::EventFields;
+use almanac_model::spec::{EventSpec, format_date, format_time};
 
 /// What a write changes in a task line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -32,13 +32,13 @@ use sha2::{Digest, Sha256};
 
 use super::ParsedNote;
 use crate::calendar::index::cache::Indexed;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::{Completion, EventType};
-use crate::calendar::model::id::EventId;
-use crate::calendar::model::spec::{EventSpec, format_date};
-use crate::calendar::model::status::SkippedNote;
-use crate::calendar::series::recurrence::Timing;
 use crate::settings::TaskDateField;
+use almanac_model::error::CalendarError;
+use almanac_model::event::{Completion, EventType};
+use almanac_model::id::EventId;
+use almanac_model::series::recurrence::Timing;
+use almanac_model::spec::{EventSpec, format_date};
+use almanac_model::status::SkippedNote;
 use line::TaskLine;
 
 /// Every task line of a note, in order: lines in fenced code blocks and the

@@ -223,7 +223,7 @@ mod tests {
         ] {
             assert_eq!(rule(text).as_deref(), Ok(expected), "{text}");
             // And the calendar's one rule parser reads it.
-            crate::calendar::series::rule_parse::parse_rrule(expected).unwrap();
+            almanac_model::series::rule_parse::parse_rrule(expected).unwrap();
         }
     }
 

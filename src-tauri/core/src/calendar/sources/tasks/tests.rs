@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use super::edit::{Change, change_of, edit_line};
 use super::line::{TimeStyle, parse_line};
 use super::*;
-use crate::calendar::model::fields::EventFields;
+use almanac_model::fields::EventFields;
 
 fn day(text: &str) -> NaiveDate {
     NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()

@@ -1,4 +1,9 @@
-//! VEVENTs to cache entries.
+//! A whole `VCALENDAR` (a feed, a CalDAV calendar's resources, a vault
+//! `.ics` file, the shipped holidays) to the cache's entries: the one reader
+//! of VEVENTs into events, shared by every kind that reads iCalendar. It
+//! reads property values and zones through [`crate::ics`], which knows
+//! iCalendar but not the cache.
+//!
 //!
 //! A VEVENT without a `UID` gets one derived from its times, rules and
 //! summary ([`derived_uid`]).
@@ -17,17 +22,17 @@ use chrono::{Duration, NaiveDate, NaiveDateTime};
 use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
-use super::values::{IcsTime, PeriodEnd, alarms, duration, first_value, param, values};
-use super::zone::Zones;
+use super::{ParsedNote, SourceConfig};
 use crate::calendar::index::cache::Indexed;
-use crate::calendar::model::event::EventType;
-use crate::calendar::model::id::EventId;
-use crate::calendar::model::spec::EventSpec;
-use crate::calendar::model::status::SkippedNote;
-use crate::calendar::series::recurrence::Timing;
-use crate::calendar::series::recurrence_set::RecurrenceSet;
-use crate::calendar::sources::{ParsedNote, SourceConfig};
 use crate::ics::bounds::{self, Limits};
+use crate::ics::values::{IcsTime, PeriodEnd, alarms, duration, first_value, param, values};
+use crate::ics::zone::Zones;
+use almanac_model::event::EventType;
+use almanac_model::id::EventId;
+use almanac_model::series::recurrence::Timing;
+use almanac_model::series::recurrence_set::RecurrenceSet;
+use almanac_model::spec::EventSpec;
+use almanac_model::status::SkippedNote;
 
 /// One VEVENT, read.
 struct Vevent<'a> {
@@ -508,8 +513,8 @@ fn series(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calendar::model::event::AlarmAction;
     use crate::calendar::sources::SourceType;
+    use almanac_model::event::AlarmAction;
 
     fn parse_feed(events: &str) -> ParsedNote {
         let source = SourceConfig {

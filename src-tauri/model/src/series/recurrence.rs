@@ -30,11 +30,11 @@ use super::memo::{SeriesId, Starts, YearMemo};
 use super::recurrence_set::{RecurrenceSet, SetTiming};
 use super::rule_parse::parse_rrule;
 use super::rule_text::{Pattern, rule_line, with_until_utc};
-use crate::calendar::index::budget::{Allowance, Exhausted, spend};
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::event::{DayOfWeek, EventType};
-use crate::calendar::model::query::{day_start_millis, local_to_millis};
-use crate::calendar::model::spec::EventSpec;
+use crate::budget::{Allowance, Exhausted, spend};
+use crate::error::CalendarError;
+use crate::event::{DayOfWeek, EventType};
+use crate::query::{day_start_millis, local_to_millis};
+use crate::spec::EventSpec;
 
 /// A closed interval of epoch milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,7 +319,7 @@ impl Timing {
 /// Local dates on which an occurrence could overlap `window`: a day before
 /// the window (zone offsets) through the window's last day, widened by the
 /// event's length.
-pub(in crate::calendar) fn candidate_days(slot: &Slot, window: Window) -> (NaiveDate, NaiveDate) {
+pub fn candidate_days(slot: &Slot, window: Window) -> (NaiveDate, NaiveDate) {
     let length_days = slot.extra_days + slot.duration.map_or(0, |d| d.num_days()) + 2;
     let first = slot.local_date(window.start) - Duration::days(length_days);
     let last = slot.local_date(window.end) + Duration::days(1);
@@ -329,7 +329,7 @@ pub(in crate::calendar) fn candidate_days(slot: &Slot, window: Window) -> (Naive
 impl RuleTiming {
     /// The series run by the RRULE `text` from local `anchor` (in the
     /// event's zone; UTC for all-day series, whose occurrences are dates).
-    pub(in crate::calendar) fn new(
+    pub fn new(
         anchor: NaiveDateTime,
         slot: Slot,
         skip: Vec<NaiveDate>,
@@ -348,7 +348,7 @@ impl RuleTiming {
     }
 
     /// The last start the rule allows, as a local time (`UNTIL`).
-    pub(in crate::calendar) fn until(&self) -> Option<NaiveDateTime> {
+    pub fn until(&self) -> Option<NaiveDateTime> {
         self.rule
             .get_until()
             .map(|until| until.with_timezone(&self.zone).naive_local())
@@ -392,7 +392,7 @@ impl RuleTiming {
     /// Calls `each` with the local starts on days `first..=last` in order
     /// (and maybe others of their years): from the memo's years when the
     /// days span few years, else expanded directly.
-    pub(in crate::calendar) fn starts(
+    pub fn starts(
         &self,
         first: NaiveDate,
         last: NaiveDate,

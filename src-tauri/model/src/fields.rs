@@ -4,7 +4,7 @@
 //! absent fields keep their current value, `null` removes a field and a value
 //! replaces it (a JSON merge patch over the event's fields). Unknown keys are
 //! refused with an error naming the key, so a typo never silently does nothing.
-//! The read-only fields of [`Event`](crate::calendar::Event) (`id`, `calendarId`,
+//! The read-only fields of [`Event`](crate::event::Event) (`id`, `calendarId`,
 //! `calendarName`, `filePath`, `startMillis`, `endMillis`, `instanceDate`) are
 //! accepted and ignored, so an event fetched with GET can be edited and sent
 //! back as is.

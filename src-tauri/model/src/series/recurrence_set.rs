@@ -18,7 +18,7 @@ use chrono::{Duration, NaiveDate, NaiveDateTime};
 
 use super::memo::YearMemo;
 use super::recurrence::{Occurrence, RuleTiming, Slot, Window, candidate_days};
-use crate::calendar::index::budget::{Allowance, Exhausted, spend};
+use crate::budget::{Allowance, Exhausted, spend};
 
 /// The parts of an iCalendar series, as local times in its zone.
 #[derive(Debug, Clone, Default)]
@@ -50,7 +50,7 @@ pub struct SetTiming {
 }
 
 impl SetTiming {
-    pub(in crate::calendar) fn new(
+    pub fn new(
         anchor: NaiveDateTime,
         slot: Slot,
         mut set: RecurrenceSet,
@@ -79,7 +79,7 @@ impl SetTiming {
 
     /// Appends the occurrences overlapping `window` to `out`, in start order,
     /// paying for each candidate and occurrence from `allowance`.
-    pub(in crate::calendar) fn occurrences(
+    pub fn occurrences(
         &self,
         window: Window,
         memo: &YearMemo,
@@ -160,10 +160,10 @@ mod tests {
     use chrono_tz::Tz;
 
     use super::*;
-    use crate::calendar::model::event::EventType;
-    use crate::calendar::model::query::day_start_millis;
-    use crate::calendar::model::spec::EventSpec;
-    use crate::calendar::series::recurrence::Timing;
+    use crate::event::EventType;
+    use crate::query::day_start_millis;
+    use crate::series::recurrence::Timing;
+    use crate::spec::EventSpec;
 
     fn day(text: &str) -> NaiveDate {
         NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()

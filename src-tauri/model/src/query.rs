@@ -28,7 +28,7 @@
 //!
 //! # The cost ceiling
 //!
-//! A query a client sends ([`Calendar::query_checked`]: REST, the in-process
+//! A query a client sends (the engine's `Calendar::query_checked`: REST, the in-process
 //! API, the calendar window, the CalDAV server, MCP, the command line)
 //! answers at most [`MAX_EVENTS_PER_ANSWER`] events. Past it, the query is
 //! refused with [`CalendarError::QueryTooLarge`] naming the limit: never a
@@ -46,13 +46,10 @@
 //! [`MAX_PAGE_STEPS`] in all, so a calendar of runaways costs a bounded
 //! time per page.
 //!
-//! [`Calendar::query`], the unchecked form for the engine's own tests,
+//! `Calendar::query`, the unchecked form for the engine's own tests,
 //! benchmarks and the window's per-day view, has no answer limit, and
 //! builds the pages it needs bounded only by each page's pool (its callers
 //! ask for a few weeks).
-//!
-//! [`Calendar::query_checked`]: crate::calendar::Calendar::query_checked
-//! [`Calendar::query`]: crate::calendar::Calendar::query
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
@@ -212,7 +209,7 @@ pub fn parse_range_bound(value: &str, side: RangeSide, tz: Tz) -> Result<i64, Ca
 }
 
 /// Checks that a query's bounds are in order.
-pub(crate) fn validate_range(query: &EventQuery) -> Result<(), CalendarError> {
+pub fn validate_range(query: &EventQuery) -> Result<(), CalendarError> {
     if let (Some(start), Some(end)) = (query.start_millis, query.end_millis)
         && start > end
     {
@@ -226,13 +223,13 @@ pub(crate) fn validate_range(query: &EventQuery) -> Result<(), CalendarError> {
 
 /// The instant a local wall-clock time denotes in `tz` (see
 /// [`parse_range_bound`] for gaps and overlaps).
-pub(crate) fn local_to_millis(local: NaiveDateTime, tz: Tz) -> i64 {
+pub fn local_to_millis(local: NaiveDateTime, tz: Tz) -> i64 {
     resolve_local(local, tz).timestamp_millis()
 }
 
 /// 00:00 of `date` in `tz` (or the first instant of that day when midnight
 /// falls into a DST gap).
-pub(crate) fn day_start_millis(date: NaiveDate, tz: Tz) -> i64 {
+pub fn day_start_millis(date: NaiveDate, tz: Tz) -> i64 {
     local_to_millis(date.and_time(NaiveTime::MIN), tz)
 }
 

@@ -6,12 +6,12 @@
 use chrono::{NaiveDate, NaiveDateTime, TimeZone};
 use chrono_tz::Tz;
 
-use crate::calendar::model::event::{DayOfWeek, RepeatOn};
+use crate::event::{DayOfWeek, RepeatOn};
 
 const BYDAY: [&str; 7] = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"];
 
 /// The fields a `recurring` note series repeats by.
-pub(crate) struct Pattern<'a> {
+pub struct Pattern<'a> {
     pub days_of_week: &'a [DayOfWeek],
     pub repeat_on: Option<RepeatOn>,
     pub month: Option<i64>,
@@ -27,7 +27,7 @@ impl Pattern<'_> {
     /// builds it for its calendar view: weekly on the days given, monthly on
     /// a day or on a numbered weekday (`BYSETPOS`), yearly on a month's day;
     /// `UNTIL` is the last day as a date. `None` when the fields name no day.
-    pub(crate) fn rule(&self) -> Option<String> {
+    pub fn rule(&self) -> Option<String> {
         let mut rule = if !self.days_of_week.is_empty() {
             let days: Vec<&str> = self
                 .days_of_week
@@ -56,7 +56,7 @@ impl Pattern<'_> {
 /// The rule of Full Calendar's `rrule` text: its `RRULE` line (`FREQ=…;…`,
 /// with or without the `RRULE:` prefix), possibly among other lines (a
 /// `DTSTART` there is ignored: the series starts at `startDate`).
-pub(crate) fn rule_line(text: &str) -> Option<&str> {
+pub fn rule_line(text: &str) -> Option<&str> {
     let line = text
         .lines()
         .map(str::trim)
@@ -72,7 +72,7 @@ pub(crate) fn rule_line(text: &str) -> Option<&str> {
 /// crate and RFC 5545 (beside a zoned `DTSTART`) want it: a date means the
 /// end of that day in `zone`. `zone` `None` (an all-day series) leaves
 /// `UNTIL` a date.
-pub(crate) fn with_until_utc(rule: &str, zone: Option<Tz>) -> String {
+pub fn with_until_utc(rule: &str, zone: Option<Tz>) -> String {
     rule.split(';')
         .map(|part| match (part.split_once('='), zone) {
             (Some((key, value)), Some(zone)) if key.eq_ignore_ascii_case("UNTIL") => {

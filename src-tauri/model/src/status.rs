@@ -1,64 +1,11 @@
-//! What the engine reports about itself: the configured sources and whether
-//! the vault can be used (`GET /api/v1/calendars`), and cache statistics
-//! (internal state, benchmarks).
+//! What the engine reports about itself: whether the vault can be used
+//! (`GET /api/v1/calendars`), the notes and series it left out, and cache
+//! statistics (internal state, benchmarks). The per-source record, which
+//! names a source's kind, is the engine's (`calendar::engine::source_info`).
 
 use serde::Serialize;
 
 use super::query::MAX_STEPS_PER_SERIES;
-use crate::calendar::kinds::Kind;
-
-/// One configured calendar source as listed by `GET /api/v1/calendars`.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SourceInfo {
-    pub id: String,
-    pub name: String,
-    pub color: String,
-    /// `local`, `dailynote`, `ical`, `caldav`, `tasks`, `holidays` or
-    /// `icsfile` (the settings' source `type`).
-    #[serde(rename = "type")]
-    #[schema(value_type = String)]
-    pub kind: Kind,
-    /// Vault-relative folder of `local`, `dailynote` and `tasks` sources.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub directory: Option<String>,
-    /// The heading daily-note events live under.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub heading: Option<String>,
-    /// The feed of an `ical` source (credentials hidden as `***` from tokens
-    /// without `system:full-access`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// False for `ical` sources (read-only).
-    pub editable: bool,
-    /// Events (series count once) currently cached for this source.
-    pub event_count: usize,
-    /// `ical` only: when the feed was last fetched successfully (RFC 3339).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_fetched: Option<String>,
-    /// True while the feed is being fetched, or the CalDAV calendar synced
-    /// (always false for the other kinds).
-    pub syncing: bool,
-    /// Why the source cannot be read, if it cannot: for `ical`, why the last
-    /// fetch or parse failed (a refused private address, a feed over the
-    /// size cap, an HTTP error, …); for `dailynote`, an Obsidian daily-note
-    /// date format Almanac cannot follow; for `tasks`, the task lines shown
-    /// once (a 🔁 rule not read) or not at all (no title, a bad date); for
-    /// `icsfile`, a missing or unreadable file, or its items set aside.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
-    /// Recurring series a query left out of its answer since they were last
-    /// read: each needs more expansion steps than a series' share of a
-    /// query (see `GET /events`' `warnings`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub series_left_out: Vec<SeriesLeftOut>,
-    /// Where calendar apps sort it (the settings' `order`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub order: Option<i64>,
-    /// The components it is limited to (the settings' `components`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub components: Option<Vec<String>>,
-}
 
 /// A recurring series left out of a query's answer: expanding it up to the
 /// range takes more than one series' share of the query's steps (a rule

@@ -77,7 +77,7 @@ impl YearMemo {
 
     /// Starts kept now.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.lock().starts
     }
 

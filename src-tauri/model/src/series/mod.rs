@@ -8,15 +8,15 @@
 //!   text shared with the iCalendar writer;
 //! - `memo`: the bounded, engine-wide memo of expanded series years.
 //!
-//! May import: `model` and the index's cost ceiling (`index::budget`), which
+//! May import: the rest of the model and its cost ceiling (`budget`), which
 //! every expansion spends from. Nothing here knows the engine or a source.
 //!
 //! One circle inside: `recurrence` ↔ `recurrence_set`, as a series is
 //! expanded by `recurrence`, which hands iCalendar sets to `recurrence_set`,
 //! and a set's occurrences are `recurrence`'s (`Occurrence`, `Window`).
 
-pub(crate) mod memo;
-pub(crate) mod recurrence;
-pub(crate) mod recurrence_set;
-pub(crate) mod rule_parse;
-pub(crate) mod rule_text;
+pub mod memo;
+pub mod recurrence;
+pub mod recurrence_set;
+pub mod rule_parse;
+pub mod rule_text;

@@ -1,13 +1,17 @@
 //! What one expansion may still produce and spend (see the cost ceiling in
-//! [`crate::calendar::model::query`]). Each series expanded into an index page has an
+//! [`crate::query`]). Each series expanded into an index page has an
 //! [`Allowance`] of its own, taken from the page's pool; a checked query
 //! spends one occurrence of its answer per event it returns.
 
-use super::occurrence_index::MAX_RANGE_YEARS;
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::query::{
+use crate::error::CalendarError;
+use crate::query::{
     MAX_EVENTS_PER_ANSWER, MAX_EXPANSION_STEPS, MAX_OCCURRENCES_PER_SERIES, MAX_STEPS_PER_SERIES,
 };
+
+/// The occurrence index's most pages one range may read, in whole years,
+/// as a refusal names it (the index keeps at most 4,096 four-week pages:
+/// 314 years).
+pub const MAX_RANGE_YEARS: i64 = 300;
 
 /// Which limit ran out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,11 +11,11 @@ use rrule::{RRule, Unvalidated};
 
 /// Longer than any real rule (a yearly rule naming every day of the year
 /// by number is under 1.5 KB).
-pub(crate) const MAX_RULE_BYTES: usize = 2048;
+pub const MAX_RULE_BYTES: usize = 2048;
 
 /// Parses an `RRULE` value (`FREQ=…;…`), refusing what the crate would
 /// choke on. The error says what is wrong, without the crate's wording.
-pub(crate) fn parse_rrule(text: &str) -> Result<RRule<Unvalidated>, String> {
+pub fn parse_rrule(text: &str) -> Result<RRule<Unvalidated>, String> {
     let text = text.trim();
     if text.len() > MAX_RULE_BYTES {
         return Err(format!("the rule is longer than {MAX_RULE_BYTES} bytes"));

@@ -1,6 +1,6 @@
 //! Rules for what a client writes through Almanac (REST, CalDAV `PUT`, the
 //! window, the in-process API), on top of those every event read must
-//! satisfy ([`EventSpec::validate`](crate::calendar::model::spec::EventSpec::validate)). They
+//! satisfy ([`EventSpec::validate`](crate::spec::EventSpec::validate)). They
 //! apply to the fields a write sends, so a note written by hand (which the
 //! user may fill with anything) still reads, and editing one field of it
 //! does not trip over another.
@@ -14,9 +14,9 @@
 //!   [`MAX_HOURLY_COUNT`]. Reading one (a feed, a CalDAV item, a note) still
 //!   works, each series bounded by its share of a query's budget.
 
-use crate::calendar::model::error::CalendarError;
-use crate::calendar::model::fields::{EventFields, NOTE_TEXT};
-use crate::calendar::series::rule_text::rule_line;
+use crate::error::CalendarError;
+use crate::fields::{EventFields, NOTE_TEXT};
+use crate::series::rule_text::rule_line;
 
 /// The most occurrences an `HOURLY` rule written through Almanac may have
 /// (six weeks, every hour).

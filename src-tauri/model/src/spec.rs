@@ -72,7 +72,7 @@ super::fields::note_text_fields!(declare_event_spec! {});
 /// Longest `notify` lead time Full Calendar accepts, in minutes (one day).
 const MAX_NOTIFY_MINUTES: f64 = 1440.0;
 /// Longest alarm lead time Full Calendar accepts, in minutes (one week).
-pub(crate) const MAX_ALARM_MINUTES: i64 = 10080;
+pub const MAX_ALARM_MINUTES: i64 = 10080;
 
 /// Parses a strict `YYYY-MM-DD` date.
 pub fn parse_date(field: &str, value: &str) -> Result<NaiveDate, CalendarError> {
@@ -363,7 +363,7 @@ impl EventSpec {
                 let rule = self.rrule.as_deref().ok_or_else(|| {
                     CalendarError::invalid("rrule", "an rrule event needs an rrule")
                 })?;
-                crate::calendar::series::recurrence::check_rrule(rule)?;
+                crate::series::recurrence::check_rrule(rule)?;
             }
         }
         if !self.all_day && self.start_time.is_none() {
@@ -415,7 +415,7 @@ impl EventSpec {
                 Some(v) => v.clone(),
             }
         }
-        crate::calendar::model::written::check_written(fields)?;
+        crate::written::check_written(fields)?;
         let text = patch::<String>;
         let mut next = self.clone();
         if let Some(title) = &fields.title {
