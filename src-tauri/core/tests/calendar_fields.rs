@@ -1,15 +1,20 @@
 //! The event's writable fields are declared once
 //! ([`almanac_model::fields::WRITABLE`]); every other shape
-//! that names event fields is held to that declaration here.
+//! that names event fields is held to that declaration here, and every note
+//! text field ([`NOTE_TEXT`]) is tested from its declaration alone.
 
 use std::collections::BTreeSet;
 
-use almanac_core::calendar::{Event, EventFields};
+use almanac_core::calendar::{Calendar, CalendarError, Event, EventFields};
 use almanac_core::mcp::params::EventInput;
 use almanac_core::quick_add::QuickFields;
-use almanac_model::fields::WRITABLE;
+use almanac_core::settings::SourceKind;
+use almanac_model::fields::{NOTE_TEXT, WRITABLE};
+use serde_json::json;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
+
+use crate::common::{TestVault, fields};
 
 fn properties(schema: RefOr<Schema>) -> BTreeSet<String> {
     match schema {
@@ -57,4 +62,88 @@ fn every_shape_names_only_declared_fields() {
         "MCP: {:?}",
         mcp.difference(&declared)
     );
+}
+
+/// The field a refused write names.
+fn refused_field(result: Result<Event, CalendarError>) -> String {
+    match result {
+        Err(CalendarError::InvalidInput { field, .. }) => field,
+        other => panic!("not refused as invalid: {other:?}"),
+    }
+}
+
+/// What the engine serves for `id`, as JSON.
+fn served(calendar: &Calendar, id: &str) -> serde_json::Value {
+    serde_json::to_value(calendar.details(id).unwrap().event).unwrap()
+}
+
+/// Each note text field, from its declaration alone: stored in a Full
+/// Note's frontmatter under its wire name and served as sent, removed by
+/// `null`, read from a note written by hand, refused with a line break and
+/// in a daily note (a list item has no place for it), and named in the user
+/// guide.
+#[test]
+fn every_note_text_field_is_stored_served_and_refused_as_declared() {
+    assert!(!NOTE_TEXT.is_empty());
+    let vault = TestVault::new().with_source(
+        "daily",
+        SourceKind::DailyNote {
+            directory: "days".into(),
+            heading: "Events".into(),
+        },
+    );
+    for field in NOTE_TEXT {
+        let wire = field.wire;
+        vault.write(
+            &format!("events/By hand {wire}.md"),
+            &format!("---\ntitle: By hand\ndate: 2026-03-04\n{wire}: written by hand\n---\n"),
+        );
+    }
+    let calendar = vault.open();
+    let guide = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/calendar.md"
+    ))
+    .unwrap();
+
+    for field in NOTE_TEXT {
+        let wire = field.wire;
+        let by_hand = served(&calendar, &format!("fullnote:events/By hand {wire}.md"));
+        assert_eq!(by_hand[wire], "written by hand", "{wire}");
+
+        let value = format!("{wire} text");
+        let created = calendar
+            .create(
+                "local",
+                fields(json!({"title": format!("With {wire}"), "date": "2026-03-03", "allDay": true, wire: value})),
+            )
+            .unwrap();
+        let path = created.file_path.clone().unwrap();
+        let note = vault.read(&path);
+        assert!(note.contains(&format!("\n{wire}: {value}\n")), "{note}");
+        assert_eq!(served(&calendar, &created.id)[wire], value.as_str());
+
+        for bad in ["two\nlines", "a\u{1b}b"] {
+            let refused = calendar.update(&created.id, fields(json!({ wire: bad })));
+            assert_eq!(refused_field(refused), wire);
+        }
+        assert_eq!(vault.read(&path), note, "a refused update changed the note");
+
+        let cleared = calendar
+            .update(&created.id, fields(json!({ wire: null })))
+            .unwrap();
+        assert_eq!(serde_json::to_value(&cleared).unwrap().get(wire), None);
+        assert!(!vault.read(&path).contains(&format!("\n{wire}:")), "{wire}");
+
+        let daily = calendar.create(
+            "daily",
+            fields(json!({"title": "Item", "date": "2026-03-03", "allDay": true, wire: "x"})),
+        );
+        assert_eq!(refused_field(daily), wire);
+
+        assert!(
+            guide.contains(&format!("`{wire}`")),
+            "docs/calendar.md does not name `{wire}`"
+        );
+    }
 }

@@ -241,109 +241,121 @@ impl<'de> Deserialize<'de> for Completion {
     }
 }
 
-/// One event (or one occurrence of a series) as returned to clients.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Event {
-    /// See the module docs for the id schemes.
-    pub id: String,
-    pub title: String,
-    /// `YYYY-MM-DD`: the (occurrence's) first day; for an unexpanded series,
-    /// the day the series starts.
-    pub date: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_date: Option<String>,
-    /// `HH:mm`; absent for all-day events.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_time: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_time: Option<String>,
-    pub all_day: bool,
-    pub calendar_id: String,
-    pub calendar_name: String,
-    /// Vault-relative path of the source note; absent for ICS events.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file_path: Option<String>,
-    /// Epoch milliseconds of the start; absent for all-day events.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_millis: Option<i64>,
-    /// Epoch milliseconds of the end; absent for all-day events and for
-    /// timed events without an end time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_millis: Option<i64>,
-    #[serde(rename = "type")]
-    pub kind: EventType,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub days_of_week: Option<Vec<DayOfWeek>>,
-    /// Monthly / yearly series: the day of the month (1-31).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub day_of_month: Option<i64>,
-    /// Yearly series: the month (1-12), with `dayOfMonth`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub month: Option<i64>,
-    /// Monthly series on a numbered weekday (the 2nd Tuesday, the last Friday).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub repeat_on: Option<RepeatOn>,
-    /// Every `repeatInterval` weeks (weekly), months (monthly) or years
-    /// (yearly), counted from `startRecur`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub repeat_interval: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_recur: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_recur: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rrule: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_date: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub skip_dates: Vec<String>,
-    /// Present only for tasks; see [`Completion`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub completed: Option<Completion>,
-    /// IANA zone the times are in; absent means the display time zone.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub timezone: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub category: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sub_category: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
-    /// The event's identity in another calendar (iCalendar `UID`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub uid: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub display: Option<DisplayMode>,
-    /// Reminder `{"value": minutes before the start}` (0-1440), passed
-    /// through as written in the note.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub notify: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub alarms: Option<Vec<Alarm>>,
-    /// Whether a reminder is also due at the end of the event.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_reminder: Option<bool>,
-    /// A note detached from a series: the date (`YYYY-MM-DD`) of the series'
-    /// occurrence it replaces; the series is the event with the same `uid`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub recurrence_id: Option<String>,
-    /// Who may see the event, as iCalendar's `CLASS`: `PUBLIC`, `PRIVATE`,
-    /// `CONFIDENTIAL` or another token a client sent (upper case).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub class: Option<String>,
-    /// The events this one relates to (iCalendar `RELATED-TO`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub related_to: Option<Vec<Relation>>,
-    /// On an expanded occurrence of a series: the occurrence's own date
-    /// (`YYYY-MM-DD`), which together with `id` addresses that occurrence.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub instance_date: Option<String>,
+/// Declares [`Event`] with the note text fields among its own (after `url`,
+/// where `subCategory` has always been in its JSON), called back with them
+/// by [`note_text_fields!`](super::fields::note_text_fields).
+macro_rules! declare_event {
+    ({} $($(#[doc = $doc:literal])* $name:ident $wire:tt;)*) => {
+        /// One event (or one occurrence of a series) as returned to clients.
+        #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+        #[serde(rename_all = "camelCase", default)]
+        pub struct Event {
+            /// See the module docs for the id schemes.
+            pub id: String,
+            pub title: String,
+            /// `YYYY-MM-DD`: the (occurrence's) first day; for an unexpanded series,
+            /// the day the series starts.
+            pub date: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub end_date: Option<String>,
+            /// `HH:mm`; absent for all-day events.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub start_time: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub end_time: Option<String>,
+            pub all_day: bool,
+            pub calendar_id: String,
+            pub calendar_name: String,
+            /// Vault-relative path of the source note; absent for ICS events.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub file_path: Option<String>,
+            /// Epoch milliseconds of the start; absent for all-day events.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub start_millis: Option<i64>,
+            /// Epoch milliseconds of the end; absent for all-day events and for
+            /// timed events without an end time.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub end_millis: Option<i64>,
+            #[serde(rename = "type")]
+            pub kind: EventType,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub days_of_week: Option<Vec<DayOfWeek>>,
+            /// Monthly / yearly series: the day of the month (1-31).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub day_of_month: Option<i64>,
+            /// Yearly series: the month (1-12), with `dayOfMonth`.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub month: Option<i64>,
+            /// Monthly series on a numbered weekday (the 2nd Tuesday, the last Friday).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repeat_on: Option<RepeatOn>,
+            /// Every `repeatInterval` weeks (weekly), months (monthly) or years
+            /// (yearly), counted from `startRecur`.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repeat_interval: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub start_recur: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub end_recur: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub rrule: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub start_date: Option<String>,
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            pub skip_dates: Vec<String>,
+            /// Present only for tasks; see [`Completion`].
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub completed: Option<Completion>,
+            /// IANA zone the times are in; absent means the display time zone.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub timezone: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub category: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub description: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub url: Option<String>,
+            $(
+                $(#[doc = $doc])*
+                #[serde(rename = $wire, skip_serializing_if = "Option::is_none")]
+                pub $name: Option<String>,
+            )*
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub location: Option<String>,
+            /// The event's identity in another calendar (iCalendar `UID`).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub uid: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub display: Option<DisplayMode>,
+            /// Reminder `{"value": minutes before the start}` (0-1440), passed
+            /// through as written in the note.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub notify: Option<serde_json::Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub alarms: Option<Vec<Alarm>>,
+            /// Whether a reminder is also due at the end of the event.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub end_reminder: Option<bool>,
+            /// A note detached from a series: the date (`YYYY-MM-DD`) of the series'
+            /// occurrence it replaces; the series is the event with the same `uid`.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub recurrence_id: Option<String>,
+            /// Who may see the event, as iCalendar's `CLASS`: `PUBLIC`, `PRIVATE`,
+            /// `CONFIDENTIAL` or another token a client sent (upper case).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub class: Option<String>,
+            /// The events this one relates to (iCalendar `RELATED-TO`).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub related_to: Option<Vec<Relation>>,
+            /// On an expanded occurrence of a series: the occurrence's own date
+            /// (`YYYY-MM-DD`), which together with `id` addresses that occurrence.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub instance_date: Option<String>,
+        }
+    };
 }
+
+super::fields::note_text_fields!(declare_event! {});
 
 impl Event {
     /// True for tasks (events with a `completed` field).

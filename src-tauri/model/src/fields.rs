@@ -8,11 +8,53 @@
 //! `calendarName`, `filePath`, `startMillis`, `endMillis`, `instanceDate`) are
 //! accepted and ignored, so an event fetched with GET can be edited and sent
 //! back as is.
+//!
+//! A *note text* field (`subCategory`) is optional single-line text that the
+//! engine stores in a Full Note's frontmatter under its wire name and returns
+//! as it is, with no other use. Such fields are listed once, in
+//! [`note_text_fields!`]; the structs that name them (`EventFields`, `Event`,
+//! `EventSpec`) take them from that list, and every rule about them (the
+//! merge patch, the checks, the frontmatter, the daily-note refusal) reads
+//! [`NOTE_TEXT`].
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
-use super::event::{Alarm, Completion, DayOfWeek, DisplayMode, EventType, Relation, RepeatOn};
+use super::event::{
+    Alarm, Completion, DayOfWeek, DisplayMode, Event, EventType, Relation, RepeatOn,
+};
+use super::spec::EventSpec;
+
+/// The note text fields (see the module docs), each as `name "wireName";`
+/// with its doc comment. A field of that sort is declared here and nowhere
+/// else: the macros that declare a struct naming event fields are called
+/// back with this list, so `Event` and `EventSpec` keep plain named fields
+/// (`event.sub_category`) without serde's `flatten`, which would slow the
+/// serialization of every answer and defeat `deny_unknown_fields`.
+///
+/// `note_text_fields!(callback! { head })` expands to
+/// `callback! { { head } name "wireName"; … }`.
+macro_rules! note_text_fields {
+    ($callback:ident! { $($head:tt)* }) => {
+        $callback! { { $($head)* }
+            sub_category "subCategory";
+        }
+    };
+}
+pub(crate) use note_text_fields;
+
+/// One note text field, for the code that treats them all alike: its wire
+/// name (the JSON key and the frontmatter key) and where each shape keeps
+/// it.
+#[derive(Debug)]
+pub struct NoteText {
+    pub wire: &'static str,
+    /// What a client sends for it (absent, `null` or a value).
+    pub sent: fn(&EventFields) -> &Option<Option<String>>,
+    pub spec: fn(&EventSpec) -> &Option<String>,
+    pub spec_mut: fn(&mut EventSpec) -> &mut Option<String>,
+    pub event_mut: fn(&mut Event) -> &mut Option<String>,
+}
 
 /// The wire form: [`EventFields`] plus the ignored read-only fields. Built
 /// field by field from [`writable_fields!`]'s lines: a `plain` field has no
@@ -59,18 +101,24 @@ macro_rules! wire_fields {
     };
 }
 
-/// Declares the writable fields once: each line gives the field, its wire
-/// name, its type and how `null` reads (`nullable`: `null` removes the
-/// field; `plain`: `null` is the same as absent; `nullable_completion`:
-/// `null` is an open task). From it come [`EventFields`], its wire form (which
-/// also accepts the read-only fields) and [`WRITABLE`]. The other shapes that
-/// name event fields (the event returned, quick-add's dry run, MCP's tool
-/// schema, the window's form) are checked against [`WRITABLE`] by the test
+/// Declares the writable fields once: each line in braces gives the field,
+/// its wire name, its type and how `null` reads (`nullable`: `null` removes
+/// the field; `plain`: `null` is the same as absent; `nullable_completion`:
+/// `null` is an open task); the note text fields follow, from
+/// [`note_text_fields!`] (each `Option<Option<String>>`, `nullable`). From it
+/// come [`EventFields`], its wire form (which also accepts the read-only
+/// fields), [`WRITABLE`] and [`NOTE_TEXT`]. The other shapes that name event
+/// fields (the event returned, quick-add's dry run, MCP's tool schema, the
+/// window's form) are checked against [`WRITABLE`] by the test
 /// `calendar_fields::every_shape_names_only_declared_fields`.
 macro_rules! writable_fields {
-    ($(
+    ({$(
         $(#[doc = $doc:literal])*
         $name:ident $wire:tt : $ty:ty, $null:tt;
+    )*}
+    $(
+        $(#[doc = $text_doc:literal])*
+        $text:ident $text_wire:tt;
     )*) => {
         /// The writable fields of an event. See the module docs for the
         /// semantics of absent / `null` / value.
@@ -78,22 +126,37 @@ macro_rules! writable_fields {
         #[serde(from = "WireFields")]
         pub struct EventFields {
             $($(#[doc = $doc])* pub $name: $ty,)*
+            $($(#[doc = $text_doc])* pub $text: Option<Option<String>>,)*
         }
 
-        wire_fields! { [] $($(#[doc = $doc])* $name $wire : $ty, $null;)* }
+        wire_fields! {
+            []
+            $($(#[doc = $doc])* $name $wire : $ty, $null;)*
+            $($(#[doc = $text_doc])* $text $text_wire : Option<Option<String>>, "nullable";)*
+        }
 
         impl From<WireFields> for EventFields {
             fn from(wire: WireFields) -> Self {
-                EventFields { $($name: wire.$name,)* }
+                EventFields { $($name: wire.$name,)* $($text: wire.$text,)* }
             }
         }
 
         /// The wire names of the writable fields, in declaration order.
-        pub const WRITABLE: &[&str] = &[$($wire),*];
+        pub const WRITABLE: &[&str] = &[$($wire,)* $($text_wire),*];
+
+        /// The note text fields, in declaration order.
+        pub const NOTE_TEXT: &[NoteText] = &[$(NoteText {
+            wire: $text_wire,
+            sent: |fields| &fields.$text,
+            spec: |spec| &spec.$text,
+            spec_mut: |spec| &mut spec.$text,
+            event_mut: |event| &mut event.$text,
+        }),*];
     };
 }
 
-writable_fields! {
+// The writable fields; `note_text_fields!` appends the note text ones.
+note_text_fields! { writable_fields! {
     title "title": Option<String>, "plain";
     date "date": Option<Option<String>>, "nullable";
     end_date "endDate": Option<Option<String>>, "nullable";
@@ -123,7 +186,6 @@ writable_fields! {
     month "month": Option<Option<i64>>, "nullable";
     repeat_on "repeatOn": Option<Option<RepeatOn>>, "nullable";
     repeat_interval "repeatInterval": Option<Option<i64>>, "nullable";
-    sub_category "subCategory": Option<Option<String>>, "nullable";
     location "location": Option<Option<String>>, "nullable";
     uid "uid": Option<Option<String>>, "nullable";
     display "display": Option<Option<DisplayMode>>, "nullable";
@@ -137,7 +199,7 @@ writable_fields! {
     /// The events this one relates to (iCalendar `RELATED-TO`); an empty
     /// list clears it.
     related_to "relatedTo": Option<Option<Vec<Relation>>>, "nullable";
-}
+} }
 
 /// The API documents [`EventFields`] by its wire form.
 impl utoipa::PartialSchema for EventFields {

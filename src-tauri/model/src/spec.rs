@@ -12,54 +12,62 @@ use super::error::CalendarError;
 use super::event::{
     Alarm, Completion, DayOfWeek, DisplayMode, Event, EventType, Relation, RepeatOn,
 };
-use super::fields::EventFields;
+use super::fields::{EventFields, NOTE_TEXT};
 
 /// Longest accepted title, in bytes (titles become file names and lines).
 pub const MAX_TITLE_BYTES: usize = 500;
 
-/// An event's fields, parsed and checked.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct EventSpec {
-    pub title: String,
-    pub kind: EventType,
-    pub all_day: bool,
-    pub date: Option<NaiveDate>,
-    pub end_date: Option<NaiveDate>,
-    pub start_time: Option<NaiveTime>,
-    pub end_time: Option<NaiveTime>,
-    pub days_of_week: Vec<DayOfWeek>,
-    /// Monthly (and with `month` yearly) series: the day of the month.
-    pub day_of_month: Option<i64>,
-    pub month: Option<i64>,
-    /// Monthly series on the n-th (or last) weekday of the month.
-    pub repeat_on: Option<RepeatOn>,
-    /// Every n-th week / month / year of a `recurring` series.
-    pub repeat_interval: Option<i64>,
-    pub start_recur: Option<NaiveDate>,
-    pub end_recur: Option<NaiveDate>,
-    pub rrule: Option<String>,
-    pub start_date: Option<NaiveDate>,
-    pub skip_dates: Vec<NaiveDate>,
-    pub completed: Option<Completion>,
-    pub timezone: Option<Tz>,
-    pub category: Option<String>,
-    pub description: Option<String>,
-    pub url: Option<String>,
-    pub notify: Option<serde_json::Value>,
-    pub sub_category: Option<String>,
-    pub location: Option<String>,
-    pub uid: Option<String>,
-    pub display: Option<DisplayMode>,
-    pub alarms: Option<Vec<Alarm>>,
-    pub end_reminder: Option<bool>,
-    /// A note that stands for one occurrence of a series (detached from it,
-    /// e.g. by a CalDAV client's `RECURRENCE-ID` override): the date of the
-    /// occurrence it replaces. The series is the note with the same `uid`.
-    pub recurrence_id: Option<NaiveDate>,
-    /// iCalendar `CLASS`, upper case (see [`Event::class`]).
-    pub class: Option<String>,
-    pub related_to: Option<Vec<Relation>>,
+/// Declares [`EventSpec`] with the note text fields among its own, called
+/// back with them by [`note_text_fields!`](super::fields::note_text_fields).
+macro_rules! declare_event_spec {
+    ({} $($(#[doc = $doc:literal])* $name:ident $wire:tt;)*) => {
+        /// An event's fields, parsed and checked.
+        #[derive(Debug, Clone, PartialEq, Default)]
+        pub struct EventSpec {
+            pub title: String,
+            pub kind: EventType,
+            pub all_day: bool,
+            pub date: Option<NaiveDate>,
+            pub end_date: Option<NaiveDate>,
+            pub start_time: Option<NaiveTime>,
+            pub end_time: Option<NaiveTime>,
+            pub days_of_week: Vec<DayOfWeek>,
+            /// Monthly (and with `month` yearly) series: the day of the month.
+            pub day_of_month: Option<i64>,
+            pub month: Option<i64>,
+            /// Monthly series on the n-th (or last) weekday of the month.
+            pub repeat_on: Option<RepeatOn>,
+            /// Every n-th week / month / year of a `recurring` series.
+            pub repeat_interval: Option<i64>,
+            pub start_recur: Option<NaiveDate>,
+            pub end_recur: Option<NaiveDate>,
+            pub rrule: Option<String>,
+            pub start_date: Option<NaiveDate>,
+            pub skip_dates: Vec<NaiveDate>,
+            pub completed: Option<Completion>,
+            pub timezone: Option<Tz>,
+            pub category: Option<String>,
+            pub description: Option<String>,
+            pub url: Option<String>,
+            pub notify: Option<serde_json::Value>,
+            $($(#[doc = $doc])* pub $name: Option<String>,)*
+            pub location: Option<String>,
+            pub uid: Option<String>,
+            pub display: Option<DisplayMode>,
+            pub alarms: Option<Vec<Alarm>>,
+            pub end_reminder: Option<bool>,
+            /// A note that stands for one occurrence of a series (detached from it,
+            /// e.g. by a CalDAV client's `RECURRENCE-ID` override): the date of the
+            /// occurrence it replaces. The series is the note with the same `uid`.
+            pub recurrence_id: Option<NaiveDate>,
+            /// iCalendar `CLASS`, upper case (see [`Event::class`]).
+            pub class: Option<String>,
+            pub related_to: Option<Vec<Relation>>,
+        }
+    };
 }
+
+super::fields::note_text_fields!(declare_event_spec! {});
 
 /// Longest `notify` lead time Full Calendar accepts, in minutes (one day).
 const MAX_NOTIFY_MINUTES: f64 = 1440.0;
@@ -310,14 +318,19 @@ impl EventSpec {
                 "must not contain NUL or line breaks",
             ));
         }
+        let note_text = NOTE_TEXT
+            .iter()
+            .map(|field| (field.wire, (field.spec)(self)));
         for (field, value) in [
             ("category", &self.category),
             ("description", &self.description),
             ("url", &self.url),
-            ("subCategory", &self.sub_category),
             ("location", &self.location),
             ("uid", &self.uid),
-        ] {
+        ]
+        .into_iter()
+        .chain(note_text)
+        {
             if let Some(value) = value {
                 check_text(field, value)?;
             }
@@ -467,7 +480,6 @@ impl EventSpec {
         next.month = patch(&fields.month, &self.month);
         next.repeat_on = patch(&fields.repeat_on, &self.repeat_on);
         next.repeat_interval = patch(&fields.repeat_interval, &self.repeat_interval);
-        next.sub_category = patch(&fields.sub_category, &self.sub_category);
         next.location = patch(&fields.location, &self.location);
         next.uid = patch(&fields.uid, &self.uid);
         next.display = patch(&fields.display, &self.display);
@@ -480,6 +492,9 @@ impl EventSpec {
         next.related_to = patch(&fields.related_to, &self.related_to)
             .map(|r| normalized_relations(&r))
             .filter(|r| !r.is_empty());
+        for field in NOTE_TEXT {
+            *(field.spec_mut)(&mut next) = patch((field.sent)(fields), (field.spec)(self));
+        }
         // A series created with just a `date` starts on that date.
         if next.kind == EventType::Recurring && next.start_recur.is_none() {
             next.start_recur = next.date;
@@ -528,7 +543,7 @@ impl EventSpec {
 
     /// The client-facing event (unexpanded; times not yet resolved).
     pub fn to_event(&self, id: String, calendar_id: &str, calendar_name: &str) -> Event {
-        Event {
+        let mut event = Event {
             id,
             title: self.title.clone(),
             date: self.first_day().map(format_date).unwrap_or_default(),
@@ -557,7 +572,6 @@ impl EventSpec {
             category: self.category.clone(),
             description: self.description.clone(),
             url: self.url.clone(),
-            sub_category: self.sub_category.clone(),
             location: self.location.clone(),
             uid: self.uid.clone(),
             display: self.display,
@@ -568,6 +582,12 @@ impl EventSpec {
             class: self.class.clone(),
             related_to: self.related_to.clone(),
             instance_date: None,
+            // The note text fields, set below.
+            ..Event::default()
+        };
+        for field in NOTE_TEXT {
+            *(field.event_mut)(&mut event) = (field.spec)(self).clone();
         }
+        event
     }
 }

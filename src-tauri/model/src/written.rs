@@ -15,7 +15,7 @@
 //!   works, each series bounded by its share of a query's budget.
 
 use crate::error::CalendarError;
-use crate::fields::EventFields;
+use crate::fields::{EventFields, NOTE_TEXT};
 use crate::series::rule_text::rule_line;
 
 /// The most occurrences an `HOURLY` rule written through Almanac may have
@@ -30,12 +30,14 @@ pub fn check_written(fields: &EventFields) -> Result<(), CalendarError> {
         ("url", set(&fields.url)),
         ("location", set(&fields.location)),
         ("category", set(&fields.category)),
-        ("subCategory", set(&fields.sub_category)),
         ("uid", set(&fields.uid)),
         ("timezone", set(&fields.timezone)),
         ("class", set(&fields.class)),
     ];
-    for (field, value) in single_line {
+    let note_text = NOTE_TEXT
+        .iter()
+        .map(|field| (field.wire, set((field.sent)(fields))));
+    for (field, value) in single_line.into_iter().chain(note_text) {
         if let Some(value) = value {
             check_controls(field, &value, false)?;
         }

@@ -4,14 +4,15 @@
 //! `startTime`, `endTime`, `type` (single | recurring | rrule), `daysOfWeek`,
 //! `dayOfMonth`, `month`, `repeatOn`, `repeatInterval` (recurring only),
 //! `startRecur`, `endRecur`, `rrule`, `startDate`, `skipDates`, `completed`,
-//! `timezone`, `category`, `subCategory`, `description`, `url`, `location`,
-//! `uid`, `display`, `notify`, `alarms`, `endReminder`, and Almanac's
-//! `recurrenceId` (a note detached from a series), `class` (iCalendar
-//! `CLASS`) and `relatedTo` (`RELATED-TO`: a list of UIDs, each a plain
-//! string or `{uid, relType}`). Any other key is
-//! the user's and is kept as written. Reading is lenient where Full Calendar
-//! is (a missing `title` comes from the file name, a missing `allDay` or
-//! `type` is inferred); anything else malformed makes the note invalid.
+//! `timezone`, `category`, the note text fields ([`NOTE_TEXT`]:
+//! `subCategory`, …), `description`, `url`, `location`, `uid`, `display`,
+//! `notify`, `alarms`, `endReminder`, and Almanac's `recurrenceId` (a note
+//! detached from a series), `class` (iCalendar `CLASS`) and `relatedTo`
+//! (`RELATED-TO`: a list of UIDs, each a plain string or `{uid, relType}`).
+//! Any other key is the user's and is kept as written. Reading is lenient
+//! where Full Calendar is (a missing `title` comes from the file name, a
+//! missing `allDay` or `type` is inferred); anything else malformed makes the
+//! note invalid.
 
 use chrono_tz::Tz;
 use serde_norway::{Mapping, Value};
@@ -22,13 +23,14 @@ use almanac_model::error::CalendarError;
 use almanac_model::event::{
     Alarm, AlarmAction, Completion, DayOfWeek, DisplayMode, EventType, Relation, RepeatOn,
 };
+use almanac_model::fields::NOTE_TEXT;
 use almanac_model::id::EventId;
 use almanac_model::series::recurrence::Timing;
 use almanac_model::spec::{self, EventSpec, format_date, format_time};
 
-/// The frontmatter keys that belong to the event, in the order new notes
-/// get them.
-pub const EVENT_KEYS: [&str; 32] = [
+/// The frontmatter keys that belong to the event, but the note text fields
+/// ([`NOTE_TEXT`]).
+pub const EVENT_KEYS: [&str; 31] = [
     "title",
     "allDay",
     "date",
@@ -49,7 +51,6 @@ pub const EVENT_KEYS: [&str; 32] = [
     "completed",
     "timezone",
     "category",
-    "subCategory",
     "description",
     "url",
     "location",
@@ -248,7 +249,7 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
         })
         .transpose()?;
     let title = text("title")?.unwrap_or_else(|| fallback_title.to_string());
-    let spec = EventSpec {
+    let mut spec = EventSpec {
         title: title.trim().to_string(),
         kind,
         all_day,
@@ -274,7 +275,6 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
         description: text("description")?,
         url: text("url")?,
         notify,
-        sub_category: text("subCategory")?,
         location: text("location")?,
         uid: text("uid")?,
         display,
@@ -292,7 +292,11 @@ pub fn spec_from_mapping(map: &Mapping, fallback_title: &str) -> Result<EventSpe
             }
             Some(_) => return Err(CalendarError::invalid("relatedTo", "must be a list")),
         },
+        ..EventSpec::default()
     };
+    for field in NOTE_TEXT {
+        *(field.spec_mut)(&mut spec) = text(field.wire)?;
+    }
     spec.validate()?;
     Ok(spec)
 }
@@ -354,7 +358,7 @@ fn key_values(spec: &EventSpec) -> Vec<(&'static str, Option<Value>)> {
     let list = |items: Vec<String>| {
         (!items.is_empty()).then(|| Value::Sequence(items.into_iter().map(Value::String).collect()))
     };
-    vec![
+    let mut values = vec![
         ("title", Some(Value::String(spec.title.clone()))),
         ("allDay", Some(Value::Bool(spec.all_day))),
         ("date", date(&spec.date)),
@@ -396,7 +400,14 @@ fn key_values(spec: &EventSpec) -> Vec<(&'static str, Option<Value>)> {
             spec.timezone.map(|tz| Value::String(tz.name().to_string())),
         ),
         ("category", string(&spec.category)),
-        ("subCategory", string(&spec.sub_category)),
+    ];
+    // After `category`, where `subCategory` has always been.
+    values.extend(
+        NOTE_TEXT
+            .iter()
+            .map(|field| (field.wire, string((field.spec)(spec)))),
+    );
+    values.extend([
         ("description", string(&spec.description)),
         ("url", string(&spec.url)),
         ("location", string(&spec.location)),
@@ -419,7 +430,8 @@ fn key_values(spec: &EventSpec) -> Vec<(&'static str, Option<Value>)> {
                 .as_ref()
                 .map(|relations| Value::Sequence(relations.iter().map(relation_value).collect())),
         ),
-    ]
+    ]);
+    values
 }
 
 /// A parent as its plain UID, any other relation as `{uid, relType}`.
@@ -502,8 +514,13 @@ pub fn holds_more_than_event(text: &str) -> bool {
         || frontmatter::parse(split.yaml).map_or(true, |mapping| {
             mapping
                 .keys()
-                .any(|key| key.as_str().is_none_or(|k| !EVENT_KEYS.contains(&k)))
+                .any(|key| key.as_str().is_none_or(|k| !is_event_key(k)))
         })
+}
+
+/// Whether the frontmatter `key` is one of the event's.
+fn is_event_key(key: &str) -> bool {
+    EVENT_KEYS.contains(&key) || NOTE_TEXT.iter().any(|field| field.wire == key)
 }
 
 /// Reads the spec of an existing note (for updates).

@@ -20,7 +20,7 @@ use crate::fsutil::{atomic_write, sync_dir};
 use crate::history::record_write;
 use almanac_model::error::CalendarError;
 use almanac_model::event::EventType;
-use almanac_model::fields::EventFields;
+use almanac_model::fields::{EventFields, NOTE_TEXT};
 use almanac_model::spec::{EventSpec, format_date};
 
 pub(in crate::calendar) fn read(vault: &Vault, rel: &str) -> Result<String, CalendarError> {
@@ -311,12 +311,17 @@ fn daily_spec(mut spec: EventSpec) -> Result<EventSpec, CalendarError> {
         ));
     }
     // Keys a list item has no inline field for are refused, not dropped.
+    let note_text = NOTE_TEXT
+        .iter()
+        .map(|field| (field.wire, (field.spec)(&spec).is_some()));
     for (field, present) in [
         ("alarms", spec.alarms.is_some()),
-        ("subCategory", spec.sub_category.is_some()),
         ("class", spec.class.is_some()),
         ("relatedTo", spec.related_to.is_some()),
-    ] {
+    ]
+    .into_iter()
+    .chain(note_text)
+    {
         if present {
             return Err(CalendarError::invalid(
                 field,
