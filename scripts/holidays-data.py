@@ -9,10 +9,10 @@ refreshed, and its output is committed.
     python3 -m venv /tmp/holidays-venv
     /tmp/holidays-venv/bin/pip install 'holidays==0.109'
     /tmp/holidays-venv/bin/python scripts/holidays-data.py \
-        | gzip -9n > src-tauri/core/src/calendar/sources/holidays/holidays.txt.gz
+        | gzip -9n > src-tauri/core/src/holiday_data/holidays.txt.gz
 
 Format (UTF-8 text, one record a line; the reader is
-`calendar/sources/holidays/data.rs`):
+`holiday_data/mod.rs`):
 
     # comment
     =CC<TAB>Country name            a country (ISO 3166-1 alpha-2 code)

@@ -15,7 +15,7 @@ use almanac_core::calendar::sources::caldav::splice::{
     Alarms, Occurrence, put_override, remove_occurrence, with_overrides,
 };
 use almanac_core::calendar::sources::ical::override_keys;
-use almanac_core::calendar::sources::{SourceConfig, SourceType};
+use almanac_core::calendar::sources::{SourceConfig, ResolvedKind};
 use chrono::NaiveDate;
 use libfuzzer_sys::fuzz_target;
 
@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         id: "remote".into(),
         name: "Remote".into(),
         color: "#3366ff".into(),
-        kind: SourceType::Caldav {
+        kind: ResolvedKind::Caldav {
             server: "https://dav.example/".into(),
             username: "me".into(),
             calendar: "https://dav.example/cal/".into(),

@@ -8,7 +8,7 @@
 mod common;
 
 use almanac_core::calendar::sources::ical::override_keys;
-use almanac_core::calendar::sources::{SourceConfig, SourceType};
+use almanac_core::calendar::sources::{SourceConfig, ResolvedKind};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
         id: "feed".into(),
         name: "Feed".into(),
         color: "#3366ff".into(),
-        kind: SourceType::Ical {
+        kind: ResolvedKind::Ical {
             url: "https://calendar.example/feed.ics".into(),
             allow_private_network: false,
         },

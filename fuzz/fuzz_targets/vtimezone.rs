@@ -8,7 +8,7 @@
 
 mod common;
 
-use almanac_core::calendar::sources::{SourceConfig, SourceType};
+use almanac_core::calendar::sources::{SourceConfig, ResolvedKind};
 use almanac_core::ics::series::read_series;
 use libfuzzer_sys::fuzz_target;
 
@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
         id: "zones".into(),
         name: "Zones".into(),
         color: "#3366ff".into(),
-        kind: SourceType::Ical {
+        kind: ResolvedKind::Ical {
             url: "https://calendar.example/zones.ics".into(),
             allow_private_network: false,
         },

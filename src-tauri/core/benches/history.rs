@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use almanac_core::calendar::{Calendar, EventFields};
 use almanac_core::history::{ChangeFilter, MAX_CHANGES};
 use almanac_core::paths::Paths;
-use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings, Settings};
 
 const NOTE: &str = "events/2026-01-05 Standup.md";
 const ID: &str = "fullnote:events/2026-01-05 Standup.md";
@@ -35,7 +35,7 @@ fn settings(dir: &Path) -> Settings {
             id: "local".into(),
             name: "Local".into(),
             color: "#3366cc".into(),
-            kind: SourceKind::FullNote {
+            kind: KindSettings::FullNote {
                 directory: "events".into(),
             },
             order: None,

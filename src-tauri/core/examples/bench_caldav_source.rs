@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::calendar::{Calendar, EventQuery};
-use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings, Settings};
 use almanac_testkit::{free_port, paths_in, port_open};
 
 const USER: &str = "bench";
@@ -129,7 +129,7 @@ fn main() {
                 id: "dav".into(),
                 name: "Work".into(),
                 color: "#3366cc".into(),
-                kind: SourceKind::Caldav {
+                kind: KindSettings::Caldav {
                     url: format!("{base}/"),
                     username: USER.into(),
                     calendar_url: String::new(),

@@ -14,7 +14,7 @@ use std::io::Read;
 use std::sync::Arc;
 
 use almanac_core::rest::{RestServer, ServerState};
-use almanac_core::settings::{CalendarSource, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings};
 use almanac_core::tokens::{Expiry, KeyringSecretStore, NewToken, Scope, ScopeSet};
 use almanac_testkit::InstanceBuilder;
 
@@ -41,7 +41,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 id: "journal".into(),
                 name: "Journal".into(),
                 color: "#888888".into(),
-                kind: SourceKind::DailyNote {
+                kind: KindSettings::DailyNote {
                     directory: "journal".into(),
                     heading: "Events".into(),
                 },

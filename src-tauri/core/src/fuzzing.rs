@@ -107,12 +107,12 @@ mod tests {
     /// named; reading the feed no longer panics.
     #[test]
     fn the_fuzzers_feeds_are_read_with_the_bad_event_named() {
-        use crate::calendar::sources::{SourceConfig, SourceType};
+        use crate::calendar::sources::{ResolvedKind, SourceConfig};
         let source = SourceConfig {
             id: "feed".into(),
             name: "Feed".into(),
             color: "#3366ff".into(),
-            kind: SourceType::Ical {
+            kind: ResolvedKind::Ical {
                 url: "https://calendar.example/feed.ics".into(),
                 allow_private_network: false,
             },

@@ -36,6 +36,12 @@
 //! - [`clock`]: "now" behind a trait, so expiry is testable.
 //! - [`view`]: the calendar view ids (settings' `initialView`, `changeView`).
 //! - [`ics`]: events written as iCalendar, and a client's event read back.
+//! - [`kinds`]: the registry of calendar source kinds (one `match` per
+//!   capability) and a kind's settings as Settings write them; below both
+//!   the settings, which hold a source's kind, and the engine, which asks
+//!   it what each source can do. [`holiday_data`]: the public holidays
+//!   Almanac ships, which a `holidays` source reads and its settings are
+//!   checked against.
 //! - [`scopes`]: what a token may do — the contract's scopes and the class
 //!   of settings each may change; below the settings, which check against
 //!   them, and the token store.
@@ -101,8 +107,10 @@ pub mod fsutil;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod history;
+pub mod holiday_data;
 pub mod ics;
 pub mod instance_proof;
+pub mod kinds;
 pub mod loopback_server;
 pub mod mcp;
 pub mod onboarding;

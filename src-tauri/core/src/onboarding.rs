@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::calendar::sources::caldav::password::Passwords;
-use crate::settings::{CalendarSource, MAX_DEFAULT_MINUTES, Settings, SourceKind};
+use crate::settings::{CalendarSource, KindSettings, MAX_DEFAULT_MINUTES, Settings};
 use crate::tokens::SecretStoreError;
 use plugin_types::Entry;
 
@@ -195,7 +195,7 @@ pub fn plan_import(vault: &Path) -> Result<ImportPlan, OnboardingError> {
     }
     let tasks_date = plugin_types::tasks_date_field(&settings);
     for source in &mut plan.sources {
-        if let SourceKind::Tasks { date_field, .. } = &mut source.kind {
+        if let KindSettings::Tasks { date_field, .. } = &mut source.kind {
             *date_field = tasks_date;
         }
     }

@@ -13,11 +13,13 @@
 //! One file per section or concern: [`Settings`] and its top-level checks
 //! here; `calendars` (`calendarSources`), `publishing` (`publishedCalendars`),
 //! `servers` (`caldavServer`, `mcpServer`), `reminders`,
-//! `task_date`, [`vault_path`] and [`bounds`] for their sections;
+//! [`vault_path`] and [`bounds`] for their sections;
 //! [`time_format`] (the clock `timeFormat24h` defaults to); `patch`
 //! (a partial object merged and checked whole), `store` ([`SettingsStore`]:
 //! the file and the commit), [`class`] (who may change what) and
-//! [`redact`] (what leaves the process).
+//! [`redact`] (what leaves the process). A source's kind and its settings
+//! (`KindSettings`, a Tasks source's `TaskDateField`) are the kind
+//! registry's ([`crate::kinds`]), re-exported here.
 
 use std::path::PathBuf;
 
@@ -36,11 +38,11 @@ mod reminders;
 mod servers;
 pub mod shipped_data;
 mod store;
-mod task_date;
 pub mod time_format;
 pub mod vault_path;
 
-pub use crate::calendar::kinds::SourceKind;
+pub use crate::kinds::KindSettings;
+pub use crate::kinds::TaskDateField;
 pub(crate) use calendars::default_color;
 pub use calendars::{CALENDAR_COMPONENTS, CalendarSource};
 pub use publishing::{DEFAULT_POLL_SECONDS, POLL_SECONDS, PublishedCalendar};
@@ -51,7 +53,6 @@ pub use reminders::{
 pub use servers::{CaldavServerSettings, McpServerSettings};
 pub use shipped_data::DataProblem;
 pub use store::SettingsStore;
-pub use task_date::TaskDateField;
 
 /// Ports below this need privileges; the REST server never asks for them.
 pub const MIN_PORT: u16 = 1024;
@@ -110,7 +111,7 @@ impl Default for Settings {
                 id: "local".to_string(),
                 name: "Events".to_string(),
                 color: default_color(),
-                kind: SourceKind::FullNote {
+                kind: KindSettings::FullNote {
                     directory: "events".to_string(),
                 },
                 order: None,
@@ -345,7 +346,7 @@ mod tests {
         let read = base.patched(&source(json!({}))).unwrap();
         assert_eq!(
             read.calendar_sources[0].kind,
-            SourceKind::Tasks {
+            KindSettings::Tasks {
                 directory: String::new(),
                 date_field: TaskDateField::Due,
             }

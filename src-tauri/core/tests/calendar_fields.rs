@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use almanac_core::calendar::{Calendar, CalendarError, Event, EventFields};
 use almanac_core::mcp::params::EventInput;
 use almanac_core::quick_add::QuickFields;
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use almanac_model::fields::{NOTE_TEXT, WRITABLE};
 use serde_json::json;
 use utoipa::openapi::RefOr;
@@ -87,7 +87,7 @@ fn every_note_text_field_is_stored_served_and_refused_as_declared() {
     assert!(!NOTE_TEXT.is_empty());
     let vault = TestVault::new().with_source(
         "daily",
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: "days".into(),
             heading: "Events".into(),
         },

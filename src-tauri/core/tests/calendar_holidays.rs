@@ -4,12 +4,12 @@
 use crate::common;
 
 use almanac_core::calendar::{CalendarError, EventQuery};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use common::*;
 use serde_json::json;
 
-fn holidays(country: &str, subdivision: &str) -> SourceKind {
-    SourceKind::Holidays {
+fn holidays(country: &str, subdivision: &str) -> KindSettings {
+    KindSettings::Holidays {
         country: country.into(),
         subdivision: subdivision.into(),
     }
@@ -87,7 +87,7 @@ fn a_holiday_calendar_shows_the_country_and_subdivision_holidays() {
 
 #[test]
 fn settings_refuse_places_the_data_does_not_have() {
-    let check = |kind: SourceKind| {
+    let check = |kind: KindSettings| {
         let mut settings = almanac_core::settings::Settings::default();
         settings.calendar_sources.push(source("x", kind));
         settings.validate().map_err(|e| e.to_string())

@@ -5,12 +5,12 @@
 use crate::common;
 
 use almanac_core::calendar::CalendarError;
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use common::*;
 use serde_json::json;
 
-fn ics_file(path: &str) -> SourceKind {
-    SourceKind::IcsFile { path: path.into() }
+fn ics_file(path: &str) -> KindSettings {
+    KindSettings::IcsFile { path: path.into() }
 }
 
 const SCHOOL: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\

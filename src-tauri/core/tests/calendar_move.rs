@@ -6,7 +6,7 @@
 use crate::common;
 
 use almanac_core::calendar::CalendarError;
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use common::*;
 use serde_json::json;
 
@@ -16,27 +16,27 @@ fn vault() -> TestVault {
     TestVault::new()
         .with_source(
             "work",
-            SourceKind::FullNote {
+            KindSettings::FullNote {
                 directory: "work".into(),
             },
         )
         .with_source(
             "daily",
-            SourceKind::DailyNote {
+            KindSettings::DailyNote {
                 directory: "journal".into(),
                 heading: "Events".into(),
             },
         )
         .with_source(
             "diary",
-            SourceKind::DailyNote {
+            KindSettings::DailyNote {
                 directory: "diary".into(),
                 heading: "Plans".into(),
             },
         )
         .with_source(
             "feed",
-            SourceKind::Ical {
+            KindSettings::Ical {
                 url: "http://127.0.0.1:9/feed.ics".into(),
                 allow_private_network: true,
             },

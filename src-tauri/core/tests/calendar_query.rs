@@ -108,7 +108,7 @@ fn every_event_shape_is_read() {
 fn filters_combine() {
     let vault = TestVault::new().with_source(
         "work",
-        almanac_core::settings::SourceKind::FullNote {
+        almanac_core::settings::KindSettings::FullNote {
             directory: "work".into(),
         },
     );

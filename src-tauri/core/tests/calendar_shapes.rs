@@ -7,7 +7,7 @@
 use crate::common;
 
 use almanac_core::calendar::{Calendar, Event};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use common::*;
 use serde_json::json;
 
@@ -79,7 +79,7 @@ const DAILY_NOTE: &str = "# Tuesday\n\n## Events\n- [ ] Call Ann [startTime:: 09
 fn shapes_vault() -> (TestVault, Calendar) {
     let vault = TestVault::new().with_source(
         "daily",
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: String::new(),
             heading: "Events".into(),
         },
@@ -648,7 +648,7 @@ fn daily_notes_follow_obsidians_folder_and_format() {
 fn a_source_folder_of_its_own_wins_over_obsidians() {
     let vault = TestVault::new().with_source(
         "daily",
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: "days".into(),
             heading: "Events".into(),
         },
@@ -669,7 +669,7 @@ fn a_source_folder_of_its_own_wins_over_obsidians() {
 fn an_unsupported_daily_note_format_is_reported() {
     let vault = TestVault::new().with_source(
         "daily",
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: String::new(),
             heading: "Events".into(),
         },

@@ -8,14 +8,14 @@ use std::net::TcpListener;
 use std::sync::{Arc, Condvar, Mutex};
 
 use almanac_core::calendar::{CalendarError, Completion, EventQuery, EventType};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use common::*;
 use serde_json::json;
 
 fn daily_vault() -> TestVault {
     TestVault::new().with_source(
         "daily",
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: "journal".into(),
             heading: "Events".into(),
         },
@@ -329,7 +329,7 @@ END:VCALENDAR\r\n";
 fn open_team_feed(server: &IcsServer) -> (TestVault, almanac_core::calendar::Calendar) {
     let vault = TestVault::new().with_source(
         "team",
-        SourceKind::Ical {
+        KindSettings::Ical {
             url: server.url.clone(),
             // The test server is on loopback.
             allow_private_network: true,
@@ -473,7 +473,7 @@ fn ics_feeds_are_fetched_cached_and_revalidated_conditionally() {
     drop(dead);
     settings.calendar_sources[1] = common::source(
         "team",
-        SourceKind::Ical {
+        KindSettings::Ical {
             url: dead_url,
             allow_private_network: true,
         },
@@ -585,7 +585,7 @@ fn broken_feeds_report_errors_and_keep_nothing_stale() {
     let url = format!("http://{}/x.ics", server.addr);
     let vault = TestVault::new().with_source(
         "bad",
-        SourceKind::Ical {
+        KindSettings::Ical {
             url: url.clone(),
             allow_private_network: true,
         },
@@ -625,7 +625,7 @@ fn ics_series_split_by_thisandfuture_have_their_own_ids_and_unmatched_zones_are_
     let server = IcsServer::start(PARTS);
     let vault = TestVault::new().with_source(
         "lessons",
-        SourceKind::Ical {
+        KindSettings::Ical {
             url: server.url.clone(),
             allow_private_network: true,
         },
@@ -703,7 +703,7 @@ DTEND;TZID=Nowhere/Middle:20230306T144200\nSUMMARY:A test event\nEND:VEVENT\nEND
     let server = IcsServer::start(SAMPLE);
     let vault = TestVault::new().with_source(
         "sample",
-        SourceKind::Ical {
+        KindSettings::Ical {
             url: server.url.clone(),
             allow_private_network: true,
         },

@@ -11,7 +11,7 @@ use almanac_core::app::Core;
 use almanac_core::caldav_server;
 use almanac_core::rest::{self, Listening, RestState, ServerState};
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{CalendarSource, SourceKind, TaskDateField};
+use almanac_core::settings::{CalendarSource, KindSettings, TaskDateField};
 use almanac_core::tokens::{Expiry, Scope};
 use almanac_testkit::{InstanceBuilder, TestInstance, free_port, new_token};
 use chrono::{NaiveDate, NaiveTime, Utc};
@@ -71,7 +71,7 @@ impl App {
                     id: CALENDAR.into(),
                     name: "Tasks".into(),
                     color: "#00aa88".into(),
-                    kind: SourceKind::Tasks {
+                    kind: KindSettings::Tasks {
                         directory: "Projects".into(),
                         date_field: TaskDateField::Due,
                     },

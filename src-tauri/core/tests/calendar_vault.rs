@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use almanac_core::calendar::{CalendarError, VaultStatus};
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{SettingsStore, SourceKind};
+use almanac_core::settings::{KindSettings, SettingsStore};
 use common::*;
 use serde_json::json;
 
@@ -110,7 +110,7 @@ fn every_settings_change_reaches_the_engine_through_the_store() {
     let mut sources = vault.settings.calendar_sources.clone();
     sources.push(source(
         "work",
-        SourceKind::FullNote {
+        KindSettings::FullNote {
             directory: "work".into(),
         },
     ));

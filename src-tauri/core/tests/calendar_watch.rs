@@ -5,7 +5,7 @@
 use crate::common;
 
 use almanac_core::calendar::{Calendar, EventQuery};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use common::*;
 
 fn titles_now(cal: &Calendar) -> Vec<String> {
@@ -105,7 +105,7 @@ fn editor_style_saves_and_hidden_files() {
 fn daily_notes_are_watched_too() {
     let vault = TestVault::new().with_source(
         "daily",
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: "journal".into(),
             heading: "Events".into(),
         },
@@ -157,7 +157,7 @@ fn own_writes_are_visible_without_the_watcher_and_settings_changes_rescan() {
     settings.display_timezone = "Asia/Tokyo".into();
     settings.calendar_sources.push(source(
         "other",
-        SourceKind::FullNote {
+        KindSettings::FullNote {
             directory: "other".into(),
         },
     ));

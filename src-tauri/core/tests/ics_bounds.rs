@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use almanac_core::calendar::sources::caldav::mirror::{Mirror, MirrorStore, Resource};
 use almanac_core::calendar::{Calendar, EventQuery};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use common::*;
 
 fn event(uid: &str, title: &str, inside: &str) -> String {
@@ -84,7 +84,7 @@ impl Feed {
     fn vault(&self) -> TestVault {
         TestVault::new().with_source(
             "feed",
-            SourceKind::Ical {
+            KindSettings::Ical {
                 url: self.url.clone(),
                 allow_private_network: true,
             },
@@ -190,7 +190,7 @@ fn hostile_copies_on_disk_do_not_crash_the_start() {
 fn a_hostile_item_in_the_caldav_copy_is_set_aside_at_start() {
     let vault = TestVault::new().with_source(
         "dav",
-        SourceKind::Caldav {
+        KindSettings::Caldav {
             url: "http://127.0.0.1:9/".into(),
             username: "alice".into(),
             calendar_url: "http://127.0.0.1:9/cal/".into(),

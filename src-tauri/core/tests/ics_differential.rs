@@ -17,7 +17,7 @@ use crate::common;
 use std::path::Path;
 
 use almanac_core::calendar::{CalendarError, Event, EventQuery};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use common::*;
 use serde_json::{Value, json};
 
@@ -148,7 +148,7 @@ fn engine_with_feed(file: &Path) -> (TestVault, almanac_core::calendar::Calendar
     let url = serve(std::fs::read(file).unwrap());
     let vault = TestVault::new().with_timezone(DISPLAY_TZ).with_source(
         "feed",
-        SourceKind::Ical {
+        KindSettings::Ical {
             url,
             // The server is on loopback.
             allow_private_network: true,

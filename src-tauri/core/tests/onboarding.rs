@@ -9,7 +9,7 @@ use almanac_core::onboarding::{
     FoundSetting, ImportPlan, ImportedDisplay, ImportedReminders, OnboardingError,
     REMASTERED_SETTINGS, SkippedSource, import_unattended, plan_import,
 };
-use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings, Settings};
 use serde_json::json;
 
 /// The plugin's settings as it writes them: its defaults plus five kinds of
@@ -68,7 +68,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     files
 }
 
-fn source(id: &str, name: &str, color: &str, kind: SourceKind) -> CalendarSource {
+fn source(id: &str, name: &str, color: &str, kind: KindSettings) -> CalendarSource {
     CalendarSource {
         id: id.into(),
         name: name.into(),
@@ -96,7 +96,7 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
                 "local_1",
                 "Work",
                 "#ff5733",
-                SourceKind::FullNote {
+                KindSettings::FullNote {
                     directory: "Calendar/Work".into(),
                 },
             ),
@@ -104,7 +104,7 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
                 "dailynote_1",
                 "Daily",
                 "#2ecc71",
-                SourceKind::DailyNote {
+                KindSettings::DailyNote {
                     directory: String::new(),
                     heading: "Events".into(),
                 },
@@ -113,7 +113,7 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
                 "ical_1",
                 "Holidays",
                 "#9b59b6",
-                SourceKind::Ical {
+                KindSettings::Ical {
                     url: "https://example.com/holidays.ics".into(),
                     allow_private_network: false,
                 },
@@ -123,7 +123,7 @@ fn the_plan_maps_supported_sources_and_lists_the_rest() {
                 "caldav_1",
                 "iCloud",
                 "#e67e22",
-                SourceKind::Caldav {
+                KindSettings::Caldav {
                     url: "https://caldav.icloud.com/123/calendars/".into(),
                     username: "me@example.com".into(),
                     calendar_url: String::new(),
@@ -451,7 +451,7 @@ fn caldav_sources_start_discovery_at_the_deeper_address() {
         [
             (
                 &"caldav_1".to_string(),
-                &SourceKind::Caldav {
+                &KindSettings::Caldav {
                     url: "https://cloud.example.com/remote.php/dav/calendars/ada/personal/".into(),
                     username: "ada".into(),
                     calendar_url: String::new(),
@@ -459,7 +459,7 @@ fn caldav_sources_start_discovery_at_the_deeper_address() {
             ),
             (
                 &"caldav_2".to_string(),
-                &SourceKind::Caldav {
+                &KindSettings::Caldav {
                     url: "http://dav.example.org/".into(),
                     username: "bob".into(),
                     calendar_url: String::new(),
@@ -540,7 +540,7 @@ fn a_plan_without_accounts_drops_them_and_their_passwords() {
     assert!(
         plan.sources
             .iter()
-            .all(|source| !matches!(source.kind, SourceKind::Caldav { .. }))
+            .all(|source| !matches!(source.kind, KindSettings::Caldav { .. }))
     );
     let patch = plan.settings_patch(&Settings::default()).unwrap();
     let passwords = almanac_core::calendar::sources::caldav::password::Passwords::default();

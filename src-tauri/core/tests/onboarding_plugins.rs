@@ -13,7 +13,7 @@ use almanac_core::onboarding::{
     ImportedReminders, MAX_SETTINGS_BYTES, ORIGINAL_SETTINGS, OnboardingError, REMASTERED_SETTINGS,
     plan_import,
 };
-use almanac_core::settings::{Settings, SourceKind, TaskDateField};
+use almanac_core::settings::{KindSettings, Settings, TaskDateField};
 use serde_json::{Value, json};
 
 /// Remastered's `DEFAULT_SETTINGS` (`src/types/settings.ts`, with the keys
@@ -192,16 +192,16 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
         .iter()
         .map(|s| (s.id.as_str(), s.kind.clone()))
         .collect();
-    let caldav = |url: &str| SourceKind::Caldav {
+    let caldav = |url: &str| KindSettings::Caldav {
         url: url.into(),
         username: "ada".into(),
         calendar_url: String::new(),
     };
-    let ical = |url: &str| SourceKind::Ical {
+    let ical = |url: &str| KindSettings::Ical {
         url: url.into(),
         allow_private_network: false,
     };
-    let journal = SourceKind::DailyNote {
+    let journal = KindSettings::DailyNote {
         directory: "Journal".into(),
         heading: "Log".into(),
     };
@@ -210,13 +210,13 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
         [
             (
                 "local_1",
-                SourceKind::FullNote {
+                KindSettings::FullNote {
                     directory: "Calendar/Work".into()
                 }
             ),
             (
                 "dailynote_1",
-                SourceKind::DailyNote {
+                KindSettings::DailyNote {
                     directory: String::new(),
                     heading: "Events".into()
                 }
@@ -228,7 +228,7 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
             // No scheme: a file of the vault, as the plugin reads it.
             (
                 "ical_3",
-                SourceKind::IcsFile {
+                KindSettings::IcsFile {
                     path: "Calendars/export.ics".into()
                 }
             ),
@@ -243,14 +243,14 @@ fn every_remastered_type_is_imported_or_listed_with_its_reason() {
             // Remastered's `calendarDisplayDateTarget` places the tasks.
             (
                 "tasks_1",
-                SourceKind::Tasks {
+                KindSettings::Tasks {
                     directory: String::new(),
                     date_field: TaskDateField::Scheduled,
                 }
             ),
             (
                 "holidays_1",
-                SourceKind::Holidays {
+                KindSettings::Holidays {
                     country: "DE".into(),
                     subdivision: "BE".into()
                 }
@@ -332,7 +332,7 @@ fn holiday_calendars_the_data_lacks_are_skipped_and_filters_reported() {
             .iter()
             .map(|s| s.kind.clone())
             .collect::<Vec<_>>(),
-        [SourceKind::Holidays {
+        [KindSettings::Holidays {
             country: "US".into(),
             subdivision: "CA".into()
         }]
@@ -484,7 +484,7 @@ fn a_journal_almanac_cannot_follow_is_listed_with_why() {
     assert_eq!(plan.sources.len(), 1);
     assert_eq!(
         plan.sources[0].kind,
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: ".".into(),
             heading: "Log".into()
         }

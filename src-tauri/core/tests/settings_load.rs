@@ -11,13 +11,13 @@ use almanac_core::api::{DeclineAll, HeadlessUi};
 use almanac_core::app::Core;
 use almanac_core::data_lock::DataLock;
 use almanac_core::rest::{self, Listening, RestState};
-use almanac_core::settings::{CalendarSource, Settings, SettingsStore, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings, Settings, SettingsStore};
 use almanac_core::tokens::{Expiry, Scope};
 use almanac_testkit::{new_token, paths_in, real_keyring};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-fn calendar(id: &str, kind: SourceKind) -> CalendarSource {
+fn calendar(id: &str, kind: KindSettings) -> CalendarSource {
     CalendarSource {
         id: id.into(),
         name: id.into(),
@@ -28,8 +28,8 @@ fn calendar(id: &str, kind: SourceKind) -> CalendarSource {
     }
 }
 
-fn holidays(country: &str, subdivision: &str) -> SourceKind {
-    SourceKind::Holidays {
+fn holidays(country: &str, subdivision: &str) -> KindSettings {
+    KindSettings::Holidays {
         country: country.into(),
         subdivision: subdivision.into(),
     }
@@ -52,7 +52,7 @@ fn earlier_settings(root: &Path, place: (&str, &str), zone: &str, view: &str) ->
     settings.calendar_sources = vec![
         calendar(
             "notes",
-            SourceKind::FullNote {
+            KindSettings::FullNote {
                 directory: "events".into(),
             },
         ),

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use almanac_core::calendar::Calendar;
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{SettingsStore, SourceKind};
+use almanac_core::settings::{KindSettings, SettingsStore};
 use almanac_core::vault_reminders::rules::Rules;
 use almanac_core::vault_reminders::{self, DerivedSet, VaultReminders};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, Utc};
@@ -163,7 +163,7 @@ struct Fixture {
 fn open() -> Fixture {
     let mut vault = TestVault::new().with_source(
         "daily",
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: String::new(),
             heading: "Events".into(),
         },

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings, Settings};
 
 pub fn settings(vault: &Path) -> Settings {
     Settings {
@@ -15,7 +15,7 @@ pub fn settings(vault: &Path) -> Settings {
                 id: "local".into(),
                 name: "Events".into(),
                 color: "#3788d8".into(),
-                kind: SourceKind::FullNote {
+                kind: KindSettings::FullNote {
                     directory: "events".into(),
                 },
                 order: None,
@@ -25,7 +25,7 @@ pub fn settings(vault: &Path) -> Settings {
                 id: "daily".into(),
                 name: "Journal".into(),
                 color: "#d83788".into(),
-                kind: SourceKind::DailyNote {
+                kind: KindSettings::DailyNote {
                     directory: "journal".into(),
                     heading: "Events".into(),
                 },

@@ -146,7 +146,7 @@ mod tests {
     use super::*;
     use crate::calendar::EventFields;
     use crate::paths::Paths;
-    use crate::settings::{CalendarSource, Settings, SourceKind};
+    use crate::settings::{CalendarSource, KindSettings, Settings};
 
     const NOTES: &[(&str, &str)] = &[
         (
@@ -233,7 +233,7 @@ mod tests {
                 id: "local".into(),
                 name: "Local".into(),
                 color: "#123456".into(),
-                kind: SourceKind::FullNote {
+                kind: KindSettings::FullNote {
                     directory: "events".into(),
                 },
                 order: None,

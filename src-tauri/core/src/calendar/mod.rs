@@ -25,9 +25,8 @@
 //!   blocks are composed across the rooms; the watcher, the feed worker, the
 //!   settings followed;
 //! - `write`: writes routed by source kind and written into notes;
-//! - [`kinds`]: the registry of source kinds, one `match` per capability,
-//!   and a source's settings resolved against the vault;
-//! - [`sources`]: reading (and writing) each source kind (`fullnote`,
+//! - [`sources`]: a source's settings resolved against the vault
+//!   (`resolved`), and reading (and writing) each source kind (`fullnote`,
 //!   `dailynote`, `ical`, `caldav`, `tasks`, …); the CalDAV client, engine
 //!   side included, is all in `sources::caldav`.
 //!
@@ -39,7 +38,6 @@
 mod engine;
 pub mod frontmatter;
 pub mod index;
-pub mod kinds;
 pub mod sources;
 mod vault;
 #[cfg(unix)]

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::read_bounded;
 use crate::calendar::sources::dailyconfig;
-use crate::settings::{SourceKind, TaskDateField};
+use crate::settings::{KindSettings, TaskDateField};
 
 /// Where the Journals plugin (id `journals`) keeps its settings, relative to
 /// the vault: remastered's `journals` sources name one of its journals.
@@ -52,9 +52,9 @@ impl<'a> Entry<'a> {
 /// The Almanac source kind for a plugin source of type `kind`, or why it is
 /// not imported. `vault` is read for what the entry refers to (the Journals
 /// plugin's settings, Obsidian's Daily notes settings), never written.
-pub(super) fn map_source(entry: Entry, kind: &str, vault: &Path) -> Result<SourceKind, String> {
+pub(super) fn map_source(entry: Entry, kind: &str, vault: &Path) -> Result<KindSettings, String> {
     match kind {
-        "local" => Ok(SourceKind::FullNote {
+        "local" => Ok(KindSettings::FullNote {
             directory: entry.required("directory")?.to_string(),
         }),
         // The early Journals integration: a daily-note source whose
@@ -62,7 +62,7 @@ pub(super) fn map_source(entry: Entry, kind: &str, vault: &Path) -> Result<Sourc
         "dailynote" if entry.text("provider") == Some("journals") => journal(entry, vault),
         // No folder of its own: the notes' folder comes from Obsidian's
         // Daily notes settings, as in Almanac.
-        "dailynote" => Ok(SourceKind::DailyNote {
+        "dailynote" => Ok(KindSettings::DailyNote {
             directory: String::new(),
             heading: entry.required("heading")?.to_string(),
         }),
@@ -73,7 +73,7 @@ pub(super) fn map_source(entry: Entry, kind: &str, vault: &Path) -> Result<Sourc
         "caldav" | "caldavtasks" => caldav(entry),
         // The plugin's Tasks source has no folder: the whole vault. Its
         // date field is a plugin-wide setting ([`tasks_date_field`]).
-        "tasks" => Ok(SourceKind::Tasks {
+        "tasks" => Ok(KindSettings::Tasks {
             directory: String::new(),
             date_field: TaskDateField::default(),
         }),
@@ -149,7 +149,7 @@ pub(super) fn default_name(entry: Entry, kind: &str) -> String {
 
 /// An ICS source: an http(s) or `webcal` address is a feed (the plugin
 /// fetches `webcal://` as `https://`); anything else is a file in the vault.
-fn ical(entry: Entry) -> Result<SourceKind, String> {
+fn ical(entry: Entry) -> Result<KindSettings, String> {
     let url = entry.required("url")?;
     let (scheme, rest) = url.split_once("://").unwrap_or_default();
     let url = match scheme.to_ascii_lowercase().as_str() {
@@ -159,15 +159,15 @@ fn ical(entry: Entry) -> Result<SourceKind, String> {
         "" => return ics_file(url),
         _ => return Err(format!("ICS url `{url}` is not http(s) or webcal")),
     };
-    Ok(SourceKind::Ical {
+    Ok(KindSettings::Ical {
         url,
         allow_private_network: false,
     })
 }
 
 /// A vault `.ics` file, by its vault-relative path as the plugin reads it.
-fn ics_file(path: &str) -> Result<SourceKind, String> {
-    checked(SourceKind::IcsFile {
+fn ics_file(path: &str) -> Result<KindSettings, String> {
+    checked(KindSettings::IcsFile {
         path: path.to_string(),
     })
 }
@@ -175,8 +175,8 @@ fn ics_file(path: &str) -> Result<SourceKind, String> {
 /// Remastered's holiday calendar (`date-holidays` underneath): its
 /// `country` and `state` codes are ISO 3166's, as Almanac's data's are.
 /// One the data does not have is skipped with why, not imported broken.
-fn holidays(entry: Entry) -> Result<SourceKind, String> {
-    checked(SourceKind::Holidays {
+fn holidays(entry: Entry) -> Result<KindSettings, String> {
+    checked(KindSettings::Holidays {
         country: entry.required("country")?.to_ascii_uppercase(),
         subdivision: entry.text("state").unwrap_or_default().to_ascii_uppercase(),
     })
@@ -184,7 +184,7 @@ fn holidays(entry: Entry) -> Result<SourceKind, String> {
 
 /// `kind` if the settings will take it, else why not (the plan applies as
 /// one settings change, which one bad source would refuse whole).
-fn checked(kind: SourceKind) -> Result<SourceKind, String> {
+fn checked(kind: KindSettings) -> Result<KindSettings, String> {
     match kind.invalid_field() {
         Some((_, why)) => Err(why),
         None => Ok(kind),
@@ -196,7 +196,7 @@ fn checked(kind: SourceKind) -> Result<SourceKind, String> {
 /// calendar home or the calendar itself), but the deeper of the two is the
 /// closest to the calendar, and discovery takes an address that is a
 /// calendar as it is. The password, if any, goes to the keyring.
-fn caldav(entry: Entry) -> Result<SourceKind, String> {
+fn caldav(entry: Entry) -> Result<KindSettings, String> {
     let address = |key: &str| {
         entry
             .text(key)
@@ -209,7 +209,7 @@ fn caldav(entry: Entry) -> Result<SourceKind, String> {
         Some(home) if depth(home) > depth(url) => home,
         _ => url,
     };
-    Ok(SourceKind::Caldav {
+    Ok(KindSettings::Caldav {
         url: deepest.to_string(),
         username: username.to_string(),
         calendar_url: String::new(),
@@ -219,7 +219,7 @@ fn caldav(entry: Entry) -> Result<SourceKind, String> {
 /// A Journals source: a daily-note calendar in the journal's folder, when
 /// the Journals plugin's settings say where that is and name the notes as
 /// Almanac reads daily notes (Obsidian's Daily notes date format).
-fn journal(entry: Entry, vault: &Path) -> Result<SourceKind, String> {
+fn journal(entry: Entry, vault: &Path) -> Result<KindSettings, String> {
     let id = entry.required("journalId")?;
     let heading = entry.required("heading")?.to_string();
     let settings = read_journals(vault)?;
@@ -267,7 +267,7 @@ fn journal(entry: Entry, vault: &Path) -> Result<SourceKind, String> {
             daily.pattern()
         ));
     }
-    Ok(SourceKind::DailyNote {
+    Ok(KindSettings::DailyNote {
         // `.` is the vault's root; an empty folder would mean Obsidian's
         // Daily notes folder instead.
         directory: if folder.is_empty() { "." } else { folder }.to_string(),

@@ -13,7 +13,7 @@ use std::path::Path;
 use super::{ImportPlan, plan_import};
 use crate::api::ApiError;
 use crate::app::Core;
-use crate::calendar::kinds::Origin;
+use crate::kinds::Origin;
 use crate::settings::class::Actor;
 use crate::settings::redact::redact_feed_url;
 

@@ -22,9 +22,9 @@ use crate::api::{AuthorizedApi, EventOptions};
 use crate::caldav_server::error::DavRefusal;
 use crate::caldav_server::resource::{Place, put};
 use crate::caldav_server::{Listings, ServedResource, resource_name};
-use crate::calendar::kinds::Kind;
 use crate::calendar::{Alarm, AlarmAction, Calendar, Event, EventFields, EventId};
 use crate::ics::series::read_series;
+use crate::kinds::Kind;
 use crate::vault_reminders::rules::Rules;
 
 /// One event of the vault as it is published.

@@ -33,9 +33,9 @@ use std::time::{Duration, Instant};
 use super::local::{LocalItem, Vault};
 use super::remote::{Remote, ServerState};
 use super::status::{Conflict, Item, Status, StatusStore};
-use crate::calendar::kinds::{Publishing, Writes};
 use crate::calendar::sources::caldav::DavError;
 use crate::ics::series::read_series;
+use crate::kinds::{Publishing, Writes};
 
 /// Items between two saves of the status in a long pass (a first publish).
 const SAVE_EVERY: usize = 25;

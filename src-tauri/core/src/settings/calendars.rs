@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::shipped_data::DataProblem;
-use super::{SettingsError, SourceKind};
+use super::{KindSettings, SettingsError};
 
 /// One configured calendar source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -19,7 +19,7 @@ pub struct CalendarSource {
     #[serde(default = "default_color")]
     pub color: String,
     #[serde(flatten)]
-    pub kind: SourceKind,
+    pub kind: KindSettings,
     /// Where a calendar app sorts this calendar among the others (Apple's
     /// `calendar-order`, set by CalDAV clients); Almanac only keeps it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

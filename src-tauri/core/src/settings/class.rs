@@ -224,7 +224,7 @@ impl Actor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::SourceKind;
+    use crate::settings::KindSettings;
     use serde_json::json;
 
     fn token(scopes: &[Scope]) -> Actor {
@@ -353,7 +353,7 @@ mod tests {
                 id: "feed".into(),
                 name: "Feed".into(),
                 color: "#000".into(),
-                kind: SourceKind::Ical {
+                kind: KindSettings::Ical {
                     url: url.into(),
                     allow_private_network: allow,
                 },
@@ -426,7 +426,7 @@ mod tests {
                     id: "work".into(),
                     name: "Work".into(),
                     color: "#000".into(),
-                    kind: SourceKind::Caldav {
+                    kind: KindSettings::Caldav {
                         url: url.into(),
                         username: "alice".into(),
                         calendar_url: String::new(),

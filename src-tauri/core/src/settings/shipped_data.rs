@@ -100,7 +100,7 @@ pub(super) fn first_problem(settings: &Settings) -> Result<(), SettingsError> {
 mod tests {
     use serde_json::json;
 
-    use super::super::{CalendarSource, SourceKind};
+    use super::super::{CalendarSource, KindSettings};
     use super::*;
 
     fn holidays(id: &str, country: &str, subdivision: &str) -> CalendarSource {
@@ -108,7 +108,7 @@ mod tests {
             id: id.into(),
             name: id.into(),
             color: "#3366cc".into(),
-            kind: SourceKind::Holidays {
+            kind: KindSettings::Holidays {
                 country: country.into(),
                 subdivision: subdivision.into(),
             },

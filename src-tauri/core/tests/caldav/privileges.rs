@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::calendar::{Calendar, EventQuery};
-use almanac_core::settings::{CalendarSource, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings};
 use almanac_testkit::radicale::{PASSWORD, Radicale, USER};
 use almanac_testkit::{HttpStub, wait_until};
 use reqwest::StatusCode;
@@ -25,7 +25,7 @@ fn vcalendar(uid: &str, title: &str) -> String {
     )
 }
 
-fn calendar_source(id: &str, kind: SourceKind) -> CalendarSource {
+fn calendar_source(id: &str, kind: KindSettings) -> CalendarSource {
     CalendarSource {
         id: id.into(),
         name: id.into(),
@@ -102,7 +102,7 @@ async fn a_caldav_sources_events_are_writable_and_a_feeds_are_not() {
         builder.settings(move |settings| {
             settings.calendar_sources.push(calendar_source(
                 &dav_id,
-                SourceKind::Caldav {
+                KindSettings::Caldav {
                     url: dav_url,
                     username: USER.into(),
                     calendar_url: String::new(),
@@ -110,7 +110,7 @@ async fn a_caldav_sources_events_are_writable_and_a_feeds_are_not() {
             ));
             settings.calendar_sources.push(calendar_source(
                 FEED,
-                SourceKind::Ical {
+                KindSettings::Ical {
                     url: feed_url,
                     allow_private_network: true,
                 },

@@ -8,7 +8,7 @@ use almanac_core::app::Core;
 use almanac_core::caldav_server;
 use almanac_core::rest::{RestServer, ServerState};
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{CalendarSource, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings};
 use almanac_core::tokens::{Expiry, Scope};
 use almanac_testkit::{InstanceBuilder, TestInstance, free_port, new_token};
 use serde_json::json;
@@ -68,7 +68,7 @@ impl CaldavHarness {
                     color: "#ff0000".into(),
                     // Refused at once (loopback without the user's
                     // permission): an empty, read-only calendar.
-                    kind: SourceKind::Ical {
+                    kind: KindSettings::Ical {
                         url: "http://127.0.0.1:9/holidays.ics".into(),
                         allow_private_network: false,
                     },

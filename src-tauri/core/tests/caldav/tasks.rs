@@ -4,7 +4,7 @@
 //! byte for byte as it was; a task saved in the client becomes a note; a
 //! journal is refused.
 
-use almanac_core::settings::{CalendarSource, SourceKind, TaskDateField};
+use almanac_core::settings::{CalendarSource, KindSettings, TaskDateField};
 use chrono::{Duration, Utc};
 
 use crate::caldav::support::{CaldavHarness, client_script, run, venv};
@@ -30,7 +30,7 @@ async fn start() -> CaldavHarness {
                     id: "journal".into(),
                     name: "Journal".into(),
                     color: "#3366ff".into(),
-                    kind: SourceKind::DailyNote {
+                    kind: KindSettings::DailyNote {
                         directory: "journal".into(),
                         heading: "Events".into(),
                     },
@@ -41,7 +41,7 @@ async fn start() -> CaldavHarness {
                     id: "tasks".into(),
                     name: "Tasks".into(),
                     color: "#00aa88".into(),
-                    kind: SourceKind::Tasks {
+                    kind: KindSettings::Tasks {
                         directory: "Projects".into(),
                         date_field: TaskDateField::Due,
                     },

@@ -11,7 +11,7 @@ use almanac_core::calendar::sources::caldav::account::{
     self, Added, NewCalendar, SetupError, remember_calendar_url,
 };
 use almanac_core::calendar::sources::caldav::password::Passwords;
-use almanac_core::settings::{Settings, SettingsStore, SourceKind};
+use almanac_core::settings::{KindSettings, Settings, SettingsStore};
 use almanac_testkit::wait_until;
 
 use crate::caldav_source::common::TestVault;
@@ -85,7 +85,7 @@ fn calendar_url(settings: &Settings, id: &str) -> Option<String> {
         .iter()
         .find(|s| s.id == id)
         .and_then(|s| match &s.kind {
-            SourceKind::Caldav { calendar_url, .. } => Some(calendar_url.clone()),
+            KindSettings::Caldav { calendar_url, .. } => Some(calendar_url.clone()),
             _ => None,
         })
 }

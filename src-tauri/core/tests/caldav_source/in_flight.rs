@@ -7,7 +7,7 @@
 //! cache was lost for good: the next sync found nothing new.
 
 use almanac_core::calendar::sources::caldav::password::Passwords;
-use almanac_core::settings::{CalendarSource, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings};
 
 use crate::caldav_source::common::{TestVault, wait_until};
 use crate::caldav_source::gate::Gate;
@@ -32,7 +32,7 @@ fn change_while_a_sync_is_in_flight(
     Passwords::default().set(&id, PASSWORD).unwrap();
     let vault = TestVault::new().with_source(
         &id,
-        SourceKind::Caldav {
+        KindSettings::Caldav {
             url: gate.url("/"),
             username: USER.into(),
             calendar_url: calendar_url(&gate),
@@ -64,7 +64,7 @@ fn change_while_a_sync_is_in_flight(
 }
 
 fn set_calendar_url(source: &mut CalendarSource, url: String) {
-    if let SourceKind::Caldav { calendar_url, .. } = &mut source.kind {
+    if let KindSettings::Caldav { calendar_url, .. } = &mut source.kind {
         *calendar_url = url;
     }
 }

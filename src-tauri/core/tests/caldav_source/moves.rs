@@ -5,7 +5,7 @@
 //! refused and nothing changes.
 
 use almanac_core::calendar::{CalendarError, EventFields, EventQuery};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use serde_json::json;
 
 use crate::caldav_source::radicale::Radicale;
@@ -119,7 +119,7 @@ fn a_daily_note_item_with_inline_fields_of_its_own_stays_out_of_caldav() {
     let server = Radicale::start();
     let setup = Setup::correct("moves-inline", &server).with_source(
         "daily",
-        SourceKind::DailyNote {
+        KindSettings::DailyNote {
             directory: "journal".into(),
             heading: "Events".into(),
         },

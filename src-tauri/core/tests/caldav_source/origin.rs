@@ -15,7 +15,7 @@ use almanac_core::calendar::sources::caldav::sync::{self, Known, Synced};
 use almanac_core::calendar::sources::caldav::{
     DavClient, DavError, MAX_ANSWER_BYTES, MAX_RESOURCE_BYTES, MAX_RESOURCES, discover,
 };
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use almanac_testkit::wait_until;
 use url::Url;
 
@@ -337,7 +337,7 @@ fn an_off_origin_calendar_url_is_the_calendars_error() {
     Passwords::default().set(&id, "s3cret").unwrap();
     let vault = TestVault::new().with_source(
         &id,
-        SourceKind::Caldav {
+        KindSettings::Caldav {
             url: home.url("/"),
             username: "alice".into(),
             calendar_url: elsewhere.url("/cal/"),

@@ -4,7 +4,7 @@
 use almanac_core::calendar::Calendar;
 use almanac_core::calendar::sources::caldav::mirror::{Mirror, MirrorStore, Resource};
 use almanac_core::calendar::sources::caldav::password::Passwords;
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 
 use crate::caldav_source::radicale::{PASSWORD, Radicale, USER};
 use crate::caldav_source::setup::{Setup, source_id, vevent};
@@ -160,7 +160,7 @@ fn each_caldav_calendar_has_its_own_state_and_a_failing_one_breaks_no_other() {
     );
     Passwords::default().set(&refused, "wrong").unwrap();
     Passwords::default().set(&unreachable, PASSWORD).unwrap();
-    let kind = |url: String| SourceKind::Caldav {
+    let kind = |url: String| KindSettings::Caldav {
         url,
         username: USER.into(),
         calendar_url: String::new(),

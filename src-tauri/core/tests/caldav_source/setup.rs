@@ -4,7 +4,7 @@
 use almanac_core::calendar::SourceInfo;
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::calendar::{Calendar, Event, EventQuery};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use almanac_testkit::wait_until;
 
 use crate::caldav_source::common::TestVault;
@@ -29,7 +29,7 @@ impl Setup {
         Passwords::default().set(&id, password).unwrap();
         let vault = TestVault::new().with_timezone("Europe/Berlin").with_source(
             &id,
-            SourceKind::Caldav {
+            KindSettings::Caldav {
                 url: server.url("/"),
                 username: USER.into(),
                 calendar_url: String::new(),
@@ -43,7 +43,7 @@ impl Setup {
     }
 
     /// The setup with one more calendar `id` of `kind`.
-    pub fn with_source(mut self, id: &str, kind: SourceKind) -> Setup {
+    pub fn with_source(mut self, id: &str, kind: KindSettings) -> Setup {
         let source = crate::caldav_source::common::source(id, kind);
         self.vault.settings.calendar_sources.push(source);
         self

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use almanac_core::calendar::{Calendar, Event, EventQuery};
 use almanac_core::paths::Paths;
-use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings, Settings};
 pub use almanac_testkit::wait_until;
 
 pub struct TestVault {
@@ -24,7 +24,7 @@ impl TestVault {
         Self { dir, settings }
     }
 
-    pub fn with_source(mut self, id: &str, kind: SourceKind) -> Self {
+    pub fn with_source(mut self, id: &str, kind: KindSettings) -> Self {
         self.settings.calendar_sources.push(source(id, kind));
         self
     }
@@ -70,7 +70,7 @@ pub fn settings_in(dir: &Path) -> Settings {
         display_timezone: "UTC".into(),
         calendar_sources: vec![source(
             "local",
-            SourceKind::FullNote {
+            KindSettings::FullNote {
                 directory: "events".into(),
             },
         )],
@@ -78,7 +78,7 @@ pub fn settings_in(dir: &Path) -> Settings {
     }
 }
 
-pub fn source(id: &str, kind: SourceKind) -> CalendarSource {
+pub fn source(id: &str, kind: KindSettings) -> CalendarSource {
     CalendarSource {
         id: id.into(),
         name: format!("{id} calendar"),

@@ -1,4 +1,4 @@
-//! The registry's rule, checked on the source: outside `calendar/kinds`, no
+//! The registry's rule, checked on the source: outside `kinds/`, no
 //! production code matches source kinds with a fall-through (`_ =>`) or
 //! `matches!`, so a new kind cannot compile past a place that must decide
 //! for it.
@@ -8,12 +8,12 @@ use std::path::Path;
 use super::scan::rust_files;
 
 /// The names of the kind enums a match may be on.
-const KIND_PATTERNS: [&str; 3] = ["SourceKind::", "SourceType::", "Kind::"];
+const KIND_PATTERNS: [&str; 3] = ["KindSettings::", "ResolvedKind::", "Kind::"];
 
 fn names_a_kind(text: &str) -> bool {
     KIND_PATTERNS.iter().any(|pattern| {
         text.match_indices(pattern).any(|(at, _)| {
-            // `Kind::` also ends `SourceKind::`; any of them counts, but
+            // `Kind::` also ends `KindSettings::`; any of them counts, but
             // not a longer name such as `ErrorKind::`.
             let before = text[..at].chars().next_back();
             !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
@@ -106,7 +106,7 @@ fn fall_throughs(text: &str) -> Vec<String> {
 #[test]
 fn no_kind_match_outside_the_registry_falls_through() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let registry = src.join("calendar/kinds");
+    let registry = src.join("kinds");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     let mut offenders = Vec::new();
@@ -121,13 +121,13 @@ fn no_kind_match_outside_the_registry_falls_through() {
 
 #[test]
 fn the_check_finds_both_forms() {
-    let with_matches = "fn f(k: &SourceType) -> bool { matches!(k, SourceType::Ical { .. }) }";
+    let with_matches = "fn f(k: &ResolvedKind) -> bool { matches!(k, ResolvedKind::Ical { .. }) }";
     assert_eq!(fall_throughs(with_matches).len(), 1);
-    let with_wildcard = "fn f(k: &SourceKind) -> u8 {\n    match k {\n        \
-                         SourceKind::Ical { .. } => 1,\n        _ => 0,\n    }\n}";
+    let with_wildcard = "fn f(k: &KindSettings) -> u8 {\n    match k {\n        \
+                         KindSettings::Ical { .. } => 1,\n        _ => 0,\n    }\n}";
     assert_eq!(fall_throughs(with_wildcard).len(), 1);
-    let tuple = "fn f(a: &SourceType, b: Kind) -> u8 {\n    match (a, b) {\n        \
-                 (SourceType::Ical { .. }, Kind::Ical) => 1,\n        _ => 0,\n    }\n}";
+    let tuple = "fn f(a: &ResolvedKind, b: Kind) -> u8 {\n    match (a, b) {\n        \
+                 (ResolvedKind::Ical { .. }, Kind::Ical) => 1,\n        _ => 0,\n    }\n}";
     assert_eq!(fall_throughs(tuple).len(), 1);
     let exhaustive = "fn f(k: Kind) -> u8 {\n    match k {\n        Kind::Ical => 1,\n        \
                       Kind::Caldav | Kind::Tasks => 0,\n    }\n}";

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use almanac_core::calendar::sources::caldav::password::Passwords;
 use almanac_core::publish::{password_key, worker};
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{PublishedCalendar, SourceKind};
+use almanac_core::settings::{KindSettings, PublishedCalendar};
 use almanac_testkit::radicale::{PASSWORD, Radicale, USER};
 
 use crate::publish::interpose::Interposer;
@@ -292,7 +292,7 @@ fn bench_against_vdirsyncer() {
     );
 
     // Almanac: the same events as notes, to its own collection.
-    let full_note = || SourceKind::FullNote {
+    let full_note = || KindSettings::FullNote {
         directory: "events".into(),
     };
     let setup = Setup::of(

@@ -14,7 +14,7 @@ use almanac_testkit::radicale::{PASSWORD, Radicale, USER};
 use reqwest::Url;
 
 use almanac_core::publish::Published;
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use almanac_core::settings::class::Actor;
 
 use crate::publish::support::{Server, Setup};
@@ -25,7 +25,7 @@ use crate::publish::support::{Server, Setup};
 fn second_calendar(setup: &mut Setup, id: &str) {
     let source = crate::common::source(
         id,
-        SourceKind::FullNote {
+        KindSettings::FullNote {
             directory: "events".into(),
         },
     );

@@ -8,7 +8,7 @@
 use std::sync::atomic::Ordering;
 
 use almanac_core::history::{Author, ChangeFilter};
-use almanac_core::settings::SourceKind;
+use almanac_core::settings::KindSettings;
 use chrono::NaiveDate;
 
 use crate::common::fields;
@@ -40,7 +40,7 @@ pub fn runs_against(server: &mut dyn Server) {
     // The sync goes through a proxy that can let the phone write between
     // its read and its write; the phone goes to the server itself.
     let proxy = Interposer::start(&server.collection());
-    let full_note = SourceKind::FullNote {
+    let full_note = KindSettings::FullNote {
         directory: "events".into(),
     };
     let mut setup = Setup::of(

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use almanac_core::publish::status::StatusStore;
-use almanac_core::settings::{SourceKind, TaskDateField};
+use almanac_core::settings::{KindSettings, TaskDateField};
 use almanac_testkit::radicale::Radicale;
 
 use crate::publish::support::{CALENDAR, Setup, property};
@@ -41,7 +41,7 @@ fn tasks_daily_notes_and_read_only_calendars_are_published() {
     let server = Radicale::start();
 
     // Tasks: every line a VTODO.
-    let tasks = SourceKind::Tasks {
+    let tasks = KindSettings::Tasks {
         directory: "Projects".into(),
         date_field: TaskDateField::Due,
     };
@@ -93,7 +93,7 @@ fn tasks_daily_notes_and_read_only_calendars_are_published() {
 
     // Daily notes: both ways.
     server.mkcalendar("daily", "Daily");
-    let daily = SourceKind::DailyNote {
+    let daily = KindSettings::DailyNote {
         directory: "journal".into(),
         heading: "Events".into(),
     };
@@ -136,7 +136,7 @@ fn tasks_daily_notes_and_read_only_calendars_are_published() {
 
     // A vault .ics file: one way.
     server.mkcalendar("team", "Team");
-    let file = SourceKind::IcsFile { path: TEAM.into() };
+    let file = KindSettings::IcsFile { path: TEAM.into() };
     let setup = Setup::of(
         &server,
         file,

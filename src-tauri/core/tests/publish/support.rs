@@ -12,7 +12,7 @@ use almanac_core::clock::SystemClock;
 use almanac_core::publish::pass::{Outcome, PassError};
 use almanac_core::publish::{Published, Publisher};
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{SettingsStore, SourceKind};
+use almanac_core::settings::{KindSettings, SettingsStore};
 use almanac_core::tokens::{HashFileStore, TokenStore};
 
 use crate::common::TestVault;
@@ -48,7 +48,7 @@ impl Setup {
     /// reminders 10 minutes before) is published to `server`'s collection,
     /// with `notes`.
     pub fn new(server: &dyn Server, notes: &[(&str, &str)]) -> Setup {
-        let full_note = SourceKind::FullNote {
+        let full_note = KindSettings::FullNote {
             directory: "events".into(),
         };
         Setup::of(server, full_note, &server.collection(), notes)
@@ -59,7 +59,7 @@ impl Setup {
     /// `notes`.
     pub fn of(
         server: &dyn Server,
-        kind: SourceKind,
+        kind: KindSettings,
         collection: &str,
         notes: &[(&str, &str)],
     ) -> Setup {

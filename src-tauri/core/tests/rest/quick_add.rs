@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use almanac_core::api::HeadlessUi;
-use almanac_core::settings::{CalendarSource, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings};
 use almanac_core::tokens::Scope;
 use almanac_testkit::quick_add_table::{Table, shown, table};
 use reqwest::{Method, StatusCode};
@@ -25,7 +25,7 @@ async fn instance_for(table: &Table) -> RestHarness {
                 id: id.clone(),
                 name,
                 color: "#00aa00".into(),
-                kind: SourceKind::FullNote { directory: id },
+                kind: KindSettings::FullNote { directory: id },
                 order: None,
                 components: None,
             });

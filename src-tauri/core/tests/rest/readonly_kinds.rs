@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use almanac_core::settings::{CalendarSource, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings};
 use almanac_core::tokens::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -17,7 +17,7 @@ const SCHOOL: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
 BEGIN:VEVENT\r\nUID:term@school\r\nDTSTART;VALUE=DATE:20260907\r\nSUMMARY:Term starts\r\nEND:VEVENT\r\n\
 END:VCALENDAR\r\n";
 
-fn calendar(id: &str, kind: SourceKind) -> CalendarSource {
+fn calendar(id: &str, kind: KindSettings) -> CalendarSource {
     CalendarSource {
         id: id.into(),
         name: id.into(),
@@ -64,14 +64,14 @@ async fn holiday_and_vault_ics_calendars_answer_and_refuse_writes() {
     let instance = RestHarness::start_with(std::sync::Arc::new(HeadlessUi), |settings| {
         settings.calendar_sources.push(calendar(
             "public",
-            SourceKind::Holidays {
+            KindSettings::Holidays {
                 country: "GB".into(),
                 subdivision: "SCT".into(),
             },
         ));
         settings.calendar_sources.push(calendar(
             "school",
-            SourceKind::IcsFile {
+            KindSettings::IcsFile {
                 path: "calendars/school.ics".into(),
             },
         ));

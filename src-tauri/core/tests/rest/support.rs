@@ -10,7 +10,7 @@ use almanac_core::api::{ApiError, HeadlessUi, UiController};
 use almanac_core::app::Core;
 use almanac_core::rest::{self, Listening, RestState};
 use almanac_core::settings::class::Actor;
-use almanac_core::settings::{CalendarSource, Settings, SourceKind};
+use almanac_core::settings::{CalendarSource, KindSettings, Settings};
 use almanac_core::tokens::{Expiry, Scope};
 use almanac_testkit::{InstanceBuilder, TestInstance, new_token};
 use reqwest::{Method, StatusCode};
@@ -69,7 +69,7 @@ impl RestHarness {
                     // A loopback feed without the user's permission: the fetch
                     // is refused at once and the calendar stays empty and
                     // read-only.
-                    kind: SourceKind::Ical {
+                    kind: KindSettings::Ical {
                         url: "http://127.0.0.1:9/holidays.ics".into(),
                         allow_private_network: false,
                     },

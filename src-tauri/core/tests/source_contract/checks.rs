@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use almanac_core::calendar::kinds::Writes;
 use almanac_core::calendar::{Calendar, CalendarError, Event, EventFields, EventQuery};
+use almanac_core::kinds::Writes;
 use almanac_core::settings::SettingsStore;
 use almanac_core::settings::class::Actor;
 use chrono::NaiveDate;
@@ -309,7 +309,7 @@ fn refused_by_settings(
     vault: &TestVault,
     id: &str,
     placed: &Placed,
-    source: &almanac_core::settings::SourceKind,
+    source: &almanac_core::settings::KindSettings,
     field: &str,
 ) {
     let mut settings = vault.settings.clone();

@@ -18,7 +18,7 @@
 //!   default minutes).
 //!
 //! Which checks apply follows the kind's capabilities in the registry
-//! (`almanac_core::calendar::kinds::Kind`), never its name.
+//! (`almanac_core::kinds::Kind`), never its name.
 //!
 //! A check a kind is known to fail is marked, not skipped silently:
 //! `contract!(kind, Fixture, edit_ignored = "why")` runs it only with

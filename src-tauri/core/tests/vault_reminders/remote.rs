@@ -50,7 +50,7 @@ fn feed(body: Arc<Mutex<String>>) -> HttpStub {
 }
 
 /// A fixture following a vault with the one source `id` of `kind`.
-fn follow(id: &str, kind: SourceKind) -> Fixture {
+fn follow(id: &str, kind: KindSettings) -> Fixture {
     let mut vault = TestVault::new();
     vault.settings.calendar_sources = vec![source(id, kind)];
     vault.settings.reminders.horizon_days = 20;
@@ -81,7 +81,7 @@ async fn a_feeds_events_remind_by_their_alarm_or_the_default_and_follow_a_refres
     let stub = feed(body.clone());
     let mut fixture = follow(
         "feed",
-        SourceKind::Ical {
+        KindSettings::Ical {
             url: format!("http://{}/feed.ics", stub.addr),
             allow_private_network: true,
         },
@@ -145,7 +145,7 @@ async fn a_caldav_calendars_events_remind_and_follow_a_sync() {
     put(10).await.unwrap();
     let mut fixture = follow(
         &id,
-        SourceKind::Caldav {
+        KindSettings::Caldav {
             url: server.url("/"),
             username: USER.into(),
             calendar_url: String::new(),

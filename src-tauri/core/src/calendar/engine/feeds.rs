@@ -14,9 +14,9 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
 use crate::calendar::engine::{Calendar, Inner, lock};
-use crate::calendar::kinds::Origin;
 use crate::calendar::sources::{SourceConfig, ical};
 use crate::ics::bounds::Limits;
+use crate::kinds::Origin;
 
 /// A feed fetched less than this long ago is not fetched again unless forced.
 pub const ICS_MIN_INTERVAL: Duration = Duration::from_secs(5 * 60);

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::calendar::kinds::Kind;
+use crate::kinds::Kind;
 use almanac_model::status::SeriesLeftOut;
 
 /// One configured calendar source as listed by `GET /api/v1/calendars`.

@@ -16,7 +16,7 @@ use chrono_tz::Tz;
 use super::event_json::{self, JsonCell};
 use super::journal::Journal;
 use super::occurrence_index::OccurrenceIndex;
-use crate::calendar::kinds::NoteCalendar;
+use crate::calendar::sources::NoteCalendar;
 use crate::calendar::sources::{ParsedNote, SourceConfig};
 use almanac_model::event::Event;
 use almanac_model::series::memo::YearMemo;

@@ -1,6 +1,7 @@
 //! Calendar sources: where events come from and how each kind is read.
 //! What kinds there are, and what each can do, is the registry's
-//! ([`kinds`](super::kinds)).
+//! ([`crate::kinds`]); here a source's settings are resolved against the
+//! vault ([`resolved`]) and read.
 //!
 //! - [`fullnote`]: one note per event, the event in the YAML frontmatter;
 //! - [`dailynote`]: list items under a heading of daily notes, named by
@@ -25,4 +26,6 @@ pub mod net_guard;
 pub mod tasks;
 pub mod vcalendar;
 
-pub use super::kinds::{ParsedNote, Skipped, SourceConfig, SourceType};
+mod resolved;
+
+pub use resolved::{NoteCalendar, ParsedNote, ResolvedKind, Skipped, SourceConfig};

@@ -513,7 +513,7 @@ fn series(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calendar::sources::SourceType;
+    use crate::calendar::sources::ResolvedKind;
     use almanac_model::event::AlarmAction;
 
     fn parse_feed(events: &str) -> ParsedNote {
@@ -521,7 +521,7 @@ mod tests {
             id: "feed".into(),
             name: "Feed".into(),
             color: "#000000".into(),
-            kind: SourceType::Ical {
+            kind: ResolvedKind::Ical {
                 url: "https://example.com/feed.ics".into(),
                 allow_private_network: false,
             },

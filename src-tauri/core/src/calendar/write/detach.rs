@@ -12,7 +12,7 @@
 use chrono::{Duration, NaiveDate};
 
 use crate::calendar::engine::Calendar;
-use crate::calendar::kinds::NoteCalendar;
+use crate::calendar::sources::NoteCalendar;
 use crate::calendar::sources::fullnote;
 use crate::calendar::vault::Vault;
 use crate::calendar::write::notes::{self as write, TakenName};

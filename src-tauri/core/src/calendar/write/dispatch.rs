@@ -7,11 +7,12 @@
 use chrono::NaiveDate;
 
 use crate::calendar::engine::Calendar;
-use crate::calendar::kinds::{NoteCalendar, Writes};
+use crate::calendar::sources::NoteCalendar;
 use crate::calendar::sources::{SourceConfig, fullnote, tasks};
 use crate::calendar::vault::Vault;
 use crate::calendar::write::notes::{self as write, DailyTarget};
 use crate::history::RestoreFile;
+use crate::kinds::Writes;
 use almanac_model::error::CalendarError;
 use almanac_model::event::Event;
 use almanac_model::fields::EventFields;

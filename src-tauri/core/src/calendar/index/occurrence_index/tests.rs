@@ -10,8 +10,8 @@ use proptest::prelude::*;
 use crate::calendar::index::cache::{Cache, Ceiling};
 use crate::calendar::index::per_day::cap;
 use crate::calendar::index::read::series_window;
-use crate::calendar::kinds::{ParsedNote, SourceConfig, SourceType};
 use crate::calendar::sources::fullnote;
+use crate::calendar::sources::{ParsedNote, ResolvedKind, SourceConfig};
 use almanac_model::budget::Allowance;
 use almanac_model::event::Event;
 use almanac_model::query::EventQuery;
@@ -249,7 +249,7 @@ proptest! {
             id: "notes".into(),
             name: "Notes".into(),
             color: "#000000".into(),
-            kind: SourceType::FullNote { dir: "events".into() },
+            kind: ResolvedKind::FullNote { dir: "events".into() },
             order: None,
             components: None,
         };

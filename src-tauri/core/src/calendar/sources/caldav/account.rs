@@ -20,7 +20,7 @@ use super::password::Passwords;
 use super::{DavClient, DavError};
 use crate::calendar::Calendar;
 use crate::settings::class::Actor;
-use crate::settings::{CalendarSource, Settings, SettingsError, SettingsStore, SourceKind};
+use crate::settings::{CalendarSource, KindSettings, Settings, SettingsError, SettingsStore};
 
 /// What the user typed to add an account's calendar. No `Debug`: it holds
 /// the password.
@@ -107,7 +107,7 @@ pub fn add(
         id: id.clone(),
         name,
         color: new.color.clone(),
-        kind: SourceKind::Caldav {
+        kind: KindSettings::Caldav {
             url: server.to_string(),
             username: new.username.trim().to_string(),
             calendar_url: chosen.url.clone(),
@@ -151,7 +151,7 @@ pub fn change_password(
     password: &str,
 ) -> Result<(), SetupError> {
     let current = settings.get();
-    let Some(SourceKind::Caldav { url, username, .. }) = current
+    let Some(KindSettings::Caldav { url, username, .. }) = current
         .calendar_sources
         .iter()
         .find(|s| s.id == id)
@@ -191,7 +191,7 @@ pub fn remember_calendar_url(
         current.calendar_sources.iter().any(undiscovered).then(|| {
             with_sources(current, |sources| {
                 for source in sources.iter_mut().filter(|s| undiscovered(s)) {
-                    if let SourceKind::Caldav {
+                    if let KindSettings::Caldav {
                         calendar_url: url, ..
                     } = &mut source.kind
                     {

@@ -18,11 +18,12 @@
 //! CalDAV series with modified occurrences, or one occurrence alone.
 
 use crate::calendar::engine::Calendar;
-use crate::calendar::kinds::{NoteCalendar, Writes};
+use crate::calendar::sources::NoteCalendar;
 use crate::calendar::sources::caldav::splice;
 use crate::calendar::sources::caldav::writes::Delivery;
 use crate::calendar::sources::{SourceConfig, fullnote, ical};
 use crate::calendar::write::notes::{self as write, DailyTarget};
+use crate::kinds::Writes;
 use almanac_model::error::CalendarError;
 use almanac_model::event::Event;
 use almanac_model::fields::EventFields;

@@ -13,7 +13,7 @@ use crate::calendar::sources::caldav::sync::Synced;
 use crate::calendar::sources::caldav::{
     DavClient, DavError, account, discover, is_plain_http_off_machine, sync,
 };
-use crate::calendar::sources::{ParsedNote, SourceConfig, SourceType, ical};
+use crate::calendar::sources::{ParsedNote, ResolvedKind, SourceConfig, ical};
 use crate::ics::bounds::Limits;
 
 impl Inner {
@@ -159,7 +159,7 @@ impl Inner {
         &self,
         source: &SourceConfig,
     ) -> Result<(DavClient, Url), String> {
-        let SourceType::Caldav {
+        let ResolvedKind::Caldav {
             server,
             username,
             calendar,
@@ -210,7 +210,7 @@ impl Inner {
     /// for the old configuration then shows under the new one, which reads
     /// the same calendar).
     pub(in crate::calendar) fn remember_calendar_url(&self, source: &SourceConfig, url: &Url) {
-        let SourceType::Caldav {
+        let ResolvedKind::Caldav {
             server, calendar, ..
         } = &source.kind
         else {
@@ -339,12 +339,12 @@ impl Inner {
 /// at `calendar`, each naming it or leaving it to discovery.
 fn same_calendar(now: &SourceConfig, then: &SourceConfig, calendar: &Url) -> bool {
     let (
-        SourceType::Caldav {
+        ResolvedKind::Caldav {
             server,
             username,
             calendar: named,
         },
-        SourceType::Caldav {
+        ResolvedKind::Caldav {
             server: server_then,
             username: username_then,
             calendar: named_then,
@@ -361,7 +361,7 @@ fn same_calendar(now: &SourceConfig, then: &SourceConfig, calendar: &Url) -> boo
 /// The warning for a CalDAV account reached over plain http on another
 /// machine (its password and events cross the network unencrypted).
 fn plain_http_warning(source: &SourceConfig) -> Option<String> {
-    let SourceType::Caldav { server, .. } = &source.kind else {
+    let ResolvedKind::Caldav { server, .. } = &source.kind else {
         return None;
     };
     let url = Url::parse(server).ok()?;

@@ -14,13 +14,13 @@ use reqwest::Url;
 
 use crate::calendar::engine::{Calendar, Inner, lock};
 use crate::calendar::index::cache::Indexed;
-use crate::calendar::kinds::Writes;
 use crate::calendar::sources::caldav::mirror::Resource;
 use crate::calendar::sources::caldav::queue::QueuedWrite;
 use crate::calendar::sources::caldav::splice::{self, Alarms, Occurrence, with_overrides};
 use crate::calendar::sources::caldav::{DavClient, DavError};
 use crate::calendar::sources::{SourceConfig, fullnote, ical};
 use crate::ics::write::{Component, calendar};
+use crate::kinds::Writes;
 use almanac_model::error::CalendarError;
 use almanac_model::event::Event;
 use almanac_model::event::EventType;

@@ -8,8 +8,6 @@
 //! restarts and data updates) and read by the one iCalendar reader
 //! (`ical::parse`), as an ICS feed is.
 
-pub mod data;
-
 use chrono_tz::Tz;
 
 use super::{SourceConfig, ical};
@@ -18,7 +16,7 @@ use crate::ics::text::{raw_line, text_line};
 
 /// The holidays of `country` (and `subdivision`) as an iCalendar text.
 pub fn calendar_text(country: &str, subdivision: Option<&str>) -> Result<String, String> {
-    let holidays = data::holidays(country, subdivision)?;
+    let holidays = crate::holiday_data::holidays(country, subdivision)?;
     let place = match subdivision.map(str::trim).filter(|s| !s.is_empty()) {
         Some(sub) => format!("{}-{}", country.trim(), sub),
         None => country.trim().to_string(),

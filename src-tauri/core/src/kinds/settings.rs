@@ -1,13 +1,12 @@
 //! A source's kind as the settings write it (`"type": "local"`, …): what
 //! the user configured, before it is resolved against the vault
-//! ([`SourceType`](super::SourceType)). Its accessors are the registry's
+//! ([`ResolvedKind`](super::ResolvedKind)). Its accessors are the registry's
 //! questions about settings; no code outside `kinds` matches its variants
 //! to ask them.
 
 use serde::{Deserialize, Serialize};
 
 use super::Kind;
-use crate::calendar::sources::holidays;
 use crate::settings::TaskDateField;
 
 /// What a calendar source reads from. Serialized as `"type": "local" |
@@ -15,7 +14,7 @@ use crate::settings::TaskDateField;
 /// wire name of a Full Note source is `local`, an external contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
-pub enum SourceKind {
+pub enum KindSettings {
     /// One note per event in `directory` (relative to the vault, or absolute
     /// inside it).
     #[serde(rename = "local")]
@@ -86,42 +85,42 @@ pub struct CaldavAccount<'a> {
     pub calendar_url: &'a str,
 }
 
-impl SourceKind {
+impl KindSettings {
     /// Which kind of source this is.
     pub fn kind(&self) -> Kind {
         match self {
-            SourceKind::FullNote { .. } => Kind::FullNote,
-            SourceKind::DailyNote { .. } => Kind::DailyNote,
-            SourceKind::Ical { .. } => Kind::Ical,
-            SourceKind::Caldav { .. } => Kind::Caldav,
-            SourceKind::Tasks { .. } => Kind::Tasks,
-            SourceKind::Holidays { .. } => Kind::Holidays,
-            SourceKind::IcsFile { .. } => Kind::IcsFile,
+            KindSettings::FullNote { .. } => Kind::FullNote,
+            KindSettings::DailyNote { .. } => Kind::DailyNote,
+            KindSettings::Ical { .. } => Kind::Ical,
+            KindSettings::Caldav { .. } => Kind::Caldav,
+            KindSettings::Tasks { .. } => Kind::Tasks,
+            KindSettings::Holidays { .. } => Kind::Holidays,
+            KindSettings::IcsFile { .. } => Kind::IcsFile,
         }
     }
 
     /// The http(s) address the source reads from, if it reads one.
     pub fn url(&self) -> Option<&str> {
         match self {
-            SourceKind::Ical { url, .. } | SourceKind::Caldav { url, .. } => Some(url),
-            SourceKind::FullNote { .. }
-            | SourceKind::DailyNote { .. }
-            | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. }
-            | SourceKind::IcsFile { .. } => None,
+            KindSettings::Ical { url, .. } | KindSettings::Caldav { url, .. } => Some(url),
+            KindSettings::FullNote { .. }
+            | KindSettings::DailyNote { .. }
+            | KindSettings::Tasks { .. }
+            | KindSettings::Holidays { .. }
+            | KindSettings::IcsFile { .. } => None,
         }
     }
 
     /// The vault folder of its notes as configured, if it reads notes.
     pub fn directory(&self) -> Option<&str> {
         match self {
-            SourceKind::FullNote { directory }
-            | SourceKind::DailyNote { directory, .. }
-            | SourceKind::Tasks { directory, .. } => Some(directory),
-            SourceKind::Ical { .. }
-            | SourceKind::Caldav { .. }
-            | SourceKind::Holidays { .. }
-            | SourceKind::IcsFile { .. } => None,
+            KindSettings::FullNote { directory }
+            | KindSettings::DailyNote { directory, .. }
+            | KindSettings::Tasks { directory, .. } => Some(directory),
+            KindSettings::Ical { .. }
+            | KindSettings::Caldav { .. }
+            | KindSettings::Holidays { .. }
+            | KindSettings::IcsFile { .. } => None,
         }
     }
 
@@ -129,14 +128,14 @@ impl SourceKind {
     /// ICS feed's token), to be hidden from those who may not see it.
     pub fn secret_url_mut(&mut self) -> Option<&mut String> {
         match self {
-            SourceKind::Ical { url, .. } => Some(url),
+            KindSettings::Ical { url, .. } => Some(url),
             // A CalDAV password is in the keyring, not in its address.
-            SourceKind::Caldav { .. }
-            | SourceKind::FullNote { .. }
-            | SourceKind::DailyNote { .. }
-            | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. }
-            | SourceKind::IcsFile { .. } => None,
+            KindSettings::Caldav { .. }
+            | KindSettings::FullNote { .. }
+            | KindSettings::DailyNote { .. }
+            | KindSettings::Tasks { .. }
+            | KindSettings::Holidays { .. }
+            | KindSettings::IcsFile { .. } => None,
         }
     }
 
@@ -144,23 +143,23 @@ impl SourceKind {
     /// the user may allow it).
     pub fn allows_private_network(&self) -> bool {
         match self {
-            SourceKind::Ical {
+            KindSettings::Ical {
                 allow_private_network,
                 ..
             } => *allow_private_network,
-            SourceKind::FullNote { .. }
-            | SourceKind::DailyNote { .. }
-            | SourceKind::Caldav { .. }
-            | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. }
-            | SourceKind::IcsFile { .. } => false,
+            KindSettings::FullNote { .. }
+            | KindSettings::DailyNote { .. }
+            | KindSettings::Caldav { .. }
+            | KindSettings::Tasks { .. }
+            | KindSettings::Holidays { .. }
+            | KindSettings::IcsFile { .. } => false,
         }
     }
 
     /// The CalDAV account of a CalDAV source.
     pub fn caldav_account(&self) -> Option<CaldavAccount<'_>> {
         match self {
-            SourceKind::Caldav {
+            KindSettings::Caldav {
                 url,
                 username,
                 calendar_url,
@@ -169,12 +168,12 @@ impl SourceKind {
                 username,
                 calendar_url,
             }),
-            SourceKind::FullNote { .. }
-            | SourceKind::DailyNote { .. }
-            | SourceKind::Ical { .. }
-            | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. }
-            | SourceKind::IcsFile { .. } => None,
+            KindSettings::FullNote { .. }
+            | KindSettings::DailyNote { .. }
+            | KindSettings::Ical { .. }
+            | KindSettings::Tasks { .. }
+            | KindSettings::Holidays { .. }
+            | KindSettings::IcsFile { .. } => None,
         }
     }
 
@@ -182,50 +181,50 @@ impl SourceKind {
     /// country or subdivision the shipped data does not have.
     pub fn invalid_field(&self) -> Option<(&'static str, String)> {
         match self {
-            SourceKind::Holidays {
+            KindSettings::Holidays {
                 country,
                 subdivision,
-            } => holidays::data::holidays(country, Some(subdivision))
+            } => crate::holiday_data::holidays(country, Some(subdivision))
                 .err()
                 .map(|why| match why.contains("the subdivision") {
                     true => ("subdivision", why),
                     false => ("country", why),
                 }),
-            SourceKind::IcsFile { path } => ics_file_problem(path).map(|why| ("path", why)),
-            SourceKind::FullNote { .. }
-            | SourceKind::DailyNote { .. }
-            | SourceKind::Ical { .. }
-            | SourceKind::Caldav { .. }
-            | SourceKind::Tasks { .. } => None,
+            KindSettings::IcsFile { path } => ics_file_problem(path).map(|why| ("path", why)),
+            KindSettings::FullNote { .. }
+            | KindSettings::DailyNote { .. }
+            | KindSettings::Ical { .. }
+            | KindSettings::Caldav { .. }
+            | KindSettings::Tasks { .. } => None,
         }
     }
 
-    /// Whether [`SourceKind::invalid_field`] judges it against data shipped
+    /// Whether [`KindSettings::invalid_field`] judges it against data shipped
     /// in the binary (which an update may change) rather than its own shape:
     /// a settings file naming such a value still loads, and the source's
     /// status says what is wrong.
     pub fn checked_against_shipped_data(&self) -> bool {
         match self {
-            SourceKind::Holidays { .. } => true,
-            SourceKind::IcsFile { .. }
-            | SourceKind::FullNote { .. }
-            | SourceKind::DailyNote { .. }
-            | SourceKind::Ical { .. }
-            | SourceKind::Caldav { .. }
-            | SourceKind::Tasks { .. } => false,
+            KindSettings::Holidays { .. } => true,
+            KindSettings::IcsFile { .. }
+            | KindSettings::FullNote { .. }
+            | KindSettings::DailyNote { .. }
+            | KindSettings::Ical { .. }
+            | KindSettings::Caldav { .. }
+            | KindSettings::Tasks { .. } => false,
         }
     }
 
     /// The vault file it reads, as configured, if it reads one file.
     pub fn vault_file(&self) -> Option<&str> {
         match self {
-            SourceKind::IcsFile { path } => Some(path),
-            SourceKind::FullNote { .. }
-            | SourceKind::DailyNote { .. }
-            | SourceKind::Ical { .. }
-            | SourceKind::Caldav { .. }
-            | SourceKind::Tasks { .. }
-            | SourceKind::Holidays { .. } => None,
+            KindSettings::IcsFile { path } => Some(path),
+            KindSettings::FullNote { .. }
+            | KindSettings::DailyNote { .. }
+            | KindSettings::Ical { .. }
+            | KindSettings::Caldav { .. }
+            | KindSettings::Tasks { .. }
+            | KindSettings::Holidays { .. } => None,
         }
     }
 }

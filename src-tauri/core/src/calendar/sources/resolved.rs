@@ -1,17 +1,18 @@
 //! A source resolved against the vault ([`SourceConfig`]): its folder made
 //! vault-relative, a daily-note source's naming read from Obsidian. Derived
-//! from the settings' [`SourceKind`] by [`SourceConfig::from_settings`], the
+//! from the settings' [`KindSettings`] by [`SourceConfig::from_settings`], the
 //! one place that maps one onto the other.
 
 use std::path::{Component, Path};
 
 use chrono_tz::Tz;
 
-use super::Kind;
 use crate::calendar::index::cache::Indexed;
 use crate::calendar::sources::dateformat::DateFormat;
 use crate::calendar::sources::{dailyconfig, dailynote, fullnote, holidays, ical, ics_file, tasks};
-use crate::settings::{CalendarSource, SourceKind, TaskDateField};
+use crate::kinds::Kind;
+use crate::kinds::{KindSettings, TaskDateField};
+use crate::settings::CalendarSource;
 use almanac_model::error::CalendarError;
 use almanac_model::status::SkippedNote;
 
@@ -21,7 +22,7 @@ pub struct SourceConfig {
     pub id: String,
     pub name: String,
     pub color: String,
-    pub kind: SourceType,
+    pub kind: ResolvedKind,
     /// Kept for CalDAV clients (see [`CalendarSource::order`]).
     pub order: Option<i64>,
     /// See [`CalendarSource::components`].
@@ -29,7 +30,7 @@ pub struct SourceConfig {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum SourceType {
+pub enum ResolvedKind {
     /// `dir` is vault-relative, `/`-separated, `""` for the vault root.
     FullNote { dir: String },
     DailyNote {
@@ -51,7 +52,7 @@ pub enum SourceType {
         username: String,
         calendar: String,
     },
-    /// `dir` as for [`SourceType::FullNote`]; `date_field` the date that
+    /// `dir` as for [`ResolvedKind::FullNote`]; `date_field` the date that
     /// places a task first.
     Tasks {
         dir: String,
@@ -70,17 +71,17 @@ pub enum SourceType {
     },
 }
 
-impl SourceType {
+impl ResolvedKind {
     /// Which kind of source this is.
     pub fn kind(&self) -> Kind {
         match self {
-            SourceType::FullNote { .. } => Kind::FullNote,
-            SourceType::DailyNote { .. } => Kind::DailyNote,
-            SourceType::Ical { .. } => Kind::Ical,
-            SourceType::Caldav { .. } => Kind::Caldav,
-            SourceType::Tasks { .. } => Kind::Tasks,
-            SourceType::Holidays { .. } => Kind::Holidays,
-            SourceType::IcsFile { .. } => Kind::IcsFile,
+            ResolvedKind::FullNote { .. } => Kind::FullNote,
+            ResolvedKind::DailyNote { .. } => Kind::DailyNote,
+            ResolvedKind::Ical { .. } => Kind::Ical,
+            ResolvedKind::Caldav { .. } => Kind::Caldav,
+            ResolvedKind::Tasks { .. } => Kind::Tasks,
+            ResolvedKind::Holidays { .. } => Kind::Holidays,
+            ResolvedKind::IcsFile { .. } => Kind::IcsFile,
         }
     }
 }
@@ -101,12 +102,12 @@ pub enum NoteCalendar<'a> {
 
 /// What the engine asks of a resolved source, so that no code outside the
 /// registry matches its variants.
-impl SourceType {
+impl ResolvedKind {
     /// How its events are written into notes, if they are.
     pub fn note_calendar(&self) -> Option<NoteCalendar<'_>> {
         match self {
-            SourceType::FullNote { dir } => Some(NoteCalendar::FullNote { dir }),
-            SourceType::DailyNote {
+            ResolvedKind::FullNote { dir } => Some(NoteCalendar::FullNote { dir }),
+            ResolvedKind::DailyNote {
                 dir,
                 heading,
                 format,
@@ -115,24 +116,24 @@ impl SourceType {
                 heading,
                 format,
             }),
-            SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => None,
+            ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Tasks { .. }
+            | ResolvedKind::Holidays { .. }
+            | ResolvedKind::IcsFile { .. } => None,
         }
     }
 
     /// The date that places a task first, for a Tasks source.
     pub fn task_date_field(&self) -> Option<TaskDateField> {
         match self {
-            SourceType::Tasks { date_field, .. } => Some(*date_field),
-            SourceType::FullNote { .. }
-            | SourceType::DailyNote { .. }
-            | SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => None,
+            ResolvedKind::Tasks { date_field, .. } => Some(*date_field),
+            ResolvedKind::FullNote { .. }
+            | ResolvedKind::DailyNote { .. }
+            | ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Holidays { .. }
+            | ResolvedKind::IcsFile { .. } => None,
         }
     }
 
@@ -140,16 +141,16 @@ impl SourceType {
     /// private addresses.
     pub fn feed(&self) -> Option<(&str, bool)> {
         match self {
-            SourceType::Ical {
+            ResolvedKind::Ical {
                 url,
                 allow_private_network,
             } => Some((url, *allow_private_network)),
-            SourceType::FullNote { .. }
-            | SourceType::DailyNote { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => None,
+            ResolvedKind::FullNote { .. }
+            | ResolvedKind::DailyNote { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Tasks { .. }
+            | ResolvedKind::Holidays { .. }
+            | ResolvedKind::IcsFile { .. } => None,
         }
     }
 
@@ -157,13 +158,13 @@ impl SourceType {
     /// a vault `.ics` file's folder is watched, not shown.
     pub fn listed_folder(&self) -> Option<&str> {
         match self {
-            SourceType::FullNote { dir }
-            | SourceType::DailyNote { dir, .. }
-            | SourceType::Tasks { dir, .. } => Some(dir),
-            SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => None,
+            ResolvedKind::FullNote { dir }
+            | ResolvedKind::DailyNote { dir, .. }
+            | ResolvedKind::Tasks { dir, .. } => Some(dir),
+            ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Holidays { .. }
+            | ResolvedKind::IcsFile { .. } => None,
         }
     }
 
@@ -179,13 +180,13 @@ impl SourceType {
     /// server's.
     pub fn address(&self) -> Option<&str> {
         match self {
-            SourceType::Ical { url, .. } => Some(url),
-            SourceType::Caldav { server, .. } => Some(server),
-            SourceType::FullNote { .. }
-            | SourceType::DailyNote { .. }
-            | SourceType::Tasks { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => None,
+            ResolvedKind::Ical { url, .. } => Some(url),
+            ResolvedKind::Caldav { server, .. } => Some(server),
+            ResolvedKind::FullNote { .. }
+            | ResolvedKind::DailyNote { .. }
+            | ResolvedKind::Tasks { .. }
+            | ResolvedKind::Holidays { .. }
+            | ResolvedKind::IcsFile { .. } => None,
         }
     }
 }
@@ -195,10 +196,10 @@ impl SourceConfig {
     /// vault is refused.
     pub fn from_settings(source: &CalendarSource, vault: &Path) -> Result<Self, CalendarError> {
         let kind = match &source.kind {
-            SourceKind::FullNote { directory } => SourceType::FullNote {
+            KindSettings::FullNote { directory } => ResolvedKind::FullNote {
                 dir: relative_dir(directory, vault)?,
             },
-            SourceKind::DailyNote { directory, heading } => {
+            KindSettings::DailyNote { directory, heading } => {
                 // The vault's Daily notes settings name the notes, and give
                 // the folder unless the source has its own.
                 let obsidian = dailyconfig::read(vault);
@@ -206,45 +207,45 @@ impl SourceConfig {
                     "" => relative_dir(&obsidian.folder, vault)?,
                     _ => relative_dir(directory, vault)?,
                 };
-                SourceType::DailyNote {
+                ResolvedKind::DailyNote {
                     dir,
                     heading: heading.trim().trim_start_matches('#').trim().to_string(),
                     format: obsidian.format,
                 }
             }
-            SourceKind::Ical {
+            KindSettings::Ical {
                 url,
                 allow_private_network,
-            } => SourceType::Ical {
+            } => ResolvedKind::Ical {
                 url: url.clone(),
                 allow_private_network: *allow_private_network,
             },
-            SourceKind::Caldav {
+            KindSettings::Caldav {
                 url,
                 username,
                 calendar_url,
-            } => SourceType::Caldav {
+            } => ResolvedKind::Caldav {
                 server: url.clone(),
                 username: username.clone(),
                 calendar: calendar_url.clone(),
             },
-            SourceKind::Tasks {
+            KindSettings::Tasks {
                 directory,
                 date_field,
-            } => SourceType::Tasks {
+            } => ResolvedKind::Tasks {
                 dir: relative_dir(directory, vault)?,
                 date_field: *date_field,
             },
-            SourceKind::Holidays {
+            KindSettings::Holidays {
                 country,
                 subdivision,
-            } => SourceType::Holidays {
+            } => ResolvedKind::Holidays {
                 country: country.clone(),
                 subdivision: subdivision.clone(),
             },
-            SourceKind::IcsFile { path } => {
+            KindSettings::IcsFile { path } => {
                 let path = relative_dir(path, vault)?;
-                SourceType::IcsFile {
+                ResolvedKind::IcsFile {
                     file: vault.join(&path),
                     path,
                 }
@@ -263,17 +264,17 @@ impl SourceConfig {
     /// The note folder of a note source.
     pub fn dir(&self) -> Option<&str> {
         match &self.kind {
-            SourceType::FullNote { dir }
-            | SourceType::DailyNote { dir, .. }
-            | SourceType::Tasks { dir, .. } => Some(dir),
+            ResolvedKind::FullNote { dir }
+            | ResolvedKind::DailyNote { dir, .. }
+            | ResolvedKind::Tasks { dir, .. } => Some(dir),
             // The file's folder is scanned and watched; only the file is
             // owned (`owns`).
-            SourceType::IcsFile { path, .. } => {
+            ResolvedKind::IcsFile { path, .. } => {
                 Some(path.rsplit_once('/').map_or("", |(folder, _)| folder))
             }
-            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
-                None
-            }
+            ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Holidays { .. } => None,
         }
     }
 
@@ -281,16 +282,16 @@ impl SourceConfig {
     /// has none); `None` for every other source.
     pub fn read_shipped(&self, display_tz: Tz) -> Option<Result<ical::Parsed, String>> {
         match &self.kind {
-            SourceType::Holidays {
+            ResolvedKind::Holidays {
                 country,
                 subdivision,
             } => Some(holidays::read(self, country, subdivision, display_tz)),
-            SourceType::FullNote { .. }
-            | SourceType::DailyNote { .. }
-            | SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. }
-            | SourceType::IcsFile { .. } => None,
+            ResolvedKind::FullNote { .. }
+            | ResolvedKind::DailyNote { .. }
+            | ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Tasks { .. }
+            | ResolvedKind::IcsFile { .. } => None,
         }
     }
 
@@ -301,14 +302,14 @@ impl SourceConfig {
     /// empty until its copy was read again).
     pub fn reads_same_feed_as(&self, before: &SourceConfig) -> bool {
         match (&self.kind, &before.kind) {
-            (SourceType::Ical { .. }, SourceType::Ical { .. }) => self.kind == before.kind,
+            (ResolvedKind::Ical { .. }, ResolvedKind::Ical { .. }) => self.kind == before.kind,
             (
-                SourceType::Caldav {
+                ResolvedKind::Caldav {
                     server,
                     username,
                     calendar,
                 },
-                SourceType::Caldav {
+                ResolvedKind::Caldav {
                     server: server_before,
                     username: username_before,
                     calendar: calendar_before,
@@ -319,13 +320,13 @@ impl SourceConfig {
                     && (calendar == calendar_before || calendar_before.is_empty())
             }
             (
-                SourceType::FullNote { .. }
-                | SourceType::DailyNote { .. }
-                | SourceType::Tasks { .. }
-                | SourceType::Ical { .. }
-                | SourceType::Caldav { .. }
-                | SourceType::Holidays { .. }
-                | SourceType::IcsFile { .. },
+                ResolvedKind::FullNote { .. }
+                | ResolvedKind::DailyNote { .. }
+                | ResolvedKind::Tasks { .. }
+                | ResolvedKind::Ical { .. }
+                | ResolvedKind::Caldav { .. }
+                | ResolvedKind::Holidays { .. }
+                | ResolvedKind::IcsFile { .. },
                 _,
             ) => false,
         }
@@ -346,33 +347,33 @@ impl SourceConfig {
         }
         let note = inside.ends_with(".md");
         match &self.kind {
-            SourceType::DailyNote { format, .. } => {
+            ResolvedKind::DailyNote { format, .. } => {
                 note && format
                     .as_ref()
                     .is_ok_and(|format| format.date_of(path).is_some())
             }
-            SourceType::FullNote { .. } | SourceType::Tasks { .. } => note,
-            SourceType::IcsFile { path: file, .. } => path == file,
-            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
-                false
-            }
+            ResolvedKind::FullNote { .. } | ResolvedKind::Tasks { .. } => note,
+            ResolvedKind::IcsFile { path: file, .. } => path == file,
+            ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Holidays { .. } => false,
         }
     }
 
     /// Why this source cannot read its notes, if it cannot.
     pub fn problem(&self) -> Option<&str> {
         match &self.kind {
-            SourceType::DailyNote {
+            ResolvedKind::DailyNote {
                 format: Err(problem),
                 ..
             } => Some(problem),
-            SourceType::DailyNote { format: Ok(_), .. }
-            | SourceType::FullNote { .. }
-            | SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Tasks { .. }
-            | SourceType::Holidays { .. }
-            | SourceType::IcsFile { .. } => None,
+            ResolvedKind::DailyNote { format: Ok(_), .. }
+            | ResolvedKind::FullNote { .. }
+            | ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Tasks { .. }
+            | ResolvedKind::Holidays { .. }
+            | ResolvedKind::IcsFile { .. } => None,
         }
     }
 
@@ -382,7 +383,7 @@ impl SourceConfig {
     /// reports them there.
     pub fn notes_problem(&self, invalid: &Skipped) -> Option<String> {
         match &self.kind {
-            SourceType::Tasks { .. } => {
+            ResolvedKind::Tasks { .. } => {
                 let mut notes: Vec<_> = invalid
                     .iter()
                     .filter(|((id, _), _)| *id == self.id)
@@ -392,7 +393,7 @@ impl SourceConfig {
             }
             // The file's own status: missing, unreadable, or items set
             // aside.
-            SourceType::IcsFile { path, file } => {
+            ResolvedKind::IcsFile { path, file } => {
                 let skipped: Vec<_> = invalid
                     .get(&(self.id.clone(), path.clone()))
                     .into_iter()
@@ -400,11 +401,11 @@ impl SourceConfig {
                     .collect();
                 ics_file::status(path, file.is_file(), &skipped)
             }
-            SourceType::FullNote { .. }
-            | SourceType::DailyNote { .. }
-            | SourceType::Ical { .. }
-            | SourceType::Caldav { .. }
-            | SourceType::Holidays { .. } => None,
+            ResolvedKind::FullNote { .. }
+            | ResolvedKind::DailyNote { .. }
+            | ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Holidays { .. } => None,
         }
     }
 
@@ -412,7 +413,7 @@ impl SourceConfig {
     /// could not be read.
     pub fn parse_note(&self, path: &str, text: &str, display_tz: Tz) -> ParsedNote {
         match &self.kind {
-            SourceType::FullNote { .. } => match fullnote::parse(path, text, display_tz) {
+            ResolvedKind::FullNote { .. } => match fullnote::parse(path, text, display_tz) {
                 Ok(entry) => ParsedNote {
                     entries: vec![entry.into()],
                     skipped: vec![],
@@ -425,19 +426,19 @@ impl SourceConfig {
                     }],
                 },
             },
-            SourceType::DailyNote {
+            ResolvedKind::DailyNote {
                 heading,
                 format: Ok(format),
                 ..
             } => dailynote::parse(heading, format, path, text, display_tz),
-            SourceType::DailyNote { format: Err(_), .. } => ParsedNote::default(),
-            SourceType::Tasks { date_field, .. } => {
+            ResolvedKind::DailyNote { format: Err(_), .. } => ParsedNote::default(),
+            ResolvedKind::Tasks { date_field, .. } => {
                 tasks::parse(*date_field, path, text, display_tz)
             }
-            SourceType::IcsFile { .. } => ics_file::parse_note(self, path, text, display_tz),
-            SourceType::Ical { .. } | SourceType::Caldav { .. } | SourceType::Holidays { .. } => {
-                ParsedNote::default()
-            }
+            ResolvedKind::IcsFile { .. } => ics_file::parse_note(self, path, text, display_tz),
+            ResolvedKind::Ical { .. }
+            | ResolvedKind::Caldav { .. }
+            | ResolvedKind::Holidays { .. } => ParsedNote::default(),
         }
     }
 }
@@ -472,4 +473,41 @@ fn relative_dir(directory: &str, vault: &Path) -> Result<String, CalendarError> 
         }
     }
     Ok(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kinds::{Origin, Writes, settings_entry};
+
+    #[test]
+    fn the_resolved_kind_is_the_settings_kind() {
+        let vault = tempfile::tempdir().unwrap();
+        for kind in Kind::ALL {
+            let source: crate::settings::CalendarSource = serde_json::from_value({
+                let mut entry = settings_entry(kind);
+                entry["id"] = "a".into();
+                entry["name"] = "A".into();
+                entry
+            })
+            .unwrap();
+            let config = SourceConfig::from_settings(&source, vault.path()).unwrap();
+            assert_eq!(config.kind.kind(), kind);
+            // The engine routes on capabilities, then asks the resolved
+            // source for what that route needs: the two always agree.
+            let resolved = &config.kind;
+            assert_eq!(
+                kind.writes() == Writes::Notes,
+                resolved.note_calendar().is_some(),
+                "{kind}"
+            );
+            assert_eq!(
+                kind.writes() == Writes::TaskLines,
+                resolved.task_date_field().is_some(),
+                "{kind}"
+            );
+            assert_eq!(kind.origin() == Origin::Feed, resolved.feed().is_some());
+            assert_eq!(kind.refreshed(), resolved.address().is_some(), "{kind}");
+        }
+    }
 }

@@ -7,27 +7,34 @@
 //! answer for it. Code elsewhere asks these methods, never matches kinds
 //! with a fall-through (`_ =>`, `matches!`).
 //!
-//! A kind's data comes in two forms: [`SourceKind`] as the settings write
-//! it (`settings`), and [`SourceType`] resolved against the vault
-//! (`resolved`), derived from the first by [`SourceConfig::from_settings`].
-//! What each kind reads and writes lives in its own module of `sources`
-//! (`fullnote`, `dailynote`, `ical`, `caldav`, `tasks`).
+//! A kind's data comes in two forms: [`KindSettings`] as the settings write
+//! it (`settings`, with a Tasks source's [`TaskDateField`]), and
+//! `ResolvedKind` resolved against the vault, derived from the first by
+//! `SourceConfig::from_settings` in the engine (`calendar::sources::resolved`).
+//! What each kind reads and writes lives in its own module of
+//! `calendar::sources` (`fullnote`, `dailynote`, `ical`, `caldav`, `tasks`).
 //!
-//! Adding a kind: a variant in [`Kind`], [`SourceKind`] and [`SourceType`],
+//! Why here, below both the settings and the engine: the settings hold a
+//! source's kind and ask it questions (does it sign in with a password, can
+//! it be published), and the engine routes on it. So this module imports
+//! neither (only the shipped holiday data, to check a `holidays` source's
+//! country), and no import circle runs through it.
+//!
+//! Adding a kind: a variant in [`Kind`], [`KindSettings`] and `ResolvedKind`,
 //! then whatever the compiler asks for: every capability below, the
 //! settings' questions in `settings`, the mapping and the engine's questions
-//! in `resolved`. A read-only kind needs nothing outside `kinds/` but its
-//! own module of `sources`; a writable one also its writer in `dispatch`.
-//! That no match outside `kinds/` falls through is checked on the source
-//! (`tests/layout/no_fall_through.rs`).
+//! in `calendar/sources/resolved.rs`. A read-only kind needs nothing else
+//! but its own module of `calendar/sources`; a writable one also its writer
+//! in `dispatch`. That no match outside `kinds/` falls through is checked
+//! on the source (`tests/layout/no_fall_through.rs`).
 
-mod resolved;
 mod settings;
+mod task_date;
 
 use serde::Serialize;
 
-pub use resolved::{NoteCalendar, ParsedNote, Skipped, SourceConfig, SourceType};
-pub use settings::{CaldavAccount, SourceKind};
+pub use settings::{CaldavAccount, KindSettings};
+pub use task_date::TaskDateField;
 
 /// Every kind of calendar source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -224,32 +231,34 @@ impl PartialEq<&str> for Kind {
     }
 }
 
+/// One settings entry of `kind`, as a user writes it (the registry's tests
+/// and the resolved form's).
+#[cfg(test)]
+pub(crate) fn settings_entry(kind: Kind) -> serde_json::Value {
+    let mut entry = serde_json::json!({ "type": kind.wire_name() });
+    let extra = match kind {
+        Kind::FullNote | Kind::Tasks => serde_json::json!({ "directory": "events" }),
+        Kind::DailyNote => serde_json::json!({ "heading": "Events" }),
+        Kind::Ical => serde_json::json!({ "url": "https://example.com/a.ics" }),
+        Kind::Caldav => serde_json::json!({ "url": "https://example.com/", "username": "u" }),
+        Kind::Holidays => serde_json::json!({ "country": "FR" }),
+        Kind::IcsFile => serde_json::json!({ "path": "calendars/a.ics" }),
+    };
+    entry
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    entry
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// One settings entry of each kind, as a user writes it.
-    fn settings_entry(kind: Kind) -> serde_json::Value {
-        let mut entry = serde_json::json!({ "type": kind.wire_name() });
-        let extra = match kind {
-            Kind::FullNote | Kind::Tasks => serde_json::json!({ "directory": "events" }),
-            Kind::DailyNote => serde_json::json!({ "heading": "Events" }),
-            Kind::Ical => serde_json::json!({ "url": "https://example.com/a.ics" }),
-            Kind::Caldav => serde_json::json!({ "url": "https://example.com/", "username": "u" }),
-            Kind::Holidays => serde_json::json!({ "country": "FR" }),
-            Kind::IcsFile => serde_json::json!({ "path": "calendars/a.ics" }),
-        };
-        entry
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        entry
-    }
-
     #[test]
     fn every_kind_reads_back_from_its_wire_name() {
         for kind in Kind::ALL {
-            let read: SourceKind = serde_json::from_value(settings_entry(kind)).unwrap();
+            let read: KindSettings = serde_json::from_value(settings_entry(kind)).unwrap();
             assert_eq!(read.kind(), kind);
             assert_eq!(serde_json::to_value(kind).unwrap(), kind.wire_name());
             assert_eq!(
@@ -260,44 +269,13 @@ mod tests {
     }
 
     #[test]
-    fn the_resolved_kind_is_the_settings_kind() {
-        let vault = tempfile::tempdir().unwrap();
-        for kind in Kind::ALL {
-            let source: crate::settings::CalendarSource = serde_json::from_value({
-                let mut entry = settings_entry(kind);
-                entry["id"] = "a".into();
-                entry["name"] = "A".into();
-                entry
-            })
-            .unwrap();
-            let config = SourceConfig::from_settings(&source, vault.path()).unwrap();
-            assert_eq!(config.kind.kind(), kind);
-            // The engine routes on capabilities, then asks the resolved
-            // source for what that route needs: the two always agree.
-            let resolved = &config.kind;
-            assert_eq!(
-                kind.writes() == Writes::Notes,
-                resolved.note_calendar().is_some(),
-                "{kind}"
-            );
-            assert_eq!(
-                kind.writes() == Writes::TaskLines,
-                resolved.task_date_field().is_some(),
-                "{kind}"
-            );
-            assert_eq!(kind.origin() == Origin::Feed, resolved.feed().is_some());
-            assert_eq!(kind.refreshed(), resolved.address().is_some(), "{kind}");
-        }
-    }
-
-    #[test]
     fn read_only_kinds_are_the_ones_neither_edited_nor_moved() {
         for kind in Kind::ALL {
             assert_eq!(kind.read_only(), kind.writes() == Writes::ReadOnly);
             assert!(!kind.components().is_empty(), "{kind}");
             // A kind read from notes has a folder in its settings, or
             // (a vault `.ics` file) a file.
-            let source: SourceKind = serde_json::from_value(settings_entry(kind)).unwrap();
+            let source: KindSettings = serde_json::from_value(settings_entry(kind)).unwrap();
             assert_eq!(
                 kind.origin() == Origin::Notes,
                 source.directory().is_some() || source.vault_file().is_some(),
