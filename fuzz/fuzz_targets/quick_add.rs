@@ -8,9 +8,9 @@
 //! a control character): a refusal naming `title`, as REST's `400`.
 #![no_main]
 
-use almanac_core::calendar::EventType;
+use almanac_core::calendar::{EventFields, EventType};
 use almanac_core::fuzzing;
-use almanac_core::quick_add::{self, CalendarName, Context, QuickFields};
+use almanac_core::quick_add::{self, CalendarName, Context};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use chrono_tz::Tz;
 use libfuzzer_sys::fuzz_target;
@@ -30,26 +30,32 @@ const CONTEXTS: [(&str, Tz); 6] = [
     ("2026-12-31T23:59:00Z", Tz::UTC),
 ];
 
-fn day(text: &Option<String>) -> Option<NaiveDate> {
-    text.as_deref()
-        .map(|t| t.parse().expect("a YYYY-MM-DD day"))
+/// A field quick-add set, or `None`; quick-add never removes one (`null`).
+fn set<T>(field: &Option<Option<T>>) -> Option<&T> {
+    field
+        .as_ref()
+        .map(|value| value.as_ref().expect("a value, not a removal"))
 }
 
-fn time(text: &Option<String>) -> Option<NaiveTime> {
-    text.as_deref()
-        .map(|t| NaiveTime::parse_from_str(t, "%H:%M").expect("an HH:MM time"))
+fn day(text: &Option<Option<String>>) -> Option<NaiveDate> {
+    set(text).map(|t| t.parse().expect("a YYYY-MM-DD day"))
 }
 
-fn check(line: &str, f: &QuickFields) {
+fn time(text: &Option<Option<String>>) -> Option<NaiveTime> {
+    set(text).map(|t| NaiveTime::parse_from_str(t, "%H:%M").expect("an HH:MM time"))
+}
+
+fn check(line: &str, f: &EventFields) {
+    let title = f.title.as_deref().expect("a title");
     assert!(
-        !f.title.is_empty() && f.title.trim() == f.title,
-        "{line:?}: title {:?}",
-        f.title
+        !title.is_empty() && title.trim() == title,
+        "{line:?}: title {title:?}"
     );
     let (start, end) = (time(&f.start_time), time(&f.end_time));
-    assert_eq!(f.all_day, start.is_none(), "{line:?}: {f:?}");
+    assert_eq!(f.all_day, Some(start.is_none()), "{line:?}: {f:?}");
     assert_eq!(start.is_some(), end.is_some(), "{line:?}: {f:?}");
-    match f.kind {
+    let kind = f.kind.expect("a type");
+    match kind {
         EventType::Single => {
             let first = day(&f.date).expect("a single event's day");
             assert!(
@@ -88,7 +94,7 @@ fn check(line: &str, f: &QuickFields) {
         }
         EventType::Rrule => {
             let first = day(&f.start_date).expect("an rrule's first day");
-            let rule = f.rrule.as_deref().expect("an rrule");
+            let rule = set(&f.rrule).expect("an rrule");
             assert!(
                 f.date.is_none() && f.start_recur.is_none(),
                 "{line:?}: {f:?}"
@@ -102,7 +108,7 @@ fn check(line: &str, f: &QuickFields) {
             }
         }
     }
-    if f.kind != EventType::Single
+    if kind != EventType::Single
         && let (Some(start), Some(end)) = (start, end)
     {
         assert!(
@@ -113,7 +119,7 @@ fn check(line: &str, f: &QuickFields) {
     if let Some(refusal) = fuzzing::quick_add_refusal(f) {
         assert!(
             refusal.contains("`title`")
-                && (f.title.len() > 500 || f.title.contains(|c: char| c.is_ascii_control())),
+                && (title.len() > 500 || title.contains(|c: char| c.is_ascii_control())),
             "{line:?}: a create refuses {f:?}: {refusal}"
         );
     }

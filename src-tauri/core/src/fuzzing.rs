@@ -9,13 +9,12 @@ use serde_json::Value;
 
 use crate::api::AuthorizedApi;
 use crate::caldav_server::xml::{CALDAV, DAV};
-use crate::calendar::SkippedNote;
 use crate::calendar::sources::SourceConfig;
 use crate::calendar::sources::caldav::dav::{self, DavError};
 use crate::calendar::sources::ical;
+use crate::calendar::{EventFields, SkippedNote};
 use crate::ics::bounds::Limits;
 use crate::mcp::{McpContext, calls, catalogue};
-use crate::quick_add::QuickFields;
 use almanac_model::spec::EventSpec;
 
 /// What the CalDAV client reads of a server's multistatus answer (as
@@ -68,9 +67,9 @@ pub fn read_caldav_item(
 /// A quick-add line's fields checked as a create checks them
 /// (`POST /events`, the sidebar, the CLI and MCP write them so): the first
 /// bad field, if any.
-pub fn quick_add_refusal(fields: &QuickFields) -> Option<String> {
+pub fn quick_add_refusal(fields: &EventFields) -> Option<String> {
     EventSpec::default()
-        .patched(&fields.to_event_fields())
+        .patched(fields)
         .err()
         .map(|error| error.to_string())
 }

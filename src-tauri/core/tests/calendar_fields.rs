@@ -6,8 +6,7 @@
 use std::collections::BTreeSet;
 
 use almanac_core::calendar::{Calendar, CalendarError, Event, EventFields};
-use almanac_core::mcp::params::EventInput;
-use almanac_core::quick_add::QuickFields;
+use almanac_core::mcp::params::{CreateParams, UpdateParams};
 use almanac_core::settings::KindSettings;
 use almanac_model::fields::{NOTE_TEXT, WRITABLE};
 use serde_json::json;
@@ -23,9 +22,10 @@ fn properties(schema: RefOr<Schema>) -> BTreeSet<String> {
     }
 }
 
-/// The REST body is the declaration; the event returned carries every
-/// declared field (but `isTask`, which it answers as `completed`);
-/// quick-add's dry run and MCP's `EventInput` name only declared fields.
+/// The REST body is the declaration, and so are MCP's event tools' fields
+/// (written out whole, as a tool schema stands alone); the event returned
+/// carries every declared field (but `isTask`, which it answers as
+/// `completed`). Quick-add's dry run answers `EventFields` itself.
 /// The window's form is held to the same declaration when it saves: what
 /// it sends is read as `EventFields`, which refuses an unknown key, and the
 /// window's editing tests send every field the form has.
@@ -42,26 +42,28 @@ fn every_shape_names_only_declared_fields() {
         .collect();
     assert!(missing.is_empty(), "Event lacks {missing:?}");
 
-    let quick = properties(<QuickFields as utoipa::PartialSchema>::schema());
-    assert!(
-        quick.is_subset(&declared),
-        "quick-add: {:?}",
-        quick.difference(&declared)
-    );
-
-    let mcp = schemars::schema_for!(EventInput);
-    let mcp: BTreeSet<String> = mcp
-        .get("properties")
-        .and_then(|p| p.as_object())
-        .expect("EventInput's properties")
-        .keys()
-        .cloned()
-        .collect();
-    assert!(
-        mcp.is_subset(&declared),
-        "MCP: {:?}",
-        mcp.difference(&declared)
-    );
+    let tools = [
+        ("create_event", schemars::schema_for!(CreateParams), "event"),
+        (
+            "update_event",
+            schemars::schema_for!(UpdateParams),
+            "changes",
+        ),
+    ];
+    for (tool, schema, argument) in tools {
+        let fields = &schema.as_value()["properties"][argument];
+        let mcp: BTreeSet<String> = fields["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{tool}'s {argument} properties: {fields}"))
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(mcp, declared, "MCP {tool}'s {argument} is the declaration");
+        assert!(
+            !fields.to_string().contains("$ref"),
+            "{tool}'s {argument} refers outside the tool schema: {fields}"
+        );
+    }
 }
 
 /// The field a refused write names.

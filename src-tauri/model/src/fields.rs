@@ -107,9 +107,10 @@ macro_rules! wire_fields {
 /// `null` is an open task); the note text fields follow, from
 /// [`note_text_fields!`] (each `Option<Option<String>>`, `nullable`). From it
 /// come [`EventFields`], its wire form (which also accepts the read-only
-/// fields), [`WRITABLE`] and [`NOTE_TEXT`]. The other shapes that name event
-/// fields (the event returned, quick-add's dry run, MCP's tool schema, the
-/// window's form) are checked against [`WRITABLE`] by the test
+/// fields, and whose schema documents the REST body and MCP's event tools),
+/// its JSON (quick-add's dry run), [`WRITABLE`] and [`NOTE_TEXT`]. The other
+/// shapes that name event fields (the event returned, the window's form) are
+/// checked against [`WRITABLE`] by the test
 /// `calendar_fields::every_shape_names_only_declared_fields`.
 macro_rules! writable_fields {
     ({$(
@@ -152,22 +153,52 @@ macro_rules! writable_fields {
             spec_mut: |spec| &mut spec.$text,
             event_mut: |event| &mut event.$text,
         }),*];
+
+        /// The fields set, under their wire names, in declaration order: an
+        /// absent field is left out, a removal (`Some(None)`) is `null`, as
+        /// the wire form reads them. Quick-add's dry run answers so.
+        impl serde::Serialize for EventFields {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut map = serializer.serialize_map(None)?;
+                $(if let Some(value) = &self.$name {
+                    map.serialize_entry($wire, value)?;
+                })*
+                $(if let Some(value) = &self.$text {
+                    map.serialize_entry($text_wire, value)?;
+                })*
+                map.end()
+            }
+        }
     };
 }
 
 // The writable fields; `note_text_fields!` appends the note text ones.
 note_text_fields! { writable_fields! {
     title "title": Option<String>, "plain";
+    /// The day (YYYY-MM-DD) of a `single` event.
     date "date": Option<Option<String>>, "nullable";
+    /// The last day (YYYY-MM-DD) of a `single` event over several days.
     end_date "endDate": Option<Option<String>>, "nullable";
+    /// HH:mm, in the event's `timezone` when it has one, else in the
+    /// display time zone.
     start_time "startTime": Option<Option<String>>, "nullable";
+    /// HH:mm.
     end_time "endTime": Option<Option<String>>, "nullable";
     all_day "allDay": Option<bool>, "plain";
+    /// `single`, `recurring` (weekly on `daysOfWeek`, monthly on
+    /// `dayOfMonth`, yearly on `dayOfMonth` and `month`) or `rrule`.
     kind "type": Option<EventType>, "plain";
+    /// For `recurring`: a weekly series' days, letters U M T W R F S
+    /// (Sunday to Saturday).
     days_of_week "daysOfWeek": Option<Option<Vec<DayOfWeek>>>, "nullable";
+    /// For `recurring`: the first day (YYYY-MM-DD).
     start_recur "startRecur": Option<Option<String>>, "nullable";
+    /// For `recurring`: the last day (YYYY-MM-DD).
     end_recur "endRecur": Option<Option<String>>, "nullable";
+    /// For `rrule`: an RFC 5545 rule, e.g. `FREQ=MONTHLY;BYDAY=1MO`.
     rrule "rrule": Option<Option<String>>, "nullable";
+    /// For `rrule`: the first occurrence's day (YYYY-MM-DD).
     start_date "startDate": Option<Option<String>>, "nullable";
     skip_dates "skipDates": Option<Option<Vec<String>>>, "nullable";
     /// `false` or `null` makes the event an open task; `true` or a date
@@ -177,14 +208,19 @@ note_text_fields! { writable_fields! {
     /// `true` makes a plain event an open task. Ignored when `completed` is
     /// also sent.
     is_task "isTask": Option<bool>, "plain";
+    /// An IANA zone the times are in, when not the display zone.
     timezone "timezone": Option<Option<String>>, "nullable";
     category "category": Option<Option<String>>, "nullable";
     description "description": Option<Option<String>>, "nullable";
     url "url": Option<Option<String>>, "nullable";
     notify "notify": Option<Option<serde_json::Value>>, "nullable";
+    /// For `recurring`: a monthly or yearly series' day of the month.
     day_of_month "dayOfMonth": Option<Option<i64>>, "nullable";
+    /// For `recurring`: a yearly series' month (1-12).
     month "month": Option<Option<i64>>, "nullable";
     repeat_on "repeatOn": Option<Option<RepeatOn>>, "nullable";
+    /// For `recurring`: every n-th week, month or year (absent: every
+    /// one).
     repeat_interval "repeatInterval": Option<Option<i64>>, "nullable";
     location "location": Option<Option<String>>, "nullable";
     uid "uid": Option<Option<String>>, "nullable";
@@ -260,5 +296,18 @@ mod tests {
             "null is an open task"
         );
         assert_eq!(fields.url, None, "absent stays absent");
+    }
+
+    #[test]
+    fn json_holds_only_the_fields_set_and_reads_back() {
+        let sent = serde_json::json!({
+            "title": "Lunch", "type": "single", "allDay": false,
+            "startTime": "12:30", "location": null
+        });
+        let fields: EventFields = serde_json::from_value(sent.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&fields).unwrap(), sent);
+        let read: EventFields =
+            serde_json::from_value(serde_json::to_value(&fields).unwrap()).unwrap();
+        assert_eq!(read, fields);
     }
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use almanac_core::api::ApiError;
 use almanac_core::api::quick_line;
-use almanac_core::calendar::Event;
-use almanac_core::quick_add::{self, QuickFields};
+use almanac_core::calendar::{Event, EventFields};
+use almanac_core::quick_add;
 use serde::Serialize;
 use tauri::State;
 
@@ -19,7 +19,7 @@ use crate::wiring::Services;
 #[serde(rename_all = "camelCase")]
 pub struct QuickAddAnswer {
     calendar_id: String,
-    event: QuickFields,
+    event: EventFields,
     #[serde(skip_serializing_if = "Option::is_none")]
     created: Option<Event>,
 }
@@ -43,7 +43,7 @@ pub async fn event_quick_add(
             true => None,
             false => Some(
                 calendar
-                    .create(&read.calendar_id, read.fields.to_event_fields())
+                    .create(&read.calendar_id, read.fields.clone())
                     .map_err(ApiError::from)?,
             ),
         };

@@ -38,7 +38,7 @@ impl AuthorizedApi {
             true => None,
             false => Some(self.create_event(
                 &read.calendar_id,
-                read.fields.to_event_fields(),
+                read.fields.clone(),
                 EventOptions::default(),
             )?),
         };

@@ -5,13 +5,14 @@ use chrono::{DateTime, Utc};
 
 use super::error::ApiError;
 use crate::calendar::Calendar;
-use crate::quick_add::{CalendarName, Context, QuickFields, parse};
+use crate::calendar::EventFields;
+use crate::quick_add::{CalendarName, Context, parse};
 
 /// A line read and the calendar its event goes to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct QuickEvent {
     pub calendar_id: String,
-    pub fields: QuickFields,
+    pub fields: EventFields,
 }
 
 /// Reads `text` at `now` in `calendar`'s display zone. The event goes to the

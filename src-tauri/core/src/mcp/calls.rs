@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::McpContext;
 use super::params::{
-    ChangeIdParams, ChangesParams, CreateParams, DeleteParams, EventIdParams, EventInput, NoParams,
+    ChangeIdParams, ChangesParams, CreateParams, DeleteParams, EventIdParams, NoParams,
     QuickAddParams, RangeParams, RemindersParams, SearchParams, UpdateParams,
 };
 use super::untrusted::{answer, plain};
@@ -110,12 +110,7 @@ pub fn run(
             } = parse(args)?;
             let key = idempotency(idempotency_key.as_deref())?;
             let created = api
-                .create_event_keyed(
-                    key.as_ref(),
-                    &calendar_id,
-                    fields(event)?,
-                    EventOptions::default(),
-                )
+                .create_event_keyed(key.as_ref(), &calendar_id, event, EventOptions::default())
                 .map_err(refused)?;
             Ok(answer(json!({ "created": event_view(&created, tz) })))
         }
@@ -126,7 +121,7 @@ pub fn run(
                 ..EventOptions::default()
             };
             let updated = api
-                .update_event(&params.id, fields(params.changes)?, options)
+                .update_event(&params.id, params.changes, options)
                 .map_err(refused)?;
             Ok(answer(json!({ "updated": event_view(&updated, tz) })))
         }
@@ -269,12 +264,16 @@ pub fn destructive_action(
     }
 }
 
-/// The text fields of `event` that `changes` would blank: words someone
-/// wrote, which an assistant steered by what it read could wipe, so the
-/// person is asked first, as before a delete.
-fn blanked_fields(event: &Event, changes: &EventInput) -> Vec<&'static str> {
+/// The text fields of `event` that `changes` would blank (set to blank
+/// text, or remove with `null`): words someone wrote, which an assistant
+/// steered by what it read could wipe, so the person is asked first, as
+/// before a delete.
+fn blanked_fields(event: &Event, changes: &EventFields) -> Vec<&'static str> {
     let written = |text: &Option<String>| text.as_deref().is_some_and(|t| !t.trim().is_empty());
-    let blank = |text: &Option<String>| text.as_deref().is_some_and(|t| t.trim().is_empty());
+    let blank = |to: &Option<Option<String>>| {
+        to.as_ref()
+            .is_some_and(|text| text.as_deref().is_none_or(|t| t.trim().is_empty()))
+    };
     [
         ("description", &event.description, &changes.description),
         ("location", &event.location, &changes.location),
@@ -386,12 +385,6 @@ fn occurrence(date: Option<&str>) -> Result<Option<NaiveDate>, Refusal> {
     .transpose()
 }
 
-/// The tool's fields as the API's event fields (the same checks as REST).
-fn fields(input: EventInput) -> Result<EventFields, Refusal> {
-    let wire = serde_json::to_value(input).map_err(|error| error.to_string())?;
-    serde_json::from_value(wire).map_err(|error| format!("invalid event fields: {error}"))
-}
-
 fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Refusal> {
     serde_json::from_value(args).map_err(|error| format!("invalid arguments: {error}"))
 }
@@ -426,12 +419,28 @@ mod tests {
             "description": "Minutes: ship Friday", "location": "  ", "url": "https://x.example/doc",
         }))
         .unwrap();
-        let changes: EventInput = serde_json::from_value(json!({
+        let changes: EventFields = serde_json::from_value(json!({
             "description": "", "location": "", "url": " ", "title": "Review 2",
         }))
         .unwrap();
         assert_eq!(blanked_fields(&event, &changes), ["description", "link"]);
-        let fills: EventInput = serde_json::from_value(json!({"location": "Room 4"})).unwrap();
+        let fills: EventFields = serde_json::from_value(json!({"location": "Room 4"})).unwrap();
         assert!(blanked_fields(&event, &fills).is_empty());
+    }
+
+    /// `null` removes a field: removing written words is blanking them.
+    #[test]
+    fn removing_written_text_with_null_is_asked_about() {
+        let event: Event = serde_json::from_value(json!({
+            "id": "fullnote:events/a.md", "title": "Review", "date": "2026-03-02",
+            "calendarId": "local", "allDay": true, "type": "single",
+            "description": "Minutes: ship Friday", "location": "Room 4",
+        }))
+        .unwrap();
+        let changes: EventFields =
+            serde_json::from_value(json!({"description": null, "url": null})).unwrap();
+        assert_eq!(blanked_fields(&event, &changes), ["description"]);
+        let untouched: EventFields = serde_json::from_value(json!({"title": null})).unwrap();
+        assert!(blanked_fields(&event, &untouched).is_empty());
     }
 }

@@ -1,9 +1,16 @@
 //! The tools' arguments: what each accepts, as JSON schemas (from these
 //! types) and as the values the calls read. Unknown keys are refused, so a
-//! misspelt argument never silently widens a query or drops a change.
+//! misspelt argument never silently widens a query or drops a change. An
+//! event's fields are the REST body's, [`EventFields`], read and described
+//! from their one declaration.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::calendar::EventFields;
 
 /// No arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -58,63 +65,15 @@ pub struct RemindersParams {
     pub limit: Option<u32>,
 }
 
-/// The fields of an event to write. Absent fields are left alone (on
-/// update) or take their defaults (on create).
-#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct EventInput {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// The day (YYYY-MM-DD) of a single event.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub date: Option<String>,
-    /// The last day (YYYY-MM-DD) of an event over several days.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_date: Option<String>,
-    /// HH:mm in the display time zone (or the event's own timezone).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_time: Option<String>,
-    /// HH:mm.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_time: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub all_day: Option<bool>,
-    /// `single`, `recurring` (weekly on daysOfWeek) or `rrule`.
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// For `recurring`: day letters U M T W R F S (Sunday to Saturday).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub days_of_week: Option<Vec<String>>,
-    /// For `recurring`: first day (YYYY-MM-DD).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_recur: Option<String>,
-    /// For `recurring`: last day (YYYY-MM-DD).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_recur: Option<String>,
-    /// For `rrule`: an RFC 5545 rule, e.g. FREQ=MONTHLY;BYDAY=1MO.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rrule: Option<String>,
-    /// For `rrule`: the first occurrence's day (YYYY-MM-DD).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_date: Option<String>,
-    /// An IANA zone the times are in, when not the display zone.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub timezone: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-}
-
 /// A new event.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateParams {
     /// A writable calendar's id (see list_calendars).
     pub calendar_id: String,
-    pub event: EventInput,
+    /// The event's fields; absent ones take their defaults.
+    #[schemars(schema_with = "event_fields_schema")]
+    pub event: EventFields,
     /// A new unique value (a UUID) for each event you mean to create, sent
     /// again unchanged if you retry this call: a retry then creates nothing
     /// and answers the first call's event.
@@ -128,8 +87,10 @@ pub struct CreateParams {
 pub struct UpdateParams {
     /// The event's id, as list_events returns it.
     pub id: String,
-    /// Only the fields to change.
-    pub changes: EventInput,
+    /// Only the fields to change: absent ones are left alone, `null` removes
+    /// one.
+    #[schemars(schema_with = "event_fields_schema")]
+    pub changes: EventFields,
     /// Change only the occurrence on this day (YYYY-MM-DD, the instanceDate
     /// list_events gives) instead of the whole series.
     #[serde(default)]
@@ -189,4 +150,49 @@ pub struct QuickAddParams {
     /// and answers the first call's event.
     #[serde(default)]
     pub idempotency_key: Option<String>,
+}
+
+/// The tool schema of an event's fields: the REST body's schema (from the
+/// declaration, with its descriptions), the types it refers to written in
+/// place, as a tool's schema stands alone.
+fn event_fields_schema(_: &mut SchemaGenerator) -> Schema {
+    let mut components = Vec::new();
+    <EventFields as utoipa::ToSchema>::schemas(&mut components);
+    let components: HashMap<String, Value> = components
+        .into_iter()
+        .map(|(name, schema)| (name, json!(schema)))
+        .collect();
+    let mut schema = json!(<EventFields as utoipa::PartialSchema>::schema());
+    inline_refs(&mut schema, &components);
+    schema["description"] = json!(
+        "The event's fields. Absent fields are left alone (on update) or take \
+         their defaults (on create); `null` removes a field."
+    );
+    Schema::try_from(schema).unwrap_or_default()
+}
+
+/// Replaces each `$ref` to a component in `schema` by the component,
+/// keeping what stands beside the reference (its description).
+fn inline_refs(schema: &mut Value, components: &HashMap<String, Value>) {
+    if let Value::Object(object) = schema
+        && let Some(component) = object
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| reference.strip_prefix("#/components/schemas/"))
+            .and_then(|name| components.get(name))
+        && let Value::Object(mut inlined) = component.clone()
+    {
+        object.remove("$ref");
+        inlined.append(object);
+        *object = inlined;
+    }
+    match schema {
+        Value::Object(object) => object
+            .values_mut()
+            .for_each(|value| inline_refs(value, components)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|value| inline_refs(value, components)),
+        _ => {}
+    }
 }

@@ -18,10 +18,8 @@ mod words;
 
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use chrono_tz::Tz;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-use crate::calendar::{DayOfWeek, EventFields, EventType, SourceInfo};
+use crate::calendar::{EventFields, SourceInfo};
 use dates::DayFound;
 use repeat::Repeat;
 use times::TimeFound;
@@ -71,80 +69,13 @@ pub struct Context<'a> {
     pub calendars: &'a [CalendarName],
 }
 
-/// The event a line describes: the fields `POST /events` takes (wall times
-/// in the display zone, no `timezone`), and the calendar the line named.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct QuickFields {
-    pub title: String,
-    #[serde(rename = "type")]
-    #[schema(value_type = String, example = "single")]
-    pub kind: EventType,
-    pub all_day: bool,
-    /// A single event's day.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub date: Option<String>,
-    /// A single event's last day, when it ends on another day.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_date: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_time: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_time: Option<String>,
-    /// A weekly series' days: `U M T W R F S`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<String>>)]
-    pub days_of_week: Option<Vec<DayOfWeek>>,
-    /// A monthly or yearly series' day of the month.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub day_of_month: Option<i64>,
-    /// A yearly series' month (1-12).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub month: Option<i64>,
-    /// Every n-th week, month or year (absent: every one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub repeat_interval: Option<i64>,
-    /// A `recurring` series' first and last days.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_recur: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_recur: Option<String>,
-    /// An `rrule` series' rule and first day ("every 3 days").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rrule: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_date: Option<String>,
-}
-
-impl QuickFields {
-    /// The fields as the engine's create takes them.
-    pub fn to_event_fields(&self) -> EventFields {
-        let some = |value: &Option<String>| value.clone().map(Some);
-        EventFields {
-            title: Some(self.title.clone()),
-            kind: Some(self.kind),
-            all_day: Some(self.all_day),
-            date: some(&self.date),
-            end_date: some(&self.end_date),
-            start_time: some(&self.start_time),
-            end_time: some(&self.end_time),
-            days_of_week: self.days_of_week.clone().map(Some),
-            day_of_month: self.day_of_month.map(Some),
-            month: self.month.map(Some),
-            repeat_interval: self.repeat_interval.map(Some),
-            start_recur: some(&self.start_recur),
-            end_recur: some(&self.end_recur),
-            rrule: some(&self.rrule),
-            start_date: some(&self.start_date),
-            ..EventFields::default()
-        }
-    }
-}
-
-/// A line read: its event's fields and the calendar it named, if any.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A line read: its event's fields and the calendar it named, if any. The
+/// fields are the ones `POST /events` takes (wall times in the display zone,
+/// no `timezone`): always `title`, `type` and `allDay`, and the day, times
+/// and repeat the line gave.
+#[derive(Debug, Clone, PartialEq)]
 pub struct QuickAdd {
-    pub fields: QuickFields,
+    pub fields: EventFields,
     pub calendar_id: Option<String>,
 }
 

@@ -9,8 +9,8 @@ use chrono::{
 use super::dates::DayFound;
 use super::repeat::Repeat;
 use super::times::TimeFound;
-use super::{Context, EXAMPLE, Found, Piece, QuickAddError, QuickFields};
-use crate::calendar::{DayOfWeek, EventType};
+use super::{Context, EXAMPLE, Found, Piece, QuickAddError};
+use crate::calendar::{DayOfWeek, EventFields, EventType};
 
 /// How long an event with only a start lasts.
 const DEFAULT_LENGTH: TimeDelta = TimeDelta::hours(1);
@@ -87,7 +87,7 @@ pub(super) fn resolve(
     found: &[Found],
     context: &Context,
     line: &str,
-) -> Result<QuickFields, QuickAddError> {
+) -> Result<EventFields, QuickAddError> {
     let parts = Parts::gather(found)?;
     let now = context.now.with_timezone(&context.zone).naive_local();
     let when = [
@@ -160,22 +160,11 @@ pub(super) fn resolve(
         }
         (None, _) => now.date(),
     };
-    let mut fields = QuickFields {
-        title: title.trim().to_string(),
-        kind: EventType::Single,
-        all_day: start_time.is_none(),
-        date: None,
-        end_date: None,
-        start_time: None,
-        end_time: None,
-        days_of_week: None,
-        day_of_month: None,
-        month: None,
-        repeat_interval: None,
-        start_recur: None,
-        end_recur: None,
-        rrule: None,
-        start_date: None,
+    let mut fields = EventFields {
+        title: Some(title.trim().to_string()),
+        kind: Some(EventType::Single),
+        all_day: Some(start_time.is_none()),
+        ..EventFields::default()
     };
     let last_day = parts.day.and_then(|d| d.1.last);
     if let Some(last) = last_day
@@ -211,8 +200,8 @@ pub(super) fn resolve(
                     context.zone.name()
                 )));
             }
-            fields.start_time = Some(format_time(start));
-            fields.end_time = Some(format_time(end_at.time()));
+            fields.start_time = Some(Some(format_time(start)));
+            fields.end_time = Some(Some(format_time(end_at.time())));
             Some(end_at)
         }
         None => None,
@@ -224,9 +213,9 @@ pub(super) fn resolve(
                     "“{until}” ends a repeating event; for a span of days write e.g. “Dec 3 - Dec 5”"
                 )));
             }
-            fields.date = Some(format_date(first));
+            fields.date = Some(Some(format_date(first)));
             let end_day = end.map(|e| e.date()).or(last_day);
-            fields.end_date = end_day.filter(|d| *d > first).map(format_date);
+            fields.end_date = end_day.filter(|d| *d > first).map(|d| Some(format_date(d)));
         }
         Some((text, repeat)) => {
             if end.is_some_and(|e| e.date() > first) {
@@ -271,18 +260,18 @@ fn exists(context: &Context, at: NaiveDateTime) -> Result<(), QuickAddError> {
 /// `fields` as a series repeating as `repeat` from `from` (its first
 /// occurrence on or after that day) until `until`.
 fn series(
-    fields: &mut QuickFields,
+    fields: &mut EventFields,
     repeat: &Repeat,
     from: NaiveDate,
     until: Option<NaiveDate>,
     text: &str,
 ) -> Result<(), QuickAddError> {
-    let interval = |n: u32| (n > 1).then_some(i64::from(n));
+    let interval = |n: u32| (n > 1).then_some(Some(i64::from(n)));
     let mut first = from;
     match repeat {
         Repeat::Daily { interval: 1 } => {
-            fields.kind = EventType::Recurring;
-            fields.days_of_week = Some(DayOfWeek::ALL.to_vec());
+            fields.kind = Some(EventType::Recurring);
+            fields.days_of_week = Some(Some(DayOfWeek::ALL.to_vec()));
         }
         Repeat::Daily { interval: n } => {
             if let Some(until) = until
@@ -290,17 +279,17 @@ fn series(
             {
                 return Err(ends_before_first(text, first));
             }
-            fields.kind = EventType::Rrule;
+            fields.kind = Some(EventType::Rrule);
             let mut rule = format!("FREQ=DAILY;INTERVAL={n}");
             if let Some(until) = until {
                 rule.push_str(&format!(";UNTIL={}", until.format("%Y%m%d")));
             }
-            fields.rrule = Some(rule);
-            fields.start_date = Some(format_date(first));
+            fields.rrule = Some(Some(rule));
+            fields.start_date = Some(Some(format_date(first)));
             return Ok(());
         }
         Repeat::Weekly { interval: n, days } => {
-            fields.kind = EventType::Recurring;
+            fields.kind = Some(EventType::Recurring);
             let days: Vec<Weekday> = match days.is_empty() {
                 true => vec![from.weekday()],
                 false => days.clone(),
@@ -312,18 +301,18 @@ fn series(
                 days.into_iter().map(DayOfWeek::from_chrono).collect();
             letters.sort();
             letters.dedup();
-            fields.days_of_week = Some(letters);
+            fields.days_of_week = Some(Some(letters));
             fields.repeat_interval = interval(*n);
         }
         Repeat::Monthly { interval: n } => {
-            fields.kind = EventType::Recurring;
-            fields.day_of_month = Some(i64::from(from.day()));
+            fields.kind = Some(EventType::Recurring);
+            fields.day_of_month = Some(Some(i64::from(from.day())));
             fields.repeat_interval = interval(*n);
         }
         Repeat::Yearly { interval: n } => {
-            fields.kind = EventType::Recurring;
-            fields.day_of_month = Some(i64::from(from.day()));
-            fields.month = Some(i64::from(from.month()));
+            fields.kind = Some(EventType::Recurring);
+            fields.day_of_month = Some(Some(i64::from(from.day())));
+            fields.month = Some(Some(i64::from(from.month())));
             fields.repeat_interval = interval(*n);
         }
     }
@@ -332,8 +321,8 @@ fn series(
     {
         return Err(ends_before_first(text, first));
     }
-    fields.start_recur = Some(format_date(first));
-    fields.end_recur = until.map(format_date);
+    fields.start_recur = Some(Some(format_date(first)));
+    fields.end_recur = until.map(|d| Some(format_date(d)));
     Ok(())
 }
 
@@ -377,8 +366,8 @@ mod tests {
             assert!(refused.contains("clocks go back"), "{line}: {refused}");
         }
         let longer = parse("Call 2:30am on 25 Oct for 2 hours", &context).unwrap();
-        assert_eq!(longer.fields.start_time.as_deref(), Some("02:30"));
-        assert_eq!(longer.fields.end_time.as_deref(), Some("03:30"));
+        assert_eq!(longer.fields.start_time, Some(Some("02:30".into())));
+        assert_eq!(longer.fields.end_time, Some(Some("03:30".into())));
     }
 
     /// "every 3 days" (an `rrule` series) ending before its first day is
@@ -400,8 +389,8 @@ mod tests {
         }
         let later = parse("Backup every 3 days until 2026-12-01", &context).unwrap();
         assert_eq!(
-            later.fields.rrule.as_deref(),
-            Some("FREQ=DAILY;INTERVAL=3;UNTIL=20261201")
+            later.fields.rrule,
+            Some(Some("FREQ=DAILY;INTERVAL=3;UNTIL=20261201".into()))
         );
     }
 }

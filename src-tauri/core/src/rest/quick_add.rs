@@ -17,8 +17,8 @@ use super::extract::{IdempotencyHeader, JsonBody};
 use super::fallback::method_not_allowed;
 use super::{RestState, blocking};
 use crate::api::TimedEvent;
+use crate::calendar::EventFields;
 use crate::loopback_server::error::RestError;
-use crate::quick_add::QuickFields;
 
 pub fn routes() -> Router<RestState> {
     Router::new().route(
@@ -48,13 +48,15 @@ pub struct QuickAddBody {
 }
 
 /// A dry run's answer: the event the line describes, in `POST /events`'s
-/// body shape, and the calendar it would go to.
+/// body shape (the fields the line gave: always `title`, `type` and
+/// `allDay`; wall times in the display zone, no `timezone`), and the
+/// calendar it would go to.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QuickAddRead {
     success: bool,
     calendar_id: String,
-    event: QuickFields,
+    event: EventFields,
 }
 
 /// Creates an event from one line of text, read in the display time zone.
