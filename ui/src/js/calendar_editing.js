@@ -187,23 +187,29 @@ export function editingOptions(sources) {
     return box;
   }
 
-  /** A drag on an event that cannot move says why instead of doing nothing. */
-  function refuseDrags(el, event) {
-    el.addEventListener('pointerdown', (down) => {
-      const moved = (move) => {
-        if (Math.hypot(move.clientX - down.clientX, move.clientY - down.clientY) > 4) {
-          showHint(refusal(event));
-          stop();
-        }
-      };
-      const stop = () => {
-        document.removeEventListener('pointermove', moved);
-        document.removeEventListener('pointerup', stop);
-      };
-      document.addEventListener('pointermove', moved);
-      document.addEventListener('pointerup', stop);
-    });
-  }
+  /**
+   * A drag on an event that cannot move says why instead of doing nothing.
+   * One listener for the whole page, not one per event: a month of a busy
+   * vault draws over a hundred events at each step (BENCHMARKS.md).
+   */
+  const refusals = new WeakMap();
+  document.addEventListener('pointerdown', (down) => {
+    const el = down.target.closest?.('.fc-event');
+    const refused = el && refusals.get(el);
+    if (!refused) return;
+    const moved = (move) => {
+      if (Math.hypot(move.clientX - down.clientX, move.clientY - down.clientY) > 4) {
+        showHint(refused);
+        stop();
+      }
+    };
+    const stop = () => {
+      document.removeEventListener('pointermove', moved);
+      document.removeEventListener('pointerup', stop);
+    };
+    document.addEventListener('pointermove', moved);
+    document.addEventListener('pointerup', stop);
+  });
 
   return {
     selectable: true,
@@ -250,12 +256,14 @@ export function editingOptions(sources) {
       if (event.instanceDate) info.el.dataset.instanceDate = event.instanceDate;
       if (info.event.id === focusedId) restoreFocus();
       if (!movable(event)) {
-        info.el.title = refusal(event);
-        info.el.setAttribute('aria-description', refusal(event));
-        refuseDrags(info.el, event);
+        const refused = refusal(event);
+        info.el.title = refused;
+        info.el.setAttribute('aria-description', refused);
+        refusals.set(info.el, refused);
       }
+      if (!isTask(event)) return;
       const title = info.el.querySelector('.fc-event-title, .fc-list-event-title');
-      if (isTask(event) && title) title.prepend(taskBox(event));
+      if (title) title.prepend(taskBox(event));
     },
   };
 }

@@ -30,11 +30,14 @@ const fcDay = (luxonWeekday) => luxonWeekday % 7;
 const dateOf = (iso) => DateTime.fromISO(iso, { zone: 'utc' });
 
 /**
- * Runs `work` once the frame being prepared is on screen: a timer set
- * from an animation frame fires after that frame's painting, so the
- * calendar's new month is shown before the mini-month is drawn again.
+ * Runs `work` once the frame being prepared is on screen. The next
+ * animation frame comes only when that frame has been painted (a timer
+ * set from the first one ran while a software-rendered WebKit was still
+ * painting the calendar's new month, and competed with it for the CPU:
+ * BENCHMARKS.md, "Calendar window"), so the mini-month is drawn again
+ * in the frame after the calendar's new month is shown.
  */
-const afterPaint = (work) => requestAnimationFrame(() => setTimeout(work));
+const afterPaint = (work) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(work)));
 
 /** Wires the mini-month to `calendar` (FullCalendar), whose options give the zone and the week's first day. */
 export async function setupMiniMonth(calendar) {
