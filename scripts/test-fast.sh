@@ -5,7 +5,7 @@
 # cargo-nextest's own options. Inside the private desktop session, so the
 # keyring, D-Bus and windows are real. `make test` stays the whole truth.
 #
-#   scripts/test-fast.sh                                    # almanac-core only
+#   scripts/test-fast.sh                                    # almanac-model and almanac-core only
 #   scripts/test-fast.sh -p almanac-reminders               # and the daemon
 #   scripts/test-fast.sh -p almanac -E 'test(/^window_sidebar::/)'
 #   make test-fast ARGS="-p almanac -E 'test(/^headless::/)'"
@@ -16,8 +16,8 @@ cargo fmt --all --check
 # shellcheck source=scripts/lint-env.sh
 . scripts/lint-env.sh
 
-echo "== almanac-core"
-scripts/session.sh cargo nextest run --locked -p almanac-core
+echo "== almanac-model, almanac-core"
+scripts/session.sh cargo nextest run --locked -p almanac-model -p almanac-core
 if (($#)); then
   # The shell embeds the web UI at compile time.
   scripts/build-ui.sh >/dev/null
