@@ -346,8 +346,14 @@ async fn tasks_are_served_ticked_moved_and_keep_their_ids() {
     let ticked = tokio::time::timeout(almanac_testkit::PATIENCE, async {
         loop {
             changes.borrow_and_update();
-            let call = app.task("Call Ann").await;
-            if call["completed"] != false {
+            // The note is written in place, as an editor may: a read may
+            // catch it half written, without the task, until the next change.
+            let call = app
+                .tasks()
+                .await
+                .into_iter()
+                .find(|e| e["title"] == "Call Ann");
+            if let Some(call) = call.filter(|call| call["completed"] != false) {
                 return call;
             }
             changes.changed().await.unwrap();
