@@ -10,6 +10,7 @@ pub use stack::catch_overflow;
 use std::sync::{Arc, OnceLock};
 
 use almanac_core::app::Core;
+use almanac_core::caldav_server::feeds::FeedStore;
 use almanac_core::caldav_server::{self, CaldavServerState};
 use almanac_core::rest::{self, RestState};
 use almanac_core::tokens::{Expiry, HashFileStore, Scope};
@@ -78,7 +79,9 @@ pub fn live() -> &'static Live {
         });
         let core: &Core = &instance;
         let rest = rest::router(RestState::from(core), PORT);
-        let caldav = caldav_server::router(CaldavServerState::from(core), PORT);
+        let feeds = FeedStore::new(core.paths.feeds_file());
+        let state = CaldavServerState::new(core.plugin().clone(), core.calendar.clone(), feeds);
+        let caldav = caldav_server::router(state, PORT);
         Live {
             runtime,
             instance,
