@@ -18,7 +18,9 @@
 //! - [`ui`] / [`consent`]: the API's window controller and consent dialog;
 //! - [`access`]: `--request-access`, asking the user for a token;
 //! - [`autostart`]: starting at login, asked once on the first run;
-//! - [`notifier`]: how reminder notifications are shown on each OS.
+//! - [`notifier`]: how reminder notifications are shown on each OS;
+//! - `drawing` (Linux): how the windows' web views draw where there is no
+//!   GPU.
 
 mod access;
 mod autostart;
@@ -30,6 +32,8 @@ mod capabilities_tests;
 mod command_list;
 mod commands;
 mod consent;
+#[cfg(target_os = "linux")]
+mod drawing;
 mod editing;
 mod notifier;
 mod publish_commands;

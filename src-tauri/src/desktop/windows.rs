@@ -86,6 +86,8 @@ fn show_page(
         _ => builder.center(),
     };
     let window = builder.build()?;
+    #[cfg(target_os = "linux")]
+    super::drawing::suit_the_machine(&window);
     focus(&window)?;
     Ok(window)
 }
