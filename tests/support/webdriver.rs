@@ -518,7 +518,30 @@ impl Session {
     pub async fn screenshot(&self, path: &Path) {
         use base64::Engine as _;
         self.painted().await;
+        // Where WebKitGTK draws without compositing (the calendar window on a
+        // machine without a GPU, src-tauri/src/desktop/drawing.rs, as under
+        // Xvfb) a snapshot waits for the page's next frame, which a page that
+        // does not change never draws: a dot nobody sees keeps frames coming
+        // until the shot is taken.
+        self.execute(
+            "const dot = document.createElement('div');
+             dot.id = 'almanac-test-frames';
+             dot.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;opacity:0.01;pointer-events:none';
+             document.body.append(dot);
+             const tick = (n) => { if (!dot.isConnected) return;
+               dot.style.background = n % 2 ? '#000' : '#fff';
+               requestAnimationFrame(() => tick(n + 1)); };
+             tick(0);
+             return true;",
+            json!([]),
+        )
+        .await;
         let png = self.call(reqwest::Method::GET, "/screenshot", None).await;
+        self.execute(
+            "document.getElementById('almanac-test-frames')?.remove(); return true;",
+            json!([]),
+        )
+        .await;
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(png.as_str().unwrap())
             .unwrap();

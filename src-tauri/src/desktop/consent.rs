@@ -95,8 +95,6 @@ impl ConsentDialogs {
             .always_on_top(true)
             .center()
             .build()?;
-        #[cfg(target_os = "linux")]
-        super::drawing::suit_the_machine(&window);
         let dialogs = self.clone();
         window.on_window_event(move |event| {
             if let WindowEvent::Destroyed = event {

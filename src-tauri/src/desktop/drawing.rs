@@ -1,12 +1,16 @@
-//! How the windows' web views draw. WebKitGTK composites a page's layers
-//! through OpenGL. On a machine with no GPU render node (a virtual machine, a
-//! remote desktop, a container, the tests' Xvfb) that OpenGL is Mesa's
-//! software rasterizer: the page is drawn on the CPU, then composited on the
-//! CPU again through GL. There the web views draw without compositing,
-//! straight into the window; in the calendar window this takes the painting
-//! after a month step from about 30 ms to about 10 (BENCHMARKS.md, "Calendar
-//! window"). With a GPU, WebKit keeps its own choice. Linux only: the other
-//! platforms' web views are not WebKitGTK.
+//! How the calendar window's web view draws. WebKitGTK composites a page's
+//! layers through OpenGL. On a machine with no GPU render node (a virtual
+//! machine, a remote desktop, a container, the tests' Xvfb) that OpenGL is
+//! Mesa's software rasterizer: the page is drawn on the CPU, then composited
+//! on the CPU again through GL. There the calendar window draws without
+//! compositing, straight into the window: the painting after a month step
+//! goes from about 30 ms to about 10 (BENCHMARKS.md, "Calendar window").
+//!
+//! Only the calendar window: it redraws a month at a time, the others are
+//! pages that rarely change. (In this mode WebKit's snapshot of a page, what
+//! a WebDriver screenshot takes, waits for the page's next frame; the tests'
+//! `Session::screenshot` keeps frames coming.) With a GPU, WebKit keeps its
+//! own choice. Linux only: the other platforms' web views are not WebKitGTK.
 
 use std::path::Path;
 
@@ -15,7 +19,7 @@ use tauri::WebviewWindow;
 /// Where Linux lists the GPUs' render nodes (`renderD128`, …).
 const RENDER_NODES: &str = "/dev/dri";
 
-/// Sets `window`'s web view to draw as suits this machine (see above).
+/// Sets the calendar `window`'s web view to draw as suits this machine.
 pub fn suit_the_machine(window: &WebviewWindow) {
     if has_render_node(Path::new(RENDER_NODES)) {
         return;

@@ -19,7 +19,7 @@
 //! - [`access`]: `--request-access`, asking the user for a token;
 //! - [`autostart`]: starting at login, asked once on the first run;
 //! - [`notifier`]: how reminder notifications are shown on each OS;
-//! - `drawing` (Linux): how the windows' web views draw where there is no
+//! - `drawing` (Linux): how the calendar window draws where there is no
 //!   GPU.
 
 mod access;

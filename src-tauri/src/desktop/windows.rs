@@ -87,7 +87,9 @@ fn show_page(
     };
     let window = builder.build()?;
     #[cfg(target_os = "linux")]
-    super::drawing::suit_the_machine(&window);
+    if matches!(kind, WindowKind::Calendar) {
+        super::drawing::suit_the_machine(&window);
+    }
     focus(&window)?;
     Ok(window)
 }
