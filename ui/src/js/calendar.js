@@ -7,6 +7,8 @@ import dayGridPlugin from '@fullcalendar/daygrid';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import listPlugin from '@fullcalendar/list';
 
+import monthGridPlugin from './month_grid.js';
+
 import { deleteByKey, editingOptions, interactionPlugin, newEventButton } from './calendar_editing.js';
 import { setupEventDialog } from './event_dialog.js';
 import { setupKeys } from './calendar_keys.js';
@@ -46,7 +48,7 @@ setupEventDialog(settings.firstDay);
 
 const newEvent = newEventButton(() => calendar.getOption('timeZone'), () => sources);
 const calendar = new Calendar(document.getElementById('calendar'), {
-  plugins: [dayGridPlugin, timeGridPlugin, listPlugin, zonePlugin, interactionPlugin],
+  plugins: [dayGridPlugin, monthGridPlugin, timeGridPlugin, listPlugin, zonePlugin, interactionPlugin],
   ...editingOptions(() => sources),
   customButtons: { newEvent },
   initialView,
