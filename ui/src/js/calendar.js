@@ -61,7 +61,7 @@ const calendar = new Calendar(document.getElementById('calendar'), {
   nowIndicator: true,
   // A month shows its own weeks (four to six), not always six: a sixth row of
   // the next month's days would be drawn again a step later, and on a busy
-  // vault each row costs the step to the next month about 15 ms.
+  // vault each row's events are work in every step.
   fixedWeekCount: false,
   headerToolbar: {
     left: 'prev,next today newEvent',

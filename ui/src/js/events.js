@@ -32,9 +32,8 @@ export function toFullCalendar(event, colors) {
 const WEEK_DAYS = 8;
 /**
  * Events a day in month-long views, before "+N more": what a month cell of
- * the default window (1000×720) holds without growing, and it keeps a step
- * to the next month of a busy vault within 100 ms (BENCHMARKS.md: each
- * drawn event costs FullCalendar about 0.35 ms).
+ * the default window (1000×720) holds without growing; each drawn event is
+ * work in every step to the next month (BENCHMARKS.md).
  */
 const PER_DAY_IN_MONTH = 3;
 /** Events a day in views of a few days (a week, the sidebar's agenda). */

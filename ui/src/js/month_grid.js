@@ -144,7 +144,10 @@ function renderWeek(cells, parts, view) {
     key: cells[0].key,
     className: 'almanac-week',
     role: 'row',
-    style: { gridTemplateRows: `auto ${'auto '.repeat(lanes)}1fr` },
+    style: {
+      gridTemplateColumns: `repeat(${cells.length}, minmax(0, 1fr))`,
+      gridTemplateRows: `auto ${'auto '.repeat(lanes)}1fr`,
+    },
   },
   cells.map((cell, col) => createElement(DayCellContainer, {
     key: cell.key,
@@ -185,6 +188,12 @@ class MonthView extends DateComponent {
     this.buildModel = memoize(buildDayTableModel);
     this.slicer = new DayTableSlicer();
     this.bodyRef = createRef();
+    this.scrolledDown = false;
+    // Known from the scroll itself: reading the position after a step
+    // would force the new month's layout inside the click.
+    this.handleScroll = (scroll) => {
+      this.scrolledDown = scroll.currentTarget.scrollTop > 0;
+    };
   }
 
   render() {
@@ -209,7 +218,7 @@ class MonthView extends DateComponent {
       ],
     }, this));
     return createElement(ViewContainer, { elClasses: ['fc-daygrid', 'almanac-month'], viewSpec: context.viewSpec },
-      createElement('div', { className: 'almanac-month-scroller' },
+      createElement('div', { className: 'almanac-month-scroller', role: 'grid', onScroll: this.handleScroll },
         options.dayHeaders && createElement('table', { className: 'fc-col-header', role: 'presentation' },
           createElement('thead', { role: 'presentation' },
             createElement(DayHeader, { dateProfile: props.dateProfile, dates: model.headerDates, datesRepDistinctDays: false }))),
@@ -219,6 +228,13 @@ class MonthView extends DateComponent {
 
   componentDidMount() {
     this.context.registerInteractiveComponent(this, { el: this.bodyRef.current });
+  }
+
+  /** A new month opens at its first week, as FullCalendar's month view does. */
+  componentDidUpdate(prevProps) {
+    if (prevProps.dateProfile !== this.props.dateProfile && this.scrolledDown) {
+      this.bodyRef.current.parentElement.scrollTop = 0;
+    }
   }
 
   componentWillUnmount() {
