@@ -36,6 +36,7 @@ mod window_event_moves;
 mod window_first_start;
 mod window_keys;
 mod window_mini_month;
+mod window_month_grid;
 mod window_publish;
 mod window_reminders;
 mod window_reminders_origin;

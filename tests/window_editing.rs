@@ -19,12 +19,12 @@ fn today() -> NaiveDate {
     chrono::Utc::now().date_naive()
 }
 
-fn note_path(instance: &AppHarness, name: &str) -> PathBuf {
+pub(crate) fn note_path(instance: &AppHarness, name: &str) -> PathBuf {
     instance.vault().join("events").join(name)
 }
 
 /// The note's text once it exists.
-async fn note(instance: &AppHarness, name: &str) -> String {
+pub(crate) async fn note(instance: &AppHarness, name: &str) -> String {
     let path = note_path(instance, name);
     support::eventually(&format!("the note {name}"), || async {
         std::fs::read_to_string(&path).ok()
@@ -33,7 +33,7 @@ async fn note(instance: &AppHarness, name: &str) -> String {
 }
 
 /// The note's text once it differs from `before`.
-async fn note_changed(instance: &AppHarness, name: &str, before: &str) -> String {
+pub(crate) async fn note_changed(instance: &AppHarness, name: &str, before: &str) -> String {
     let path = note_path(instance, name);
     support::eventually(&format!("a change to {name}"), || async {
         std::fs::read_to_string(&path).ok().filter(|t| t != before)
@@ -41,7 +41,7 @@ async fn note_changed(instance: &AppHarness, name: &str, before: &str) -> String
     .await
 }
 
-async fn note_gone(instance: &AppHarness, name: &str) {
+pub(crate) async fn note_gone(instance: &AppHarness, name: &str) {
     let path = note_path(instance, name);
     support::eventually(&format!("{name} deleted"), || async {
         (!path.exists()).then_some(())
@@ -60,7 +60,7 @@ fn notes(instance: &AppHarness) -> Vec<String> {
 
 /// `text` with each line starting with a key of `changes` replaced by the
 /// key's new line: what a note must read after an edit of those keys only.
-fn with_lines(text: &str, changes: &[(&str, &str)]) -> String {
+pub(crate) fn with_lines(text: &str, changes: &[(&str, &str)]) -> String {
     text.split_inclusive('\n')
         .map(|line| {
             match changes
@@ -120,7 +120,7 @@ async fn set_checked(session: &Session, css: &str, checked: bool) {
     }
 }
 
-async fn value(session: &Session, id: &str) -> Value {
+pub(crate) async fn value(session: &Session, id: &str) -> Value {
     session
         .execute(
             "const el = document.getElementById(arguments[0]);

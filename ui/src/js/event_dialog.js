@@ -84,7 +84,9 @@ function fillWhen(event, scope) {
   const series = scope === 'series';
   const date = series ? seriesStart(event) : (event.instanceDate ?? event.date);
   $('ev-date').value = date ?? '';
-  $('ev-end-date').value = series || !event.endDate || event.endDate === event.date ? '' : event.endDate;
+  // A series' end is its recurrence's ("Ends on"); a single event's is its last day.
+  const lastDay = series && recurring(event) ? null : event.endDate;
+  $('ev-end-date').value = !lastDay || lastDay === event.date ? '' : lastDay;
   fillRecurrence(series ? event : {}, date);
   $('ev-repeat').disabled = shown.readOnly || (recurring(event) && !series);
 }

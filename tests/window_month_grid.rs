@@ -1,0 +1,173 @@
+//! The month view, the window's own grid (`ui/src/js/month_grid.js`): an
+//! event of several days spans exactly its days, the events of a week never
+//! overlap, and FullCalendar's interactions find the days through it. A drag
+//! to another day moves the note, the end's handle lengthens it, and a drag
+//! over empty days opens a new all-day event over them. Opened, an event of
+//! several days shows its last day (the dialog once left it blank, and a save
+//! then cut the event to one day).
+
+use crate::support;
+use crate::window_editing::{
+    dialog_closed, dialog_open, note, note_changed, note_gone, note_path, rect, start, value,
+    with_lines,
+};
+
+use chrono::{Datelike, Duration, NaiveDate};
+use serde_json::json;
+use support::instance::AppHarness;
+use support::webdriver::{Session, Theme};
+
+const ESCAPE: &str = "\u{E00C}";
+
+/// The day frame of `date`: the box behind the whole day in its week.
+fn frame(date: NaiveDate) -> String {
+    format!(".fc-daygrid-day[data-date='{date}'] .fc-daygrid-day-frame")
+}
+
+fn event(title: &str) -> String {
+    format!(".fc-event[data-title='{title}']")
+}
+
+/// The centre of `css`'s box, in viewport pixels.
+async fn centre(session: &Session, css: &str) -> (f64, f64) {
+    let [x, y, width, height] = rect(session, css).await;
+    (x + width / 2.0, y + height / 2.0)
+}
+
+/// Whether any two events drawn in the week holding `date` overlap.
+async fn overlapping(session: &Session, date: NaiveDate) -> Vec<String> {
+    let found = session
+        .execute(
+            "const week = document.querySelector(arguments[0]).closest('.almanac-week');
+             const boxes = [...week.querySelectorAll('.fc-event')]
+               .map((e) => [e.dataset.title, e.getBoundingClientRect()]);
+             const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+             return boxes.flatMap(([t, a], i) => boxes.slice(i + 1)
+               .filter(([, b]) => meet(a, b)).map(([u]) => `${t} / ${u}`));",
+            json!([frame(date)]),
+        )
+        .await;
+    serde_json::from_value(found).unwrap()
+}
+
+#[tokio::test]
+async fn events_span_their_days_and_move_lengthen_and_select_by_day() {
+    let instance = AppHarness::with_settings(json!({
+        "initialView": "dayGridMonth",
+        "displayTimezone": "UTC",
+    }));
+    // The week holding the 15th is in the month shown, whatever the month.
+    let mid = chrono::Utc::now().date_naive().with_day(15).unwrap();
+    let sunday = mid - Duration::days(mid.weekday().num_days_from_sunday().into());
+    let day = |n: i64| sunday + Duration::days(n);
+    let conference = format!(
+        "---\ntitle: Conference\nallDay: true\ndate: {}\nendDate: {}\n---\n",
+        day(1),
+        day(3)
+    );
+    let lunch = format!("---\ntitle: Lunch\nallDay: true\ndate: {}\n---\n", day(2));
+    let call = format!(
+        "---\ntitle: Call\nallDay: false\ndate: {}\nstartTime: \"10:00\"\nendTime: \"11:00\"\n---\n",
+        day(3)
+    );
+    for (date, title, text) in [
+        (day(1), "Conference", &conference),
+        (day(2), "Lunch", &lunch),
+        (day(3), "Call", &call),
+    ] {
+        std::fs::write(note_path(&instance, &format!("{date} {title}.md")), text).unwrap();
+    }
+    let session = start(&instance, Theme::Light).await;
+    for title in ["Conference", "Lunch", "Call"] {
+        session
+            .wait_for(&format!("document.querySelector(\"{}\")", event(title)))
+            .await;
+    }
+
+    // Monday to Wednesday: from Monday's left edge to Wednesday's right one
+    // (FullCalendar's 2 px inset at each end), above the others.
+    let [left, _, _, _] = rect(&session, &frame(day(1))).await;
+    let [wed_x, _, wed_width, _] = rect(&session, &frame(day(3))).await;
+    let [x, y, width, height] = rect(&session, &event("Conference")).await;
+    assert!(
+        (left..=left + 4.0).contains(&x),
+        "starts at Monday: {x} vs {left}"
+    );
+    let right = wed_x + wed_width;
+    assert!(
+        (right - 4.0..=right).contains(&(x + width)),
+        "ends with Wednesday: {} vs {right}",
+        x + width
+    );
+    for title in ["Lunch", "Call"] {
+        let [_, top, _, _] = rect(&session, &event(title)).await;
+        assert!(top >= y + height - 0.5, "{title} under the Conference");
+    }
+    assert_eq!(overlapping(&session, day(1)).await, Vec::<String>::new());
+
+    // Lunch dragged from Tuesday to Friday (real mouse input).
+    let grab = centre(&session, &event("Lunch")).await;
+    let friday = centre(&session, &frame(day(5))).await;
+    session.drag(grab, (friday.0, grab.1)).await;
+    let moved = note(&instance, &format!("{} Lunch.md", day(5))).await;
+    assert_eq!(
+        moved,
+        with_lines(&lunch, &[("date", &format!("date: {}", day(5)))])
+    );
+    note_gone(&instance, &format!("{} Lunch.md", day(2))).await;
+    session
+        .wait_for(&format!(
+            "document.querySelector(\".fc-daygrid-day[data-date='{}'] {}\")",
+            day(5),
+            event("Lunch")
+        ))
+        .await;
+
+    // The Conference's end pulled from Wednesday to Thursday by its handle
+    // (shown on hover at its right end).
+    let [x, y, width, height] = rect(&session, &event("Conference")).await;
+    let handle = (x + width - 2.0, y + height / 2.0);
+    let thursday = centre(&session, &frame(day(4))).await;
+    session.drag(handle, (thursday.0, handle.1)).await;
+    let name = format!("{} Conference.md", day(1));
+    let longer = note_changed(&instance, &name, &conference).await;
+    assert_eq!(
+        longer,
+        with_lines(&conference, &[("endDate", &format!("endDate: {}", day(4)))])
+    );
+    session
+        .wait_for(&format!(
+            "(() => {{ const e = document.querySelector(\"{}\").getBoundingClientRect();
+                      const t = document.querySelector(\"{}\").getBoundingClientRect();
+                      return Math.abs(e.right - t.right) <= 4; }})()",
+            event("Conference"),
+            frame(day(4))
+        ))
+        .await;
+    assert_eq!(overlapping(&session, day(1)).await, Vec::<String>::new());
+    // Opened, it shows its days: a save keeps them.
+    session.click(&event("Conference")).await;
+    dialog_open(&session).await;
+    assert_eq!(value(&session, "ev-date").await, json!(day(1).to_string()));
+    assert_eq!(
+        value(&session, "ev-end-date").await,
+        json!(day(4).to_string())
+    );
+    session.press(ESCAPE).await;
+    dialog_closed(&session).await;
+
+    // Empty days of the next week, dragged over: a new all-day event on them.
+    let from = centre(&session, &frame(day(8))).await;
+    let to = centre(&session, &frame(day(10))).await;
+    session.drag(from, to).await;
+    dialog_open(&session).await;
+    assert_eq!(value(&session, "ev-allday").await, json!(true));
+    assert_eq!(value(&session, "ev-date").await, json!(day(8).to_string()));
+    assert_eq!(
+        value(&session, "ev-end-date").await,
+        json!(day(10).to_string())
+    );
+    session.press(ESCAPE).await;
+    dialog_closed(&session).await;
+    session.end().await;
+}
