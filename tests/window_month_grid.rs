@@ -145,7 +145,7 @@ async fn events_span_their_days_and_move_lengthen_and_select_by_day() {
         ))
         .await;
     assert_eq!(overlapping(&session, day(1)).await, Vec::<String>::new());
-    // Opened, it shows its days: a save keeps them.
+    // Opened, it shows its days, and a save (made a task) keeps them.
     session.click(&event("Conference")).await;
     dialog_open(&session).await;
     assert_eq!(value(&session, "ev-date").await, json!(day(1).to_string()));
@@ -153,8 +153,12 @@ async fn events_span_their_days_and_move_lengthen_and_select_by_day() {
         value(&session, "ev-end-date").await,
         json!(day(4).to_string())
     );
-    session.press(ESCAPE).await;
+    session.click("#ev-task").await;
+    session.click("#ev-save").await;
     dialog_closed(&session).await;
+    let task = note_changed(&instance, &name, &longer).await;
+    assert!(task.contains(&format!("endDate: {}", day(4))), "{task}");
+    assert!(task.contains("completed: false"), "{task}");
 
     // Empty days of the next week, dragged over: a new all-day event on them.
     let from = centre(&session, &frame(day(8))).await;
