@@ -14,7 +14,10 @@
 // The rest is FullCalendar's: its slicing of events into weeks, its event
 // and day-cell components (so every option and hook the window sets applies
 // here as in the other views), and its interactions, which find days through
-// `queryHit` (drag to another day, select days, resize).
+// `queryHit` (drag to another day, select days, resize). What it does not
+// draw: FullCalendar's own "+N more" popover (`dayMaxEvents`), which the
+// window never asks for: its event source already sends a few events a day
+// and a "+N more" link of its own (events.js).
 
 import { createPlugin } from '@fullcalendar/core';
 import { createElement, createRef, Fragment } from '@fullcalendar/core/preact';
