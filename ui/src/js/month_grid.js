@@ -5,11 +5,13 @@
 // step to the next month of a busy vault spent most of its time there
 // (BENCHMARKS.md, "The month view of the window's own").
 //
-// Here each week is one CSS grid: seven columns, a row for the day numbers,
-// one row per lane of events, and every event a grid item spanning its days.
-// The lanes are worked out before drawing, so the browser lays a month out in
-// one pass, with nothing measured. Titles still wrap: a lane is as tall as
-// its tallest event.
+// Here each week is one CSS grid: a column a day, a row for the day numbers,
+// then a row per lane of the events that span several days, each such event
+// a grid item across its days. A day's own events are one stack under the
+// lowest lane that crosses that day. The lanes are worked out before drawing,
+// so the browser lays a month out in one pass, with nothing measured, and
+// titles still wrap: a long one makes its own day's stack taller, not a lane
+// of the whole week.
 //
 // The rest is FullCalendar's: its slicing of events into weeks, its event
 // and day-cell components (so every option and hook the window sets applies
@@ -49,9 +51,9 @@ const EVENT_TIME = createFormatter({ hour: 'numeric', minute: '2-digit', omitZer
 const WEEK_NUMBER = createFormatter({ week: 'narrow' });
 
 /**
- * Each segment of one week with its lane (the grid row under the day
+ * Each segment of one week with its lane (a grid row under the day
  * numbers): the lowest lane free on all its days, in FullCalendar's event
- * order, so a day's events stack as they do in the other views.
+ * order, as its day grid places them.
  */
 function laneSegs(segs, days) {
   const taken = [];
@@ -81,8 +83,11 @@ function renderDotContent(content) {
     createElement('div', { className: 'fc-event-title' }, content.event.title || '\u00a0'));
 }
 
-/** One event of a week, as FullCalendar draws it in its day grid. */
-function renderEvent(seg, lane, meta, context, state) {
+/**
+ * One event of a week, as FullCalendar draws it in its day grid, in a
+ * wrapper placed by `place` (grid lines, or nothing inside a day's stack).
+ */
+function renderEvent(seg, place, meta, context, state) {
   const { instanceId } = seg.eventRange.instance;
   const common = { seg, isSelected: instanceId === state.selected, isDragging: false, defaultDisplayEventEnd: false, ...meta };
   const event = isListItem(seg)
@@ -107,11 +112,7 @@ function renderEvent(seg, lane, meta, context, state) {
   return createElement('div', {
     key: `${instanceId}:${seg.firstCol}${state.isMirror ? ':mirror' : ''}`,
     className: 'almanac-month-event',
-    style: {
-      gridColumn: `${seg.firstCol + 1} / ${seg.lastCol + 2}`,
-      gridRow: lane + 2,
-      visibility: state.hidden[instanceId] ? 'hidden' : '',
-    },
+    style: { ...place, visibility: state.hidden[instanceId] ? 'hidden' : '' },
   }, event);
 }
 
@@ -129,20 +130,38 @@ function renderWeek(cells, parts, view) {
   const { props, context } = view;
   const { options } = context;
   const { todayRange } = parts;
-  const laned = laneSegs(sortEventSegs(parts.fg, options.eventOrder), cells.length);
-  const laneOf = new Map(laned.map(({ seg, lane }) => [seg.eventRange.instance.instanceId, lane]));
-  const below = laned.reduce((most, { lane }) => Math.max(most, lane + 1), 0);
+  const sorted = sortEventSegs(parts.fg, options.eventOrder);
+  const spanning = laneSegs(sorted.filter((seg) => seg.firstCol !== seg.lastCol), cells.length);
+  const laneOf = new Map(spanning.map(({ seg, lane }) => [seg.eventRange.instance.instanceId, lane]));
+  const below = spanning.reduce((most, { lane }) => Math.max(most, lane + 1), 0);
   // A resized event is drawn again at its new length, in its own lane.
   const mirrors = parts.mirrors.map((seg) => ({ seg, lane: laneOf.get(seg.eventRange.instance.instanceId) ?? below }));
-  const lanes = mirrors.reduce((most, { lane }) => Math.max(most, lane + 1), below);
   const normal = { selected: props.eventSelection, hidden: parts.hidden, isMirror: false };
   const mirror = { selected: null, hidden: {}, isMirror: true };
+  const laned = [...spanning.map((placed) => ({ ...placed, state: normal })),
+    ...mirrors.map((placed) => ({ ...placed, state: mirror }))];
+  const lanes = laned.reduce((most, { lane }) => Math.max(most, lane + 1), 0);
+  // Grid rows: the day numbers, the lanes, then what is left (1fr). A day's
+  // stack starts under the lowest lane crossing that day and runs to the end.
+  const stackRow = cells.map((_, col) => 2 + laned
+    .filter(({ seg }) => seg.firstCol <= col && col <= seg.lastCol)
+    .reduce((most, { lane }) => Math.max(most, lane + 1), 0));
   const eventsByCol = cells.map(() => []);
-  for (const [placed, state] of [[laned, normal], [mirrors, mirror]]) {
-    for (const { seg, lane } of placed) {
-      eventsByCol[seg.firstCol].push(renderEvent(seg, lane, getSegMeta(seg, todayRange), context, state));
+  for (const { seg, lane, state } of laned) {
+    const place = { gridColumn: `${seg.firstCol + 1} / ${seg.lastCol + 2}`, gridRow: lane + 2 };
+    eventsByCol[seg.firstCol].push(renderEvent(seg, place, getSegMeta(seg, todayRange), context, state));
+  }
+  const ownByCol = cells.map(() => []);
+  for (const seg of sorted) {
+    if (seg.firstCol === seg.lastCol) {
+      ownByCol[seg.firstCol].push(renderEvent(seg, null, getSegMeta(seg, todayRange), context, normal));
     }
   }
+  ownByCol.forEach((own, col) => own.length && eventsByCol[col].push(createElement('div', {
+    key: 'own',
+    className: 'almanac-month-day-events',
+    style: { gridColumn: col + 1, gridRow: `${stackRow[col]} / -1` },
+  }, own)));
   return createElement('div', {
     key: cells[0].key,
     className: 'almanac-week',
