@@ -25,7 +25,7 @@ async fn a_full_day_shows_more_and_opens_the_day_with_every_event() {
     session
         .wait_for(&format!("document.querySelector(\"{cell} .almanac-more\")"))
         .await;
-    // Top to bottom as drawn (FullCalendar positions events; DOM order differs).
+    // Top to bottom as drawn, whatever the order in the DOM.
     let shown = session
         .execute(
             &format!(

@@ -157,11 +157,14 @@ function renderWeek(cells, parts, view) {
       ownByCol[seg.firstCol].push(renderEvent(seg, null, getSegMeta(seg, todayRange), context, normal));
     }
   }
-  ownByCol.forEach((own, col) => own.length && eventsByCol[col].push(createElement('div', {
-    key: 'own',
-    className: 'almanac-month-day-events',
-    style: { gridColumn: col + 1, gridRow: `${stackRow[col]} / -1` },
-  }, own)));
+  ownByCol.forEach((own, col) => {
+    if (!own.length) return;
+    eventsByCol[col].push(createElement('div', {
+      key: 'own',
+      className: 'almanac-month-day-events',
+      style: { gridColumn: col + 1, gridRow: `${stackRow[col]} / -1` },
+    }, own));
+  });
   return createElement('div', {
     key: cells[0].key,
     className: 'almanac-week',
