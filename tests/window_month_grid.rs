@@ -4,7 +4,8 @@
 //! to another day moves the note, the end's handle lengthens it, and a drag
 //! over empty days opens a new all-day event over them. Opened, an event of
 //! several days shows its last day (the dialog once left it blank, and a save
-//! then cut the event to one day).
+//! then cut the event to one day). A title that reads as markup is shown as
+//! text.
 
 use crate::support;
 use crate::window_editing::{
@@ -18,6 +19,8 @@ use support::instance::AppHarness;
 use support::webdriver::{Session, Theme};
 
 const ESCAPE: &str = "\u{E00C}";
+/// A title that reads as markup; the grid must show it as it is.
+const MARKUP: &str = "<img src=x onerror=alert(1)> <b>bold</b> & more";
 
 /// The day frame of `date`: the box behind the whole day in its week.
 fn frame(date: NaiveDate) -> String {
@@ -70,10 +73,16 @@ async fn events_span_their_days_and_move_lengthen_and_select_by_day() {
         "---\ntitle: Call\nallDay: false\ndate: {}\nstartTime: \"10:00\"\nendTime: \"11:00\"\n---\n",
         day(3)
     );
+    // Outside text is drawn as text: a title that reads as markup.
+    let markup = format!(
+        "---\ntitle: \"{MARKUP}\"\nallDay: false\ndate: {}\nstartTime: \"09:00\"\n---\n",
+        day(6)
+    );
     for (date, title, text) in [
         (day(1), "Conference", &conference),
         (day(2), "Lunch", &lunch),
         (day(3), "Call", &call),
+        (day(6), "Markup", &markup),
     ] {
         std::fs::write(note_path(&instance, &format!("{date} {title}.md")), text).unwrap();
     }
@@ -83,6 +92,20 @@ async fn events_span_their_days_and_move_lengthen_and_select_by_day() {
             .wait_for(&format!("document.querySelector(\"{}\")", event(title)))
             .await;
     }
+    let markup_day = format!(".fc-daygrid-day[data-date='{}']", day(6));
+    session
+        .wait_for(&format!(
+            "document.querySelector(\"{markup_day} .fc-event\")"
+        ))
+        .await;
+    let shown = session
+        .execute(
+            "const e = document.querySelector(arguments[0] + ' .fc-event');
+             return [e.querySelector('.fc-event-title').textContent, e.querySelectorAll('img, b').length];",
+            json!([markup_day]),
+        )
+        .await;
+    assert_eq!(shown, json!([MARKUP, 0]));
 
     // Monday to Wednesday: from Monday's left edge to Wednesday's right one
     // (FullCalendar's 2 px inset at each end), above the others.
