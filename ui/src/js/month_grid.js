@@ -66,6 +66,9 @@ function laneSegs(segs, days) {
   });
 }
 
+/** How many lanes the placed segments `placed` take (the lowest one's number, plus one). */
+const lanesIn = (placed) => placed.reduce((most, { lane }) => Math.max(most, lane + 1), 0);
+
 /** A timed event of one day is a line (dot, time, title); the others are bars (FullCalendar's rule). */
 function isListItem(seg) {
   const { display } = seg.eventRange.ui;
@@ -133,19 +136,17 @@ function renderWeek(cells, parts, view) {
   const sorted = sortEventSegs(parts.fg, options.eventOrder);
   const spanning = laneSegs(sorted.filter((seg) => seg.firstCol !== seg.lastCol), cells.length);
   const laneOf = new Map(spanning.map(({ seg, lane }) => [seg.eventRange.instance.instanceId, lane]));
-  const below = spanning.reduce((most, { lane }) => Math.max(most, lane + 1), 0);
+  const below = lanesIn(spanning);
   // A resized event is drawn again at its new length, in its own lane.
   const mirrors = parts.mirrors.map((seg) => ({ seg, lane: laneOf.get(seg.eventRange.instance.instanceId) ?? below }));
   const normal = { selected: props.eventSelection, hidden: parts.hidden, isMirror: false };
   const mirror = { selected: null, hidden: {}, isMirror: true };
   const laned = [...spanning.map((placed) => ({ ...placed, state: normal })),
     ...mirrors.map((placed) => ({ ...placed, state: mirror }))];
-  const lanes = laned.reduce((most, { lane }) => Math.max(most, lane + 1), 0);
+  const lanes = lanesIn(laned);
   // Grid rows: the day numbers, the lanes, then what is left (1fr). A day's
   // stack starts under the lowest lane crossing that day and runs to the end.
-  const stackRow = cells.map((_, col) => 2 + laned
-    .filter(({ seg }) => seg.firstCol <= col && col <= seg.lastCol)
-    .reduce((most, { lane }) => Math.max(most, lane + 1), 0));
+  const stackRow = cells.map((_, col) => 2 + lanesIn(laned.filter(({ seg }) => seg.firstCol <= col && col <= seg.lastCol)));
   const eventsByCol = cells.map(() => []);
   for (const { seg, lane, state } of laned) {
     const place = { gridColumn: `${seg.firstCol + 1} / ${seg.lastCol + 2}`, gridRow: lane + 2 };
